@@ -1,0 +1,58 @@
+#include "consolelistener.h"
+
+#include <cstdio>
+
+#include "common.h"
+
+namespace d2dpo::cli {
+
+void ConsoleListener::onPhase(const std::string& phase, int64_t totalSteps)
+{
+    if (m_bar)
+        m_bar->finish(detail());
+    m_bar = totalSteps > 0 ? std::make_unique<ProgressBar>(phase, totalSteps) : nullptr;
+    m_last = {};
+    if (!m_bar)
+        std::fprintf(stderr, "%s ...\n", phase.c_str());
+}
+
+std::string ConsoleListener::detail() const
+{
+    char buffer[96];
+    if (m_last.rewards)
+        std::snprintf(buffer, sizeof buffer, "loss %.4f margin %+.3f", m_last.loss, m_last.rewards->margins);
+    else
+        std::snprintf(buffer, sizeof buffer, "loss %.4f", m_last.loss);
+    return buffer;
+}
+
+void ConsoleListener::onProgress(const ProgressEvent& e)
+{
+    if (!m_bar)
+        m_bar = std::make_unique<ProgressBar>("train", e.totalSteps);
+    m_last = e;
+    m_bar->update(e.step, detail());
+}
+
+void ConsoleListener::onEvaluation(const EvaluationEvent& e)
+{
+    std::fprintf(stderr, "\r\033[K  eval @ step %5lld: %s\n", static_cast<long long>(e.step),
+                 formatMetrics(e.metrics).c_str());
+}
+
+void ConsoleListener::onCheckpoint(const CheckpointEvent& e)
+{
+    std::fprintf(stderr, "\r\033[K  checkpoint @ step %lld: %s\n", static_cast<long long>(e.step), e.path.c_str());
+}
+
+void ConsoleListener::onFinished(const FinishedEvent& e)
+{
+    if (m_bar)
+        m_bar->finish(detail());
+    m_bar.reset();
+    if (e.status != RunStatus::Completed)
+        std::fprintf(stderr, "run %s after %lld steps%s%s\n", toString(e.status), static_cast<long long>(e.stepsDone),
+                     e.error.empty() ? "" : ": ", e.error.c_str());
+}
+
+} // namespace d2dpo::cli

@@ -1,0 +1,27 @@
+// Shows a run on the terminal: a progress bar per phase with the loss (and the reward margin
+// during D2-DPO), and one line per evaluation.
+#pragma once
+
+#include <memory>
+
+#include "experiment.h"
+#include "progressbar.h"
+
+namespace d2dpo::cli {
+
+class ConsoleListener final : public ExperimentListener {
+public:
+    void onPhase(const std::string& phase, int64_t totalSteps) override;
+    void onProgress(const ProgressEvent& e) override;
+    void onEvaluation(const EvaluationEvent& e) override;
+    void onCheckpoint(const CheckpointEvent& e) override;
+    void onFinished(const FinishedEvent& e) override;
+
+private:
+    std::string detail() const;
+
+    std::unique_ptr<ProgressBar> m_bar;
+    ProgressEvent m_last;
+};
+
+} // namespace d2dpo::cli

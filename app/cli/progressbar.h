@@ -1,0 +1,34 @@
+// A terminal progress bar with rate and ETA on stderr. On a terminal it redraws one line; when
+// stderr is a file or pipe it prints a plain line every ~10% so logs stay readable.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace d2dpo::cli {
+
+class ProgressBar {
+public:
+    ProgressBar(std::string label, int64_t total);
+    /// `done` of `total` units finished; `detail` is shown after the bar (e.g. the loss).
+    void update(int64_t done, const std::string& detail = {});
+    /// Draws the final state and ends the line.
+    void finish(const std::string& detail = {});
+
+    static std::string formatDuration(double seconds);
+
+private:
+    void draw(int64_t done, const std::string& detail, bool final);
+
+    std::string m_label;
+    int64_t m_total;
+    bool m_terminal;
+    std::chrono::steady_clock::time_point m_start;
+    std::chrono::steady_clock::time_point m_lastDraw;
+    int m_lastDecile = -1;
+    int64_t m_lastDone = 0;
+    bool m_finished = false;
+};
+
+} // namespace d2dpo::cli

@@ -1,0 +1,115 @@
+// `d2dpo reproduce`: the paper's experiment end to end with progress, a summary table, the wall
+// time of each phase, and the curves written as CSV and JSON.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "checkpoint.h"
+#include "common.h"
+#include "consolelistener.h"
+#include "curves.h"
+#include "experiment.h"
+#include "progressbar.h"
+
+namespace d2dpo::cli {
+
+namespace {
+
+struct ReproduceOptions {
+    RuntimeOptions runtime;
+    ReproduceConfig config;
+    bool force = false;
+};
+
+void printSummary(const ReproduceReport& r)
+{
+    const auto& ref = r.reference;
+    const auto& fin = r.finetuned;
+    std::printf("\nD2-DPO reproduction: binary-integers N=%d, d_model %d, %d layers, %d Euler steps, beta %g, "
+                "eta %g, lr %g, batch %d, %d steps\n%s\n\n",
+                r.config.spec.task.length, r.config.spec.model.dModel, r.config.spec.model.layers,
+                r.config.sampling.steps, r.config.dpo.beta, r.config.spec.noise.eta, r.config.dpo.learningRate,
+                r.config.dpo.batch, r.config.dpo.steps, r.runtime.c_str());
+    std::printf("  %-22s %10s\n", "phase", "wall time");
+    std::printf("  %-22s %10s\n", "pretrain", ProgressBar::formatDuration(r.pretrainSeconds).c_str());
+    std::printf("  %-22s %10s\n", "evaluate reference", ProgressBar::formatDuration(r.referenceEvalSeconds).c_str());
+    std::printf("  %-22s %10s\n\n", "D2-DPO (with evals)", ProgressBar::formatDuration(r.dpoSeconds).c_str());
+
+    std::printf("  %-22s %10s %11s %9s\n", "metric", "reference", "fine-tuned", "change");
+    auto row = [](const char* name, double a, double b) {
+        std::printf("  %-22s %10.4f %11.4f %+9.4f\n", name, a, b, b - a);
+    };
+    row("valid-sample ratio", ref.vsr, fin.vsr);
+    row("odd ratio", ref.oddRatio, fin.oddRatio);
+    row("odd share of valid", ref.oddShareValid, fin.oddShareValid);
+    row("TV from odd-uniform", ref.tvFromOddUniform, fin.tvFromOddUniform);
+    row("entropy (nats)", ref.entropy, fin.entropy);
+    if (!r.dpoProgress.empty()) {
+        const auto& first = r.dpoProgress.front();
+        const auto& last = r.dpoProgress.back();
+        std::printf("  %-22s %10.4f %11.4f %+9.4f   (first and last step)\n", "D2-DPO loss", first.loss, last.loss,
+                    last.loss - first.loss);
+    }
+    const bool oddOk = fin.oddRatio >= 0.95;
+    const bool vsrOk = fin.vsr >= ref.vsr - 0.01;
+    std::printf("\n  odd ratio >= 0.95: %s    VSR >= reference - 0.01: %s    reference VSR >= 0.95: %s\n",
+                oddOk ? "yes" : "NO", vsrOk ? "yes" : "NO", ref.vsr >= 0.95 ? "yes" : "NO");
+}
+
+int run(ReproduceOptions o)
+{
+    auto device = setUpRuntime(o.runtime);
+    if (!device)
+        return fail("reproduce", device.error());
+    o.config.seed = o.runtime.seed;
+    if (Status s = validate(o.config); !s)
+        return fail("reproduce", s.error());
+    namespace fs = std::filesystem;
+    if (o.config.outputFolder.empty()) {
+        std::string stamp = utcNow();
+        for (char& ch : stamp)
+            if (ch == ':')
+                ch = '-';
+        o.config.outputFolder = "runs/reproduce-" + stamp;
+    }
+    std::error_code ec;
+    if (fs::exists(o.config.outputFolder, ec) && !fs::is_empty(o.config.outputFolder, ec) && !o.force)
+        return fail("reproduce", "output folder '" + o.config.outputFolder +
+                                     "' is not empty; choose another with --out or pass --force");
+
+    ConsoleListener listener;
+    StopToken stop;
+    auto report = reproduce(o.config, device.value(), listener, stop);
+    if (!report)
+        return fail("reproduce", report.error());
+    printSummary(report.value());
+    if (Status s = writeCurves(o.config.outputFolder, report.value()); !s)
+        return fail("reproduce", s.error());
+    std::printf("\n  curves: %s/{pretrain,d2dpo,evaluations}.csv and report.json\n"
+                "  checkpoints: %s (reference), %s (fine-tuned)\n",
+                o.config.outputFolder.c_str(), report->referenceCheckpoint.c_str(),
+                report->finetunedCheckpoint.c_str());
+    return 0;
+}
+
+} // namespace
+
+void registerReproduce(CLI::App& app, int& exitCode)
+{
+    auto options = std::make_shared<ReproduceOptions>();
+    CLI::App* c = app.add_subcommand(
+        "reproduce", "The paper's experiment: pretrain, evaluate, fine-tune odd over even with D2-DPO, summarise");
+    addRuntimeOptions(c, options->runtime);
+    addModelOptions(c, options->config.spec);
+    addPretrainOptions(c, options->config.pretrain);
+    addDpoOptions(c, options->config.dpo);
+    addSamplingOptions(c, options->config.sampling);
+    c->add_option("--pairs", options->config.preferencePairs, "Rule-made preference pairs")->capture_default_str();
+    c->add_option("--out,-o", options->config.outputFolder,
+                  "Folder for checkpoints and curves (default: runs/reproduce-<UTC time>)");
+    c->add_flag("--force", options->force, "Write into a non-empty output folder");
+    c->callback([options, &exitCode] { exitCode = run(*options); });
+}
+
+} // namespace d2dpo::cli

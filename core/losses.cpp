@@ -1,0 +1,86 @@
+#include "losses.h"
+
+#include <torch/torch.h>
+
+namespace d2dpo {
+
+torch::Tensor pretrainLoss(Denoiser& model, const NoiseProcess& noise, int64_t maskToken, const torch::Tensor& x1,
+                           torch::Generator& generator, bool elboWeighting)
+{
+    const auto floatOptions = torch::dtype(torch::kFloat).device(x1.device());
+    const auto t = torch::rand({x1.size(0)}, generator, floatOptions);
+    const auto xt = noise.corrupt(x1, t, generator);
+    const auto logits = model->forward(xt, t);                                        // [B, D, S]
+    const auto nll = torch::nn::functional::cross_entropy(
+                         logits.reshape({-1, logits.size(-1)}), x1.reshape({-1}),
+                         torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
+                         .view_as(x1);                                                // [B, D]
+    auto weight = xt.eq(maskToken).to(torch::kFloat);
+    const auto maskedCount = weight.sum().clamp_min(1);
+    if (elboWeighting)
+        weight = weight / (1 - t).clamp_min(1e-3).unsqueeze(1);
+    return (nll * weight).sum() / maskedCount;
+}
+
+DpoTerms dpoLossFromDivergences(const torch::Tensor& dChosen, const torch::Tensor& dRejected, double beta)
+{
+    const auto loss = -torch::nn::functional::logsigmoid(beta * (dChosen - dRejected)).mean();
+    return {loss, dChosen, dRejected};
+}
+
+torch::Tensor rateMatrixDivergence(const torch::Tensor& xt, const torch::Tensor& rateQ, const torch::Tensor& rateTheta,
+                                   const torch::Tensor& rateRef)
+{
+    const auto offDiagonal = 1 - torch::one_hot(xt, rateQ.size(-1)).to(rateQ.scalar_type());
+    // R^q log(R^theta / R^ref) only where R^q > 0 (elsewhere it is 0 whatever the rates are).
+    const auto active = rateQ.gt(0);
+    const auto safeTheta = torch::where(active, rateTheta, torch::ones_like(rateTheta));
+    const auto safeRef = torch::where(active, rateRef, torch::ones_like(rateRef));
+    const auto logTerm = rateQ * (torch::log(safeTheta) - torch::log(safeRef));
+    return ((logTerm + rateRef - rateTheta) * offDiagonal).sum({1, 2});
+}
+
+torch::Tensor generalDivergence(const NoiseProcess& noise, const torch::Tensor& xt, const torch::Tensor& x1,
+                                const torch::Tensor& logpTheta, const torch::Tensor& logpRef, const torch::Tensor& t)
+{
+    return rateMatrixDivergence(xt, noise.conditionalRate(xt, x1, t), noise.modelRate(xt, logpTheta.exp(), t),
+                                noise.modelRate(xt, logpRef.exp(), t));
+}
+
+DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise, const torch::Tensor& winners,
+                   const torch::Tensor& losers, double beta, double tEpsilon, int tSamples,
+                   torch::Generator& generator)
+{
+    const auto w = tSamples > 1 ? winners.repeat({tSamples, 1}) : winners;
+    const auto l = tSamples > 1 ? losers.repeat({tSamples, 1}) : losers;
+    const int64_t rows = w.size(0);
+
+    const auto t = torch::rand({rows}, generator, torch::dtype(torch::kFloat).device(w.device())) * (1 - tEpsilon);
+    const auto tBoth = torch::cat({t, t});
+    const auto x1 = torch::cat({w, l});                       // [2R, D]: winners then losers
+    const auto xt = noise.corrupt(x1, tBoth, generator);
+
+    const auto logpTheta = torch::log_softmax(policy->forward(xt, tBoth), -1);
+    torch::Tensor logpRef;
+    {
+        torch::NoGradGuard noGrad;
+        logpRef = torch::log_softmax(reference->forward(xt, tBoth), -1);
+    }
+    const auto divergence = noise.divergence(xt, x1, logpTheta, logpRef, tBoth); // [2R]
+    return dpoLossFromDivergences(divergence.slice(0, 0, rows), divergence.slice(0, rows), beta);
+}
+
+RewardStats rewardStats(const DpoTerms& terms, double beta)
+{
+    torch::NoGradGuard noGrad;
+    const auto chosen = terms.divergenceChosen.detach() * beta;
+    const auto rejected = terms.divergenceRejected.detach() * beta;
+    const auto margins = chosen - rejected;
+    const auto stats = torch::stack({chosen.mean(), rejected.mean(), margins.mean(),
+                                     margins.gt(0).to(torch::kFloat).mean()})
+                           .to(torch::kCPU, torch::kDouble);
+    const double* v = stats.data_ptr<double>();
+    return {v[0], v[1], v[2], v[3]};
+}
+
+} // namespace d2dpo

@@ -1,0 +1,49 @@
+#include "maskingnoise.h"
+
+#include <torch/torch.h>
+
+namespace d2dpo {
+
+Result<std::unique_ptr<NoiseProcess>> makeNoiseProcess(const NoiseConfig& config, int64_t vocabSize)
+{
+    if (Status s = validate(config); !s)
+        return makeError(s.error());
+    return std::unique_ptr<NoiseProcess>(std::make_unique<MaskingNoise>(vocabSize, config.eta));
+}
+
+MaskingNoise::MaskingNoise(int64_t vocabSize, double eta) : m_vocabSize(vocabSize), m_eta(eta) {}
+
+torch::Tensor MaskingNoise::corrupt(const torch::Tensor& x1, const torch::Tensor& t, torch::Generator& generator) const
+{
+    const auto keep = torch::rand(x1.sizes(), generator, t.options()).lt(t.unsqueeze(1));
+    return torch::where(keep, x1, torch::full_like(x1, maskToken()));
+}
+
+torch::Tensor MaskingNoise::rateFactor(const torch::Tensor& t) const { return (1 + m_eta * t) / (1 - t); }
+
+torch::Tensor MaskingNoise::divergence(const torch::Tensor& xt, const torch::Tensor& x1, const torch::Tensor& logpTheta,
+                                       const torch::Tensor& logpRef, const torch::Tensor& t) const
+{
+    const auto index = x1.unsqueeze(-1);
+    const auto logRatio = (logpTheta.gather(-1, index) - logpRef.gather(-1, index)).squeeze(-1); // [B, D]
+    const auto masked = xt.eq(maskToken()).to(logRatio.scalar_type());
+    return rateFactor(t) * (masked * logRatio).sum(1);
+}
+
+torch::Tensor MaskingNoise::conditionalRate(const torch::Tensor& xt, const torch::Tensor& x1,
+                                            const torch::Tensor& t) const
+{
+    const auto masked = xt.eq(maskToken()).to(t.scalar_type()).unsqueeze(-1);           // [B, D, 1]
+    const auto target = torch::one_hot(x1, stateCount()).to(t.scalar_type());            // [B, D, V]
+    return masked * target / (1 - t).view({-1, 1, 1});
+}
+
+torch::Tensor MaskingNoise::modelRate(const torch::Tensor& xt, const torch::Tensor& probs, const torch::Tensor& t) const
+{
+    const auto masked = xt.eq(maskToken()).to(probs.scalar_type()).unsqueeze(-1);        // [B, D, 1]
+    const auto toReal = masked * probs * rateFactor(t).view({-1, 1, 1});                 // [B, D, S]
+    const auto toMask = (1 - masked) * m_eta;                                            // [B, D, 1]
+    return torch::cat({toReal, toMask}, -1);
+}
+
+} // namespace d2dpo

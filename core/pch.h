@@ -1,0 +1,3 @@
+// Precompiled once per build (see D2DPO_USE_PCH): every torch translation unit includes it.
+#pragma once
+#include <torch/torch.h>
