@@ -157,10 +157,16 @@ Status saveCheckpoint(const std::string& path, const Denoiser& model, const Chec
 Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device device)
 {
     const std::string where = "checkpoint '" + path + "': ";
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        return makeError(where + (std::filesystem::exists(path, ec) ? "not a regular file"
+                                                                     : "cannot open the file (it does not exist)"));
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        return makeError(where + "cannot open the file (missing or unreadable)");
+        return makeError(where + "cannot open the file (no permission?)");
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad())
+        return makeError(where + "reading the file failed");
 
     if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
         return makeError(where + "not a d2dpo checkpoint (wrong file type)");

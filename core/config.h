@@ -51,7 +51,7 @@ struct DpoConfig {
     int steps = 300;
     int tSamplesPerPair = 1;     ///< independent (t, x_t) draws per pair in one step
     double tEpsilon = 1e-3;      ///< t ~ U[0, 1 - tEpsilon]: keeps w(t) = beta (1+eta t)/(1-t) finite
-    int evalEvery = 25;          ///< 0: evaluate only at the end
+    int evalEvery = 50;          ///< 0: evaluate only at the end
     int evalSamples = 2000;
     int checkpointEvery = 0;     ///< 0: only the final checkpoint
     int logEvery = 1;

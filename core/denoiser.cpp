@@ -82,4 +82,13 @@ int64_t parameterCount(const Denoiser& model)
     return count;
 }
 
+bool allFinite(const Denoiser& model)
+{
+    torch::NoGradGuard noGrad;
+    for (const auto& p : model->parameters())
+        if (!torch::isfinite(p).all().item<bool>())
+            return false;
+    return true;
+}
+
 } // namespace d2dpo

@@ -58,4 +58,7 @@ Denoiser frozenCopy(const Denoiser& model);
 
 int64_t parameterCount(const Denoiser& model);
 
+/// Whether every parameter is finite (no NaN or infinity).
+bool allFinite(const Denoiser& model);
+
 } // namespace d2dpo

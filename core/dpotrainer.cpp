@@ -149,8 +149,10 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
         m_policy->eval();
         if (finished.status == RunStatus::Completed)
             evaluate(finished.stepsDone);
-        // The weights are those of the last finite step whatever ended the run: keep them.
-        if (finished.stepsDone > 0)
+        // A non-finite loss leaves the weights of the last step untouched, so they are still
+        // good unless the previous update itself produced non-finite weights: then the last
+        // interval checkpoint stays the last good one.
+        if (finished.stepsDone > 0 && allFinite(m_policy))
             checkpoint(finished.stepsDone);
     } catch (const std::exception& e) {
         finished.status = RunStatus::Failed;

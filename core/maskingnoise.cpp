@@ -33,9 +33,14 @@ torch::Tensor MaskingNoise::divergence(const torch::Tensor& xt, const torch::Ten
 torch::Tensor MaskingNoise::conditionalRate(const torch::Tensor& xt, const torch::Tensor& x1,
                                             const torch::Tensor& t) const
 {
+    // With remasking the conditional process is Campbell et al.'s eta-augmented one: a mask jumps
+    // to x_1 at rate (1 + eta t)/(1 - t) and a clean token falls back to M at rate eta. Without the
+    // (1 + eta t) here the general form would not reduce to the paper's closed form.
     const auto masked = xt.eq(maskToken()).to(t.scalar_type()).unsqueeze(-1);           // [B, D, 1]
-    const auto target = torch::one_hot(x1, stateCount()).to(t.scalar_type());            // [B, D, V]
-    return masked * target / (1 - t).view({-1, 1, 1});
+    const auto target = torch::one_hot(x1, vocabSize()).to(t.scalar_type());            // [B, D, S]
+    const auto toReal = masked * target * rateFactor(t).view({-1, 1, 1});
+    const auto toMask = (1 - masked) * m_eta;                                            // [B, D, 1]
+    return torch::cat({toReal, toMask}, -1);
 }
 
 torch::Tensor MaskingNoise::modelRate(const torch::Tensor& xt, const torch::Tensor& probs, const torch::Tensor& t) const

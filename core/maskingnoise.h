@@ -22,7 +22,7 @@ public:
     /// (1 + eta t)/(1 - t) * sum_d [x_t^d == M] (log p_theta(x_1^d|x_t) - log p_ref(x_1^d|x_t)).
     torch::Tensor divergence(const torch::Tensor& xt, const torch::Tensor& x1, const torch::Tensor& logpTheta,
                              const torch::Tensor& logpRef, const torch::Tensor& t) const override;
-    /// [x_t == M][j == x_1] / (1 - t).
+    /// (1 + eta t)/(1 - t) [x_t == M][j == x_1] to real tokens; eta [x_t != M] to M.
     torch::Tensor conditionalRate(const torch::Tensor& xt, const torch::Tensor& x1,
                                   const torch::Tensor& t) const override;
     /// (1 + eta t)/(1 - t) p(j | x_t) from a mask to real token j; eta from a real token to M.

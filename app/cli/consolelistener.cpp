@@ -1,6 +1,7 @@
 #include "consolelistener.h"
 
 #include <cstdio>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -34,15 +35,23 @@ void ConsoleListener::onProgress(const ProgressEvent& e)
     m_bar->update(e.step, detail());
 }
 
+namespace {
+
+// On a terminal, clear the progress bar's line before printing over it.
+const char* lineStart() { return isatty(STDERR_FILENO) ? "\r\033[K" : ""; }
+
+} // namespace
+
 void ConsoleListener::onEvaluation(const EvaluationEvent& e)
 {
-    std::fprintf(stderr, "\r\033[K  eval @ step %5lld: %s\n", static_cast<long long>(e.step),
+    std::fprintf(stderr, "%s  eval @ step %5lld: %s\n", lineStart(), static_cast<long long>(e.step),
                  formatMetrics(e.metrics).c_str());
 }
 
 void ConsoleListener::onCheckpoint(const CheckpointEvent& e)
 {
-    std::fprintf(stderr, "\r\033[K  checkpoint @ step %lld: %s\n", static_cast<long long>(e.step), e.path.c_str());
+    std::fprintf(stderr, "%s  checkpoint @ step %lld: %s\n", lineStart(), static_cast<long long>(e.step),
+                 e.path.c_str());
 }
 
 void ConsoleListener::onFinished(const FinishedEvent& e)

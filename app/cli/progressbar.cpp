@@ -36,7 +36,7 @@ void ProgressBar::update(int64_t done, const std::string& detail)
     if (m_terminal) {
         if (now - m_lastDraw < std::chrono::milliseconds(100) && done < m_total)
             return;
-    } else if (decile == m_lastDecile) {
+    } else if (decile == m_lastDecile || done >= m_total) {
         return;
     }
     m_lastDecile = decile;

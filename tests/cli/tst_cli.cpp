@@ -1,0 +1,172 @@
+// The d2dpo binary as a user runs it: a tiny `reproduce` end to end (its fine-tuned odd ratio
+// must beat the reference's), the other subcommands on its outputs, and bad input of every kind
+// ending in a clear message and a non-zero exit code.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run d2dpo(const QStringList& arguments, int timeoutMs = 600000)
+{
+    QProcess process;
+    process.start(QStringLiteral(D2DPO_CLI_PATH), arguments);
+    Run run;
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        run.err = QStringLiteral("timed out");
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err = QString::fromUtf8(process.readAllStandardError());
+    return run;
+}
+
+} // namespace
+
+class TestCli final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_reference;
+    QString m_finetuned;
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    void expectFailure(const QStringList& arguments, const QString& phrase)
+    {
+        const Run run = d2dpo(arguments);
+        QVERIFY2(run.exitCode != 0, qPrintable(arguments.join(' ')));
+        QVERIFY2(run.err.contains(phrase, Qt::CaseInsensitive), qPrintable(arguments.join(' ') + "\n" + run.err));
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void helpOnEverySubcommand()
+    {
+        const Run top = d2dpo({"--help"});
+        QCOMPARE(top.exitCode, 0);
+        for (const char* command : {"pretrain", "sample", "eval", "train", "export", "reproduce", "bench"}) {
+            QVERIFY2(top.out.contains(command), command);
+            const Run run = d2dpo({command, "--help"});
+            QCOMPARE(run.exitCode, 0);
+            QVERIFY2(run.out.contains("--seed") && run.out.contains("--device") && run.out.contains("--threads"),
+                     command);
+        }
+    }
+
+    void tinyReproduceBeatsTheReference()
+    {
+        const QString out = path("reproduce");
+        const Run run = d2dpo({"reproduce", "--length", "6", "--d-model", "32", "--layers", "1", "--heads", "2",
+                               "--pretrain-steps", "500", "--steps", "80", "--lr", "1e-3", "--beta", "0.1",
+                               "--eval-every", "40", "--eval-samples", "600", "--sampling-steps", "32",
+                               "--pairs", "2000", "--seed", "1", "--out", out});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY(run.out.contains("valid-sample ratio"));
+        QVERIFY(run.out.contains("wall time"));
+
+        QFile reportFile(out + "/report.json");
+        QVERIFY(reportFile.open(QIODevice::ReadOnly));
+        const QJsonObject report = QJsonDocument::fromJson(reportFile.readAll()).object();
+        const double referenceOdd = report["reference"].toObject()["odd_ratio"].toDouble();
+        const double finetunedOdd = report["finetuned"].toObject()["odd_ratio"].toDouble();
+        QVERIFY2(finetunedOdd > referenceOdd + 0.15,
+                 qPrintable(QString("odd ratio %1 -> %2").arg(referenceOdd).arg(finetunedOdd)));
+        QCOMPARE(report["curves"].toObject()["evaluations"].toArray().size(), 3); // steps 0, 40, 80
+        QCOMPARE(report["curves"].toObject()["d2dpo"].toArray().size(), 80);
+        for (const char* name : {"pretrain.csv", "d2dpo.csv", "evaluations.csv"})
+            QVERIFY2(QFile::exists(out + "/" + name), name);
+
+        m_reference = report["checkpoints"].toObject()["reference"].toString();
+        m_finetuned = report["checkpoints"].toObject()["finetuned"].toString();
+        QVERIFY(QFile::exists(m_reference));
+        QVERIFY(QFile::exists(m_finetuned));
+
+        // Reusing a non-empty output folder is refused: earlier results are never overwritten.
+        expectFailure({"reproduce", "--out", out, "--pretrain-steps", "1"}, "not empty");
+    }
+
+    void subcommandsOnTheReproducedCheckpoints()
+    {
+        if (m_finetuned.isEmpty())
+            QSKIP("needs the reproduce test's checkpoints");
+        const Run eval = d2dpo({"eval", "-c", m_finetuned, "-n", "200", "--sampling-steps", "16", "--json"});
+        QVERIFY2(eval.exitCode == 0, qPrintable(eval.err));
+        QVERIFY(QJsonDocument::fromJson(eval.out.toUtf8()).object().contains("vsr"));
+
+        const Run sample = d2dpo({"sample", "-c", m_finetuned, "-n", "5", "--sampling-steps", "16"});
+        QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
+        QCOMPARE(sample.out.split('\n', Qt::SkipEmptyParts).size(), 5);
+
+        const QString exported = path("export");
+        const Run exportRun = d2dpo({"export", "-c", m_finetuned, "-o", exported, "-n", "10"});
+        QVERIFY2(exportRun.exitCode == 0, qPrintable(exportRun.err));
+        for (const char* name : {"weights.pt", "model_card.json", "samples.txt"})
+            QVERIFY2(QFile::exists(exported + "/" + name), name);
+
+        const Run train = d2dpo({"train", "-c", m_reference, "-o", path("train"), "--steps", "5", "--batch", "8",
+                                 "--eval-samples", "50", "--sampling-steps", "8", "--pairs", "100"});
+        QVERIFY2(train.exitCode == 0, qPrintable(train.err));
+        QVERIFY(train.out.contains("fine-tuned checkpoint"));
+    }
+
+    void badInputGivesAClearMessage()
+    {
+        expectFailure({"no-such-command"}, "");
+        expectFailure({"reproduce", "--beta", "0", "--out", path("x1")}, "beta must be > 0");
+        expectFailure({"reproduce", "--lr", "-1", "--out", path("x2")}, "learning rate");
+        expectFailure({"reproduce", "--length", "1", "--out", path("x3")}, "length must be in 2..512");
+        expectFailure({"reproduce", "--heads", "3", "--out", path("x4")}, "heads");
+        expectFailure({"reproduce", "--steps", "0", "--out", path("x5")}, "steps must be >= 1");
+        expectFailure({"reproduce", "--device", "tpu", "--out", path("x6")}, "unknown device");
+        expectFailure({"reproduce", "--threads", "-2"}, "threads");
+        expectFailure({"eval", "-c", path("missing.d2dpo")}, "cannot open");
+        expectFailure({"eval"}, "--checkpoint is required");
+
+        QFile foreign(path("foreign.d2dpo"));
+        QVERIFY(foreign.open(QIODevice::WriteOnly));
+        foreign.write("not a checkpoint");
+        foreign.close();
+        expectFailure({"sample", "-c", path("foreign.d2dpo")}, "not a d2dpo checkpoint");
+
+        if (!m_reference.isEmpty()) {
+            QFile original(m_reference);
+            QVERIFY(original.open(QIODevice::ReadOnly));
+            QByteArray bytes = original.readAll();
+            bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0x33);
+            QFile corrupt(path("corrupt.d2dpo"));
+            QVERIFY(corrupt.open(QIODevice::WriteOnly));
+            corrupt.write(bytes);
+            corrupt.close();
+            expectFailure({"train", "-c", path("corrupt.d2dpo"), "-o", path("t")}, "corrupt");
+            expectFailure({"export", "-c", m_reference, "-o", path("export")}, "not empty");
+        }
+    }
+
+    void cudaRequestWithoutCudaIsExplained()
+    {
+        const Run run = d2dpo({"sample", "-c", path("whatever.d2dpo"), "--device", "cuda"});
+        if (run.err.contains("cannot open"))
+            QSKIP("CUDA is available here");
+        QVERIFY(run.exitCode != 0);
+        QVERIFY2(run.err.contains("CUDA is not available"), qPrintable(run.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

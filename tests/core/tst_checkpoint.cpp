@@ -1,0 +1,170 @@
+// Checkpoints round-trip bit-exactly and refuse corrupt, truncated, foreign and newer files;
+// the export folder holds loadable weights, a model card and samples.
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <fstream>
+
+#include "testsupport.h"
+
+#include "checkpoint.h"
+#include "denoiser.h"
+#include "exporter.h"
+
+#include <torch/serialize.h>
+
+using namespace d2dpo;
+
+namespace {
+
+std::string readAll(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void writeAll(const std::string& path, const std::string& bytes)
+{
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+} // namespace
+
+class TestCheckpoint final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string m_path;
+    Denoiser m_model{nullptr};
+    CheckpointInfo m_info;
+
+    std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
+
+    void expectRefused(const std::string& file, const char* phrase)
+    {
+        const auto loaded = loadCheckpoint(file, torch::kCPU);
+        QVERIFY(!loaded.ok());
+        QVERIFY2(loaded.error().find(phrase) != std::string::npos, loaded.error().c_str());
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        torch::manual_seed(1);
+        m_model = makeDenoiser(test::tinySpec(6, false), 2, torch::kCPU);
+        m_info = {newCheckpointId(), "0123456789abcdef", "d2dpo", test::tinySpec(6, false),
+                  R"({"beta":0.1})", R"({"vsr":0.5})", 42, utcNow()};
+        m_info.spec.noise.eta = 0.25;
+        m_path = path("model.d2dpo");
+        const Status saved = saveCheckpoint(m_path, m_model, m_info);
+        QVERIFY2(saved.ok(), saved.ok() ? "" : saved.error().c_str());
+    }
+
+    void roundTripIsBitExact()
+    {
+        auto loaded = loadCheckpoint(m_path, torch::kCPU);
+        QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().c_str());
+        const auto original = m_model->named_parameters();
+        const auto restored = loaded->model->named_parameters();
+        QCOMPARE(restored.size(), original.size());
+        for (const auto& item : original)
+            QVERIFY2(torch::equal(item.value(), restored[item.key()]), item.key().c_str());
+        const CheckpointInfo& info = loaded->info;
+        QCOMPARE(info.id, m_info.id);
+        QCOMPARE(info.parentId, m_info.parentId);
+        QCOMPARE(info.kind, m_info.kind);
+        QCOMPARE(info.step, int64_t(42));
+        QCOMPARE(info.spec.noise.eta, 0.25);
+        QCOMPARE(info.spec.model.timeConditioning, false);
+        QCOMPARE(info.spec.task.length, 6);
+        QCOMPARE(info.trainingJson, std::string(R"({"beta":0.1})"));
+        // The same inputs give the same outputs.
+        const auto tokens = torch::randint(0, 3, {4, 6}, torch::kLong);
+        const auto t = torch::rand({4});
+        QVERIFY(torch::equal(m_model->forward(tokens, t), loaded->model->forward(tokens, t)));
+    }
+
+    void corruptFileIsRefused()
+    {
+        std::string bytes = readAll(m_path);
+        bytes[bytes.size() / 2] ^= 0x5a;
+        writeAll(path("corrupt.d2dpo"), bytes);
+        expectRefused(path("corrupt.d2dpo"), "corrupt");
+    }
+
+    void truncatedFileIsRefused()
+    {
+        const std::string bytes = readAll(m_path);
+        writeAll(path("truncated.d2dpo"), bytes.substr(0, bytes.size() - 100));
+        expectRefused(path("truncated.d2dpo"), "truncated");
+        writeAll(path("tiny.d2dpo"), bytes.substr(0, 10));
+        expectRefused(path("tiny.d2dpo"), "not a d2dpo checkpoint");
+    }
+
+    void foreignFilesAreRefused()
+    {
+        writeAll(path("text.d2dpo"), "hello, this is not a checkpoint at all\n");
+        expectRefused(path("text.d2dpo"), "not a d2dpo checkpoint");
+        writeAll(path("empty.d2dpo"), "");
+        expectRefused(path("empty.d2dpo"), "not a d2dpo checkpoint");
+        expectRefused(path("missing.d2dpo"), "cannot open");
+        expectRefused(m_dir.path().toStdString(), "");
+    }
+
+    void newerFormatIsRefused()
+    {
+        std::string bytes = readAll(m_path);
+        bytes[8] = 99; // the format version follows the 8-byte magic
+        writeAll(path("newer.d2dpo"), bytes);
+        expectRefused(path("newer.d2dpo"), "newer");
+    }
+
+    void refusedLoadLeavesTheFileAlone()
+    {
+        const std::string before = readAll(path("corrupt.d2dpo"));
+        expectRefused(path("corrupt.d2dpo"), "corrupt");
+        QVERIFY(readAll(path("corrupt.d2dpo")) == before);
+    }
+
+    void exportWritesLoadableFolder()
+    {
+        auto loaded = loadCheckpoint(m_path, torch::kCPU);
+        QVERIFY(loaded.ok());
+        ExportOptions options;
+        options.sampleCount = 12;
+        options.sampling.steps = 8;
+        const std::string folder = path("export");
+        const Status s = exportCheckpoint(loaded.value(), folder, options);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().c_str());
+
+        // weights.pt is a pickled name -> tensor dict (what Python's torch.load reads).
+        const std::string bytes = readAll(folder + "/weights.pt");
+        QVERIFY(bytes.substr(0, 2) == "PK");
+        const c10::IValue value = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+        QVERIFY(value.isGenericDict());
+        const auto dict = value.toGenericDict();
+        for (const auto& item : m_model->named_parameters())
+            QVERIFY2(torch::equal(dict.at(item.key()).toTensor(), item.value()), item.key().c_str());
+
+        const QByteArray card = QByteArray::fromStdString(readAll(folder + "/model_card.json"));
+        const QJsonObject json = QJsonDocument::fromJson(card).object();
+        QCOMPARE(json.value("id").toString().toStdString(), m_info.id);
+        QCOMPARE(json.value("lineage").toObject().value("parent_id").toString().toStdString(), m_info.parentId);
+        QCOMPARE(json.value("config").toObject().value("noise").toObject().value("eta").toDouble(), 0.25);
+        QVERIFY(json.value("weights").toObject().value("parameter_count").toInt() > 0);
+
+        const QStringList lines = QString::fromStdString(readAll(folder + "/samples.txt")).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 13); // header + 12 samples
+
+        // A second export into the same folder is refused: nothing is overwritten.
+        const Status again = exportCheckpoint(loaded.value(), folder, options);
+        QVERIFY(!again.ok());
+        QVERIFY(again.error().find("not empty") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCheckpoint)
+#include "tst_checkpoint.moc"

@@ -1,0 +1,227 @@
+// The trainers: they learn, report through the listener, stop promptly on request (from the
+// listener or another thread), and end a run with a clear error on a non-finite loss while
+// keeping the last good checkpoint.
+#include <QTemporaryDir>
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "testsupport.h"
+
+#include "binaryintegerstask.h"
+#include "checkpoint.h"
+#include "denoiser.h"
+#include "device.h"
+#include "dpotrainer.h"
+#include "maskingnoise.h"
+#include "pretrainer.h"
+
+using namespace d2dpo;
+
+namespace {
+
+/// Records events; optionally raises the stop token or runs an action at a given step.
+class Recorder final : public TrainListener {
+public:
+    std::vector<ProgressEvent> progress;
+    std::vector<EvaluationEvent> evaluations;
+    std::vector<CheckpointEvent> checkpoints;
+    std::vector<FinishedEvent> finished;
+    std::atomic<int64_t> lastStep{0};
+    int64_t stopAt = -1;
+    StopToken* stop = nullptr;
+    int64_t actAt = -1;
+    std::function<void()> action;
+
+    void onProgress(const ProgressEvent& e) override
+    {
+        progress.push_back(e);
+        lastStep = e.step;
+        if (e.step == stopAt && stop)
+            stop->requestStop();
+        if (e.step == actAt && action)
+            action();
+    }
+    void onEvaluation(const EvaluationEvent& e) override { evaluations.push_back(e); }
+    void onCheckpoint(const CheckpointEvent& e) override { checkpoints.push_back(e); }
+    void onFinished(const FinishedEvent& e) override { finished.push_back(e); }
+};
+
+DpoConfig tinyDpo(int steps)
+{
+    DpoConfig config;
+    config.steps = steps;
+    config.batch = 16;
+    config.evalEvery = 0;
+    config.evalSamples = 50;
+    config.learningRate = 1e-3;
+    return config;
+}
+
+} // namespace
+
+class TestTrainer final : public QObject {
+    Q_OBJECT
+
+private:
+    BinaryIntegersTask m_task{6};
+    MaskingNoise m_noise{2, 0.0};
+    ModelSpec m_spec = test::tinySpec(6);
+    SamplingConfig m_sampling{8, 100};
+
+    Denoiser freshModel()
+    {
+        torch::manual_seed(5);
+        return makeDenoiser(m_spec, 2, torch::kCPU);
+    }
+
+    DpoTrainer dpoTrainer(int steps)
+    {
+        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, tinyDpo(steps), m_sampling, 3);
+        auto generator = makeGenerator(8, torch::kCPU);
+        const auto [winners, losers] = m_task.rulePairs(256, generator, torch::kCPU);
+        trainer.setPreferences(winners, losers);
+        return trainer;
+    }
+
+private Q_SLOTS:
+    void pretrainingLowersTheLoss()
+    {
+        PretrainConfig config;
+        config.steps = 150;
+        config.batch = 64;
+        config.logEvery = 1;
+        Pretrainer trainer(freshModel(), m_task, m_noise, config, 1);
+        Recorder recorder;
+        StopToken stop;
+        const FinishedEvent done = trainer.run(recorder, stop);
+        QCOMPARE(done.status, RunStatus::Completed);
+        QCOMPARE(done.stepsDone, int64_t(150));
+        QCOMPARE(recorder.progress.size(), size_t(150));
+        QCOMPARE(recorder.finished.size(), size_t(1));
+        double early = 0, late = 0;
+        for (int i = 0; i < 20; ++i) {
+            early += recorder.progress[size_t(i)].loss;
+            late += recorder.progress[recorder.progress.size() - 1 - size_t(i)].loss;
+        }
+        QVERIFY2(late < 0.8 * early, qPrintable(QString("%1 -> %2").arg(early / 20).arg(late / 20)));
+    }
+
+    void dpoReportsRewardsAndEvaluations()
+    {
+        QTemporaryDir dir;
+        DpoTrainer trainer = dpoTrainer(30);
+        trainer.setCheckpointing(dir.path().toStdString(), "parent-id");
+        Recorder recorder;
+        StopToken stop;
+        const FinishedEvent done = trainer.run(recorder, stop);
+        QCOMPARE(done.status, RunStatus::Completed);
+        QCOMPARE(recorder.progress.size(), size_t(30));
+        for (const auto& p : recorder.progress) {
+            QVERIFY(p.rewards.has_value());
+            QVERIFY(p.rewards->accuracies >= 0 && p.rewards->accuracies <= 1);
+            QVERIFY(std::abs(p.rewards->margins - (p.rewards->chosen - p.rewards->rejected)) < 1e-5);
+        }
+        // Step 1 starts from policy == reference: loss log 2, margins 0.
+        QVERIFY(std::abs(recorder.progress.front().loss - std::log(2.0)) < 1e-5);
+        QCOMPARE(recorder.evaluations.size(), size_t(1)); // at the end
+        QCOMPARE(recorder.checkpoints.size(), size_t(1));
+        const auto loaded = loadCheckpoint(done.lastCheckpointPath, torch::kCPU);
+        QVERIFY(loaded.ok());
+        QCOMPARE(loaded->info.parentId, std::string("parent-id"));
+        QCOMPARE(loaded->info.step, int64_t(30));
+        // The reference stayed frozen while the policy moved.
+        QVERIFY(!torch::equal(trainer.policy()->parameters().front(), trainer.reference()->parameters().front()));
+    }
+
+    void stopsPromptlyWhenTheListenerAsks()
+    {
+        DpoTrainer trainer = dpoTrainer(1000);
+        Recorder recorder;
+        StopToken stop;
+        recorder.stop = &stop;
+        recorder.stopAt = 3;
+        const FinishedEvent done = trainer.run(recorder, stop);
+        QCOMPARE(done.status, RunStatus::Stopped);
+        QCOMPARE(done.stepsDone, int64_t(3));
+        QCOMPARE(recorder.progress.size(), size_t(3));
+    }
+
+    void stopsPromptlyFromAnotherThread()
+    {
+        DpoTrainer trainer = dpoTrainer(100000);
+        Recorder recorder;
+        StopToken stop;
+        FinishedEvent done;
+        std::thread worker([&] { done = trainer.run(recorder, stop); });
+        QTRY_VERIFY_WITH_TIMEOUT(recorder.lastStep.load() >= 5, 30000);
+        const int64_t requestedAt = recorder.lastStep.load();
+        stop.requestStop();
+        worker.join();
+        QCOMPARE(done.status, RunStatus::Stopped);
+        // At most the step in flight when the request came finishes.
+        QVERIFY2(done.stepsDone <= requestedAt + 1,
+                 qPrintable(QString("stopped at %1, asked at %2").arg(done.stepsDone).arg(requestedAt)));
+    }
+
+    void pretrainerStopsToo()
+    {
+        PretrainConfig config;
+        config.steps = 100000;
+        config.logEvery = 1;
+        Pretrainer trainer(freshModel(), m_task, m_noise, config, 1);
+        Recorder recorder;
+        StopToken stop;
+        recorder.stop = &stop;
+        recorder.stopAt = 2;
+        const FinishedEvent done = trainer.run(recorder, stop);
+        QCOMPARE(done.status, RunStatus::Stopped);
+        QCOMPARE(done.stepsDone, int64_t(2));
+    }
+
+    void nonFiniteLossEndsTheRunAndKeepsTheLastGoodCheckpoint()
+    {
+        QTemporaryDir dir;
+        DpoConfig config = tinyDpo(50);
+        config.checkpointEvery = 2;
+        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, config, m_sampling, 3);
+        auto generator = makeGenerator(8, torch::kCPU);
+        const auto [winners, losers] = m_task.rulePairs(64, generator, torch::kCPU);
+        trainer.setPreferences(winners, losers);
+        trainer.setCheckpointing(dir.path().toStdString(), "p");
+        Recorder recorder;
+        // After step 5, the weights go bad (as after a diverging update).
+        recorder.actAt = 5;
+        recorder.action = [&] {
+            torch::NoGradGuard noGrad;
+            trainer.policy()->parameters().front().fill_(std::numeric_limits<float>::quiet_NaN());
+        };
+        StopToken stop;
+        const FinishedEvent done = trainer.run(recorder, stop);
+        QCOMPARE(done.status, RunStatus::Failed);
+        QCOMPARE(done.stepsDone, int64_t(5));
+        QVERIFY2(done.error.find("non-finite") != std::string::npos, done.error.c_str());
+        // The step-4 checkpoint is the last good one; nothing with NaN weights was written.
+        QVERIFY2(done.lastCheckpointPath.find("step-000004") != std::string::npos, done.lastCheckpointPath.c_str());
+        const auto loaded = loadCheckpoint(done.lastCheckpointPath, torch::kCPU);
+        QVERIFY(loaded.ok());
+        QVERIFY(allFinite(loaded->model));
+        QCOMPARE(recorder.finished.size(), size_t(1));
+        QCOMPARE(recorder.finished.front().status, RunStatus::Failed);
+    }
+
+    void missingPreferencesFailCleanly()
+    {
+        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, tinyDpo(5), m_sampling, 3);
+        Recorder recorder;
+        StopToken stop;
+        const FinishedEvent done = trainer.run(recorder, stop);
+        QCOMPARE(done.status, RunStatus::Failed);
+        QVERIFY2(done.error.find("no preference pairs") != std::string::npos, done.error.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrainer)
+#include "tst_trainer.moc"

@@ -1,0 +1,29 @@
+// Small helpers shared by the test suites: tiny configurations and tensor comparisons.
+#pragma once
+
+#include <QtTest/QtTest>
+#include <torch/torch.h>
+
+#include "config.h"
+
+namespace d2dpo::test {
+
+/// A model small enough to train in a test.
+inline ModelSpec tinySpec(int length = 6, bool timeConditioning = true)
+{
+    ModelSpec spec;
+    spec.task.length = length;
+    spec.model.dModel = 16;
+    spec.model.layers = 1;
+    spec.model.heads = 2;
+    spec.model.ffMultiplier = 2;
+    spec.model.timeConditioning = timeConditioning;
+    return spec;
+}
+
+inline double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b)
+{
+    return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
+}
+
+} // namespace d2dpo::test
