@@ -97,16 +97,6 @@ std::string newCheckpointId()
     return buffer;
 }
 
-std::string utcNow()
-{
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buffer;
-}
-
 Status saveCheckpoint(const std::string& path, const Denoiser& model, const CheckpointInfo& info)
 {
     std::ostringstream payloadStream;

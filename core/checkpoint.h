@@ -12,6 +12,7 @@
 #include "config.h"
 #include "denoiser.h"
 #include "result.h"
+#include "timeutil.h"
 
 namespace d2dpo {
 
@@ -33,8 +34,6 @@ struct LoadedCheckpoint {
 
 /// A fresh random id (16 hex digits).
 std::string newCheckpointId();
-/// Now as ISO 8601 UTC.
-std::string utcNow();
 
 /// Writes atomically: to a temporary file in the same folder, then renamed over `path`.
 Status saveCheckpoint(const std::string& path, const Denoiser& model, const CheckpointInfo& info);

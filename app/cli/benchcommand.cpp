@@ -46,11 +46,13 @@ struct BenchOptions {
     std::vector<std::string> settings = {"small", "large"};
     int samplingSteps = 64;
     double minSeconds = 3.0;
-    int warmup = 2;
+    int warmup = 1;
     bool json = false;
 };
 
-/// Median seconds of one call, over at least 3 calls and `minSeconds`, after `warmup` calls.
+/// Median seconds of one call after `warmup` calls: timed calls continue until `minSeconds` have
+/// passed and at least 3 calls ran, except that one call longer than `minSeconds` is enough
+/// (such a call is long enough to be stable, and the large setting would otherwise take minutes).
 double medianSeconds(const std::function<void()>& call, int warmup, double minSeconds, torch::Device device)
 {
     auto sync = [&] {
@@ -62,7 +64,7 @@ double medianSeconds(const std::function<void()>& call, int warmup, double minSe
     sync();
     std::vector<double> times;
     const auto start = std::chrono::steady_clock::now();
-    while (times.size() < 3 ||
+    while (times.empty() || (times.size() < 3 && times.front() < minSeconds) ||
            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < minSeconds) {
         const auto t0 = std::chrono::steady_clock::now();
         call();

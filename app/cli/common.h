@@ -43,6 +43,7 @@ void registerTrain(CLI::App& app, int& exitCode);
 void registerExport(CLI::App& app, int& exitCode);
 void registerReproduce(CLI::App& app, int& exitCode);
 void registerBench(CLI::App& app, int& exitCode);
+void registerStoreCommands(CLI::App& app, int& exitCode);
 
 /// One line with the headline metrics.
 std::string formatMetrics(const SampleMetrics& metrics);

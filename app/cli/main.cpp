@@ -12,7 +12,7 @@ int main(int argc, char** argv)
     int exitCode = 0;
     using namespace d2dpo::cli;
     for (Register add : {registerPretrain, registerSample, registerEval, registerTrain, registerExport,
-                         registerReproduce, registerBench})
+                         registerReproduce, registerBench, registerStoreCommands})
         add(app, exitCode);
     try {
         app.parse(argc, argv);

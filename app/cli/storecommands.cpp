@@ -1,0 +1,157 @@
+// The preference store from the command line: `d2dpo pairs` (generate pairs from a model),
+// `d2dpo label --rule odd` (a simulated expert), `d2dpo prefs export|import` (JSONL).
+#include <iostream>
+#include <memory>
+
+#include "binaryintegertext.h"
+#include "device.h"
+#include "common.h"
+#include "pairgenerator.h"
+#include "preferencejsonl.h"
+#include "preferencestore.h"
+
+namespace d2dpo::cli {
+
+namespace {
+
+void addDbOption(CLI::App* c, std::string& db)
+{
+    c->add_option("--db", db, "Preference store (SQLite file)")->capture_default_str();
+}
+
+struct PairsOptions {
+    RuntimeOptions runtime;
+    std::string db = PreferenceStore::defaultPath();
+    std::string checkpoint;
+    int64_t count = 50;
+    int samplingSteps = 64;
+};
+
+int runPairs(const PairsOptions& o)
+{
+    if (o.count < 1 || o.count > 1'000'000)
+        return fail("pairs", "--count must be in 1..1000000");
+    if (Status s = configureThreads(o.runtime.threads); !s)
+        return fail("pairs", s.error());
+    auto store = PreferenceStore::open(o.db);
+    if (!store)
+        return fail("pairs", store.error());
+    auto generator = PairGenerator::load(o.checkpoint, o.runtime.device);
+    if (!generator)
+        return fail("pairs", generator.error());
+    if (Status s = store.value()->addModel(generator.value()->model()); !s)
+        return fail("pairs", s.error());
+    auto batch = generator.value()->generate(o.count, o.runtime.seed, o.samplingSteps);
+    if (!batch)
+        return fail("pairs", batch.error());
+    auto ids = store.value()->addPairs(batch->pairs, "generated");
+    if (!ids)
+        return fail("pairs", ids.error());
+    std::cout << "added " << ids->size() << " pairs from model " << generator.value()->model().id << " ("
+              << batch->candidates << " sequences drawn) to " << o.db << "\n";
+    if (int64_t(ids->size()) < o.count)
+        std::cout << "the model repeats itself: only " << ids->size() << " pairs of distinct sequences\n";
+    return 0;
+}
+
+struct LabelOptions {
+    std::string db = PreferenceStore::defaultPath();
+    std::string rule = "odd";
+    std::string labeler = "rule:odd";
+    int64_t limit = 1'000'000;
+};
+
+int runLabel(const LabelOptions& o)
+{
+    auto store = PreferenceStore::open(o.db);
+    if (!store)
+        return fail("label", store.error());
+    auto pending = store.value()->pendingPairs(o.limit);
+    if (!pending)
+        return fail("label", pending.error());
+    int64_t counts[4] = {0, 0, 0, 0};
+    for (const ShownPair& p : pending.value()) {
+        const Choice choice = oddRuleChoice(p.left, p.right);
+        if (auto id = store.value()->addLabel(p.id, choice, o.labeler, 0); !id)
+            return fail("label", id.error());
+        ++counts[int(choice)];
+    }
+    std::cout << "labelled " << pending->size() << " pairs with the " << o.rule << " rule: " << counts[0]
+              << " left, " << counts[1] << " right, " << counts[2] << " tie\n";
+    return 0;
+}
+
+struct PrefsOptions {
+    std::string db = PreferenceStore::defaultPath();
+    std::string file;
+    int64_t length = 0;
+};
+
+int runPrefsExport(const PrefsOptions& o)
+{
+    auto store = PreferenceStore::open(o.db);
+    if (!store)
+        return fail("prefs export", store.error());
+    auto written = exportPreferencesJsonl(*store.value(), o.file);
+    if (!written)
+        return fail("prefs export", written.error());
+    std::cout << "exported " << written.value() << " preferences (ties and skips left out) to " << o.file << "\n";
+    return 0;
+}
+
+int runPrefsImport(const PrefsOptions& o)
+{
+    auto store = PreferenceStore::open(o.db);
+    if (!store)
+        return fail("prefs import", store.error());
+    auto imported = importPreferencesJsonl(*store.value(), o.file, {o.length, 2});
+    if (!imported)
+        return fail("prefs import", imported.error());
+    std::cout << "imported " << imported.value() << " preferences into " << o.db << "\n";
+    return 0;
+}
+
+} // namespace
+
+void registerStoreCommands(CLI::App& app, int& exitCode)
+{
+    {
+        auto o = std::make_shared<PairsOptions>();
+        CLI::App* c = app.add_subcommand("pairs", "Generate pairs of sequences from a model for experts to label");
+        addRuntimeOptions(c, o->runtime);
+        addDbOption(c, o->db);
+        c->add_option("--checkpoint,-c", o->checkpoint, "Model to draw sequences from")->required();
+        c->add_option("--count,-n", o->count, "Pairs to add")->capture_default_str();
+        c->add_option("--sampling-steps", o->samplingSteps, "Euler steps of the sampler")->capture_default_str();
+        c->callback([o, &exitCode] { exitCode = runPairs(*o); });
+    }
+    {
+        auto o = std::make_shared<LabelOptions>();
+        CLI::App* c = app.add_subcommand("label", "Label the pending pairs with a rule (a simulated expert)");
+        addDbOption(c, o->db);
+        c->add_option("--rule", o->rule, "valid odd beats valid even beats invalid; equal ranks tie")
+            ->check(CLI::IsMember({"odd"}))
+            ->required();
+        c->add_option("--labeler", o->labeler, "Name recorded with the labels")->capture_default_str();
+        c->add_option("--limit", o->limit, "Label at most this many pairs")->capture_default_str();
+        c->callback([o, &exitCode] { exitCode = runLabel(*o); });
+    }
+    {
+        CLI::App* prefs = app.add_subcommand("prefs", "Export or import preferences as JSONL ({\"chosen\", \"rejected\"})");
+        prefs->require_subcommand(1);
+        auto o = std::make_shared<PrefsOptions>();
+        CLI::App* out = prefs->add_subcommand("export", "Write every decisive label as one JSON line");
+        addDbOption(out, o->db);
+        out->add_option("--out,-o", o->file, "JSONL file to write")->required();
+        out->callback([o, &exitCode] { exitCode = runPrefsExport(*o); });
+        auto i = std::make_shared<PrefsOptions>();
+        CLI::App* in = prefs->add_subcommand("import", "Validate every line, then import all of them or none");
+        addDbOption(in, i->db);
+        in->add_option("--in,-i", i->file, "JSONL file to read")->required();
+        in->add_option("--length", i->length, "Required sequence length (0: any, the same on every line)")
+            ->capture_default_str();
+        in->callback([i, &exitCode] { exitCode = runPrefsImport(*i); });
+    }
+}
+
+} // namespace d2dpo::cli

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what d2dpo-studio needs on Debian 12 (only the packages that are missing), then
+# configures and builds the project with the `release` CMake preset into build/release.
+# Used by run.sh and test.sh; safe to run again (a repeat costs only the incremental build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+    g++ cmake ninja-build          # toolchain
+    libtorch-dev                   # LibTorch 1.13 (CPU)
+    libopenblas0-openmp            # fast BLAS for LibTorch; OpenMP build, as LibTorch's threads are OpenMP
+    qt6-base-dev                   # Qt 6 Core/Test (tests) and Widgets (desktop application)
+    libcli11-dev nlohmann-json3-dev zlib1g-dev
+    libsqlite3-dev libsqlitecpp-dev  # the preference store
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}"
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "setup: run as root or install sudo" >&2; exit 1; }
+        sudo="sudo"
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake --preset release >/dev/null
+cmake --build --preset release

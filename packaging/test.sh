@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up (packages, build) and run the whole test suite with CTest.
+# Extra arguments go to ctest, e.g. `-L core` for the fast engine tests only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash packaging/setup.sh
+exec ctest --preset release "$@"

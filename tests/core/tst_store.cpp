@@ -1,0 +1,435 @@
+// The preference store: schema and migrations, constraints, labels and undo, counts, runs, JSONL
+// import/export with every rejection, refusal of bad database files (which stay untouched), and
+// crash safety: a child process killed with SIGKILL right after a burst of labels loses none.
+#include <QCoreApplication>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sys/stat.h>
+
+#include "testsupport.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "binaryintegerstask.h"
+#include "binaryintegertext.h"
+#include "pairgenerator.h"
+#include "preferencejsonl.h"
+#include "preferencestore.h"
+
+using namespace d2dpo;
+
+namespace {
+
+std::string readAll(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void writeAll(const std::string& path, const std::string& bytes)
+{
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+std::unique_ptr<PreferenceStore> openOrFail(const std::string& path)
+{
+    auto store = PreferenceStore::open(path);
+    if (!store) {
+        qWarning("%s", store.error().c_str());
+        return nullptr;
+    }
+    return std::move(store.value());
+}
+
+ModelRecord modelRecord(const std::string& id, const std::string& parent, const std::string& kind,
+                        std::optional<int64_t> runId = std::nullopt)
+{
+    ModelRecord m;
+    m.id = id;
+    m.parentId = parent;
+    m.kind = kind;
+    m.name = id;
+    m.path = "/models/" + id + ".d2dpo";
+    m.runId = runId;
+    return m;
+}
+
+std::vector<ShownPair> somePairs(int n)
+{
+    std::vector<ShownPair> pairs;
+    for (int i = 0; i < n; ++i) {
+        std::string a(8, '0'), b(8, '0');
+        for (int k = 0; k < i % 8; ++k)
+            a[size_t(k)] = '1';
+        for (int k = 0; k <= i % 7; ++k)
+            b[size_t(k)] = '1';
+        if (a == b)
+            b[7] = '1';
+        pairs.push_back({0, a, b, "", ""});
+    }
+    return pairs;
+}
+
+/// Child mode: label every pending pair as fast as possible, printing each committed label id.
+int runClicker(const std::string& path)
+{
+    auto store = PreferenceStore::open(path);
+    if (!store)
+        return 2;
+    auto pending = store.value()->pendingPairs(100000);
+    for (const ShownPair& p : pending.value()) {
+        auto id = store.value()->addLabel(p.id, p.id % 2 ? Choice::Left : Choice::Right, "child", 5);
+        if (!id)
+            return 3;
+        std::cout << id.value() << std::endl; // flushed: the parent sees it only after the commit
+    }
+    for (;;)
+        pause(); // wait to be killed
+}
+
+} // namespace
+
+class TestStore final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
+
+    void expectRefusedUnchanged(const std::string& file, const char* phrase)
+    {
+        const std::string before = readAll(file);
+        auto store = PreferenceStore::open(file);
+        QVERIFY(!store.ok());
+        QVERIFY2(store.error().find(phrase) != std::string::npos, store.error().c_str());
+        QVERIFY2(readAll(file) == before, "the refused file was changed");
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void createsTheSchema()
+    {
+        auto store = openOrFail(path("new/folder/store.sqlite"));
+        QVERIFY(store);
+        QCOMPARE(store->schemaVersion(), PreferenceStore::kSchemaVersion);
+        QCOMPARE(store->integrityCheck().value(), std::string("ok"));
+        SQLite::Database db(path("new/folder/store.sqlite"));
+        QCOMPARE(db.execAndGet("PRAGMA journal_mode").getString(), std::string("wal"));
+        for (const char* table : {"models", "sequences", "pairs", "labels", "runs", "run_metrics"})
+            QVERIFY2(db.tableExists(table), table);
+    }
+
+    void reopeningKeepsEverything()
+    {
+        const std::string file = path("reopen.sqlite");
+        {
+            auto store = openOrFail(file);
+            QVERIFY(store);
+            QVERIFY(store->addModel(modelRecord("m1", "", "pretrained")).ok());
+            QVERIFY(store->addPairs(somePairs(3), "generated").ok());
+        }
+        auto store = openOrFail(file);
+        QVERIFY(store);
+        QCOMPARE(store->models().value().size(), size_t(1));
+        QCOMPARE(store->pendingPairs(10).value().size(), size_t(3));
+    }
+
+    void labelsUndoAndCounts()
+    {
+        auto store = openOrFail(path("labels.sqlite"));
+        QVERIFY(store);
+        QVERIFY(store->addModel(modelRecord("m1", "", "pretrained")).ok());
+        auto pairs = somePairs(4);
+        for (auto& p : pairs)
+            p.leftModelId = p.rightModelId = "m1";
+        const auto ids = store->addPairs(pairs, "generated").value();
+        QCOMPARE(ids.size(), size_t(4));
+
+        // Undo with nothing labelled: nothing happens.
+        QVERIFY(!store->undoLastLabel("ana").value().has_value());
+
+        QVERIFY(store->addLabel(ids[0], Choice::Left, "ana", 900).ok());
+        QVERIFY(store->addLabel(ids[1], Choice::Tie, "ana", 1200).ok());
+        // A second label on the same pair (a double key press) is refused.
+        const auto twice = store->addLabel(ids[1], Choice::Right, "ana", 10);
+        QVERIFY(!twice.ok());
+        QVERIFY2(twice.error().find("already has a label") != std::string::npos, twice.error().c_str());
+        QVERIFY(!store->addLabel(9999, Choice::Left, "ana", 1).ok());
+        QVERIFY(!store->addLabel(ids[2], Choice::Left, "", 1).ok());
+        QVERIFY(store->addLabel(ids[2], Choice::Right, "bo", 300).ok());
+
+        LabelCounts c = store->counts("ana").value();
+        QCOMPARE(c.labelled, int64_t(3));
+        QCOMPARE(c.byLabeler, int64_t(2));
+        QCOMPARE(c.pending, int64_t(1));
+        QCOMPARE(c.decisive, int64_t(2));
+
+        // Undo takes back ana's latest label only, keeps it as history, and the pair is pending again.
+        QCOMPARE(store->undoLastLabel("ana").value().value(), ids[1]);
+        c = store->counts("ana").value();
+        QCOMPARE(c.byLabeler, int64_t(1));
+        QCOMPARE(c.pending, int64_t(2));
+        QCOMPARE(store->pendingPairs(1).value().front().id, ids[1]);
+        QCOMPARE(store->labels(true).value().size(), size_t(3));
+        QCOMPARE(store->labels(false).value().size(), size_t(2));
+        QVERIFY(store->addLabel(ids[1], Choice::Right, "ana", 700).ok()); // relabel after undo
+
+        const auto prefs = store->preferences().value();
+        QCOMPARE(prefs.size(), size_t(3));
+        QCOMPARE(prefs[0].chosen, pairs[0].left);
+        QCOMPARE(prefs[0].chosenSide, std::string("left"));
+        QCOMPARE(prefs[1].chosen, pairs[2].right);
+        QCOMPARE(prefs[1].rejected, pairs[2].left);
+        QCOMPARE(prefs[1].chosenModelId, std::string("m1"));
+    }
+
+    void identicalPairsAreRefused()
+    {
+        auto store = openOrFail(path("identical.sqlite"));
+        QVERIFY(store);
+        const auto result = store->addPairs({{0, "0110", "0110", "", ""}}, "generated");
+        QVERIFY(!result.ok());
+        QCOMPARE(store->counts("x").value().pending, int64_t(0));
+    }
+
+    void runsAndMetricSeries()
+    {
+        auto store = openOrFail(path("runs.sqlite"));
+        QVERIFY(store);
+        QVERIFY(store->addModel(modelRecord("ref", "", "pretrained")).ok());
+        RunRecord record;
+        record.kind = "d2dpo";
+        record.referenceModelId = "ref";
+        record.configJson = R"({"beta":0.1})";
+        record.device = "cpu";
+        const int64_t run = store->startRun(record).value();
+        QVERIFY(store->appendMetrics(run, 1, {{"loss", 0.69}, {"rewards/margins", 0.0}}).ok());
+        QVERIFY(store->appendMetrics(run, 2, {{"loss", 0.5}}).ok());
+        QVERIFY(store->addModel(modelRecord("ft", "ref", "d2dpo", run)).ok());
+        QVERIFY(store->finishRun(run, "completed", "", "ft").ok());
+        const auto runs = store->runs().value();
+        QCOMPARE(runs.size(), size_t(1));
+        QCOMPARE(runs[0].status, std::string("completed"));
+        QCOMPARE(runs[0].resultModelId, std::string("ft"));
+        const auto loss = store->metricSeries(run, "loss").value();
+        QCOMPARE(loss.size(), size_t(2));
+        QCOMPARE(loss[1].first, int64_t(2));
+        QCOMPARE(loss[1].second, 0.5);
+        QCOMPARE(store->model("ft").value()->parentId, std::string("ref"));
+        QVERIFY(!store->finishRun(run, "exploded", "", "").ok()); // CHECK constraint on status
+    }
+
+    void refusesBadFilesAndChangesNothing()
+    {
+        writeAll(path("text.sqlite"), "this is a text file, not a database\n");
+        expectRefusedUnchanged(path("text.sqlite"), "not an SQLite database");
+
+        // Another application's SQLite database.
+        {
+            SQLite::Database other(path("other.sqlite"), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+            other.exec("CREATE TABLE songs (id INTEGER PRIMARY KEY, title TEXT)");
+        }
+        expectRefusedUnchanged(path("other.sqlite"), "another application");
+
+        // A store from a newer schema.
+        {
+            auto store = openOrFail(path("newer.sqlite"));
+            QVERIFY(store);
+        }
+        {
+            SQLite::Database db(path("newer.sqlite"), SQLite::OPEN_READWRITE);
+            db.exec("PRAGMA user_version = 99");
+        }
+        expectRefusedUnchanged(path("newer.sqlite"), "newer");
+
+        // A corrupt store: a page in the middle overwritten.
+        {
+            auto store = openOrFail(path("corrupt.sqlite"));
+            QVERIFY(store);
+            QVERIFY(store->addPairs(somePairs(400), "generated").ok());
+        }
+        std::string bytes = readAll(path("corrupt.sqlite"));
+        QVERIFY(bytes.size() > 5 * 4096);
+        for (size_t i = 2 * 4096; i < 4 * 4096; ++i)
+            bytes[i] = char(0xA5 ^ (i * 31));
+        writeAll(path("corrupt.sqlite"), bytes);
+        const std::string before = readAll(path("corrupt.sqlite"));
+        auto corrupt = PreferenceStore::open(path("corrupt.sqlite"));
+        QVERIFY(!corrupt.ok());
+        QVERIFY2(corrupt.error().find("corrupt") != std::string::npos ||
+                     corrupt.error().find("malformed") != std::string::npos,
+                 corrupt.error().c_str());
+        QVERIFY(readAll(path("corrupt.sqlite")) == before);
+
+        // A read-only store (its mode says so, which counts even for root).
+        {
+            auto store = openOrFail(path("readonly.sqlite"));
+            QVERIFY(store);
+        }
+        QCOMPARE(chmod(path("readonly.sqlite").c_str(), 0444), 0);
+        expectRefusedUnchanged(path("readonly.sqlite"), "read-only");
+        chmod(path("readonly.sqlite").c_str(), 0644);
+
+        const auto folder = PreferenceStore::open(m_dir.path().toStdString());
+        QVERIFY(!folder.ok());
+        QVERIFY2(folder.error().find("not a regular file") != std::string::npos, folder.error().c_str());
+    }
+
+    void jsonlRoundTrip()
+    {
+        auto store = openOrFail(path("export.sqlite"));
+        QVERIFY(store);
+        const auto ids = store->addPairs(somePairs(5), "generated").value();
+        QVERIFY(store->addLabel(ids[0], Choice::Left, "ana", 800).ok());
+        QVERIFY(store->addLabel(ids[1], Choice::Right, "ana", 900).ok());
+        QVERIFY(store->addLabel(ids[2], Choice::Tie, "ana", 900).ok());  // not exported: no winner
+        QVERIFY(store->addLabel(ids[3], Choice::Skip, "ana", 900).ok()); // not exported
+        QCOMPARE(exportPreferencesJsonl(*store, path("prefs.jsonl")).value(), int64_t(2));
+
+        auto target = openOrFail(path("import.sqlite"));
+        QVERIFY(target);
+        QCOMPARE(importPreferencesJsonl(*target, path("prefs.jsonl"), {8, 2}).value(), int64_t(2));
+        const auto a = store->preferences().value();
+        const auto b = target->preferences().value();
+        QCOMPARE(b.size(), a.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            QCOMPARE(b[i].chosen, a[i].chosen);
+            QCOMPARE(b[i].rejected, a[i].rejected);
+            QCOMPARE(b[i].chosenSide, a[i].chosenSide);
+            QCOMPARE(b[i].labeler, a[i].labeler);
+            QCOMPARE(b[i].decideMs, a[i].decideMs);
+            QCOMPARE(b[i].labelledAt, a[i].labelledAt);
+        }
+    }
+
+    void jsonlRejections_data()
+    {
+        QTest::addColumn<QString>("badLine");
+        QTest::addColumn<QString>("phrase");
+        QTest::newRow("not json") << "{chosen: 1}" << "not valid JSON";
+        QTest::newRow("not an object") << "[1, 2]" << "expected a JSON object";
+        QTest::newRow("no chosen") << R"({"rejected": "1000"})" << "'chosen' is missing";
+        QTest::newRow("no rejected") << R"({"chosen": "1000"})" << "'rejected' is missing";
+        QTest::newRow("chosen not a string") << R"({"chosen": 1000, "rejected": "1100"})" << "must be a string";
+        QTest::newRow("empty") << R"({"chosen": "", "rejected": "1100"})" << "is empty";
+        QTest::newRow("bad token") << R"({"chosen": "1020", "rejected": "1100"})" << "outside the vocabulary";
+        QTest::newRow("wrong length") << R"({"chosen": "10000", "rejected": "11000"})" << "expected 4";
+        QTest::newRow("lengths differ") << R"({"chosen": "1000", "rejected": "110"})" << "length";
+        QTest::newRow("same") << R"({"chosen": "1000", "rejected": "1000"})" << "same sequence";
+        QTest::newRow("bad side") << R"({"chosen": "1000", "rejected": "1100", "chosen_side": "up"})"
+                                  << "chosen_side";
+        QTest::newRow("bad labeler") << R"({"chosen": "1000", "rejected": "1100", "labeler": 7})" << "labeler";
+        QTest::newRow("negative time") << R"({"chosen": "1000", "rejected": "1100", "decide_ms": -5})"
+                                       << "decide_ms";
+    }
+    void jsonlRejections()
+    {
+        QFETCH(QString, badLine);
+        QFETCH(QString, phrase);
+        const std::string file = path("bad.jsonl");
+        // A good line, a blank line (allowed), the bad one on line 3, then another good one.
+        writeAll(file, std::string(R"({"chosen": "1000", "rejected": "1100"})") + "\n\n" + badLine.toStdString() +
+                           "\n" + R"({"chosen": "1110", "rejected": "0000"})" + "\n");
+        auto store = openOrFail(path("rejections.sqlite"));
+        QVERIFY(store);
+        const int64_t before = store->counts("x").value().labelled;
+        const auto result = importPreferencesJsonl(*store, file, {4, 2});
+        QVERIFY(!result.ok());
+        QVERIFY2(result.error().find("line 3") != std::string::npos, result.error().c_str());
+        QVERIFY2(result.error().find(phrase.toStdString()) != std::string::npos, result.error().c_str());
+        QVERIFY2(result.error().find("nothing was imported") != std::string::npos, result.error().c_str());
+        QCOMPARE(store->counts("x").value().labelled, before); // all or nothing
+    }
+
+    void oddRuleOnTextAgreesWithTheTask()
+    {
+        BinaryIntegersTask task(5);
+        const std::vector<std::string> texts = {"00000", "10000", "11000", "11100", "11111", "01000", "10100", "11110"};
+        for (const std::string& text : texts) {
+            std::vector<int64_t> tokens;
+            for (char c : text)
+                tokens.push_back(c - '0');
+            const auto tensor = torch::tensor(tokens).view({1, 5});
+            QCOMPARE(int64_t(oddRuleRank(text)), task.ruleRank(tensor).item<int64_t>());
+            const auto decoded = task.decode(tensor).item<int64_t>();
+            QCOMPARE(decodeBinaryInteger(text).value_or(-1), int(decoded));
+        }
+        QCOMPARE(oddRuleChoice("10000", "11000"), Choice::Left);  // 1 (odd) over 2 (even)
+        QCOMPARE(oddRuleChoice("11000", "01000"), Choice::Left);  // even over invalid
+        QCOMPARE(oddRuleChoice("11000", "11110"), Choice::Tie);   // both even
+        QCOMPARE(oddRuleChoice("01000", "11100"), Choice::Right); // invalid vs odd
+    }
+
+    void formPairsShowsDistinctSequencesOnBothSides()
+    {
+        std::vector<std::string> candidates;
+        for (int i = 0; i < 200; ++i)
+            candidates.push_back(i % 3 == 0 ? "1100" : (i % 3 == 1 ? "1000" : "1110"));
+        const auto pairs = formPairs(candidates, "m", 80, 7);
+        QCOMPARE(pairs.size(), size_t(80));
+        int leftIs1000 = 0;
+        for (const ShownPair& p : pairs) {
+            QVERIFY(p.left != p.right);
+            leftIs1000 += p.left == "1000";
+        }
+        QVERIFY(leftIs1000 > 10 && leftIs1000 < 45); // random sides, not a fixed order
+        QCOMPARE(formPairs(std::vector<std::string>(10, "1111"), "m", 5, 1).size(), size_t(0));
+    }
+
+    void killedRightAfterABurstOfLabelsLosesNothing()
+    {
+        const std::string file = path("crash.sqlite");
+        {
+            auto store = openOrFail(file);
+            QVERIFY(store);
+            QVERIFY(store->addPairs(somePairs(300), "generated").ok());
+        }
+        QProcess child;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("D2DPO_STORE_CLICKER", QString::fromStdString(file));
+        child.setProcessEnvironment(env);
+        child.start(QCoreApplication::applicationFilePath(), {});
+        QVERIFY(child.waitForStarted());
+        std::vector<int64_t> seen;
+        while (seen.size() < 120 && child.waitForReadyRead(20000))
+            while (child.canReadLine())
+                seen.push_back(child.readLine().trimmed().toLongLong());
+        QVERIFY2(seen.size() >= 120, "the child did not label fast enough");
+        ::kill(pid_t(child.processId()), SIGKILL);
+        QVERIFY(child.waitForFinished());
+        for (const QByteArray& line : child.readAllStandardOutput().split('\n'))
+            if (!line.trimmed().isEmpty())
+                seen.push_back(line.trimmed().toLongLong());
+
+        // Every label the child reported (it reports after the commit) is in the reopened store.
+        auto store = openOrFail(file);
+        QVERIFY(store);
+        QCOMPARE(store->integrityCheck().value(), std::string("ok"));
+        const auto labels = store->labels(false).value();
+        std::set<int64_t> stored;
+        for (const LabelRecord& l : labels) {
+            QCOMPARE(l.labeler, std::string("child"));
+            stored.insert(l.id);
+        }
+        for (int64_t id : seen)
+            QVERIFY2(stored.count(id) == 1, qPrintable(QString("label %1 was lost").arg(id)));
+        QVERIFY(labels.size() >= seen.size());
+    }
+};
+
+int main(int argc, char** argv)
+{
+    if (const char* clicker = std::getenv("D2DPO_STORE_CLICKER"))
+        return runClicker(clicker);
+    QCoreApplication app(argc, argv);
+    TestStore test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_store.moc"
