@@ -378,6 +378,29 @@ Result<std::vector<LabelRecord>> PreferenceStore::labels(bool includeUndone)
     });
 }
 
+Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::labelledPairs(const std::string& labeler)
+{
+    using Row = std::pair<ShownPair, LabelRecord>;
+    return m_impl->guard<std::vector<Row>>("reading labels", [&] {
+        // The pair's columns as kPairSelect has them, then the label's.
+        SQLite::Statement full(m_impl->db, R"sql(
+            SELECT p.id, ls.tokens, rs.tokens, ls.model_id, rs.model_id,
+                   l.id, l.choice, l.decide_ms, l.created_at
+            FROM labels l JOIN pairs p ON p.id = l.pair_id
+                 JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
+            WHERE l.undone_at IS NULL AND l.labeler = ? ORDER BY l.id)sql");
+        full.bind(1, labeler);
+        std::vector<Row> out;
+        while (full.executeStep()) {
+            LabelRecord label{full.getColumn(5).getInt64(), full.getColumn(0).getInt64(),
+                              choiceFromString(full.getColumn(6).getString()).value_or(Choice::Skip), labeler,
+                              full.getColumn(7).getInt64(), full.getColumn(8).getString(), false};
+            out.emplace_back(readPair(full), label);
+        }
+        return out;
+    });
+}
+
 Result<std::vector<PreferenceRecord>> PreferenceStore::preferences()
 {
     return m_impl->guard<std::vector<PreferenceRecord>>("reading preferences", [&] {

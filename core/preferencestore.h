@@ -120,6 +120,8 @@ public:
     Result<std::optional<int64_t>> undoLastLabel(const std::string& labeler);
     Result<LabelCounts> counts(const std::string& labeler);
     Result<std::vector<LabelRecord>> labels(bool includeUndone);
+    /// The labeler's active labels with the pairs they label, oldest first.
+    Result<std::vector<std::pair<ShownPair, LabelRecord>>> labelledPairs(const std::string& labeler);
     /// Active left/right labels, oldest first (ties and skips left out).
     Result<std::vector<PreferenceRecord>> preferences();
 

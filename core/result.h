@@ -23,7 +23,8 @@ public:
 
     T& value() & { return std::get<T>(m_data); }
     const T& value() const& { return std::get<T>(m_data); }
-    T&& value() && { return std::get<T>(std::move(m_data)); }
+    /// By value: `for (auto& x : f().value())` must not dangle once the temporary Result dies.
+    T value() && { return std::get<T>(std::move(m_data)); }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
 

@@ -1,0 +1,262 @@
+// The Label view driven like an expert drives it: every key stores the right row, undo, the
+// counters, hints on and off, double presses, clicks, the odd-rule auto-labeler, and labeling
+// while pairs are generated in the background (whose longest GUI stall is printed, not asserted).
+#include <QCheckBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QSignalSpy>
+#include <QTimer>
+
+#include <set>
+
+#include "testsupport.h"
+
+#include "binaryintegertext.h"
+#include "checkpoint.h"
+#include "denoiser.h"
+#include "labelview.h"
+#include "pairsupply.h"
+#include "preferencestore.h"
+
+using namespace d2dpo;
+using d2dpo::ui::LabelView;
+
+namespace {
+
+std::vector<ShownPair> binaryPairs(int n)
+{
+    std::vector<ShownPair> pairs;
+    for (int i = 0; i < n; ++i) {
+        const int a = i % 11, b = (i * 7 + 3) % 11;
+        std::string left(10, '0'), right(10, '0');
+        for (int k = 0; k < a; ++k)
+            left[size_t(k)] = '1';
+        for (int k = 0; k < b; ++k)
+            right[size_t(k)] = '1';
+        if (left == right)
+            right[9] = right[9] == '1' ? '0' : '1'; // make it differ (invalid)
+        pairs.push_back({0, left, right, "", ""});
+    }
+    return pairs;
+}
+
+} // namespace
+
+class TestLabelView final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_stores = 0;
+    std::unique_ptr<PreferenceStore> m_store;
+    std::unique_ptr<LabelView> m_view;
+
+    void freshView(int pairs)
+    {
+        m_view.reset();
+        m_store = std::move(PreferenceStore::open(m_dir.filePath(QString("s%1.sqlite").arg(++m_stores)).toStdString()).value());
+        QVERIFY(m_store->addPairs(binaryPairs(pairs), "generated").ok());
+        m_view = std::make_unique<LabelView>(*m_store);
+        m_view->setLabeler("tester");
+        m_view->setMinimumDecisionMs(0);
+        m_view->resize(1000, 400);
+        m_view->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+    }
+
+    LabelRecord lastLabel()
+    {
+        const auto labels = m_store->labels(true).value();
+        return labels.empty() ? LabelRecord{} : labels.back();
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void eachKeyStoresTheRightRow_data()
+    {
+        QTest::addColumn<int>("key");
+        QTest::addColumn<int>("choice");
+        QTest::newRow("Left") << int(Qt::Key_Left) << int(Choice::Left);
+        QTest::newRow("1") << int(Qt::Key_1) << int(Choice::Left);
+        QTest::newRow("A") << int(Qt::Key_A) << int(Choice::Left);
+        QTest::newRow("Right") << int(Qt::Key_Right) << int(Choice::Right);
+        QTest::newRow("2") << int(Qt::Key_2) << int(Choice::Right);
+        QTest::newRow("L") << int(Qt::Key_L) << int(Choice::Right);
+        QTest::newRow("T") << int(Qt::Key_T) << int(Choice::Tie);
+        QTest::newRow("S") << int(Qt::Key_S) << int(Choice::Skip);
+        QTest::newRow("Space") << int(Qt::Key_Space) << int(Choice::Skip);
+    }
+    void eachKeyStoresTheRightRow()
+    {
+        QFETCH(int, key);
+        QFETCH(int, choice);
+        freshView(5);
+        const auto shown = m_view->currentPair();
+        QVERIFY(shown.has_value());
+        QTest::keyClick(m_view.get(), Qt::Key(key));
+        const LabelRecord label = lastLabel();
+        QCOMPARE(label.pairId, shown->id);
+        QCOMPARE(int(label.choice), choice);
+        QCOMPARE(label.labeler, std::string("tester"));
+        QVERIFY(label.decideMs >= 0);
+        QVERIFY(m_view->currentPair()->id != shown->id); // the next pair appeared at once
+        QCOMPARE(m_view->sessionCount(), 1);
+    }
+
+    void undoShowsThePairAgainAndKeepsHistory()
+    {
+        freshView(5);
+        const auto first = m_view->currentPair();
+        QTest::keyClick(m_view.get(), Qt::Key_Left);
+        const auto second = m_view->currentPair();
+        QTest::keyClick(m_view.get(), Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(m_view->currentPair()->id, first->id);
+        QCOMPARE(m_view->sessionCount(), 0);
+        QVERIFY(lastLabel().undone);
+        QCOMPARE(m_store->counts("tester").value().labelled, int64_t(0));
+        // Relabel it; the pair that was next comes next again.
+        QTest::keyClick(m_view.get(), Qt::Key_Right);
+        QCOMPARE(m_view->currentPair()->id, second->id);
+        QCOMPARE(m_store->labels(true).value().size(), size_t(2));
+        QCOMPARE(lastLabel().choice, Choice::Right);
+    }
+
+    void undoAtTheFirstPairDoesNothing()
+    {
+        freshView(3);
+        QSignalSpy messages(m_view.get(), &LabelView::statusMessage);
+        const auto shown = m_view->currentPair();
+        QTest::keyClick(m_view.get(), Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(m_view->currentPair()->id, shown->id);
+        QVERIFY(m_store->labels(true).value().empty());
+        QVERIFY(!messages.isEmpty());
+        QVERIFY(messages.last().first().toString().contains("Nothing to undo"));
+    }
+
+    void countersFollowTheLabels()
+    {
+        freshView(6);
+        for (Qt::Key key : {Qt::Key_Left, Qt::Key_Right, Qt::Key_T})
+            QTest::keyClick(m_view.get(), key);
+        QCOMPARE(m_view->sessionCount(), 3);
+        auto* counters = m_view->findChild<QLabel*>("counters");
+        QVERIFY(counters->text().contains("This session: <b>3</b>"));
+        QVERIFY(counters->text().contains("pending: 3"));
+        QVERIFY(counters->text().contains("usable for training: 2"));
+        auto* statistics = m_view->findChild<QLabel*>("statistics");
+        QVERIFY(statistics->text().contains("Agreement with the odd rule"));
+    }
+
+    void hintsToggle()
+    {
+        freshView(2);
+        auto* leftHint = m_view->findChild<QLabel*>("leftHint");
+        auto* box = m_view->findChild<QCheckBox*>("hintsCheckBox");
+        QVERIFY(leftHint->isVisible());
+        QVERIFY(leftHint->text().contains("i = ") || leftHint->text().contains("invalid"));
+        QTest::mouseClick(box, Qt::LeftButton);
+        QVERIFY(!leftHint->isVisible());
+        QVERIFY(!m_view->hintsVisible());
+        m_view->setHintsVisible(true);
+        QVERIFY(leftHint->isVisible());
+        QVERIFY(box->isChecked());
+    }
+
+    void buttonsWork()
+    {
+        freshView(3);
+        const auto shown = m_view->currentPair();
+        QTest::mouseClick(m_view->findChild<QPushButton*>("rightButton"), Qt::LeftButton);
+        QCOMPARE(lastLabel().pairId, shown->id);
+        QCOMPARE(lastLabel().choice, Choice::Right);
+    }
+
+    void doublePressesNeverLabelTwiceOrUnseen()
+    {
+        freshView(4);
+        m_view->setMinimumDecisionMs(5000);
+        QTest::keyClick(m_view.get(), Qt::Key_Left); // too soon after the pair appeared
+        QVERIFY(m_store->labels(true).value().empty());
+        m_view->setMinimumDecisionMs(0);
+        QTest::keyClick(m_view.get(), Qt::Key_Left);
+        QTest::keyClick(m_view.get(), Qt::Key_Left);
+        QTest::keyClick(m_view.get(), Qt::Key_Left, Qt::NoModifier, -1);
+        const auto labels = m_store->labels(false).value();
+        std::set<int64_t> pairs;
+        for (const LabelRecord& l : labels)
+            pairs.insert(l.pairId);
+        QCOMPARE(pairs.size(), labels.size()); // no pair labelled twice
+        // Auto-repeat (a held key) labels nothing.
+        QKeyEvent repeat(QEvent::KeyPress, Qt::Key_Left, Qt::NoModifier, QString(), true);
+        QApplication::sendEvent(m_view.get(), &repeat);
+        QCOMPARE(m_store->labels(false).value().size(), labels.size());
+        // Keys after the last pair: no crash, nothing stored.
+        for (int i = 0; i < 5; ++i)
+            QTest::keyClick(m_view.get(), Qt::Key_Right);
+        QCOMPARE(m_store->counts("tester").value().pending, int64_t(0));
+        QCOMPARE(m_store->labels(false).value().size(), size_t(4));
+        QVERIFY(!m_view->currentPair().has_value());
+    }
+
+    void autoLabelWithTheOddRule()
+    {
+        freshView(12);
+        QTest::keyClick(m_view.get(), Qt::Key_T); // one by the expert first
+        QTest::mouseClick(m_view->findChild<QPushButton*>("autoLabelButton"), Qt::LeftButton);
+        QCOMPARE(m_store->counts("x").value().pending, int64_t(0));
+        for (const auto& [pair, label] : m_store->labelledPairs("rule:odd").value())
+            QCOMPARE(label.choice, oddRuleChoice(pair.left, pair.right));
+        QCOMPARE(m_store->labelledPairs("rule:odd").value().size(), size_t(11));
+    }
+
+    void labelingWhilePairsAreGenerated()
+    {
+        // A real (tiny, untrained) model: generation runs in a worker thread.
+        torch::manual_seed(3);
+        const ModelSpec spec = test::tinySpec(10);
+        Denoiser model = makeDenoiser(spec, 2, torch::kCPU);
+        const std::string checkpoint = m_dir.filePath("tiny.d2dpo").toStdString();
+        CheckpointInfo info;
+        info.id = newCheckpointId();
+        info.kind = "pretrained";
+        info.spec = spec;
+        info.createdAt = utcNow();
+        QVERIFY(saveCheckpoint(checkpoint, model, info).ok());
+
+        freshView(0);
+        QVERIFY(!m_view->currentPair().has_value());
+        // The longest gap between ticks of a 5 ms timer in the GUI thread while generating.
+        QElapsedTimer clock;
+        clock.start();
+        qint64 last = 0, longest = 0;
+        QTimer ticker;
+        connect(&ticker, &QTimer::timeout, [&] {
+            longest = std::max(longest, clock.elapsed() - last);
+            last = clock.elapsed();
+        });
+        ticker.start(5);
+        m_view->generateFrom(QString::fromStdString(checkpoint), 40);
+        QVERIFY(m_view->supply().busy());
+        for (Qt::Key key : {Qt::Key_Left, Qt::Key_Right, Qt::Key_T, Qt::Key_Space})
+            QTest::keyClick(m_view.get(), key); // nothing to label yet: ignored, no crash
+        QVERIFY(m_store->labels(true).value().empty());
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->currentPair().has_value(), 60000);
+        ticker.stop();
+        qInfo("pairs generated in the background; longest GUI-thread stall: %lld ms", longest);
+
+        const auto shown = m_view->currentPair();
+        QVERIFY(shown->left != shown->right);
+        QCOMPARE(shown->left.size(), size_t(10));
+        QCOMPARE(shown->leftModelId, info.id);
+        QTest::keyClick(m_view.get(), Qt::Key_Left);
+        QCOMPARE(lastLabel().pairId, shown->id);
+        QVERIFY(m_store->model(info.id).value().has_value()); // the model was recorded
+        m_view->supply().waitForIdle(); // a refill may have started
+    }
+};
+
+QTEST_MAIN(TestLabelView)
+#include "tst_labelview.moc"

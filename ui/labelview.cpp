@@ -1,0 +1,415 @@
+#include "labelview.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRandomGenerator>
+#include <QVBoxLayout>
+
+#include "binaryintegertext.h"
+#include "labelstats.h"
+#include "pairsupply.h"
+#include "sequencestrip.h"
+
+namespace d2dpo::ui {
+
+namespace {
+
+constexpr int kPairsPerRequest = 50;
+constexpr size_t kRefillBelow = 10; // ask for more pairs in the background when fewer are queued
+
+QString hintText(const std::string& tokens)
+{
+    const auto value = decodeBinaryInteger(tokens);
+    if (!value)
+        return QStringLiteral("<span style='color:#b03a2e'>invalid encoding</span>");
+    return QStringLiteral("i = <b>%1</b> · %2 · valid").arg(*value).arg(*value % 2 ? "odd" : "even");
+}
+
+QPushButton* makeButton(const QString& text, QWidget* parent)
+{
+    auto* button = new QPushButton(text, parent);
+    button->setFocusPolicy(Qt::NoFocus); // keys go to the view, never to a focused button
+    button->setMinimumHeight(36);
+    return button;
+}
+
+} // namespace
+
+LabelView::LabelView(PreferenceStore& store, QWidget* parent)
+    : QWidget(parent)
+    , m_store(store)
+    , m_supply(new PairSupply(this))
+{
+    setFocusPolicy(Qt::StrongFocus);
+
+    // Top bar: the model pairs come from, generation, hints.
+    m_models = new QComboBox(this);
+    m_models->setFocusPolicy(Qt::NoFocus);
+    m_models->setMinimumContentsLength(28);
+    m_generate = makeButton(tr("Generate %1 more pairs").arg(kPairsPerRequest), this);
+    m_busy = new QProgressBar(this);
+    m_busy->setRange(0, 0);
+    m_busy->setMaximumWidth(120);
+    m_busy->setTextVisible(false);
+    m_busy->hide();
+    m_hints = new QCheckBox(tr("Show hints (decoded integer, validity)"), this);
+    m_hints->setFocusPolicy(Qt::NoFocus);
+    m_hints->setChecked(true);
+    m_hints->setObjectName(QStringLiteral("hintsCheckBox"));
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Pairs from model:"), this));
+    top->addWidget(m_models, 1);
+    top->addWidget(m_generate);
+    top->addWidget(m_busy);
+    top->addStretch();
+    top->addWidget(m_hints);
+
+    // The pair.
+    auto makeSide = [this](const QString& title, SequenceStrip*& strip, QLabel*& hint, QPushButton*& button,
+                           const QString& buttonText) {
+        auto* box = new QGroupBox(title, this);
+        strip = new SequenceStrip(box);
+        hint = new QLabel(box);
+        hint->setTextFormat(Qt::RichText);
+        button = makeButton(buttonText, box);
+        strip->setObjectName(title.toLower() + QStringLiteral("Strip"));
+        hint->setObjectName(title.toLower() + QStringLiteral("Hint"));
+        button->setObjectName(title.toLower() + QStringLiteral("Button"));
+        auto* layout = new QVBoxLayout(box);
+        layout->addWidget(strip);
+        layout->addWidget(hint);
+        layout->addStretch();
+        layout->addWidget(button);
+        return box;
+    };
+    auto* pair = new QHBoxLayout;
+    pair->addWidget(makeSide(tr("Left"), m_left, m_leftHint, m_leftButton, tr("◀  Left is better   [← · 1 · A]")), 1);
+    pair->addWidget(makeSide(tr("Right"), m_right, m_rightHint, m_rightButton, tr("Right is better  ▶   [→ · 2 · L]")),
+                    1);
+    m_placeholder = new QLabel(this);
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setWordWrap(true);
+    m_placeholder->hide();
+
+    m_tieButton = makeButton(tr("Tie   [T]"), this);
+    m_skipButton = makeButton(tr("Skip   [S · Space]"), this);
+    m_undoButton = makeButton(tr("Undo   [Ctrl+Z]"), this);
+    auto* actions = new QHBoxLayout;
+    actions->addStretch();
+    actions->addWidget(m_tieButton);
+    actions->addWidget(m_skipButton);
+    actions->addWidget(m_undoButton);
+    actions->addStretch();
+
+    m_counters = new QLabel(this);
+    m_counters->setObjectName(QStringLiteral("counters"));
+    m_statistics = new QLabel(this);
+    m_statistics->setObjectName(QStringLiteral("statistics"));
+    m_autoLabel = makeButton(tr("Auto-label pending pairs with the odd rule"), this);
+    m_autoLabel->setObjectName(QStringLiteral("autoLabelButton"));
+    m_autoLabel->setToolTip(tr("For simulations: valid odd beats valid even beats invalid; equal ranks tie. "
+                               "Recorded under the labeler name rule:odd."));
+    auto* bottom = new QGridLayout;
+    bottom->addWidget(m_counters, 0, 0);
+    bottom->addWidget(m_statistics, 1, 0);
+    bottom->addWidget(m_autoLabel, 0, 1, 2, 1, Qt::AlignRight | Qt::AlignVCenter);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addLayout(pair, 1);
+    layout->addWidget(m_placeholder, 1);
+    layout->addLayout(actions);
+    layout->addLayout(bottom);
+
+    connect(m_leftButton, &QPushButton::clicked, this, &LabelView::chooseLeft);
+    connect(m_rightButton, &QPushButton::clicked, this, &LabelView::chooseRight);
+    connect(m_tieButton, &QPushButton::clicked, this, &LabelView::chooseTie);
+    connect(m_skipButton, &QPushButton::clicked, this, &LabelView::skip);
+    connect(m_undoButton, &QPushButton::clicked, this, &LabelView::undo);
+    connect(m_generate, &QPushButton::clicked, this, &LabelView::generateMore);
+    connect(m_autoLabel, &QPushButton::clicked, this, &LabelView::autoLabelWithRule);
+    connect(m_hints, &QCheckBox::toggled, this, &LabelView::setHintsVisible);
+    connect(m_supply, &PairSupply::started, this, [this](int count) {
+        m_busy->show();
+        m_generate->setEnabled(false);
+        Q_EMIT statusMessage(tr("Generating %1 pairs in the background…").arg(count));
+    });
+    connect(m_supply, &PairSupply::finished, this, &LabelView::onPairsGenerated);
+
+    reload();
+}
+
+LabelView::~LabelView() { m_supply->waitForIdle(); }
+
+void LabelView::setLabeler(const QString& name)
+{
+    m_labeler = name.trimmed().isEmpty() ? QStringLiteral("expert") : name.trimmed();
+    updateStatistics();
+}
+
+void LabelView::setHintsVisible(bool visible)
+{
+    if (m_hints->isChecked() != visible)
+        m_hints->setChecked(visible);
+    m_leftHint->setVisible(visible);
+    m_rightHint->setVisible(visible);
+}
+
+bool LabelView::hintsVisible() const { return m_hints->isChecked(); }
+
+void LabelView::reload()
+{
+    const QString selected = m_models->currentData().toString();
+    m_models->clear();
+    if (auto models = m_store.models()) {
+        for (const ModelRecord& m : models.value()) {
+            const QString text = QStringLiteral("%1 · %2 · %3")
+                                     .arg(QString::fromStdString(m.name), QString::fromStdString(m.kind),
+                                          QString::fromStdString(m.id));
+            m_models->addItem(text, QString::fromStdString(m.path));
+        }
+    } else {
+        reportError(QString::fromStdString(models.error()));
+    }
+    if (const int index = m_models->findData(selected); index >= 0)
+        m_models->setCurrentIndex(index);
+    else if (m_models->count() > 0)
+        m_models->setCurrentIndex(m_models->count() - 1); // the newest model
+    m_generate->setEnabled(m_models->count() > 0 && !m_supply->busy());
+    if (!m_current) {
+        m_queue.clear();
+        showNext();
+    }
+    updateStatistics();
+}
+
+void LabelView::fillQueue()
+{
+    auto pending = m_store.pendingPairs(500);
+    if (!pending) {
+        reportError(QString::fromStdString(pending.error()));
+        return;
+    }
+    for (ShownPair& p : pending.value())
+        if (!m_current || p.id != m_current->id)
+            m_queue.push_back(std::move(p));
+}
+
+void LabelView::showNext()
+{
+    if (m_queue.empty())
+        fillQueue();
+    m_current.reset();
+    if (!m_queue.empty()) {
+        m_current = m_queue.front();
+        m_queue.pop_front();
+    }
+    const bool have = m_current.has_value();
+    m_left->setTokens(have ? QString::fromStdString(m_current->left) : QString());
+    m_right->setTokens(have ? QString::fromStdString(m_current->right) : QString());
+    m_leftHint->setText(have ? hintText(m_current->left) : QString());
+    m_rightHint->setText(have ? hintText(m_current->right) : QString());
+    for (QPushButton* b : {m_leftButton, m_rightButton, m_tieButton, m_skipButton})
+        b->setEnabled(have);
+    m_left->parentWidget()->setVisible(have);
+    m_right->parentWidget()->setVisible(have);
+    m_placeholder->setVisible(!have);
+    if (!have)
+        m_placeholder->setText(m_supply->busy() ? tr("Generating pairs…")
+                                                : tr("No pairs left to label. Generate more from a model above."));
+    m_shownAt.restart();
+    // Keep a stock of pairs so the next one always appears at once.
+    if (m_queue.size() < kRefillBelow && !m_supply->busy() && m_models->count() > 0)
+        generateMore();
+}
+
+void LabelView::choose(Choice choice)
+{
+    if (!m_current) {
+        Q_EMIT statusMessage(m_supply->busy() ? tr("Pairs are still being generated…") : tr("No pair to label"));
+        return;
+    }
+    const qint64 elapsed = m_shownAt.elapsed();
+    if (m_minimumDecisionMs > 0 && elapsed < m_minimumDecisionMs)
+        return; // too soon to be a decision about this pair: a bounce or a double press
+    auto id = m_store.addLabel(m_current->id, choice, m_labeler.toStdString(), elapsed);
+    if (!id) {
+        reportError(QString::fromStdString(id.error()));
+        if (id.error().find("already has a label") == std::string::npos)
+            return; // keep the pair on screen: nothing was stored
+    } else {
+        ++m_sessionCount;
+        Q_EMIT labelled(m_current->id);
+    }
+    showNext();
+    updateStatistics();
+}
+
+void LabelView::undo()
+{
+    auto undone = m_store.undoLastLabel(m_labeler.toStdString());
+    if (!undone) {
+        reportError(QString::fromStdString(undone.error()));
+        return;
+    }
+    if (!undone.value()) {
+        Q_EMIT statusMessage(tr("Nothing to undo"));
+        return;
+    }
+    auto pair = m_store.pair(*undone.value());
+    if (!pair) {
+        reportError(QString::fromStdString(pair.error()));
+        return;
+    }
+    m_sessionCount = std::max(0, m_sessionCount - 1);
+    if (m_current)
+        m_queue.push_front(*m_current);
+    m_queue.push_front(pair.value());
+    showNext();
+    updateStatistics();
+    Q_EMIT statusMessage(tr("Label undone: the pair is shown again"));
+}
+
+void LabelView::generateMore()
+{
+    const QString path = m_models->currentData().toString();
+    if (path.isEmpty()) {
+        Q_EMIT statusMessage(tr("No model to generate pairs from"));
+        return;
+    }
+    generateFrom(path, kPairsPerRequest);
+}
+
+void LabelView::generateFrom(const QString& checkpointPath, int count)
+{
+    if (!m_supply->request(checkpointPath, count, QRandomGenerator::global()->generate64()))
+        Q_EMIT statusMessage(tr("Already generating pairs…"));
+    if (!m_current)
+        m_placeholder->setText(tr("Generating pairs…"));
+}
+
+void LabelView::onPairsGenerated(const PairSupplyResult& result)
+{
+    m_busy->hide();
+    m_generate->setEnabled(m_models->count() > 0);
+    if (!result.error.isEmpty()) {
+        reportError(result.error);
+        showNext(); // refresh the placeholder
+        return;
+    }
+    if (Status s = m_store.addModel(result.model); !s) {
+        reportError(QString::fromStdString(s.error()));
+        return;
+    }
+    auto ids = m_store.addPairs(result.pairs, "generated");
+    if (!ids) {
+        reportError(QString::fromStdString(ids.error()));
+        return;
+    }
+    for (size_t i = 0; i < result.pairs.size(); ++i) {
+        ShownPair p = result.pairs[i];
+        p.id = ids.value()[i];
+        m_queue.push_back(std::move(p));
+    }
+    const bool wasEmpty = !m_current;
+    reload();
+    if (wasEmpty && !m_current)
+        showNext();
+    Q_EMIT statusMessage(tr("Added %1 pairs from %2 in %3 s")
+                             .arg(result.pairs.size())
+                             .arg(QString::fromStdString(result.model.name))
+                             .arg(result.milliseconds / 1000.0, 0, 'f', 1));
+}
+
+void LabelView::autoLabelWithRule()
+{
+    auto pending = m_store.pendingPairs(10'000'000);
+    if (!pending) {
+        reportError(QString::fromStdString(pending.error()));
+        return;
+    }
+    int count = 0;
+    for (const ShownPair& p : pending.value()) {
+        if (auto id = m_store.addLabel(p.id, oddRuleChoice(p.left, p.right), "rule:odd", 0); id)
+            ++count;
+    }
+    m_queue.clear();
+    m_current.reset();
+    showNext();
+    updateStatistics();
+    Q_EMIT statusMessage(tr("Auto-labelled %1 pairs with the odd rule").arg(count));
+}
+
+void LabelView::updateStatistics()
+{
+    const std::string labeler = m_labeler.toStdString();
+    auto counts = m_store.counts(labeler);
+    if (!counts)
+        return reportError(QString::fromStdString(counts.error()));
+    const LabelCounts& c = counts.value();
+    m_counters->setText(tr("This session: <b>%1</b> · %2 in total: <b>%3</b> · all labelers: %4 · pending: %5 · "
+                           "usable for training: %6")
+                            .arg(m_sessionCount)
+                            .arg(m_labeler.toHtmlEscaped())
+                            .arg(c.byLabeler)
+                            .arg(c.labelled)
+                            .arg(c.pending)
+                            .arg(c.decisive));
+    auto labelled = m_store.labelledPairs(labeler);
+    if (!labelled)
+        return reportError(QString::fromStdString(labelled.error()));
+    const LabelStats s = computeLabelStats(labelled.value(), oddRuleChoice);
+    m_statistics->setText(
+        s.compared == 0 ? tr("Agreement with the odd rule and left-pick rate appear after the first labels")
+                        : tr("Agreement with the odd rule: <b>%1%</b> of %2 · left picks: <b>%3%</b> of %4 "
+                             "(50% = no position bias)")
+                              .arg(100 * s.ruleAgreement, 0, 'f', 0)
+                              .arg(s.compared)
+                              .arg(100 * s.leftPickRate, 0, 'f', 0)
+                              .arg(s.decisive));
+}
+
+void LabelView::reportError(const QString& message) { Q_EMIT statusMessage(tr("Error: %1").arg(message)); }
+
+void LabelView::keyPressEvent(QKeyEvent* event)
+{
+    if (event->isAutoRepeat()) { // holding a key must not label a run of pairs
+        event->accept();
+        return;
+    }
+    if (event->matches(QKeySequence::Undo)) {
+        undo();
+        return;
+    }
+    switch (event->key()) {
+    case Qt::Key_Left:
+    case Qt::Key_1:
+    case Qt::Key_A:
+        chooseLeft();
+        return;
+    case Qt::Key_Right:
+    case Qt::Key_2:
+    case Qt::Key_L:
+        chooseRight();
+        return;
+    case Qt::Key_T:
+        chooseTie();
+        return;
+    case Qt::Key_S:
+    case Qt::Key_Space:
+        skip();
+        return;
+    default:
+        QWidget::keyPressEvent(event);
+    }
+}
+
+} // namespace d2dpo::ui
