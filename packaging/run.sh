@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Set up (packages, build) and run the paper's experiment end to end with `d2dpo reproduce`.
-# Extra arguments go to `d2dpo reproduce` (see `build/release/app/d2dpo reproduce --help`).
+# Set up (packages, build) and start d2dpo-studio. Without a display (no DISPLAY or
+# WAYLAND_DISPLAY) it runs the headless twin instead: `d2dpo reproduce`, the paper's experiment.
+# Extra arguments go to the program that runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/setup.sh
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+    exec build/release/app/d2dpo-studio "$@"
+fi
+echo "run: no display found; running the headless experiment (build/release/app/d2dpo reproduce) instead" >&2
 exec build/release/app/d2dpo reproduce "$@"

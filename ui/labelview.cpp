@@ -86,8 +86,9 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
         auto* layout = new QVBoxLayout(box);
         layout->addWidget(strip);
         layout->addWidget(hint);
-        layout->addStretch();
+        layout->addSpacing(8);
         layout->addWidget(button);
+        box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
         return box;
     };
     auto* pair = new QHBoxLayout;
@@ -124,9 +125,11 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
-    layout->addLayout(pair, 1);
+    layout->addSpacing(6);
+    layout->addLayout(pair);
     layout->addWidget(m_placeholder, 1);
     layout->addLayout(actions);
+    layout->addStretch(1);
     layout->addLayout(bottom);
 
     connect(m_leftButton, &QPushButton::clicked, this, &LabelView::chooseLeft);

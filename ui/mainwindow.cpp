@@ -25,7 +25,7 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
 
     QSettings settings;
     if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
-        resize(1180, 560);
+        resize(1180, 440);
     m_labelView->setHintsVisible(settings.value("label/hints", true).toBool());
     m_labelView->setFocus();
 }

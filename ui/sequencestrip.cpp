@@ -10,7 +10,8 @@ namespace d2dpo::ui {
 
 namespace {
 constexpr double kMaxCell = 44;
-constexpr double kMinCell = 11;
+constexpr double kMinCell = 8;
+constexpr int kMaxPerRow = 32;
 constexpr int kCellHeight = 44;
 constexpr int kTickHeight = 14;
 constexpr int kRowGap = 6;
@@ -24,6 +25,7 @@ SequenceStrip::SequenceStrip(QWidget* parent) : QWidget(parent)
 void SequenceStrip::setTokens(const QString& tokens)
 {
     m_tokens = tokens;
+    setFixedHeight(stripHeight());
     updateGeometry();
     update();
 }
@@ -43,28 +45,31 @@ QColor SequenceStrip::colourOf(QChar token)
 
 SequenceStrip::Layout SequenceStrip::layoutFor(int width) const
 {
-    // As many rows as the minimum cell width needs, positions spread evenly over them.
+    // Rows follow from the length alone (so the height is known before the width is): at most
+    // kMaxPerRow cells a row, positions spread evenly over the rows.
     Layout layout;
     const int n = std::max<int>(1, int(m_tokens.size()));
-    layout.rows = std::max(1, int(std::ceil(n * kMinCell / std::max(1, width))));
+    layout.rows = rowsFor(n);
     layout.perRow = (n + layout.rows - 1) / layout.rows;
     layout.cell = std::min(kMaxCell, double(std::max(1, width)) / layout.perRow);
     return layout;
 }
 
-int SequenceStrip::heightForWidth(int width) const
+int SequenceStrip::rowsFor(int length) { return std::max(1, (length + kMaxPerRow - 1) / kMaxPerRow); }
+
+int SequenceStrip::stripHeight() const
 {
-    const Layout layout = layoutFor(width);
-    return layout.rows * (kCellHeight + kTickHeight) + (layout.rows - 1) * kRowGap;
+    const int rows = rowsFor(std::max<int>(1, int(m_tokens.size())));
+    return rows * (kCellHeight + kTickHeight) + (rows - 1) * kRowGap;
 }
 
 QSize SequenceStrip::sizeHint() const
 {
-    const int width = int(std::max<qsizetype>(1, m_tokens.size()) * 30);
-    return {width, heightForWidth(width)};
+    const int perRow = layoutFor(1).perRow;
+    return {int(perRow * 30), stripHeight()};
 }
 
-QSize SequenceStrip::minimumSizeHint() const { return {120, kCellHeight + kTickHeight}; }
+QSize SequenceStrip::minimumSizeHint() const { return {int(layoutFor(1).perRow * kMinCell), stripHeight()}; }
 
 void SequenceStrip::paintEvent(QPaintEvent*)
 {
@@ -76,6 +81,7 @@ void SequenceStrip::paintEvent(QPaintEvent*)
         return;
     }
     const Layout layout = layoutFor(width());
+    const double offset = std::max(0.0, (width() - layout.perRow * layout.cell) / 2); // centre the cells
     const double gap = layout.cell >= 16 ? 2 : 1;
     QFont tickFont = font();
     tickFont.setPointSizeF(std::max(6.5, tickFont.pointSizeF() * 0.75));
@@ -83,7 +89,7 @@ void SequenceStrip::paintEvent(QPaintEvent*)
     for (int i = 0; i < m_tokens.size(); ++i) {
         const int row = i / layout.perRow;
         const int column = i % layout.perRow;
-        const double x = column * layout.cell;
+        const double x = offset + column * layout.cell;
         const double y = row * (kCellHeight + kTickHeight + kRowGap);
         const QRectF cell(x + gap / 2, y, layout.cell - gap, kCellHeight);
         painter.fillRect(cell, colourOf(m_tokens[i]));

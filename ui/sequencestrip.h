@@ -1,6 +1,6 @@
 // One sequence drawn as a row of cells, one colour per token: clear at N = 10, still readable at
-// N = 64 (cells shrink to a minimum width, then wrap onto a second row; every 8th position is
-// marked so positions can be counted).
+// N = 64 (at most 32 cells a row, so N = 64 takes two rows of 32; when cells are narrow every
+// 8th position is numbered so positions can be counted).
 #pragma once
 
 #include <QString>
@@ -20,8 +20,6 @@ public:
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
-    bool hasHeightForWidth() const override { return true; }
-    int heightForWidth(int width) const override;
 
     /// The fill colour of a token character.
     static QColor colourOf(QChar token);
@@ -36,6 +34,8 @@ private:
         int rows = 0;
     };
     Layout layoutFor(int width) const;
+    static int rowsFor(int length);
+    int stripHeight() const;
 
     QString m_tokens;
 };
