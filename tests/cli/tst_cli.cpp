@@ -60,7 +60,7 @@ private Q_SLOTS:
     {
         const Run top = d2dpo({"--help"});
         QCOMPARE(top.exitCode, 0);
-        for (const char* command : {"pretrain", "sample", "eval", "train", "export", "reproduce", "bench"}) {
+        for (const char* command : {"pretrain", "sample", "eval", "train", "export", "reproduce", "bench", "pairs"}) {
             QVERIFY2(top.out.contains(command), command);
             const Run run = d2dpo({command, "--help"});
             QCOMPARE(run.exitCode, 0);
@@ -123,6 +123,73 @@ private Q_SLOTS:
                                  "--eval-samples", "50", "--sampling-steps", "8", "--pairs", "100"});
         QVERIFY2(train.exitCode == 0, qPrintable(train.err));
         QVERIFY(train.out.contains("fine-tuned checkpoint"));
+    }
+
+    void storeCommandsEndToEnd()
+    {
+        if (m_reference.isEmpty())
+            QSKIP("needs the reproduce test's checkpoints");
+        for (const char* command : {"label", "prefs"})
+            QCOMPARE(d2dpo({command, "--help"}).exitCode, 0);
+        const QString db = path("store.sqlite");
+        const Run pairs = d2dpo({"pairs", "--db", db, "-c", m_reference, "-n", "40", "--sampling-steps", "16"});
+        QVERIFY2(pairs.exitCode == 0, qPrintable(pairs.err));
+        QVERIFY(pairs.out.contains("added"));
+        const Run label = d2dpo({"label", "--db", db, "--rule", "odd"});
+        QVERIFY2(label.exitCode == 0, qPrintable(label.err));
+        QVERIFY(label.out.contains("labelled"));
+        const QString jsonl = path("prefs.jsonl");
+        const Run exported = d2dpo({"prefs", "export", "--db", db, "-o", jsonl});
+        QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
+        QFile file(jsonl);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().split('\n');
+        QVERIFY(lines.size() > 2);
+        const QJsonObject first = QJsonDocument::fromJson(lines.first()).object();
+        QVERIFY(first.contains("chosen") && first.contains("rejected") && first.contains("labeler"));
+        const Run imported = d2dpo({"prefs", "import", "--db", path("other.sqlite"), "-i", jsonl, "--length", "6"});
+        QVERIFY2(imported.exitCode == 0, qPrintable(imported.err));
+        const Run train = d2dpo({"train", "--db", db, "-c", m_reference, "-o", path("train-db"), "--steps", "4",
+                                 "--batch", "8", "--eval-samples", "50", "--sampling-steps", "8"});
+        QVERIFY2(train.exitCode == 0, qPrintable(train.err));
+        QVERIFY(train.err.contains("labelled pairs from"));
+
+        // Bad stores and files: a clear message, a non-zero exit, nothing imported.
+        QFile junk(path("junk.sqlite"));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write("definitely not sqlite");
+        junk.close();
+        expectFailure({"label", "--db", path("junk.sqlite"), "--rule", "odd"}, "not an SQLite database");
+        expectFailure({"prefs", "import", "--db", db, "-i", path("missing.jsonl")}, "cannot read");
+        expectFailure({"prefs", "import", "--db", db, "-i", m_reference}, "line 1");
+        expectFailure({"train", "--db", path("empty.sqlite"), "-c", m_reference, "-o", path("t2")},
+                      "no decisive labels");
+    }
+
+    void exportedWeightsLoadInPython()
+    {
+        if (m_finetuned.isEmpty())
+            QSKIP("needs the reproduce test's checkpoints");
+        QProcess probe;
+        probe.start("/usr/bin/python3", {"-c", "import torch"});
+        if (!probe.waitForFinished(60000) || probe.exitStatus() != QProcess::NormalExit || probe.exitCode() != 0)
+            QSKIP("/usr/bin/python3 with torch (Debian's python3-torch) is not installed");
+        const QString folder = path("export-python");
+        QVERIFY(d2dpo({"export", "-c", m_finetuned, "-o", folder, "-n", "5"}).exitCode == 0);
+        const QString script = QStringLiteral(
+            "import json, torch\n"
+            "w = torch.load('%1/weights.pt')\n"
+            "card = json.load(open('%1/model_card.json'))\n"
+            "shapes = card['weights']['shapes']\n"
+            "assert isinstance(w, dict) and set(w) == set(shapes), (sorted(w), sorted(shapes))\n"
+            "assert all(list(w[k].shape) == shapes[k] for k in w)\n"
+            "assert sum(v.numel() for k, v in w.items() if k != 'position_ids') == card['weights']['parameter_count']\n"
+            "print('ok', len(w))\n").arg(folder);
+        QProcess python;
+        python.start("/usr/bin/python3", {"-c", script});
+        QVERIFY(python.waitForFinished(120000));
+        QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+        QVERIFY(python.readAllStandardOutput().startsWith("ok"));
     }
 
     void badInputGivesAClearMessage()
