@@ -4,6 +4,10 @@
 #include <QtTest/QtTest>
 #include <torch/torch.h>
 
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include "config.h"
 
 namespace d2dpo::test {
@@ -24,6 +28,18 @@ inline ModelSpec tinySpec(int length = 6, bool timeConditioning = true)
 inline double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b)
 {
     return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
+}
+
+/// A whole file as bytes (empty when missing).
+inline std::string readAll(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void writeAll(const std::string& path, const std::string& bytes)
+{
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
 } // namespace d2dpo::test

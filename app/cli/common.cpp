@@ -68,6 +68,20 @@ Result<torch::Device> setUpRuntime(const RuntimeOptions& options)
     return device;
 }
 
+Result<OpenedCheckpoint> openCheckpoint(const RuntimeOptions& runtime, const std::string& path)
+{
+    auto device = setUpRuntime(runtime);
+    if (!device)
+        return makeError(device.error());
+    auto loaded = loadCheckpoint(path, device.value());
+    if (!loaded)
+        return makeError(loaded.error());
+    auto task = makeTask(loaded->info.spec.task);
+    if (!task)
+        return makeError(task.error());
+    return OpenedCheckpoint{device.value(), std::move(loaded.value()), std::move(task.value())};
+}
+
 int fail(const std::string& command, const std::string& message)
 {
     std::cerr << "d2dpo " << command << ": error: " << message << "\n";

@@ -9,8 +9,10 @@
 #include <CLI/CLI.hpp>
 #include <torch/types.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "result.h"
+#include "task.h"
 #include "samplemetrics.h"
 
 namespace d2dpo::cli {
@@ -30,6 +32,16 @@ void addSamplingOptions(CLI::App* command, SamplingConfig& config);
 
 /// Applies --threads and resolves --device; prints the runtime line to stderr.
 Result<torch::Device> setUpRuntime(const RuntimeOptions& options);
+
+/// What a command working on one checkpoint needs.
+struct OpenedCheckpoint {
+    torch::Device device{torch::kCPU};
+    LoadedCheckpoint checkpoint;
+    std::unique_ptr<Task> task;
+};
+
+/// setUpRuntime(), then loads the checkpoint on the device and makes its task.
+Result<OpenedCheckpoint> openCheckpoint(const RuntimeOptions& runtime, const std::string& path);
 
 /// Prints "d2dpo <command>: error: message" to stderr and returns the exit code 1.
 int fail(const std::string& command, const std::string& message);

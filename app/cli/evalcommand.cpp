@@ -25,29 +25,24 @@ struct EvalOptions {
 
 int run(const EvalOptions& o)
 {
-    auto device = setUpRuntime(o.runtime);
-    if (!device)
-        return fail("eval", device.error());
     if (Status s = validate(o.sampling); !s)
         return fail("eval", s.error());
     if (o.samples < 1)
         return fail("eval", "--samples must be >= 1");
-    auto loaded = loadCheckpoint(o.checkpoint, device.value());
-    if (!loaded)
-        return fail("eval", loaded.error());
-    auto task = makeTask(loaded->info.spec.task);
-    if (!task)
-        return fail("eval", task.error());
+    auto opened = openCheckpoint(o.runtime, o.checkpoint);
+    if (!opened)
+        return fail("eval", opened.error());
+    LoadedCheckpoint& loaded = opened->checkpoint;
 
-    auto generator = makeGenerator(o.runtime.seed, device.value());
+    auto generator = makeGenerator(o.runtime.seed, opened->device);
     const SampleMetrics m =
-        evaluateModel(loaded->model, *task.value(), loaded->info.spec.noise, o.sampling, o.samples, generator);
+        evaluateModel(loaded.model, *opened->task, loaded.info.spec.noise, o.sampling, o.samples, generator);
     if (o.json) {
         std::cout << m.toJson() << "\n";
         return 0;
     }
-    std::cout << "checkpoint " << loaded->info.id << " (" << loaded->info.kind << ", step " << loaded->info.step
-              << (loaded->info.parentId.empty() ? "" : ", parent " + loaded->info.parentId) << ")\n"
+    std::cout << "checkpoint " << loaded.info.id << " (" << loaded.info.kind << ", step " << loaded.info.step
+              << (loaded.info.parentId.empty() ? "" : ", parent " + loaded.info.parentId) << ")\n"
               << formatMetrics(m) << "\n\n  value  share   histogram\n";
     const double total = double(m.samples);
     auto row = [&](const std::string& label, int64_t count) {

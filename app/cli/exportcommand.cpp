@@ -20,20 +20,18 @@ struct ExportCliOptions {
 
 int run(ExportCliOptions o)
 {
-    auto device = setUpRuntime(o.runtime);
-    if (!device)
-        return fail("export", device.error());
     if (Status s = validate(o.exportOptions.sampling); !s)
         return fail("export", s.error());
     if (o.exportOptions.sampleCount < 0)
         return fail("export", "--samples must be >= 0");
-    auto loaded = loadCheckpoint(o.checkpoint, device.value());
-    if (!loaded)
-        return fail("export", loaded.error());
+    auto opened = openCheckpoint(o.runtime, o.checkpoint);
+    if (!opened)
+        return fail("export", opened.error());
+    const LoadedCheckpoint& loaded = opened->checkpoint;
     o.exportOptions.seed = o.runtime.seed;
-    if (Status s = exportCheckpoint(loaded.value(), o.out, o.exportOptions); !s)
+    if (Status s = exportCheckpoint(loaded, o.out, o.exportOptions); !s)
         return fail("export", s.error());
-    std::cout << "exported " << loaded->info.id << " to " << o.out
+    std::cout << "exported " << loaded.info.id << " to " << o.out
               << " (weights.pt, model_card.json, samples.txt)\n";
     return 0;
 }

@@ -26,24 +26,20 @@ struct SampleOptions {
 
 int run(const SampleOptions& o)
 {
-    auto device = setUpRuntime(o.runtime);
-    if (!device)
-        return fail("sample", device.error());
     if (Status s = validate(o.sampling); !s)
         return fail("sample", s.error());
     if (o.count < 1)
         return fail("sample", "--count must be >= 1");
-    auto loaded = loadCheckpoint(o.checkpoint, device.value());
-    if (!loaded)
-        return fail("sample", loaded.error());
-    auto task = makeTask(loaded->info.spec.task);
-    if (!task)
-        return fail("sample", task.error());
+    auto opened = openCheckpoint(o.runtime, o.checkpoint);
+    if (!opened)
+        return fail("sample", opened.error());
+    const LoadedCheckpoint& loaded = opened->checkpoint;
+    const Task& task = *opened->task;
 
-    auto generator = makeGenerator(o.runtime.seed, device.value());
-    EulerSampler sampler(loaded->model, task.value()->maskToken(), o.sampling.steps, loaded->info.spec.noise.eta);
+    auto generator = makeGenerator(o.runtime.seed, opened->device);
+    EulerSampler sampler(loaded.model, task.maskToken(), o.sampling.steps, loaded.info.spec.noise.eta);
     const auto samples = sampler.sample(o.count, generator, o.sampling.batch).to(torch::kCPU);
-    const auto decoded = decodeToHost(*task.value(), samples);
+    const auto decoded = decodeToHost(task, samples);
 
     std::ofstream file;
     if (!o.out.empty()) {
@@ -56,7 +52,7 @@ int run(const SampleOptions& o)
         const auto row = samples[i].contiguous();
         const std::vector<int64_t> tokens(row.data_ptr<int64_t>(), row.data_ptr<int64_t>() + row.numel());
         const int64_t value = decoded[size_t(i)];
-        out << task.value()->format(tokens) << "\t" << (value < 0 ? "invalid" : std::to_string(value)) << "\n";
+        out << task.format(tokens) << "\t" << (value < 0 ? "invalid" : std::to_string(value)) << "\n";
     }
     out.flush();
     if (!out)

@@ -96,22 +96,19 @@ private:
 
 int run(const TrainOptions& o)
 {
-    auto device = setUpRuntime(o.runtime);
-    if (!device)
-        return fail("train", device.error());
     if (Status s = validate(o.dpo); !s)
         return fail("train", s.error());
     if (Status s = validate(o.sampling); !s)
         return fail("train", s.error());
     if (o.pairs < 1)
         return fail("train", "--pairs must be >= 1");
-    auto loaded = loadCheckpoint(o.checkpoint, device.value());
-    if (!loaded)
-        return fail("train", loaded.error());
-    auto task = makeTask(loaded->info.spec.task);
-    if (!task)
-        return fail("train", task.error());
-    auto noise = makeNoiseProcess(loaded->info.spec.noise, task.value()->vocabSize());
+    auto opened = openCheckpoint(o.runtime, o.checkpoint);
+    if (!opened)
+        return fail("train", opened.error());
+    const torch::Device device = opened->device;
+    LoadedCheckpoint& loaded = opened->checkpoint;
+    const Task& task = *opened->task;
+    auto noise = makeNoiseProcess(loaded.info.spec.noise, task.vocabSize());
     if (!noise)
         return fail("train", noise.error());
 
@@ -122,44 +119,44 @@ int run(const TrainOptions& o)
         if (!opened)
             return fail("train", opened.error());
         store = std::move(opened.value());
-        auto prefs = storePreferences(*store, task.value()->length());
+        auto prefs = storePreferences(*store, task.length());
         if (!prefs)
             return fail("train", prefs.error());
         std::tie(winners, losers) = prefs.value();
         std::cerr << "d2dpo train: " << winners.size(0) << " labelled pairs from " << o.db << ", reference "
-                  << loaded->info.id << "\n";
+                  << loaded.info.id << "\n";
     } else {
-        auto pairGenerator = makeGenerator(o.runtime.seed + 2000, device.value());
-        std::tie(winners, losers) = task.value()->rulePairs(o.pairs, pairGenerator, device.value());
+        auto pairGenerator = makeGenerator(o.runtime.seed + 2000, device);
+        std::tie(winners, losers) = task.rulePairs(o.pairs, pairGenerator, device);
         std::cerr << "d2dpo train: " << o.pairs << " rule-made pairs (" << o.rule << " preferred), reference "
-                  << loaded->info.id << "\n";
+                  << loaded.info.id << "\n";
     }
 
-    DpoTrainer trainer(loaded->model, *task.value(), *noise.value(), loaded->info.spec, o.dpo, o.sampling,
+    DpoTrainer trainer(loaded.model, task, *noise.value(), loaded.info.spec, o.dpo, o.sampling,
                        o.runtime.seed);
     trainer.setPreferences(winners, losers);
-    trainer.setCheckpointing(o.out, loaded->info.id);
+    trainer.setCheckpointing(o.out, loaded.info.id);
     ConsoleListener console;
     console.onPhase("d2dpo", o.dpo.steps);
     StopToken stop;
     FinishedEvent done;
     if (store) {
         ModelRecord reference;
-        reference.id = loaded->info.id;
-        reference.parentId = loaded->info.parentId;
-        reference.kind = loaded->info.kind;
+        reference.id = loaded.info.id;
+        reference.parentId = loaded.info.parentId;
+        reference.kind = loaded.info.kind;
         reference.name = "reference";
         reference.path = o.checkpoint;
-        reference.specJson = toJson(loaded->info.spec);
-        reference.trainingJson = loaded->info.trainingJson;
-        reference.metricsJson = loaded->info.metricsJson;
+        reference.specJson = toJson(loaded.info.spec);
+        reference.trainingJson = loaded.info.trainingJson;
+        reference.metricsJson = loaded.info.metricsJson;
         if (Status s = store->addModel(reference); !s)
             return fail("train", s.error());
         RunRecord run;
         run.kind = "d2dpo";
-        run.referenceModelId = loaded->info.id;
+        run.referenceModelId = loaded.info.id;
         run.configJson = toJson(o.dpo);
-        run.device = device.value().str();
+        run.device = device.str();
         auto runId = store->startRun(run);
         if (!runId)
             return fail("train", runId.error());
