@@ -45,7 +45,8 @@ torch::Tensor DenoiserImpl::timeEmbedding(const torch::Tensor& t)
 
 torch::Tensor DenoiserImpl::forward(const torch::Tensor& tokens, const torch::Tensor& t)
 {
-    auto h = m_tokens->forward(tokens) + m_positions->forward(m_positionIds).unsqueeze(0);
+    // LibTorch's Module::to(dtype) converts integer buffers too; indices must stay int64.
+    auto h = m_tokens->forward(tokens) + m_positions->forward(m_positionIds.to(torch::kLong)).unsqueeze(0);
     if (options.time_conditioning())
         h = h + timeEmbedding(t).unsqueeze(1);
     for (const auto& block : *m_blocks)
