@@ -95,10 +95,10 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     pair->addWidget(makeSide(tr("Left"), m_left, m_leftHint, m_leftButton, tr("◀  Left is better   [← · 1 · A]")), 1);
     pair->addWidget(makeSide(tr("Right"), m_right, m_rightHint, m_rightButton, tr("Right is better  ▶   [→ · 2 · L]")),
                     1);
-    m_placeholder = new QLabel(this);
-    m_placeholder->setAlignment(Qt::AlignCenter);
-    m_placeholder->setWordWrap(true);
-    m_placeholder->hide();
+    m_emptyMessage = new QLabel(this);
+    m_emptyMessage->setAlignment(Qt::AlignCenter);
+    m_emptyMessage->setWordWrap(true);
+    m_emptyMessage->hide();
 
     m_tieButton = makeButton(tr("Tie   [T]"), this);
     m_skipButton = makeButton(tr("Skip   [S · Space]"), this);
@@ -127,7 +127,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     layout->addLayout(top);
     layout->addSpacing(6);
     layout->addLayout(pair);
-    layout->addWidget(m_placeholder, 1);
+    layout->addWidget(m_emptyMessage, 1);
     layout->addLayout(actions);
     layout->addStretch(1);
     layout->addLayout(bottom);
@@ -224,9 +224,9 @@ void LabelView::showNext()
         b->setEnabled(have);
     m_left->parentWidget()->setVisible(have);
     m_right->parentWidget()->setVisible(have);
-    m_placeholder->setVisible(!have);
+    m_emptyMessage->setVisible(!have);
     if (!have)
-        m_placeholder->setText(m_supply->busy() ? tr("Generating pairs…")
+        m_emptyMessage->setText(m_supply->busy() ? tr("Generating pairs…")
                                                 : tr("No pairs left to label. Generate more from a model above."));
     m_shownAt.restart();
     // Keep a stock of pairs so the next one always appears at once.
@@ -296,7 +296,7 @@ void LabelView::generateFrom(const QString& checkpointPath, int count)
     if (!m_supply->request(checkpointPath, count, QRandomGenerator::global()->generate64()))
         Q_EMIT statusMessage(tr("Already generating pairs…"));
     if (!m_current)
-        m_placeholder->setText(tr("Generating pairs…"));
+        m_emptyMessage->setText(tr("Generating pairs…"));
 }
 
 void LabelView::onPairsGenerated(const PairSupplyResult& result)

@@ -85,7 +85,7 @@ private:
     SequenceStrip* m_right = nullptr;
     QLabel* m_leftHint = nullptr;
     QLabel* m_rightHint = nullptr;
-    QLabel* m_placeholder = nullptr;
+    QLabel* m_emptyMessage = nullptr;
     QPushButton* m_leftButton = nullptr;
     QPushButton* m_rightButton = nullptr;
     QPushButton* m_tieButton = nullptr;
