@@ -305,7 +305,7 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
     m_generate->setEnabled(m_models->count() > 0);
     if (!result.error.isEmpty()) {
         reportError(result.error);
-        showNext(); // refresh the placeholder
+        showNext(); // refresh the empty-state message
         return;
     }
     if (Status s = m_store.addModel(result.model); !s) {
