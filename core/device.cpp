@@ -1,4 +1,5 @@
 #include "device.h"
+#include "runtimeinfo.h"
 
 #include <fstream>
 #include <set>
@@ -86,6 +87,18 @@ std::string describeRuntime(torch::Device device)
     if (device.is_cuda())
         text += ", " + std::to_string(torch::cuda::device_count()) + " CUDA device(s)";
     return text;
+}
+
+} // namespace d2dpo
+
+namespace d2dpo {
+
+bool cudaAvailable() { return torch::cuda::is_available(); }
+
+std::string describeAutoRuntime()
+{
+    auto device = resolveDevice("auto");
+    return device ? describeRuntime(device.value()) : device.error();
 }
 
 } // namespace d2dpo

@@ -86,7 +86,7 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
             {"format_version", 1},
             {"id", info.id},
             {"kind", info.kind},
-            {"lineage", {{"parent_id", info.parentId}, {"step", info.step}}},
+            {"lineage", {{"parent_id", info.parentId}, {"step", info.step}, {"run", json::parse(options.runJson)}}},
             {"created_at", info.createdAt},
             {"exported_at", utcNow()},
             {"config", json::parse(toJson(info.spec))},

@@ -8,17 +8,10 @@
 
 #include "checkpoint.h"
 #include "config.h"
+#include "modelfiles.h"
 #include "result.h"
 
 namespace d2dpo {
-
-struct ExportOptions {
-    int64_t sampleCount = 100;
-    SamplingConfig sampling;
-    uint64_t seed = 0;
-    std::string preferenceCountsJson = "{}"; ///< e.g. {"pairs": 20000, "source": "rule:odd"}
-    bool overwrite = false;                  ///< allow writing into a non-empty folder
-};
 
 /// Writes the export folder; refuses a non-empty folder unless options.overwrite.
 Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& folder, const ExportOptions& options);

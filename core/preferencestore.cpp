@@ -498,6 +498,25 @@ Status PreferenceStore::appendMetrics(int64_t runId, int64_t step, const std::ma
     });
 }
 
+Status PreferenceStore::appendMetrics(int64_t runId, const std::vector<MetricPoint>& points)
+{
+    return m_impl->guard<Ok>("recording metrics", [&] {
+        SQLite::Transaction transaction(m_impl->db);
+        SQLite::Statement q(m_impl->db,
+                            "INSERT OR REPLACE INTO run_metrics (run_id, name, step, value) VALUES (?, ?, ?, ?)");
+        for (const MetricPoint& point : points) {
+            q.reset();
+            q.bind(1, runId);
+            q.bind(2, point.name);
+            q.bind(3, point.step);
+            q.bind(4, point.value);
+            q.exec();
+        }
+        transaction.commit();
+        return Ok{};
+    });
+}
+
 Status PreferenceStore::finishRun(int64_t runId, const std::string& status, const std::string& error,
                                   const std::string& resultModelId)
 {
@@ -514,18 +533,40 @@ Status PreferenceStore::finishRun(int64_t runId, const std::string& status, cons
     });
 }
 
+namespace {
+
+constexpr const char* kRunColumns = "SELECT id, kind, reference_model_id, result_model_id, config_json, device, "
+                                    "status, error, started_at, finished_at FROM runs ";
+
+RunRecord readRun(SQLite::Statement& q)
+{
+    return {q.getColumn(0).getInt64(), q.getColumn(1).getString(), nullableText(q.getColumn(2)),
+            nullableText(q.getColumn(3)), q.getColumn(4).getString(), q.getColumn(5).getString(),
+            q.getColumn(6).getString(), q.getColumn(7).getString(), q.getColumn(8).getString(),
+            q.getColumn(9).getString()};
+}
+
+} // namespace
+
 Result<std::vector<RunRecord>> PreferenceStore::runs()
 {
     return m_impl->guard<std::vector<RunRecord>>("listing runs", [&] {
-        SQLite::Statement q(m_impl->db, "SELECT id, kind, reference_model_id, result_model_id, config_json, device, "
-                                        "status, error, started_at, finished_at FROM runs ORDER BY id");
+        SQLite::Statement q(m_impl->db, std::string(kRunColumns) + "ORDER BY id");
         std::vector<RunRecord> out;
         while (q.executeStep())
-            out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(), nullableText(q.getColumn(2)),
-                           nullableText(q.getColumn(3)), q.getColumn(4).getString(), q.getColumn(5).getString(),
-                           q.getColumn(6).getString(), q.getColumn(7).getString(), q.getColumn(8).getString(),
-                           q.getColumn(9).getString()});
+            out.push_back(readRun(q));
         return out;
+    });
+}
+
+Result<std::optional<RunRecord>> PreferenceStore::run(int64_t id)
+{
+    return m_impl->guard<std::optional<RunRecord>>("reading a run", [&]() -> std::optional<RunRecord> {
+        SQLite::Statement q(m_impl->db, std::string(kRunColumns) + "WHERE id = ?");
+        q.bind(1, id);
+        if (!q.executeStep())
+            return std::nullopt;
+        return readRun(q);
     });
 }
 

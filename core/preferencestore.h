@@ -70,6 +70,13 @@ struct PreferenceRecord {
     std::string labelledAt;
 };
 
+/// One value of one metric of a run at one step.
+struct MetricPoint {
+    int64_t step = 0;
+    std::string name;
+    double value = 0;
+};
+
 struct RunRecord {
     int64_t id = 0;
     std::string kind;              ///< "d2dpo", "pretrain"
@@ -127,9 +134,12 @@ public:
 
     Result<int64_t> startRun(const RunRecord& run);
     Status appendMetrics(int64_t runId, int64_t step, const std::map<std::string, double>& values);
+    /// Many points in one transaction (a training run flushes its buffered series this way).
+    Status appendMetrics(int64_t runId, const std::vector<MetricPoint>& points);
     Status finishRun(int64_t runId, const std::string& status, const std::string& error,
                      const std::string& resultModelId);
     Result<std::vector<RunRecord>> runs();
+    Result<std::optional<RunRecord>> run(int64_t id);
     /// (step, value) of one metric of one run, by step.
     Result<std::vector<std::pair<int64_t, double>>> metricSeries(int64_t runId, const std::string& name);
 

@@ -32,6 +32,7 @@ struct ProgressEvent {
 struct EvaluationEvent {
     int64_t step = 0;
     SampleMetrics metrics;
+    bool ofReference = false; ///< the reference model measured before training (the baselines)
 };
 
 struct CheckpointEvent {
@@ -56,6 +57,8 @@ public:
     virtual void onEvaluation(const EvaluationEvent&) {}
     virtual void onCheckpoint(const CheckpointEvent&) {}
     virtual void onFinished(const FinishedEvent&) {}
+    /// A line for the user's event log (what was loaded, on which device, how many pairs).
+    virtual void onLog(const std::string&) {}
 };
 
 /// A stop request any thread may raise; the trainer polls it once per step.

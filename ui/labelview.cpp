@@ -299,11 +299,21 @@ void LabelView::generateFrom(const QString& checkpointPath, int count)
         m_emptyMessage->setText(tr("Generating pairs…"));
 }
 
+void LabelView::labelFrom(const QString& checkpointPath, int count)
+{
+    reload();
+    if (const int index = m_models->findData(checkpointPath); index >= 0)
+        m_models->setCurrentIndex(index);
+    m_newPairsFirst = true;
+    generateFrom(checkpointPath, count);
+}
+
 void LabelView::onPairsGenerated(const PairSupplyResult& result)
 {
     m_busy->hide();
     m_generate->setEnabled(m_models->count() > 0);
     if (!result.error.isEmpty()) {
+        m_newPairsFirst = false;
         reportError(result.error);
         showNext(); // refresh the empty-state message
         return;
@@ -317,11 +327,17 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
         reportError(QString::fromStdString(ids.error()));
         return;
     }
+    std::deque<ShownPair> fresh;
     for (size_t i = 0; i < result.pairs.size(); ++i) {
         ShownPair p = result.pairs[i];
         p.id = ids.value()[i];
-        m_queue.push_back(std::move(p));
+        fresh.push_back(std::move(p));
     }
+    if (m_newPairsFirst)
+        m_queue.insert(m_queue.begin(), fresh.begin(), fresh.end());
+    else
+        m_queue.insert(m_queue.end(), fresh.begin(), fresh.end());
+    m_newPairsFirst = false;
     const bool wasEmpty = !m_current;
     reload();
     if (wasEmpty && !m_current)

@@ -48,6 +48,9 @@ public:
     void reload();
     /// When the store has no pending pairs, generate some from `checkpointPath` (first run).
     void generateFrom(const QString& checkpointPath, int count = 50);
+    /// Generates pairs from `checkpointPath` and shows them next, ahead of older pending pairs
+    /// (the iterative loop: label the fine-tuned model's own outputs).
+    void labelFrom(const QString& checkpointPath, int count = 50);
 
 public Q_SLOTS:
     void chooseLeft() { choose(Choice::Left); }
@@ -77,6 +80,7 @@ private:
     QString m_labeler = QStringLiteral("expert");
     int m_minimumDecisionMs = 150;
     int m_sessionCount = 0;
+    bool m_newPairsFirst = false;
     std::deque<ShownPair> m_queue;
     std::optional<ShownPair> m_current;
     QElapsedTimer m_shownAt;

@@ -7,8 +7,11 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 
 #include "labelview.h"
+#include "modelsview.h"
+#include "trainview.h"
 #include "preferencejsonl.h"
 
 namespace d2dpo::ui {
@@ -18,16 +21,59 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
     , m_store(std::move(store))
 {
     setWindowTitle(tr("d2dpo-studio — %1").arg(QString::fromStdString(m_store->path())));
-    m_labelView = new LabelView(*m_store, this);
-    setCentralWidget(m_labelView);
-    connect(m_labelView, &LabelView::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    setWindowIcon(QIcon(QStringLiteral(":/icons/d2dpo-studio.png")));
+    m_tabs = new QTabWidget(this);
+    m_labelView = new LabelView(*m_store, m_tabs);
+    m_trainView = new TrainView(*m_store, m_tabs);
+    m_modelsView = new ModelsView(*m_store, m_tabs);
+    m_tabs->addTab(m_labelView, tr("&Label"));
+    m_tabs->addTab(m_trainView, tr("&Train"));
+    m_tabs->addTab(m_modelsView, tr("&Models"));
+    m_tabs->setDocumentMode(true);
+    setCentralWidget(m_tabs);
+
+    const auto showMessage = [this](const QString& m) { statusBar()->showMessage(m, 8000); };
+    connect(m_labelView, &LabelView::statusMessage, this, showMessage);
+    connect(m_trainView, &TrainView::statusMessage, this, showMessage);
+    connect(m_modelsView, &ModelsView::statusMessage, this, showMessage);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+        if (index == 0)
+            m_labelView->setFocus();
+        else if (index == 1 && !m_trainView->training())
+            m_trainView->reload();
+        else if (index == 2)
+            m_modelsView->reload();
+    });
+    connect(m_trainView, &TrainView::runFinished, this, [this] {
+        m_modelsView->reload();
+        m_labelView->reload();
+    });
+    connect(m_modelsView, &ModelsView::labelPairsFrom, this, [this](const QString& path) {
+        m_labelView->labelFrom(path);
+        showView(0);
+    });
+    connect(m_modelsView, &ModelsView::trainFrom, this, [this](const QString& id) {
+        if (m_trainView->training()) {
+            statusBar()->showMessage(tr("A run is in progress; stop it first."), 8000);
+            return;
+        }
+        showView(1);
+        m_trainView->selectReference(id);
+    });
     buildMenus();
 
     QSettings settings;
     if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
-        resize(1180, 440);
+        resize(1280, 800);
     m_labelView->setHintsVisible(settings.value("label/hints", true).toBool());
+    showView(settings.value("window/view", 0).toInt());
     m_labelView->setFocus();
+}
+
+void MainWindow::showView(int index)
+{
+    if (index >= 0 && index < m_tabs->count())
+        m_tabs->setCurrentIndex(index);
 }
 
 MainWindow::~MainWindow() = default;
@@ -73,8 +119,19 @@ void MainWindow::exportPreferences()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (m_trainView->training()) {
+        const auto answer = QMessageBox::question(
+            this, tr("Training in progress"),
+            tr("A D2-DPO run is in progress. Stop it (its last checkpoint is kept) and quit?"));
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+        m_trainView->shutdown();
+    }
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/view", m_tabs->currentIndex());
     settings.setValue("label/hints", m_labelView->hintsVisible());
     event->accept();
 }

@@ -1,6 +1,7 @@
-// The main window of d2dpo-studio: the Label view (training and model views join it later),
-// a menu to open another store and to import or export preferences, a status bar for messages.
-// Window geometry and the hints setting persist in QSettings.
+// The main window of d2dpo-studio: the Label, Train and Models views as tabs, wired into the
+// loop (label -> train -> look at the new model -> label its outputs), a menu to import or
+// export preferences, a status bar for messages. Window geometry, the current tab and the
+// hints setting persist in QSettings.
 #pragma once
 
 #include <QMainWindow>
@@ -12,6 +13,8 @@
 namespace d2dpo::ui {
 
 class LabelView;
+class ModelsView;
+class TrainView;
 
 class MainWindow final : public QMainWindow {
     Q_OBJECT
@@ -21,6 +24,10 @@ public:
     ~MainWindow() override;
 
     LabelView* labelView() const { return m_labelView; }
+    TrainView* trainView() const { return m_trainView; }
+    ModelsView* modelsView() const { return m_modelsView; }
+    /// Shows the Label (0), Train (1) or Models (2) view.
+    void showView(int index);
     PreferenceStore& store() const { return *m_store; }
 
 protected:
@@ -33,6 +40,9 @@ private:
 
     std::unique_ptr<PreferenceStore> m_store;
     LabelView* m_labelView = nullptr;
+    TrainView* m_trainView = nullptr;
+    ModelsView* m_modelsView = nullptr;
+    class QTabWidget* m_tabs = nullptr;
 };
 
 } // namespace d2dpo::ui

@@ -44,8 +44,16 @@ const char* lineStart() { return isatty(STDERR_FILENO) ? "\r\033[K" : ""; }
 
 void ConsoleListener::onEvaluation(const EvaluationEvent& e)
 {
-    std::fprintf(stderr, "%s  eval @ step %5lld: %s\n", lineStart(), static_cast<long long>(e.step),
-                 formatMetrics(e.metrics).c_str());
+    if (e.ofReference)
+        std::fprintf(stderr, "%s  reference:         %s\n", lineStart(), formatMetrics(e.metrics).c_str());
+    else
+        std::fprintf(stderr, "%s  eval @ step %5lld: %s\n", lineStart(), static_cast<long long>(e.step),
+                     formatMetrics(e.metrics).c_str());
+}
+
+void ConsoleListener::onLog(const std::string& line)
+{
+    std::fprintf(stderr, "%s%s\n", lineStart(), line.c_str());
 }
 
 void ConsoleListener::onCheckpoint(const CheckpointEvent& e)

@@ -16,6 +16,7 @@ public:
     void onEvaluation(const EvaluationEvent& e) override;
     void onCheckpoint(const CheckpointEvent& e) override;
     void onFinished(const FinishedEvent& e) override;
+    void onLog(const std::string& line) override;
 
 private:
     std::string detail() const;

@@ -1,0 +1,91 @@
+// One live plot of the training dashboard: named series that take points as they arrive and are
+// drawn on a ~30 Hz timer only when something changed (never once per step), horizontal
+// baselines (the reference model's values), axes with names and units, a legend, a hover
+// read-out of the nearest point, wheel zoom and drag pan, and a context menu to reset the view
+// or save the plot as PNG or PDF.
+#pragma once
+
+#include <QColor>
+#include <QString>
+#include <QTimer>
+#include <QWidget>
+
+#include <vector>
+
+class QCustomPlot;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCPItemTracer;
+class QMouseEvent;
+
+namespace d2dpo::ui {
+
+class MetricPlot final : public QWidget {
+    Q_OBJECT
+
+public:
+    MetricPlot(const QString& title, const QString& xLabel, const QString& yLabel, QWidget* parent = nullptr);
+    ~MetricPlot() override;
+
+    /// Adds a series drawn as a line (on the right-hand axis when `rightAxis`); returns its index.
+    int addSeries(const QString& name, const QColor& color, bool withMarkers = false, bool rightAxis = false);
+    /// Names the right-hand axis (shown once a series uses it).
+    void setRightAxisLabel(const QString& label);
+    void append(int series, double x, double y);
+    /// A horizontal dashed line at `y` named in the legend; calling again moves it.
+    void setBaseline(int series, double y);
+    /// Fixed y range (ratios live in [0, 1]); by default the y axis follows the data.
+    void setFixedYRange(double lower, double upper);
+    /// Fixed x range (a run's steps: the curves grow across the plot); clear() lifts it.
+    void setFixedXRange(double lower, double upper);
+    /// Removes every point and baseline (a new run, or another past run shown).
+    void clear();
+
+    int seriesCount() const { return int(m_series.size()); }
+    int pointCount(int series) const;
+    double lastValue(int series) const;
+    /// How many times the plot has been drawn (tests: bounded replotting).
+    int replotCount() const { return m_replots; }
+
+    bool savePng(const QString& path, int width = 1200, int height = 800);
+    bool savePdf(const QString& path, int width = 1200, int height = 800);
+    QCustomPlot* customPlot() const { return m_plot; }
+
+public Q_SLOTS:
+    void resetView();
+
+private:
+    struct Series {
+        QCPGraph* graph = nullptr;
+        QCPGraph* baselineLegend = nullptr;
+        QCPItemStraightLine* baseline = nullptr;
+        QColor color;
+        bool rightAxis = false;
+        bool hasBaseline = false;
+        double baselineValue = 0;
+    };
+    void markDirty();
+    void replotIfDirty();
+    void showReadout(QMouseEvent* event);
+    void showContextMenu(const QPoint& position);
+    void saveWithDialog(const QString& format);
+    void rescale();
+
+    QCustomPlot* m_plot = nullptr;
+    QCPItemTracer* m_tracer = nullptr;
+    QCPItemText* m_readout = nullptr;
+    std::vector<Series> m_series;
+    QTimer m_replotTimer;
+    bool m_dirty = false;
+    bool m_userMovedView = false;
+    bool m_fixedY = false;
+    bool m_fixedX = false;
+    double m_xLower = 0;
+    double m_xUpper = 1;
+    double m_yLower = 0;
+    double m_yUpper = 1;
+    int m_replots = 0;
+};
+
+} // namespace d2dpo::ui

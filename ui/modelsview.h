@@ -1,0 +1,85 @@
+// The Models view: the reference and every fine-tuned checkpoint in the store as a lineage tree
+// (which model each was trained from, on which labels, in which run), with their metrics, a
+// sample list and the histogram over the decoded integers side by side with the reference's.
+// "Export…" writes the folder of DESIGN.md section 5; "Label pairs from this model" sends new
+// pairs from the selected model to the Label view (label, train, label the new model's outputs).
+#pragma once
+
+#include <QFutureWatcher>
+#include <QHash>
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+#include "modelfiles.h"
+#include "preferencestore.h"
+
+class QCustomPlot;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QTreeWidget;
+
+namespace d2dpo::ui {
+
+/// Samples drawn from one model in the background.
+struct DrawnSamples {
+    QString modelId;
+    std::optional<ModelSummary> summary;
+    QString error;
+};
+
+class ModelsView final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ModelsView(PreferenceStore& store, QWidget* parent = nullptr);
+    ~ModelsView() override;
+
+    void reload();
+    bool selectModel(const QString& id);
+    QString selectedModelId() const;
+    /// Writes the selected model's export folder (blocking; the button runs it in the background).
+    Status exportSelected(const QString& folder);
+    /// Samples drawn for the histogram, per model id (filled in the background).
+    std::optional<ModelSummary> summary(const QString& id) const;
+    QTreeWidget* tree() const { return m_tree; }
+    QString detailsText() const;
+
+    /// How many samples each model's histogram is drawn from.
+    static constexpr int kSummarySamples = 1000;
+
+Q_SIGNALS:
+    void labelPairsFrom(const QString& checkpointPath);
+    void trainFrom(const QString& modelId);
+    void statusMessage(const QString& message);
+    /// A model's samples arrived (tests wait on this).
+    void summaryReady(const QString& modelId);
+
+private:
+    void showSelected();
+    void requestSummaries(const std::vector<ModelRecord>& models);
+    void drawHistogram();
+    void exportWithDialog();
+    std::optional<ModelRecord> selected() const;
+    std::optional<ModelRecord> referenceOf(const ModelRecord& model) const;
+    std::string preferenceCountsJson(const ModelRecord& model) const;
+    std::string runJson(const ModelRecord& model) const;
+
+    PreferenceStore& m_store;
+    QTreeWidget* m_tree = nullptr;
+    QLabel* m_details = nullptr;
+    QCustomPlot* m_histogram = nullptr;
+    QPlainTextEdit* m_samples = nullptr;
+    QPushButton* m_export = nullptr;
+    QPushButton* m_label = nullptr;
+    QPushButton* m_train = nullptr;
+    QHash<QString, ModelSummary> m_summaries;
+    QHash<QString, QString> m_pathById;
+    QString m_exportFolder;
+    QFutureWatcher<std::vector<DrawnSamples>>* m_sampler = nullptr;
+    QFutureWatcher<Status>* m_exporter = nullptr;
+};
+
+} // namespace d2dpo::ui

@@ -1,0 +1,241 @@
+#include "trainsettingsform.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QSettings>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <limits>
+
+#include "memoryestimate.h"
+#include "runtimeinfo.h"
+
+namespace d2dpo::ui {
+
+namespace {
+
+/// Numbers are read the same way in every locale ("1e-4", "0.1").
+std::optional<double> parseReal(const QLineEdit* field)
+{
+    bool ok = false;
+    const double value = QLocale::c().toDouble(field->text().trimmed(), &ok);
+    return ok && std::isfinite(value) ? std::optional(value) : std::nullopt;
+}
+
+std::optional<qlonglong> parseInteger(const QLineEdit* field)
+{
+    bool ok = false;
+    const qlonglong value = QLocale::c().toLongLong(field->text().trimmed(), &ok);
+    return ok ? std::optional(value) : std::nullopt;
+}
+
+QString number(double value) { return QLocale::c().toString(value, 'g', 6); }
+
+void markField(QLineEdit* field, bool bad)
+{
+    field->setStyleSheet(bad ? QStringLiteral("QLineEdit { background: #fde2e1; }") : QString());
+}
+
+} // namespace
+
+TrainSettingsForm::TrainSettingsForm(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_form = new QFormLayout;
+    m_form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    layout->addLayout(m_form);
+
+    m_beta = addField(QStringLiteral("beta"), tr("Beta"),
+                      tr("Strength of the pull towards the reference: the implicit reward is beta times the "
+                         "divergence. > 0; the paper uses 0.1."));
+    m_eta = addField(QStringLiteral("eta"), tr("Eta (remasking)"),
+                     tr("Reverse-time remasking coefficient used in the loss and for sampling. 0 = pure "
+                        "unmasking, as in the paper."));
+    m_learningRate = addField(QStringLiteral("learningRate"), tr("Learning rate"), tr("Adam's step size, in (0, 1]."));
+    m_batch = addField(QStringLiteral("batch"), tr("Batch (pairs)"), tr("Preference pairs per step."));
+    m_steps = addField(QStringLiteral("steps"), tr("Steps"), tr("Optimisation steps."));
+    m_tSamples = addField(QStringLiteral("tSamples"), tr("t-samples per pair"),
+                          tr("Independent (t, x_t) draws per pair in one step."));
+    m_evalEvery = addField(QStringLiteral("evalEvery"), tr("Evaluate every"),
+                           tr("Steps between evaluations (odd ratio, VSR); 0 = only at the end."));
+    m_evalSamples = addField(QStringLiteral("evalSamples"), tr("Evaluation samples"),
+                             tr("Sequences drawn per evaluation."));
+    m_samplingSteps = addField(QStringLiteral("samplingSteps"), tr("Sampling steps"),
+                               tr("Euler steps per generated sequence."));
+    m_seed = addField(QStringLiteral("seed"), tr("Seed"), tr("Makes a run repeatable."));
+    m_device = new QComboBox(this);
+    m_device->setObjectName(QStringLiteral("device"));
+    m_device->addItem(tr("Auto (GPU when there is one)"), QStringLiteral("auto"));
+    m_device->addItem(tr("CPU"), QStringLiteral("cpu"));
+    m_device->addItem(cudaAvailable() ? tr("CUDA GPU") : tr("CUDA GPU (none found)"), QStringLiteral("cuda"));
+    m_device->setToolTip(QString::fromStdString(describeAutoRuntime()));
+    connect(m_device, &QComboBox::currentIndexChanged, this, &TrainSettingsForm::revalidate);
+    m_form->addRow(tr("Device"), m_device);
+
+    m_problemLabel = new QLabel(this);
+    m_problemLabel->setObjectName(QStringLiteral("problems"));
+    m_problemLabel->setWordWrap(true);
+    m_problemLabel->setStyleSheet(QStringLiteral("color: #b3261e;"));
+    layout->addWidget(m_problemLabel);
+    auto* defaults = new QPushButton(tr("Restore defaults"), this);
+    connect(defaults, &QPushButton::clicked, this, &TrainSettingsForm::restoreDefaults);
+    layout->addWidget(defaults, 0, Qt::AlignLeft);
+
+    restoreDefaults();
+}
+
+QLineEdit* TrainSettingsForm::addField(const QString& key, const QString& label, const QString& tip)
+{
+    auto* field = new QLineEdit(this);
+    field->setObjectName(key);
+    field->setToolTip(tip);
+    field->setMaximumWidth(120);
+    connect(field, &QLineEdit::textChanged, this, &TrainSettingsForm::revalidate);
+    m_form->addRow(label, field);
+    return field;
+}
+
+void TrainSettingsForm::setValues(const TrainSettings& v)
+{
+    const QSignalBlocker blockDevice(m_device);
+    m_beta->setText(number(v.dpo.beta));
+    m_eta->setText(number(v.eta));
+    m_learningRate->setText(number(v.dpo.learningRate));
+    m_batch->setText(QString::number(v.dpo.batch));
+    m_steps->setText(QString::number(v.dpo.steps));
+    m_tSamples->setText(QString::number(v.dpo.tSamplesPerPair));
+    m_evalEvery->setText(QString::number(v.dpo.evalEvery));
+    m_evalSamples->setText(QString::number(v.dpo.evalSamples));
+    m_samplingSteps->setText(QString::number(v.sampling.steps));
+    m_seed->setText(QString::number(v.seed));
+    m_device->setCurrentIndex(std::max(0, m_device->findData(v.device)));
+    revalidate();
+}
+
+void TrainSettingsForm::restoreDefaults() { setValues(TrainSettings{}); }
+
+void TrainSettingsForm::setModelSpec(const std::optional<ModelSpec>& spec)
+{
+    m_spec = spec;
+    revalidate();
+}
+
+void TrainSettingsForm::setAvailableMemoryOverride(int64_t bytes)
+{
+    m_memoryOverride = bytes;
+    revalidate();
+}
+
+std::optional<TrainSettings> TrainSettingsForm::settings() const { return m_settings; }
+
+void TrainSettingsForm::revalidate()
+{
+    QStringList problems;
+    TrainSettings s;
+    auto real = [&](QLineEdit* field, const QString& name, double& out) {
+        const auto value = parseReal(field);
+        markField(field, !value);
+        if (!value)
+            problems << tr("%1: \"%2\" is not a number.").arg(name, field->text());
+        else
+            out = *value;
+        return value.has_value();
+    };
+    auto integer = [&](QLineEdit* field, const QString& name, auto& out, qlonglong lower, qlonglong upper) {
+        const auto value = parseInteger(field);
+        const bool ok = value && *value >= lower && *value <= upper;
+        markField(field, !ok);
+        if (!value)
+            problems << tr("%1: \"%2\" is not a whole number.").arg(name, field->text());
+        else if (!ok)
+            problems << tr("%1 must be between %2 and %3.").arg(name).arg(lower).arg(upper);
+        else
+            out = static_cast<std::decay_t<decltype(out)>>(*value);
+        return ok;
+    };
+    if (real(m_beta, tr("Beta"), s.dpo.beta) && !(s.dpo.beta > 0)) {
+        problems << tr("Beta must be greater than 0 (it scales the implicit reward; the paper uses 0.1).");
+        markField(m_beta, true);
+    } else if (s.dpo.beta > 1e4) {
+        problems << tr("Beta must be at most 10000.");
+        markField(m_beta, true);
+    }
+    if (real(m_eta, tr("Eta"), s.eta) && (s.eta < 0 || s.eta > 100)) {
+        problems << tr("Eta must be between 0 and 100.");
+        markField(m_eta, true);
+    }
+    if (real(m_learningRate, tr("Learning rate"), s.dpo.learningRate) &&
+        !(s.dpo.learningRate > 0 && s.dpo.learningRate <= 1)) {
+        problems << tr("Learning rate must be greater than 0 and at most 1 (try 1e-4).");
+        markField(m_learningRate, true);
+    }
+    integer(m_batch, tr("Batch"), s.dpo.batch, 1, 1'000'000);
+    integer(m_steps, tr("Steps"), s.dpo.steps, 1, 10'000'000);
+    integer(m_tSamples, tr("t-samples per pair"), s.dpo.tSamplesPerPair, 1, 1024);
+    integer(m_evalEvery, tr("Evaluate every"), s.dpo.evalEvery, 0, 10'000'000);
+    integer(m_evalSamples, tr("Evaluation samples"), s.dpo.evalSamples, 1, 1'000'000);
+    integer(m_samplingSteps, tr("Sampling steps"), s.sampling.steps, 1, 100'000);
+    qlonglong seed = 0;
+    if (integer(m_seed, tr("Seed"), seed, 0, std::numeric_limits<qlonglong>::max()))
+        s.seed = uint64_t(seed);
+    s.device = m_device->currentData().toString();
+    if (s.device == QLatin1String("cuda") && !cudaAvailable())
+        problems << tr("No CUDA GPU is available on this machine; choose Auto or CPU.");
+    s.dpo.checkpointEvery = s.dpo.evalEvery;
+    s.sampling.batch = std::min(s.dpo.evalSamples, 1000);
+
+    if (problems.isEmpty() && m_spec) {
+        const int64_t available = m_memoryOverride >= 0 ? m_memoryOverride : availableHostMemoryBytes();
+        if (Status fits = checkFitsInMemory(*m_spec, s.dpo, s.sampling, available); !fits) {
+            problems << QString::fromStdString(fits.error()) + QLatin1Char('.');
+            markField(m_batch, true);
+        }
+    }
+    if (problems.isEmpty()) {
+        if (Status ok = validate(s.dpo); !ok)
+            problems << QString::fromStdString(ok.error());
+    }
+
+    m_problems = problems;
+    m_settings = problems.isEmpty() ? std::optional(s) : std::nullopt;
+    m_problemLabel->setText(problems.join(QLatin1Char('\n')));
+    m_problemLabel->setVisible(!problems.isEmpty());
+    if (m_valid != problems.isEmpty()) {
+        m_valid = problems.isEmpty();
+        Q_EMIT validityChanged(m_valid);
+    }
+}
+
+void TrainSettingsForm::loadSettings()
+{
+    QSettings q;
+    q.beginGroup(QStringLiteral("train"));
+    const QList<QLineEdit*> fields = findChildren<QLineEdit*>();
+    for (QLineEdit* field : fields)
+        if (q.contains(field->objectName()))
+            field->setText(q.value(field->objectName()).toString());
+    if (q.contains(QStringLiteral("device")))
+        m_device->setCurrentIndex(std::max(0, m_device->findData(q.value(QStringLiteral("device")))));
+    q.endGroup();
+    revalidate();
+}
+
+void TrainSettingsForm::saveSettings() const
+{
+    QSettings q;
+    q.beginGroup(QStringLiteral("train"));
+    const QList<QLineEdit*> fields = findChildren<QLineEdit*>();
+    for (QLineEdit* field : fields)
+        q.setValue(field->objectName(), field->text());
+    q.setValue(QStringLiteral("device"), m_device->currentData());
+    q.endGroup();
+}
+
+} // namespace d2dpo::ui

@@ -1,0 +1,77 @@
+// The D2-DPO settings of the Train view: beta, eta, learning rate, batch, steps, t-samples per
+// pair, evaluation cadence and size, sampling steps, seed and device, with the paper
+// experiment's defaults. Every field is checked as it is typed; what is wrong is said in words
+// under the form (beta <= 0, a batch that would not fit in memory...), and settings() is empty
+// until everything is right. The values persist in QSettings.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+
+#include <optional>
+
+#include "config.h"
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+
+namespace d2dpo::ui {
+
+struct TrainSettings {
+    DpoConfig dpo;
+    SamplingConfig sampling;
+    double eta = 0;
+    uint64_t seed = 0;
+    QString device = QStringLiteral("auto");
+};
+
+class TrainSettingsForm final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TrainSettingsForm(QWidget* parent = nullptr);
+
+    /// The settings when every field is valid, else nothing (see problems()).
+    std::optional<TrainSettings> settings() const;
+    /// One sentence per problem, empty when the settings are usable.
+    QStringList problems() const { return m_problems; }
+    /// The model to be fine-tuned (its size sets what fits in memory); nothing: no memory check.
+    void setModelSpec(const std::optional<ModelSpec>& spec);
+    /// Available memory in bytes for the memory check (tests); -1 reads /proc/meminfo.
+    void setAvailableMemoryOverride(int64_t bytes);
+
+    void setValues(const TrainSettings& values);
+    void restoreDefaults();
+    void loadSettings();
+    void saveSettings() const;
+
+Q_SIGNALS:
+    void validityChanged(bool valid);
+
+private:
+    QLineEdit* addField(const QString& key, const QString& label, const QString& tip);
+    void revalidate();
+
+    QLineEdit* m_beta = nullptr;
+    QLineEdit* m_eta = nullptr;
+    QLineEdit* m_learningRate = nullptr;
+    QLineEdit* m_batch = nullptr;
+    QLineEdit* m_steps = nullptr;
+    QLineEdit* m_tSamples = nullptr;
+    QLineEdit* m_evalEvery = nullptr;
+    QLineEdit* m_evalSamples = nullptr;
+    QLineEdit* m_samplingSteps = nullptr;
+    QLineEdit* m_seed = nullptr;
+    QComboBox* m_device = nullptr;
+    QLabel* m_problemLabel = nullptr;
+    std::optional<ModelSpec> m_spec;
+    int64_t m_memoryOverride = -1;
+    std::optional<TrainSettings> m_settings;
+    QStringList m_problems;
+    bool m_valid = false;
+    QFormLayout* m_form = nullptr;
+};
+
+} // namespace d2dpo::ui
