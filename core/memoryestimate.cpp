@@ -41,12 +41,17 @@ std::string gib(double bytes)
 
 int64_t estimateDpoPeakBytes(const ModelSpec& spec, const DpoConfig& dpo, const SamplingConfig& sampling)
 {
-    // Winners and losers, each with tSamplesPerPair draws, through the policy (kept for the
-    // backward pass, twice: activations and their gradients) and the reference (transient).
+    // Winners and losers, each with tSamplesPerPair draws, through the policy (activations kept
+    // for the backward pass, plus the gradients in flight) and the reference (transient).
+    // Calibrated on the large benchmark setting (d_model 256, 4 layers, 8 heads, N 64, batch
+    // 256): 3.4 GiB peak resident measured (with the libraries), 3.2 GiB estimated.
     const double rows = 2.0 * dpo.batch * std::max(1, dpo.tSamplesPerPair);
     const double tokens = rows * spec.task.length;
-    const double training = tokens * floatsPerToken(spec) * 3.0;
-    const double evaluation = double(sampling.batch) * spec.task.length * floatsPerToken(spec);
+    const double training = tokens * floatsPerToken(spec) * 1.2;
+    // Sampling keeps no graph: one layer's activations at a time.
+    ModelSpec oneLayer = spec;
+    oneLayer.model.layers = 1;
+    const double evaluation = double(sampling.batch) * spec.task.length * floatsPerToken(oneLayer);
     // Policy + gradients + Adam's two moments + the frozen reference.
     const double weights = 5.0 * parameterCount(spec);
     const double bytes = 4.0 * (std::max(training, evaluation) + weights);

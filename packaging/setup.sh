@@ -9,7 +9,9 @@ packages=(
     g++ cmake ninja-build          # toolchain
     libtorch-dev                   # LibTorch 1.13 (CPU)
     libopenblas0-openmp            # fast BLAS for LibTorch; OpenMP build, as LibTorch's threads are OpenMP
-    qt6-base-dev                   # Qt 6 Core/Test (tests) and Widgets (desktop application)
+    qt6-base-dev                   # Qt 6 Core/Test (tests) and Widgets/PrintSupport (desktop application)
+    libqcustomplot-dev             # the training dashboard's plots (QCustomPlot 2.1, built for Qt 6 too)
+    dpkg-dev                       # dpkg-shlibdeps: `cpack` works out the .deb's dependencies
     libcli11-dev nlohmann-json3-dev zlib1g-dev
     libsqlite3-dev libsqlitecpp-dev  # the preference store
 )

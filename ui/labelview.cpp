@@ -1,5 +1,7 @@
 #include "labelview.h"
 
+#include <utility>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
@@ -318,10 +320,19 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
         showNext(); // refresh the empty-state message
         return;
     }
-    if (Status s = m_store.addModel(result.model); !s) {
-        reportError(QString::fromStdString(s.error()));
+    // A model the store already knows (a fine-tuned one) keeps its name, lineage and run.
+    auto known = m_store.model(result.model.id);
+    if (!known) {
+        reportError(QString::fromStdString(known.error()));
         return;
     }
+    if (!known->has_value()) {
+        if (Status s = m_store.addModel(result.model); !s) {
+            reportError(QString::fromStdString(s.error()));
+            return;
+        }
+    }
+    const std::string modelName = known->has_value() ? known.value()->name : result.model.name;
     auto ids = m_store.addPairs(result.pairs, "generated");
     if (!ids) {
         reportError(QString::fromStdString(ids.error()));
@@ -333,18 +344,24 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
         p.id = ids.value()[i];
         fresh.push_back(std::move(p));
     }
-    if (m_newPairsFirst)
+    if (std::exchange(m_newPairsFirst, false)) {
+        // The new model's pairs come next; the pair on screen waits behind them.
+        if (m_current)
+            m_queue.push_front(*m_current);
         m_queue.insert(m_queue.begin(), fresh.begin(), fresh.end());
-    else
-        m_queue.insert(m_queue.end(), fresh.begin(), fresh.end());
-    m_newPairsFirst = false;
-    const bool wasEmpty = !m_current;
-    reload();
-    if (wasEmpty && !m_current)
+        m_current.reset();
         showNext();
+        reload();
+    } else {
+        m_queue.insert(m_queue.end(), fresh.begin(), fresh.end());
+        const bool wasEmpty = !m_current;
+        reload();
+        if (wasEmpty && !m_current)
+            showNext();
+    }
     Q_EMIT statusMessage(tr("Added %1 pairs from %2 in %3 s")
                              .arg(result.pairs.size())
-                             .arg(QString::fromStdString(result.model.name))
+                             .arg(QString::fromStdString(modelName))
                              .arg(result.milliseconds / 1000.0, 0, 'f', 1));
 }
 

@@ -66,7 +66,7 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     m_histogram->plotLayout()->addElement(
         0, 0, new QCPTextElement(m_histogram, tr("Samples over the integer i (%1 each)").arg(kSummarySamples),
                                  QFont(font().family(), font().pointSize() + 1, QFont::Bold)));
-    m_histogram->xAxis->setLabel(tr("decoded integer i (rightmost bar: invalid)"));
+    m_histogram->xAxis->setLabel(tr("decoded integer i"));
     m_histogram->yAxis->setLabel(tr("share of samples"));
     m_histogram->legend->setVisible(true);
     m_histogram->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -378,6 +378,14 @@ void ModelsView::drawHistogram()
     if (reference)
         addBars(*reference, tr("reference: %1").arg(QString::fromStdString(reference->name)), QColor(160, 160, 160));
     addBars(*model, tr("this model: %1").arg(QString::fromStdString(model->name)), QColor(255, 127, 14));
+    // Integer ticks, and the last bin named for what it holds.
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const int every = bins > 24 ? (bins + 15) / 16 : 1;
+    for (int i = 0; i + 1 < bins; i += every)
+        ticker->addTick(i, QString::number(i));
+    if (bins > 0)
+        ticker->addTick(bins - 1, tr("invalid"));
+    m_histogram->xAxis->setTicker(ticker);
     m_histogram->xAxis->setRange(-0.7, std::max(1, bins) - 0.3);
     m_histogram->yAxis->setRange(0, maxShare * 1.12);
     m_histogram->replot();

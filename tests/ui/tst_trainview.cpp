@@ -24,6 +24,8 @@
 #include "checkpoint.h"
 #include "denoiser.h"
 #include "dpojob.h"
+#include "labelview.h"
+#include "pairsupply.h"
 #include "metricplot.h"
 #include "modelsview.h"
 #include "preferencestore.h"
@@ -451,6 +453,17 @@ private Q_SLOTS:
                 button->click();
         QCOMPARE(labelFrom.size(), 1);
         QCOMPARE(labelFrom.at(0).at(0).toString(), QString::fromStdString(result->path));
+        // The Label view shows the fine-tuned model's pairs next, ahead of older pending pairs,
+        // and the store keeps the model's name, lineage and run.
+        QVERIFY(store->addPairs({{0, "1000000000", "1100000000", modelId, modelId}}, "generated").ok());
+        LabelView labels(*store);
+        QCOMPARE(QString::fromStdString(labels.currentPair()->leftModelId), QString::fromStdString(modelId));
+        labels.labelFrom(QString::fromStdString(result->path), 10);
+        QTRY_VERIFY_WITH_TIMEOUT(labels.currentPair() && labels.currentPair()->leftModelId == result->id, 60000);
+        const auto kept = store->model(result->id).value();
+        QCOMPARE(kept->name, result->name);
+        QCOMPARE(kept->runId.value_or(0), runs[0].id);
+        labels.supply().waitForIdle();
 
         if (!pythonTorchAvailable())
             QSKIP("python3-torch is not installed: the Python load check is skipped");
