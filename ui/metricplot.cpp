@@ -2,6 +2,7 @@
 
 #include <QFileDialog>
 #include <QMenu>
+#include <QElapsedTimer>
 #include <QMessageBox>
 #include <QVBoxLayout>
 
@@ -16,8 +17,21 @@ namespace d2dpo::ui {
 namespace {
 
 constexpr int kReplotIntervalMs = 33; // ~30 Hz at most, whatever the step rate
+constexpr int kReplotGapMs = 6;        // the GUI thread's breathing room between two plots' redraws
+
+const QElapsedTimer& replotClock()
+{
+    static const QElapsedTimer clock = [] {
+        QElapsedTimer c;
+        c.start();
+        return c;
+    }();
+    return clock;
+}
 
 } // namespace
+
+qint64 MetricPlot::s_lastReplotEnd = -1000;
 
 MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QString& yLabel, QWidget* parent)
     : QWidget(parent)
@@ -39,6 +53,7 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setNoAntialiasingOnDrag(true);
+    m_plot->setPlottingHint(QCP::phFastPolylines, true);
 
     m_tracer = new QCPItemTracer(m_plot);
     m_tracer->setStyle(QCPItemTracer::tsCircle);
@@ -63,7 +78,7 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
 
     m_replotTimer.setSingleShot(true);
     m_replotTimer.setInterval(kReplotIntervalMs);
-    connect(&m_replotTimer, &QTimer::timeout, this, &MetricPlot::replotIfDirty);
+    connect(&m_replotTimer, &QTimer::timeout, this, [this] { replotIfDirty(false); });
 }
 
 MetricPlot::~MetricPlot() = default;
@@ -176,13 +191,13 @@ void MetricPlot::resetView()
 
 bool MetricPlot::savePng(const QString& path, int width, int height)
 {
-    replotIfDirty();
+    replotIfDirty(true);
     return m_plot->savePng(path, width, height);
 }
 
 bool MetricPlot::savePdf(const QString& path, int width, int height)
 {
-    replotIfDirty();
+    replotIfDirty(true);
     return m_plot->savePdf(path, width, height);
 }
 
@@ -234,15 +249,22 @@ void MetricPlot::rescale()
     fit(m_plot->yAxis2, right);
 }
 
-void MetricPlot::replotIfDirty()
+void MetricPlot::replotIfDirty(bool now)
 {
     if (!m_dirty)
         return;
+    // Plots that became dirty together would redraw back to back in one pass of the event
+    // loop, stalling the GUI for the sum of their times: each waits for a gap after another's.
+    if (!now && replotClock().elapsed() - s_lastReplotEnd < kReplotGapMs) {
+        m_replotTimer.start(kReplotGapMs);
+        return;
+    }
     m_dirty = false;
     if (!m_userMovedView)
         rescale();
     m_plot->replot();
     ++m_replots;
+    s_lastReplotEnd = replotClock().elapsed();
 }
 
 void MetricPlot::showReadout(QMouseEvent* event)

@@ -66,7 +66,8 @@ private:
         double baselineValue = 0;
     };
     void markDirty();
-    void replotIfDirty();
+    /// `now`: draw even if another plot has just drawn (saving to a file).
+    void replotIfDirty(bool now);
     void showReadout(QMouseEvent* event);
     void showContextMenu(const QPoint& position);
     void saveWithDialog(const QString& format);
@@ -86,6 +87,7 @@ private:
     double m_yLower = 0;
     double m_yUpper = 1;
     int m_replots = 0;
+    static qint64 s_lastReplotEnd; ///< when any plot last finished drawing (ms on a shared clock)
 };
 
 } // namespace d2dpo::ui
