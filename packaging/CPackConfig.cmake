@@ -1,4 +1,5 @@
-# `cpack` in the build folder makes a .deb with what `install()` names (today the d2dpo CLI).
+# `cpack -G DEB` in the build folder makes a .deb with what `install()` names: d2dpo-studio, d2dpo,
+# the .desktop entry, the icon and the licence. Dependencies come from dpkg-shlibdeps.
 set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGE_NAME "d2dpo-studio")
 set(CPACK_PACKAGE_CONTACT "d2dpo-studio maintainers")

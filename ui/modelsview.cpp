@@ -387,7 +387,7 @@ void ModelsView::drawHistogram()
         ticker->addTick(bins - 1, tr("invalid"));
     m_histogram->xAxis->setTicker(ticker);
     m_histogram->xAxis->setRange(-0.7, std::max(1, bins) - 0.3);
-    m_histogram->yAxis->setRange(0, maxShare * 1.12);
+    m_histogram->yAxis->setRange(0, maxShare * 1.35); // headroom for the legend
     m_histogram->replot();
 }
 

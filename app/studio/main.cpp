@@ -26,7 +26,7 @@ int main(int argc, char** argv)
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Label pairs of generated sequences for D2-DPO."));
+    parser.setApplicationDescription(QStringLiteral("Label pairs of generated sequences, fine-tune the model on them with D2-DPO, browse and export the models."));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Preference store (SQLite file) to use."),
