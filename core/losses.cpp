@@ -63,9 +63,13 @@ DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& no
     const auto logpTheta = torch::log_softmax(policy->forward(xt, tBoth), -1);
     torch::Tensor logpRef;
     {
-        torch::NoGradGuard noGrad;
+        // No autograd bookkeeping at all for the frozen reference (no version counters, no views
+        // tracked). Its output is an inference tensor, which autograd may not save: the clone
+        // below is a normal tensor (a [2R, D, S] copy, small next to the forward it replaces).
+        c10::InferenceMode inference;
         logpRef = torch::log_softmax(reference->forward(xt, tBoth), -1);
     }
+    logpRef = logpRef.clone();
     const auto divergence = noise.divergence(xt, x1, logpTheta, logpRef, tBoth); // [2R]
     return dpoLossFromDivergences(divergence.slice(0, 0, rows), divergence.slice(0, rows), beta);
 }

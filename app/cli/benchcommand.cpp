@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include <sys/resource.h>
+
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
@@ -169,6 +171,15 @@ int runSamplingStudy(const BenchOptions& o, torch::Device device)
     return 0;
 }
 
+/// The process's peak resident memory so far, in MiB (settings run in order, so after each
+/// one this is the peak of everything run up to it).
+double peakResidentMiB()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return double(usage.ru_maxrss) / 1024.0; // Linux reports KiB
+}
+
 int run(const BenchOptions& o)
 {
     auto device = setUpRuntime(o.runtime);
@@ -180,9 +191,9 @@ int run(const BenchOptions& o)
         return runSamplingStudy(o, device.value());
     nlohmann::json results = nlohmann::json::array();
     if (!o.json)
-        std::printf("%s\n\n%-6s %7s %6s %5s %5s %6s %10s | %12s %12s %14s\n", describeRuntime(device.value()).c_str(),
+        std::printf("%s\n\n%-6s %7s %6s %5s %5s %6s %10s | %12s %12s %14s %9s\n", describeRuntime(device.value()).c_str(),
                     "name", "d_model", "layers", "heads", "N", "batch", "params", "D2-DPO st/s", "pretrain st/s",
-                    "sampling seq/s");
+                    "sampling seq/s", "peak MiB");
     for (const std::string& name : o.settings) {
         const auto it = std::find_if(kSettings.begin(), kSettings.end(), [&](const Setting& s) { return s.name == name; });
         if (it == kSettings.end())
@@ -194,11 +205,12 @@ int run(const BenchOptions& o)
                                {"sampling_steps", o.samplingSteps}, {"parameters", f.parameters},
                                {"dpo_steps_per_second", f.dpoStepsPerSecond},
                                {"pretrain_steps_per_second", f.pretrainStepsPerSecond},
-                               {"sampling_sequences_per_second", f.samplesPerSecond}});
+                               {"sampling_sequences_per_second", f.samplesPerSecond},
+                               {"peak_resident_mib", peakResidentMiB()}});
         } else {
-            std::printf("%-6s %7d %6d %5d %5d %6d %10lld | %12.2f %12.2f %14.1f\n", it->name.c_str(), it->dModel,
+            std::printf("%-6s %7d %6d %5d %5d %6d %10lld | %12.2f %12.2f %14.1f %9.0f\n", it->name.c_str(), it->dModel,
                         it->layers, it->heads, it->length, it->batch, static_cast<long long>(f.parameters),
-                        f.dpoStepsPerSecond, f.pretrainStepsPerSecond, f.samplesPerSecond);
+                        f.dpoStepsPerSecond, f.pretrainStepsPerSecond, f.samplesPerSecond, peakResidentMiB());
             std::fflush(stdout);
         }
     }
@@ -206,7 +218,8 @@ int run(const BenchOptions& o)
         std::cout << nlohmann::json{{"runtime", describeRuntime(device.value())}, {"results", results}}.dump(2)
                   << "\n";
     else
-        std::printf("\nmedians after %d warm-up call(s), >= %.1f s per figure; sampling: %d Euler steps, one batch\n",
+        std::printf("\nmedians after %d warm-up call(s), >= %.1f s per figure; sampling: %d Euler steps, one batch; "
+                    "peak MiB: the process's peak resident memory after the setting (settings run in order)\n",
                     o.warmup, o.minSeconds, o.samplingSteps);
     return 0;
 }
