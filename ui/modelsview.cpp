@@ -302,7 +302,7 @@ void ModelsView::showSelected()
     for (const auto& m : {std::optional(*model), reference})
         if (m && !m_summaries.contains(QString::fromStdString(m->id)) && QFileInfo::exists(QString::fromStdString(m->path)))
             needed.push_back(*m);
-    if (!needed.empty())
+    if (!needed.empty() && isVisible()) // hidden: drawn when the view is first shown
         requestSummaries(needed);
 
     m_samples->clear();
@@ -319,6 +319,12 @@ void ModelsView::showSelected()
         m_samples->setPlainText(tr("Drawing samples…"));
     }
     drawHistogram();
+}
+
+void ModelsView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    showSelected();
 }
 
 void ModelsView::requestSummaries(const std::vector<ModelRecord>& models)

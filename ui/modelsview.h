@@ -57,6 +57,9 @@ Q_SIGNALS:
     /// A model's samples arrived (tests wait on this).
     void summaryReady(const QString& modelId);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void showSelected();
     void requestSummaries(const std::vector<ModelRecord>& models);

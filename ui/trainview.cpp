@@ -476,12 +476,19 @@ void TrainView::reloadRuns()
     auto runs = m_store.runs();
     if (!runs)
         return;
+    bool newest = true;
     for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
         if (it->kind != "d2dpo")
             continue;
+        // "running" is only certain for this window's own run (the newest, while it trains):
+        // any other was cut short by a closed or killed process, or runs in another one.
+        QString status = QString::fromStdString(it->status);
+        if (it->status == "running" && !(newest && training()))
+            status = tr("interrupted or running elsewhere");
+        newest = false;
         auto* item = new QListWidgetItem(QStringLiteral("#%1 · %2 · %3 · %4")
                                              .arg(it->id)
-                                             .arg(QString::fromStdString(it->status),
+                                             .arg(status,
                                                   QString::fromStdString(it->startedAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')),
                                                   QString::fromStdString(it->device)),
                                          m_runs);

@@ -418,6 +418,7 @@ private Q_SLOTS:
 
         // The Models view: lineage, histograms side by side, export, label from it.
         ModelsView models(*store);
+        models.show(); // samples are drawn once the view is on screen
         auto* tree = models.tree();
         QCOMPARE(tree->topLevelItemCount(), 1);
         QCOMPARE(tree->topLevelItem(0)->childCount(), 1);
