@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "firstrun.h"
+#include "hostmemory.h"
 #include "mainwindow.h"
 #include "metricplot.h"
 #include "pairgenerator.h"
@@ -78,6 +79,7 @@ int main(int argc, char** argv)
         qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     Q_INIT_RESOURCE(resources);
+    d2dpo::keepFreedHostMemory(); // as d2dpo-studio does
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("d2dpo-studio-bench")); // leaves the user's settings alone
     QApplication::setApplicationName(QStringLiteral("d2dpo-gui-stall-bench"));

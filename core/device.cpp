@@ -1,4 +1,5 @@
 #include "device.h"
+#include "hostmemory.h"
 #include "runtimeinfo.h"
 
 #include <fstream>
@@ -86,12 +87,10 @@ std::string describeRuntime(torch::Device device)
                        " intra-op thread(s), BLAS " + loadedBlas();
     if (device.is_cuda())
         text += ", " + std::to_string(torch::cuda::device_count()) + " CUDA device(s)";
+    if (freedHostMemoryKept())
+        text += ", freed host memory kept for reuse";
     return text;
 }
-
-} // namespace d2dpo
-
-namespace d2dpo {
 
 bool cudaAvailable() { return torch::cuda::is_available(); }
 

@@ -208,7 +208,7 @@ int run(const BenchOptions& o)
                                {"sampling_sequences_per_second", f.samplesPerSecond},
                                {"peak_resident_mib", peakResidentMiB()}});
         } else {
-            std::printf("%-6s %7d %6d %5d %5d %6d %10lld | %12.2f %12.2f %14.1f %9.0f\n", it->name.c_str(), it->dModel,
+            std::printf("%-6s %7d %6d %5d %5d %6d %10lld | %12.3f %12.3f %14.1f %9.0f\n", it->name.c_str(), it->dModel,
                         it->layers, it->heads, it->length, it->batch, static_cast<long long>(f.parameters),
                         f.dpoStepsPerSecond, f.pretrainStepsPerSecond, f.samplesPerSecond, peakResidentMiB());
             std::fflush(stdout);

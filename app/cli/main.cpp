@@ -2,9 +2,11 @@
 #include <CLI/CLI.hpp>
 
 #include "common.h"
+#include "hostmemory.h"
 
 int main(int argc, char** argv)
 {
+    d2dpo::keepFreedHostMemory(); // every training step reuses the previous step's pages
     CLI::App app{"d2dpo: align discrete diffusion models to preferences with D2-DPO.\n"
                  "Start with `d2dpo reproduce` (the paper's experiment end to end) or `d2dpo <command> --help`."};
     app.require_subcommand(1);

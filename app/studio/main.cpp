@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "firstrun.h"
+#include "hostmemory.h"
 #include "labelview.h"
 #include "mainwindow.h"
 #include "preferencestore.h"
@@ -18,6 +19,7 @@
 int main(int argc, char** argv)
 {
     Q_INIT_RESOURCE(resources);
+    d2dpo::keepFreedHostMemory(); // every training step reuses the previous step's pages
     QElapsedTimer sinceStart;
     sinceStart.start();
     QApplication app(argc, argv);
