@@ -214,4 +214,19 @@ Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device d
     }
 }
 
+ModelRecord modelRecordFor(const CheckpointInfo& info, const std::string& path, const std::string& name)
+{
+    ModelRecord model;
+    model.id = info.id;
+    model.parentId = info.parentId;
+    model.kind = info.kind;
+    model.name = name;
+    model.path = path;
+    model.specJson = toJson(info.spec);
+    model.trainingJson = info.trainingJson;
+    model.metricsJson = info.metricsJson;
+    model.createdAt = info.createdAt;
+    return model;
+}
+
 } // namespace d2dpo

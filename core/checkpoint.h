@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "denoiser.h"
+#include "preferencestore.h"
 #include "result.h"
 #include "timeutil.h"
 
@@ -37,6 +38,9 @@ std::string newCheckpointId();
 
 /// Writes atomically: to a temporary file in the same folder, then renamed over `path`.
 Status saveCheckpoint(const std::string& path, const Denoiser& model, const CheckpointInfo& info);
+
+/// The checkpoint as the store records it (configs, metrics, lineage, its creation time).
+ModelRecord modelRecordFor(const CheckpointInfo& info, const std::string& path, const std::string& name);
 
 /// Reads and verifies a checkpoint and rebuilds its model on `device`.
 Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device device);

@@ -44,20 +44,6 @@ Result<std::pair<torch::Tensor, torch::Tensor>> storePreferences(PreferenceStore
     return std::pair{torch::tensor(winners).view({count, length}), torch::tensor(losers).view({count, length})};
 }
 
-ModelRecord recordFor(const CheckpointInfo& info, const std::string& path, const std::string& name)
-{
-    ModelRecord model;
-    model.id = info.id;
-    model.parentId = info.parentId;
-    model.kind = info.kind;
-    model.name = name;
-    model.path = path;
-    model.specJson = toJson(info.spec);
-    model.trainingJson = info.trainingJson;
-    model.metricsJson = info.metricsJson;
-    return model;
-}
-
 /// Mirrors the run into the store. Metric points are buffered and written in one transaction
 /// every so often (a durable commit per step would cost more than a small training step), and
 /// always at evaluations and at the end. Holds back onFinished: the job forwards it once the
@@ -219,7 +205,7 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
             if (!known)
                 return finishWith(failedBeforeTraining(known.error()));
             if (!known->has_value()) {
-                if (Status s = store->addModel(recordFor(loaded->info, spec.referencePath, "reference")); !s)
+                if (Status s = store->addModel(modelRecordFor(loaded->info, spec.referencePath, "reference")); !s)
                     return finishWith(failedBeforeTraining(s.error()));
             }
             RunRecord run;
@@ -271,7 +257,7 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
             if (!result) {
                 listener.onLog("warning: the fine-tuned checkpoint cannot be read back: " + result.error());
             } else {
-                ModelRecord model = recordFor(result->info, finished.lastCheckpointPath,
+                ModelRecord model = modelRecordFor(result->info, finished.lastCheckpointPath,
                                               "d2dpo run " + std::to_string(outcome.runId) + " step " +
                                                   std::to_string(result->info.step));
                 model.runId = outcome.runId;

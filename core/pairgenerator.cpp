@@ -73,16 +73,8 @@ Result<std::unique_ptr<PairGenerator>> PairGenerator::load(const std::string& ch
     const CheckpointInfo& info = impl->checkpoint.info;
     std::error_code ec;
     const std::string absolute = std::filesystem::absolute(checkpointPath, ec).string();
-    impl->record = {info.id,
-                    info.parentId,
-                    info.kind,
-                    std::filesystem::path(checkpointPath).filename().string(),
-                    ec ? checkpointPath : absolute,
-                    toJson(info.spec),
-                    info.trainingJson,
-                    info.metricsJson,
-                    std::nullopt,
-                    info.createdAt};
+    impl->record = modelRecordFor(info, ec ? checkpointPath : absolute,
+                                  std::filesystem::path(checkpointPath).filename().string());
     return std::unique_ptr<PairGenerator>(new PairGenerator(std::move(impl)));
 }
 

@@ -154,8 +154,14 @@ void ModelsView::reload()
     // Parents before children: a model whose parent is not in the store is a root.
     QHash<QString, QTreeWidgetItem*> items;
     std::vector<ModelRecord> pending = models.value();
-    for (const ModelRecord& m : pending)
+    QString newestId, newestCreated;
+    for (const ModelRecord& m : pending) {
         m_pathById.insert(QString::fromStdString(m.id), QString::fromStdString(m.path));
+        if (newestId.isEmpty() || QString::fromStdString(m.createdAt) >= newestCreated) {
+            newestId = QString::fromStdString(m.id);
+            newestCreated = QString::fromStdString(m.createdAt);
+        }
+    }
     while (!pending.empty()) {
         std::vector<ModelRecord> later;
         for (const ModelRecord& m : pending) {
@@ -184,21 +190,8 @@ void ModelsView::reload()
         pending = std::move(later);
     }
     m_tree->expandAll();
-    if (!selectModel(current) && m_tree->topLevelItemCount() > 0) {
-        // The newest model: the last item in creation order.
-        QTreeWidgetItemIterator it(m_tree);
-        QTreeWidgetItem* last = nullptr;
-        QString newest;
-        for (; *it; ++it) {
-            const auto model = m_store.model((*it)->data(kName, Qt::UserRole).toString().toStdString());
-            const QString created = model && model.value() ? QString::fromStdString(model.value()->createdAt) : QString();
-            if (!last || created >= newest) {
-                last = *it;
-                newest = created;
-            }
-        }
-        m_tree->setCurrentItem(last);
-    }
+    if (!selectModel(current) && !newestId.isEmpty())
+        selectModel(newestId);
     showSelected();
 }
 
@@ -397,33 +390,27 @@ void ModelsView::drawHistogram()
     m_histogram->replot();
 }
 
-std::string ModelsView::preferenceCountsJson(const ModelRecord& model) const
+ExportOptions ModelsView::exportOptionsFor(const ModelRecord& model) const
 {
+    ExportOptions options;
     if (!model.runId)
-        return "{}";
+        return options;
     auto run = m_store.run(*model.runId);
     if (!run || !run.value())
-        return "{}";
-    const QJsonObject prefs = parseObject(run.value()->configJson).value(QStringLiteral("preferences")).toObject();
-    return QJsonDocument(prefs).toJson(QJsonDocument::Compact).toStdString();
-}
-
-std::string ModelsView::runJson(const ModelRecord& model) const
-{
-    if (!model.runId)
-        return "{}";
-    auto run = m_store.run(*model.runId);
-    if (!run || !run.value())
-        return "{}";
+        return options;
     const RunRecord& r = *run.value();
-    QJsonObject json{{QStringLiteral("run_id"), qint64(r.id)},
-                     {QStringLiteral("status"), QString::fromStdString(r.status)},
-                     {QStringLiteral("device"), QString::fromStdString(r.device)},
-                     {QStringLiteral("reference_model_id"), QString::fromStdString(r.referenceModelId)},
-                     {QStringLiteral("started_at"), QString::fromStdString(r.startedAt)},
-                     {QStringLiteral("finished_at"), QString::fromStdString(r.finishedAt)},
-                     {QStringLiteral("config"), parseObject(r.configJson)}};
-    return QJsonDocument(json).toJson(QJsonDocument::Compact).toStdString();
+    const QJsonObject config = parseObject(r.configJson);
+    const QJsonObject prefs = config.value(QStringLiteral("preferences")).toObject();
+    options.preferenceCountsJson = QJsonDocument(prefs).toJson(QJsonDocument::Compact).toStdString();
+    const QJsonObject json{{QStringLiteral("run_id"), qint64(r.id)},
+                           {QStringLiteral("status"), QString::fromStdString(r.status)},
+                           {QStringLiteral("device"), QString::fromStdString(r.device)},
+                           {QStringLiteral("reference_model_id"), QString::fromStdString(r.referenceModelId)},
+                           {QStringLiteral("started_at"), QString::fromStdString(r.startedAt)},
+                           {QStringLiteral("finished_at"), QString::fromStdString(r.finishedAt)},
+                           {QStringLiteral("config"), config}};
+    options.runJson = QJsonDocument(json).toJson(QJsonDocument::Compact).toStdString();
+    return options;
 }
 
 Status ModelsView::exportSelected(const QString& folder)
@@ -431,10 +418,7 @@ Status ModelsView::exportSelected(const QString& folder)
     const auto model = selected();
     if (!model)
         return makeError("no model is selected");
-    ExportOptions options;
-    options.preferenceCountsJson = preferenceCountsJson(*model);
-    options.runJson = runJson(*model);
-    return exportCheckpointFile(model->path, folder.toStdString(), options);
+    return exportCheckpointFile(model->path, folder.toStdString(), exportOptionsFor(*model));
 }
 
 void ModelsView::exportWithDialog()
@@ -447,9 +431,7 @@ void ModelsView::exportWithDialog()
     if (parent.isEmpty())
         return;
     const QString folder = QDir(parent).filePath(QStringLiteral("d2dpo-%1").arg(QString::fromStdString(model->id)));
-    ExportOptions options;
-    options.preferenceCountsJson = preferenceCountsJson(*model);
-    options.runJson = runJson(*model);
+    const ExportOptions options = exportOptionsFor(*model);
     const std::string path = model->path;
     m_export->setEnabled(false);
     m_exportFolder = folder;

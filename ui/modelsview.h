@@ -67,8 +67,8 @@ private:
     void exportWithDialog();
     std::optional<ModelRecord> selected() const;
     std::optional<ModelRecord> referenceOf(const ModelRecord& model) const;
-    std::string preferenceCountsJson(const ModelRecord& model) const;
-    std::string runJson(const ModelRecord& model) const;
+    /// The model card's run and preference counts, from the run that made the model.
+    ExportOptions exportOptionsFor(const ModelRecord& model) const;
 
     PreferenceStore& m_store;
     QTreeWidget* m_tree = nullptr;

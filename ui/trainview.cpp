@@ -399,11 +399,7 @@ void TrainView::shutdown()
 void TrainView::onProgress(const ProgressEvent& e)
 {
     const double x = double(e.step);
-    m_lossPlot->append(kLoss, x, e.loss);
-    // An exponential moving average over ~20 steps: the trend under the per-batch noise.
-    m_lossAverage = m_haveAverage ? 0.95 * m_lossAverage + 0.05 * e.loss : e.loss;
-    m_haveAverage = true;
-    m_lossPlot->append(kLossAverage, x, m_lossAverage);
+    appendLoss(e.step, e.loss);
     if (e.rewards) {
         m_accuracyPlot->append(kAccuracy, x, e.rewards->accuracies);
         m_accuracyPlot->append(kMargin, x, e.rewards->margins);
@@ -420,6 +416,15 @@ void TrainView::onProgress(const ProgressEvent& e)
                         .arg(e.stepsPerSecond, 0, 'f', 1)
                         .arg(duration(e.elapsedSeconds), duration(remaining))
                         .arg(e.loss, 0, 'f', 4));
+}
+
+void TrainView::appendLoss(int64_t step, double loss)
+{
+    m_lossPlot->append(kLoss, double(step), loss);
+    // An exponential moving average over ~20 steps: the trend under the per-batch noise.
+    m_lossAverage = m_haveAverage ? 0.95 * m_lossAverage + 0.05 * loss : loss;
+    m_haveAverage = true;
+    m_lossPlot->append(kLossAverage, double(step), m_lossAverage);
 }
 
 void TrainView::onEvaluation(const EvaluationEvent& e)
@@ -513,12 +518,9 @@ void TrainView::showRun(qint64 runId)
         auto points = m_store.metricSeries(runId, name);
         return points ? points.value() : std::vector<std::pair<int64_t, double>>{};
     };
-    for (const auto& [step, value] : series("loss")) {
-        m_lossPlot->append(kLoss, double(step), value);
-        m_lossAverage = m_haveAverage ? 0.95 * m_lossAverage + 0.05 * value : value;
-        m_haveAverage = true;
-        m_lossPlot->append(kLossAverage, double(step), m_lossAverage);
-    }
+    const auto loss = series("loss");
+    for (const auto& [step, value] : loss)
+        appendLoss(step, value);
     const std::pair<MetricPlot*, std::pair<int, const char*>> curves[] = {
         {m_samplePlot, {kOddRatio, "odd_ratio"}},        {m_samplePlot, {kVsr, "vsr"}},
         {m_accuracyPlot, {kAccuracy, "rewards/accuracies"}}, {m_accuracyPlot, {kMargin, "rewards/margins"}},
@@ -532,7 +534,6 @@ void TrainView::showRun(qint64 runId)
     for (const auto& [step, value] : series("reference/vsr"))
         m_samplePlot->setBaseline(kVsr, value);
     const RunRecord& run = *record.value();
-    const auto loss = series("loss");
     setStepRange(loss.empty() ? 1 : loss.back().first);
     m_banner->setVisible(false);
     m_rate->setText(tr("Showing run #%1 (%2)").arg(runId).arg(QString::fromStdString(run.status)));

@@ -81,6 +81,8 @@ private:
     void updateStartEnabled();
     void setRunning(bool running);
     void clearPlots();
+    /// The loss and its moving average.
+    void appendLoss(int64_t step, double loss);
     /// The plots' x axes span the run's steps.
     void setStepRange(int64_t steps);
     void reloadRuns();
