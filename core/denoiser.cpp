@@ -43,15 +43,38 @@ torch::Tensor DenoiserImpl::timeEmbedding(const torch::Tensor& t)
     return m_time2->forward(torch::silu(m_time1->forward(features)));
 }
 
-torch::Tensor DenoiserImpl::forward(const torch::Tensor& tokens, const torch::Tensor& t)
+torch::Tensor DenoiserImpl::embed(const torch::Tensor& tokens, const torch::Tensor& t)
 {
     // LibTorch's Module::to(dtype) converts integer buffers too; indices must stay int64.
     auto h = m_tokens->forward(tokens) + m_positions->forward(m_positionIds.to(torch::kLong)).unsqueeze(0);
     if (options.time_conditioning())
         h = h + timeEmbedding(t).unsqueeze(1);
+    return h;
+}
+
+torch::Tensor DenoiserImpl::forward(const torch::Tensor& tokens, const torch::Tensor& t)
+{
+    auto h = embed(tokens, t);
     for (const auto& block : *m_blocks)
         h = block->as<TransformerBlock>()->forward(h);
     return m_head->forward(m_norm->forward(h));
+}
+
+torch::Tensor DenoiserImpl::forwardAt(const torch::Tensor& tokens, const torch::Tensor& t,
+                                      const torch::Tensor& positions)
+{
+    const int64_t length = tokens.size(1);
+    // The sequences that hold a requested position, and each position renumbered within them.
+    const auto [rows, rowOfPosition, counts] =
+        torch::unique_consecutive(positions.div(length, "floor"), /*return_inverse=*/true);
+    const auto within = rowOfPosition * length + positions.remainder(length);
+    auto h = embed(tokens.index_select(0, rows), t.index_select(0, rows));
+    const int64_t blocks = int64_t(m_blocks->size());
+    if (blocks == 0)
+        return m_head->forward(m_norm->forward(h.reshape({-1, h.size(-1)}).index_select(0, within)));
+    for (int64_t i = 0; i + 1 < blocks; ++i)
+        h = m_blocks[i]->as<TransformerBlock>()->forward(h);
+    return m_head->forward(m_norm->forward(m_blocks[blocks - 1]->as<TransformerBlock>()->forwardRows(h, within)));
 }
 
 Denoiser makeDenoiser(const ModelSpec& spec, int64_t vocabSize, torch::Device device)

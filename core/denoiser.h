@@ -33,11 +33,18 @@ public:
     void reset() override;
     /// tokens [B, D] int64 in 0..S (S = mask), t [B] float in [0, 1] -> logits [B, D, S] float.
     torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& t);
+    /// The logits at some positions only: `positions` are ascending flat indices into [B * D]
+    /// (as nonzero() gives them) -> [P, S], equal to forward(tokens, t).view({-1, S})[positions].
+    /// Sequences with no requested position are not computed at all, and the last block runs its
+    /// query side on the requested positions alone: the losses read only masked positions, so
+    /// this skips arithmetic whose result nobody reads (bench/NOTES.md, change 5).
+    torch::Tensor forwardAt(const torch::Tensor& tokens, const torch::Tensor& t, const torch::Tensor& positions);
 
     DenoiserOptions options;
 
 private:
     torch::Tensor timeEmbedding(const torch::Tensor& t); ///< t [B] -> [B, E]
+    torch::Tensor embed(const torch::Tensor& tokens, const torch::Tensor& t); ///< -> [B, D, E]
 
     torch::nn::Embedding m_tokens{nullptr};
     torch::nn::Embedding m_positions{nullptr};

@@ -1,5 +1,7 @@
 #include "losses.h"
 
+#include <algorithm>
+
 #include <torch/torch.h>
 
 namespace d2dpo {
@@ -10,16 +12,16 @@ torch::Tensor pretrainLoss(Denoiser& model, const NoiseProcess& noise, int64_t m
     const auto floatOptions = torch::dtype(torch::kFloat).device(x1.device());
     const auto t = torch::rand({x1.size(0)}, generator, floatOptions);
     const auto xt = noise.corrupt(x1, t, generator);
-    const auto logits = model->forward(xt, t);                                        // [B, D, S]
+    // Only masked positions enter the loss, so only they are computed (Denoiser::forwardAt).
+    const auto positions = xt.reshape({-1}).eq(maskToken).nonzero().squeeze(1);          // [P]
     const auto nll = torch::nn::functional::cross_entropy(
-                         logits.reshape({-1, logits.size(-1)}), x1.reshape({-1}),
-                         torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
-                         .view_as(x1);                                                // [B, D]
-    auto weight = xt.eq(maskToken).to(torch::kFloat);
-    const auto maskedCount = weight.sum().clamp_min(1);
-    if (elboWeighting)
-        weight = weight / (1 - t).clamp_min(1e-3).unsqueeze(1);
-    return (nll * weight).sum() / maskedCount;
+        model->forwardAt(xt, t, positions), x1.reshape({-1}).index_select(0, positions),
+        torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));      // [P]
+    const auto maskedCount = std::max<int64_t>(1, positions.size(0));
+    if (!elboWeighting)
+        return nll.sum() / double(maskedCount);
+    const auto weight = 1 / (1 - t).clamp_min(1e-3).index_select(0, positions.div(x1.size(1), "floor"));
+    return (nll * weight).sum() / double(maskedCount);
 }
 
 DpoTerms dpoLossFromDivergences(const torch::Tensor& dChosen, const torch::Tensor& dRejected, double beta)
@@ -60,17 +62,19 @@ DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& no
     const auto x1 = torch::cat({w, l});                       // [2R, D]: winners then losers
     const auto xt = noise.corrupt(x1, tBoth, generator);
 
-    const auto logpTheta = torch::log_softmax(policy->forward(xt, tBoth), -1);
+    // Both models are computed only at the positions the divergence reads (Denoiser::forwardAt).
+    const auto positions = noise.positionsRead(xt);                                        // [P]
+    const auto logpTheta = torch::log_softmax(policy->forwardAt(xt, tBoth, positions), -1); // [P, S]
     torch::Tensor logpRef;
     {
         // No autograd bookkeeping at all for the frozen reference (no version counters, no views
         // tracked). Its output is an inference tensor, which autograd may not save: the clone
-        // below is a normal tensor (a [2R, D, S] copy, small next to the forward it replaces).
+        // below is a normal tensor (a [P, S] copy, small next to the forward it replaces).
         c10::InferenceMode inference;
-        logpRef = torch::log_softmax(reference->forward(xt, tBoth), -1);
+        logpRef = torch::log_softmax(reference->forwardAt(xt, tBoth, positions), -1);
     }
     logpRef = logpRef.clone();
-    const auto divergence = noise.divergence(xt, x1, logpTheta, logpRef, tBoth); // [2R]
+    const auto divergence = noise.divergenceAt(xt, x1, positions, logpTheta, logpRef, tBoth); // [2R]
     return dpoLossFromDivergences(divergence.slice(0, 0, rows), divergence.slice(0, rows), beta);
 }
 

@@ -30,6 +30,22 @@ torch::Tensor MaskingNoise::divergence(const torch::Tensor& xt, const torch::Ten
     return rateFactor(t) * (masked * logRatio).sum(1);
 }
 
+torch::Tensor MaskingNoise::positionsRead(const torch::Tensor& xt) const
+{
+    return xt.reshape({-1}).eq(maskToken()).nonzero().squeeze(1);
+}
+
+torch::Tensor MaskingNoise::divergenceAt(const torch::Tensor& xt, const torch::Tensor& x1,
+                                         const torch::Tensor& positions, const torch::Tensor& logpThetaAt,
+                                         const torch::Tensor& logpRefAt, const torch::Tensor& t) const
+{
+    const auto index = x1.reshape({-1}).index_select(0, positions).unsqueeze(1);
+    const auto logRatio = (logpThetaAt.gather(1, index) - logpRefAt.gather(1, index)).squeeze(1); // [P]
+    const auto perSequence = torch::zeros({xt.size(0)}, logRatio.options())
+                                 .index_add(0, positions.div(xt.size(1), "floor"), logRatio);
+    return rateFactor(t) * perSequence;
+}
+
 torch::Tensor MaskingNoise::conditionalRate(const torch::Tensor& xt, const torch::Tensor& x1,
                                             const torch::Tensor& t) const
 {

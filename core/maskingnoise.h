@@ -22,6 +22,12 @@ public:
     /// (1 + eta t)/(1 - t) * sum_d [x_t^d == M] (log p_theta(x_1^d|x_t) - log p_ref(x_1^d|x_t)).
     torch::Tensor divergence(const torch::Tensor& xt, const torch::Tensor& x1, const torch::Tensor& logpTheta,
                              const torch::Tensor& logpRef, const torch::Tensor& t) const override;
+    /// The masked positions: only they enter the divergence (the eta rates out of real tokens are
+    /// the same for policy and reference and cancel).
+    torch::Tensor positionsRead(const torch::Tensor& xt) const override;
+    torch::Tensor divergenceAt(const torch::Tensor& xt, const torch::Tensor& x1, const torch::Tensor& positions,
+                               const torch::Tensor& logpThetaAt, const torch::Tensor& logpRefAt,
+                               const torch::Tensor& t) const override;
     /// (1 + eta t)/(1 - t) [x_t == M][j == x_1] to real tokens; eta [x_t != M] to M.
     torch::Tensor conditionalRate(const torch::Tensor& xt, const torch::Tensor& x1,
                                   const torch::Tensor& t) const override;

@@ -33,6 +33,15 @@ public:
     virtual torch::Tensor divergence(const torch::Tensor& xt, const torch::Tensor& x1, const torch::Tensor& logpTheta,
                                      const torch::Tensor& logpRef, const torch::Tensor& t) const = 0;
 
+    /// The positions whose denoiser output divergence() reads, as ascending flat indices into
+    /// [B * D] int64 (for masking: the masked ones). The trainer computes the denoiser only there.
+    virtual torch::Tensor positionsRead(const torch::Tensor& xt) const = 0;
+
+    /// divergence() from the log-probabilities at positionsRead(x_t) only, [P, S] each -> [B].
+    virtual torch::Tensor divergenceAt(const torch::Tensor& xt, const torch::Tensor& x1, const torch::Tensor& positions,
+                                       const torch::Tensor& logpThetaAt, const torch::Tensor& logpRefAt,
+                                       const torch::Tensor& t) const = 0;
+
     /// Conditional rate R^q_t(x_t, j | x_1) to every state j: [B, D, V].
     virtual torch::Tensor conditionalRate(const torch::Tensor& xt, const torch::Tensor& x1,
                                           const torch::Tensor& t) const = 0;

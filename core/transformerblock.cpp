@@ -1,8 +1,8 @@
 #include "transformerblock.h"
 
-#include <cmath>
-
 #include <torch/torch.h>
+
+#include "attention.h"
 
 namespace d2dpo {
 
@@ -26,17 +26,20 @@ void TransformerBlockImpl::reset()
 
 torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x)
 {
-    const int64_t batch = x.size(0);
-    const int64_t length = x.size(1);
-    const int64_t headDim = dModel / heads;
+    const auto h = x + m_out->forward(selfAttention(m_qkv->forward(m_norm1->forward(x)), heads));
+    return h + feedForward(h);
+}
 
-    // [B, D, 3E] -> 3 x [B, H, D, E/H]
-    const auto qkv = m_qkv->forward(m_norm1->forward(x)).view({batch, length, 3, heads, headDim}).permute({2, 0, 3, 1, 4});
-    const auto scores = torch::matmul(qkv[0], qkv[1].transpose(-2, -1)) * (1.0 / std::sqrt(double(headDim)));
-    const auto attended = torch::matmul(scores.softmax(-1), qkv[2]);          // [B, H, D, E/H]
-    const auto merged = attended.transpose(1, 2).reshape({batch, length, dModel});
-    const auto h = x + m_out->forward(merged);
-    return h + m_ff2->forward(torch::gelu(m_ff1->forward(m_norm2->forward(h))));
+torch::Tensor TransformerBlockImpl::forwardRows(const torch::Tensor& x, const torch::Tensor& rows)
+{
+    const auto attended = selfAttention(m_qkv->forward(m_norm1->forward(x)), heads).reshape({-1, dModel});
+    const auto h = x.reshape({-1, dModel}).index_select(0, rows) + m_out->forward(attended.index_select(0, rows));
+    return h + feedForward(h);
+}
+
+torch::Tensor TransformerBlockImpl::feedForward(const torch::Tensor& h)
+{
+    return m_ff2->forward(torch::gelu(m_ff1->forward(m_norm2->forward(h))));
 }
 
 } // namespace d2dpo

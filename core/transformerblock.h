@@ -16,12 +16,18 @@ public:
     void reset() override;
     /// x [B, D, E] float -> [B, D, E] float.
     torch::Tensor forward(const torch::Tensor& x);
+    /// The output at some positions only: rows are flat indices into [B * D]; -> [P, E]. Keys and
+    /// values still come from every position; the query side (output projection, residual and
+    /// feed-forward) runs on the P rows alone.
+    torch::Tensor forwardRows(const torch::Tensor& x, const torch::Tensor& rows);
 
     int64_t dModel;
     int64_t heads;
     int64_t ffWidth;
 
 private:
+    torch::Tensor feedForward(const torch::Tensor& h); ///< ff2(gelu(ff1(norm2(h))))
+
     torch::nn::LayerNorm m_norm1{nullptr};
     torch::nn::Linear m_qkv{nullptr};
     torch::nn::Linear m_out{nullptr};

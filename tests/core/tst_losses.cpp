@@ -183,6 +183,112 @@ private Q_SLOTS:
         const double expected = nll.masked_select(masked).mean().item<double>();
         QVERIFY2(std::abs(loss - expected) < 1e-5, qPrintable(QString("%1 vs %2").arg(loss).arg(expected)));
     }
+
+    void forwardAtEqualsFullForward_data()
+    {
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<bool>("time");
+        QTest::addColumn<double>("tolerance");
+        QTest::newRow("float, 2 layers") << int(torch::kFloat) << 2 << true << 1e-5;
+        QTest::newRow("double, 2 layers") << int(torch::kDouble) << 2 << true << 1e-12;
+        QTest::newRow("double, 1 layer, no time") << int(torch::kDouble) << 1 << false << 1e-12;
+    }
+
+    void forwardAtEqualsFullForward()
+    {
+        // The loss path computes the denoiser only at masked positions; its logits and the
+        // gradients they send to every parameter must be those of the full forward.
+        QFETCH(int, dtype);
+        QFETCH(int, layers);
+        QFETCH(bool, time);
+        QFETCH(double, tolerance);
+        torch::manual_seed(4);
+        ModelSpec spec = test::tinySpec(8, time);
+        spec.model.layers = layers;
+        Denoiser model = makeDenoiser(spec, 2, torch::kCPU);
+        model->to(torch::ScalarType(dtype));
+        auto xt = torch::randint(0, 3, {12, 8}, torch::kLong);
+        xt[3] = 1;  // a sequence with no mask: not computed at all
+        xt[7] = 2;  // all masked
+        xt[11] = 0; // no mask, last row
+        const auto t = torch::rand({12}, torch::dtype(torch::ScalarType(dtype)));
+        const auto positions = xt.reshape({-1}).eq(2).nonzero().squeeze(1);
+        const auto upstream = torch::randn({positions.size(0), 2}, torch::dtype(torch::ScalarType(dtype)));
+
+        auto gradients = [&](bool partial) {
+            model->zero_grad();
+            const auto logits = partial ? model->forwardAt(xt, t, positions)
+                                        : model->forward(xt, t).reshape({-1, 2}).index_select(0, positions);
+            (logits * upstream).sum().backward();
+            std::vector<torch::Tensor> grads{logits.detach()};
+            for (const auto& p : model->parameters())
+                grads.push_back(p.grad().clone());
+            return grads;
+        };
+        const auto partial = gradients(true);
+        const auto full = gradients(false);
+        QCOMPARE(partial.front().sizes(), full.front().sizes());
+        for (size_t i = 0; i < full.size(); ++i)
+            QVERIFY2(test::maxAbsDiff(partial[i], full[i]) < tolerance,
+                     qPrintable(QString("tensor %1: %2").arg(i).arg(test::maxAbsDiff(partial[i], full[i]))));
+
+        // No position at all: an empty result, no error.
+        const auto none = model->forwardAt(xt, t, torch::empty({0}, torch::kLong));
+        QCOMPARE(none.size(0), 0);
+    }
+
+    void d2dpoLossEqualsFullForwardFormulation()
+    {
+        // d2dpoLoss computes both models at the masked positions only. Replaying its draws and
+        // computing everything in full through NoiseProcess::divergence must give the same loss
+        // and the same gradients.
+        torch::manual_seed(6);
+        const ModelSpec spec = test::tinySpec(8);
+        Denoiser policy = makeDenoiser(spec, 2, torch::kCPU);
+        Denoiser reference = frozenCopy(policy);
+        {
+            torch::NoGradGuard noGrad;
+            for (auto& p : policy->parameters())
+                p.add_(torch::randn_like(p) * 0.05); // a policy that differs from its reference
+        }
+        MaskingNoise noise(2, 0.5);
+        const auto winners = torch::randint(0, 2, {16, 8}, torch::kLong);
+        const auto losers = torch::randint(0, 2, {16, 8}, torch::kLong);
+        const double beta = 0.3, epsilon = 1e-3;
+
+        auto generator = makeGenerator(21, torch::kCPU);
+        policy->zero_grad();
+        const DpoTerms terms = d2dpoLoss(policy, reference, noise, winners, losers, beta, epsilon, 1, generator);
+        terms.loss.backward();
+        std::vector<torch::Tensor> partialGrads;
+        for (const auto& p : policy->parameters())
+            partialGrads.push_back(p.grad().clone());
+
+        auto replay = makeGenerator(21, torch::kCPU);
+        const auto t = torch::rand({16}, replay, torch::kFloat) * (1 - epsilon);
+        const auto tBoth = torch::cat({t, t});
+        const auto x1 = torch::cat({winners, losers});
+        const auto xt = noise.corrupt(x1, tBoth, replay);
+        policy->zero_grad();
+        const auto logpTheta = torch::log_softmax(policy->forward(xt, tBoth), -1);
+        const auto logpRef = torch::log_softmax(reference->forward(xt, tBoth), -1);
+        const auto d = noise.divergence(xt, x1, logpTheta, logpRef, tBoth);
+        const DpoTerms full = dpoLossFromDivergences(d.slice(0, 0, 16), d.slice(0, 16), beta);
+        full.loss.backward();
+
+        QVERIFY(std::abs(terms.loss.item<double>() - std::log(2.0)) > 1e-4); // not the trivial case
+        QVERIFY2(std::abs(terms.loss.item<double>() - full.loss.item<double>()) < 1e-6,
+                 qPrintable(QString("%1 vs %2").arg(terms.loss.item<double>()).arg(full.loss.item<double>())));
+        QVERIFY(test::maxAbsDiff(terms.divergenceChosen, full.divergenceChosen) < 1e-5);
+        QVERIFY(test::maxAbsDiff(terms.divergenceRejected, full.divergenceRejected) < 1e-5);
+        const auto params = policy->parameters();
+        for (size_t i = 0; i < params.size(); ++i) {
+            const double scale = std::max(1e-3, params[i].grad().abs().max().item<double>());
+            QVERIFY2(test::maxAbsDiff(partialGrads[i], params[i].grad()) < 1e-4 * scale,
+                     qPrintable(QString("parameter %1").arg(i)));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLosses)

@@ -1,0 +1,306 @@
+#include "attention.h"
+
+#include <cmath>
+#include <vector>
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+namespace d2dpo {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::tensor_list;
+
+/// Where one head's rows live: row i of q is q + i * rowStride (k and v likewise); row i of the
+/// merged output (or its gradient) is o + i * outStride. Each row is `width` contiguous values.
+template <typename T>
+struct Head {
+    const T* q;
+    const T* k;
+    const T* v;
+    int64_t rowStride;
+    int64_t length;
+    int64_t width;
+};
+
+template <typename T>
+Head<T> headAt(const T* qkv, int64_t b, int64_t h, int64_t length, int64_t dModel, int64_t width)
+{
+    const T* base = qkv + b * length * 3 * dModel + h * width;
+    return {base, base + dModel, base + 2 * dModel, 3 * dModel, length, width};
+}
+
+// The per-head loops below keep every innermost loop a contiguous multiply-add over j or e, so
+// the compiler vectorizes them without reassociating any sum (results do not depend on -ffast-math).
+
+/// scores [N, N] = (q * scale) k^T; kt is an [width, N] scratch for k transposed.
+template <typename T>
+[[gnu::always_inline]] inline void headScores(const Head<T>& hd, T scale, T* __restrict scores, T* __restrict kt)
+{
+    const int64_t n = hd.length, w = hd.width;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t e = 0; e < w; ++e)
+            kt[e * n + j] = hd.k[j * hd.rowStride + e];
+    for (int64_t i = 0; i < n; ++i) {
+        T* __restrict row = scores + i * n;
+        for (int64_t j = 0; j < n; ++j)
+            row[j] = 0;
+        const T* qi = hd.q + i * hd.rowStride;
+        for (int64_t e = 0; e < w; ++e) {
+            const T qe = qi[e] * scale;
+            const T* __restrict ktRow = kt + e * n;
+            for (int64_t j = 0; j < n; ++j)
+                row[j] += qe * ktRow[j];
+        }
+    }
+}
+
+/// out rows (stride outStride) = probs [N, N] v.
+template <typename T>
+[[gnu::always_inline]] inline void headOutput(const Head<T>& hd, const T* __restrict probs, T* __restrict out,
+                                              int64_t outStride)
+{
+    const int64_t n = hd.length, w = hd.width;
+    for (int64_t i = 0; i < n; ++i) {
+        T* __restrict o = out + i * outStride;
+        for (int64_t e = 0; e < w; ++e)
+            o[e] = 0;
+        for (int64_t j = 0; j < n; ++j) {
+            const T p = probs[i * n + j];
+            const T* __restrict vj = hd.v + j * hd.rowStride;
+            for (int64_t e = 0; e < w; ++e)
+                o[e] += p * vj[e];
+        }
+    }
+}
+
+/// Gradients of one head. gradOut rows have stride outStride; dq, dk, dv rows have the qkv row
+/// stride. Scratch: vt [width, N] and ds [N, N].
+template <typename T>
+[[gnu::always_inline]] inline void headBackward(const Head<T>& hd, T scale, const T* __restrict probs,
+                                                const T* __restrict gradOut, int64_t outStride, T* __restrict dq,
+                                                T* __restrict dk, T* __restrict dv, T* __restrict vt,
+                                                T* __restrict ds)
+{
+    const int64_t n = hd.length, w = hd.width, rs = hd.rowStride;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t e = 0; e < w; ++e)
+            vt[e * n + j] = hd.v[j * rs + e];
+    // dP = dO v^T, then the softmax's backward: dS = P (dP - rowsum(P dP)), times the scale that
+    // multiplied the scores.
+    for (int64_t i = 0; i < n; ++i) {
+        T* __restrict row = ds + i * n;
+        for (int64_t j = 0; j < n; ++j)
+            row[j] = 0;
+        const T* gi = gradOut + i * outStride;
+        for (int64_t e = 0; e < w; ++e) {
+            const T g = gi[e];
+            const T* __restrict vtRow = vt + e * n;
+            for (int64_t j = 0; j < n; ++j)
+                row[j] += g * vtRow[j];
+        }
+        const T* p = probs + i * n;
+        T dot = 0;
+        for (int64_t j = 0; j < n; ++j)
+            dot += p[j] * row[j];
+        for (int64_t j = 0; j < n; ++j)
+            row[j] = p[j] * (row[j] - dot) * scale;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        T* __restrict dqi = dq + i * rs;
+        for (int64_t e = 0; e < w; ++e)
+            dqi[e] = 0;
+        for (int64_t j = 0; j < n; ++j) {
+            const T s = ds[i * n + j];
+            const T* __restrict kj = hd.k + j * rs;
+            for (int64_t e = 0; e < w; ++e)
+                dqi[e] += s * kj[e];
+        }
+    }
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t e = 0; e < w; ++e) {
+            dk[j * rs + e] = 0;
+            dv[j * rs + e] = 0;
+        }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        const T* __restrict qi = hd.q + i * rs;
+        const T* __restrict gi = gradOut + i * outStride;
+        for (int64_t j = 0; j < n; ++j) {
+            const T s = ds[i * n + j];
+            const T p = probs[i * n + j];
+            T* __restrict dkj = dk + j * rs;
+            T* __restrict dvj = dv + j * rs;
+            for (int64_t e = 0; e < w; ++e) {
+                dkj[e] += s * qi[e];
+                dvj[e] += p * gi[e];
+            }
+        }
+    }
+}
+
+// Float entry points are compiled for AVX-512, AVX2+FMA and baseline x86-64 and picked at load
+// time, so the package runs on any x86-64 and uses the wide units where they exist.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define D2DPO_VECTOR_CLONES [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
+#else
+#define D2DPO_VECTOR_CLONES
+#endif
+
+D2DPO_VECTOR_CLONES void scoresFloat(const Head<float>& hd, float scale, float* scores, float* kt)
+{
+    headScores(hd, scale, scores, kt);
+}
+D2DPO_VECTOR_CLONES void outputFloat(const Head<float>& hd, const float* probs, float* out, int64_t outStride)
+{
+    headOutput(hd, probs, out, outStride);
+}
+D2DPO_VECTOR_CLONES void backwardFloat(const Head<float>& hd, float scale, const float* probs, const float* gradOut,
+                                       int64_t outStride, float* dq, float* dk, float* dv, float* vt, float* ds)
+{
+    headBackward(hd, scale, probs, gradOut, outStride, dq, dk, dv, vt, ds);
+}
+
+void scores(const Head<float>& hd, float scale, float* s, float* kt) { scoresFloat(hd, scale, s, kt); }
+void scores(const Head<double>& hd, double scale, double* s, double* kt) { headScores(hd, scale, s, kt); }
+void output(const Head<float>& hd, const float* p, float* o, int64_t os) { outputFloat(hd, p, o, os); }
+void output(const Head<double>& hd, const double* p, double* o, int64_t os) { headOutput(hd, p, o, os); }
+void backward(const Head<float>& hd, float scale, const float* p, const float* g, int64_t os, float* dq, float* dk,
+              float* dv, float* vt, float* ds)
+{
+    backwardFloat(hd, scale, p, g, os, dq, dk, dv, vt, ds);
+}
+void backward(const Head<double>& hd, double scale, const double* p, const double* g, int64_t os, double* dq,
+              double* dk, double* dv, double* vt, double* ds)
+{
+    headBackward(hd, scale, p, g, os, dq, dk, dv, vt, ds);
+}
+
+struct Shape {
+    int64_t batch, length, dModel, heads, width;
+
+    Shape(const torch::Tensor& qkv, int64_t heads)
+        : batch(qkv.size(0))
+        , length(qkv.size(1))
+        , dModel(qkv.size(2) / 3)
+        , heads(heads)
+        , width(dModel / heads)
+    {
+    }
+    int64_t units() const { return batch * heads; }
+    /// (batch, head) units per parallel task: enough multiply-adds to be worth a task.
+    int64_t grain() const { return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, length * length * width)); }
+};
+
+/// Attention probabilities [B, H, N, N] of a contiguous qkv.
+torch::Tensor probabilities(const torch::Tensor& qkv, const Shape& s)
+{
+    auto logits = torch::empty({s.batch, s.heads, s.length, s.length}, qkv.options());
+    AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_scores", [&] {
+        const auto* data = qkv.data_ptr<scalar_t>();
+        auto* out = logits.data_ptr<scalar_t>();
+        const auto scale = scalar_t(1.0 / std::sqrt(double(s.width)));
+        at::parallel_for(0, s.units(), s.grain(), [&](int64_t begin, int64_t end) {
+            std::vector<scalar_t> kt(size_t(s.width * s.length));
+            for (int64_t u = begin; u < end; ++u)
+                scores(headAt(data, u / s.heads, u % s.heads, s.length, s.dModel, s.width), scale,
+                       out + u * s.length * s.length, kt.data());
+        });
+    });
+    return torch::softmax(logits, -1);
+}
+
+/// Merged output [B, N, E] from the probabilities and v.
+torch::Tensor attend(const torch::Tensor& probs, const torch::Tensor& qkv, const Shape& s)
+{
+    auto merged = torch::empty({s.batch, s.length, s.dModel}, qkv.options());
+    AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_output", [&] {
+        const auto* data = qkv.data_ptr<scalar_t>();
+        const auto* p = probs.data_ptr<scalar_t>();
+        auto* out = merged.data_ptr<scalar_t>();
+        at::parallel_for(0, s.units(), s.grain(), [&](int64_t begin, int64_t end) {
+            for (int64_t u = begin; u < end; ++u) {
+                const int64_t b = u / s.heads, h = u % s.heads;
+                output(headAt(data, b, h, s.length, s.dModel, s.width), p + u * s.length * s.length,
+                       out + b * s.length * s.dModel + h * s.width, s.dModel);
+            }
+        });
+    });
+    return merged;
+}
+
+torch::Tensor attentionGradient(const torch::Tensor& qkv, const torch::Tensor& probs, const torch::Tensor& gradOut,
+                                const Shape& s)
+{
+    auto grad = torch::empty_like(qkv);
+    AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_backward", [&] {
+        const auto* data = qkv.data_ptr<scalar_t>();
+        const auto* p = probs.data_ptr<scalar_t>();
+        const auto* g = gradOut.data_ptr<scalar_t>();
+        auto* dqkv = grad.data_ptr<scalar_t>();
+        const auto scale = scalar_t(1.0 / std::sqrt(double(s.width)));
+        at::parallel_for(0, s.units(), s.grain(), [&](int64_t begin, int64_t end) {
+            std::vector<scalar_t> vt(size_t(s.width * s.length));
+            std::vector<scalar_t> ds(size_t(s.length * s.length));
+            for (int64_t u = begin; u < end; ++u) {
+                const int64_t b = u / s.heads, h = u % s.heads;
+                auto* dq = dqkv + b * s.length * 3 * s.dModel + h * s.width;
+                backward(headAt(data, b, h, s.length, s.dModel, s.width), scale, p + u * s.length * s.length,
+                         g + b * s.length * s.dModel + h * s.width, s.dModel, dq, dq + s.dModel, dq + 2 * s.dModel,
+                         vt.data(), ds.data());
+            }
+        });
+    });
+    return grad;
+}
+
+class FusedSelfAttention : public torch::autograd::Function<FusedSelfAttention> {
+public:
+    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& qkv, int64_t heads)
+    {
+        const Shape s(qkv, heads);
+        auto probs = probabilities(qkv, s);
+        auto merged = attend(probs, qkv, s);
+        ctx->save_for_backward({qkv, probs});
+        ctx->saved_data["heads"] = heads;
+        return merged;
+    }
+
+    static tensor_list backward(AutogradContext* ctx, tensor_list gradOutputs)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const Shape s(saved[0], ctx->saved_data["heads"].toInt());
+        return {attentionGradient(saved[0], saved[1], gradOutputs[0].contiguous(), s), torch::Tensor()};
+    }
+};
+
+} // namespace
+
+torch::Tensor referenceSelfAttention(const torch::Tensor& qkv, int64_t heads)
+{
+    const int64_t batch = qkv.size(0), length = qkv.size(1), dModel = qkv.size(2) / 3, width = dModel / heads;
+    const auto parts = qkv.view({batch, length, 3, heads, width}).permute({2, 0, 3, 1, 4}); // 3 x [B, H, N, w]
+    const auto scores = torch::matmul(parts[0], parts[1].transpose(-2, -1)) * (1.0 / std::sqrt(double(width)));
+    const auto attended = torch::matmul(scores.softmax(-1), parts[2]);                   // [B, H, N, w]
+    return attended.transpose(1, 2).reshape({batch, length, dModel});
+}
+
+torch::Tensor selfAttention(const torch::Tensor& qkv, int64_t heads)
+{
+    TORCH_CHECK(qkv.dim() == 3 && qkv.size(2) % (3 * heads) == 0, "selfAttention: qkv must be [B, D, 3E] with E a "
+                                                                   "multiple of the head count");
+    const bool fused = qkv.device().is_cpu() &&
+                       (qkv.scalar_type() == torch::kFloat || qkv.scalar_type() == torch::kDouble);
+    if (!fused)
+        return referenceSelfAttention(qkv, heads);
+    const auto input = qkv.contiguous();
+    if (torch::GradMode::is_enabled() && input.requires_grad())
+        return FusedSelfAttention::apply(input, heads);
+    // Nothing will ask for gradients (the reference model, sampling): skip the autograd node.
+    const Shape s(input, heads);
+    return attend(probabilities(input, s), input, s);
+}
+
+} // namespace d2dpo

@@ -1,0 +1,29 @@
+// Bidirectional multi-head self-attention over a packed [B, D, 3E] q|k|v projection.
+//
+// Why a kernel of its own: LibTorch 1.13 computes a CPU batched matmul of small matrices as one
+// BLAS call per matrix (a select and an addmm each), so the denoiser's [B*H, 16, 16] attention
+// products cost ~1 ms each at the small setting, a third of a D2-DPO step (bench/NOTES.md,
+// change 4). This kernel loops over (batch, head) itself, reads q, k and v where the projection
+// wrote them (no permute copies) and writes the merged [B, D, E] output directly; its backward
+// is written out by hand. Same mathematics, different summation order: it agrees with
+// referenceSelfAttention to rounding (tests/core/tst_attention.cpp).
+#pragma once
+
+#include <cstdint>
+
+namespace at {
+class Tensor;
+}
+
+namespace d2dpo {
+
+/// qkv [B, D, 3E] (q, then k, then v, each E = heads x head width) -> [B, D, E], softmax(q k^T /
+/// sqrt(E/heads)) v per head. Differentiable. CPU float/double tensors take the fused kernel; any
+/// other device or dtype takes referenceSelfAttention.
+at::Tensor selfAttention(const at::Tensor& qkv, int64_t heads);
+
+/// The same attention written with LibTorch matmuls (the formulation the model was first
+/// written in; what the peer benchmark runs, and what the tests hold the kernel to).
+at::Tensor referenceSelfAttention(const at::Tensor& qkv, int64_t heads);
+
+} // namespace d2dpo
