@@ -1,5 +1,6 @@
 #include "attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -33,113 +34,134 @@ Head<T> headAt(const T* qkv, int64_t b, int64_t h, int64_t length, int64_t dMode
 }
 
 // The per-head loops below keep every innermost loop a contiguous multiply-add over j or e, so
-// the compiler vectorizes them without reassociating any sum (results do not depend on -ffast-math).
+// the compiler vectorizes them without reassociating any sum (results do not depend on
+// -ffast-math). W > 0 is the head width known at compile time (the common 8, 16, 32, 64): the
+// loops over e then unroll and their accumulators stay in vector registers. W = 0: any width.
 
-/// scores [N, N] = (q * scale) k^T; kt is an [width, N] scratch for k transposed.
-template <typename T>
-[[gnu::always_inline]] inline void headScores(const Head<T>& hd, T scale, T* __restrict scores, T* __restrict kt)
+/// out[0:width] = sum_r coeff[r * coeffStride] * rows[r * rowStride + 0:width], accumulated in
+/// chunks of 64 values (in registers when W is known).
+template <int W, typename T>
+[[gnu::always_inline]] inline void weightedRowSum(int64_t width, int64_t count, const T* __restrict coeff,
+                                                  int64_t coeffStride, const T* __restrict rows, int64_t rowStride,
+                                                  T* __restrict out)
 {
-    const int64_t n = hd.length, w = hd.width;
+    constexpr int64_t kChunk = 64;
+    const int64_t w = W > 0 ? W : width;
+    for (int64_t e0 = 0; e0 < w; e0 += kChunk) {
+        const int64_t cw = std::min(kChunk, w - e0);
+        T acc[kChunk];
+        for (int64_t e = 0; e < cw; ++e)
+            acc[e] = 0;
+        for (int64_t r = 0; r < count; ++r) {
+            const T c = coeff[r * coeffStride];
+            const T* __restrict row = rows + r * rowStride + e0;
+            for (int64_t e = 0; e < cw; ++e)
+                acc[e] += c * row[e];
+        }
+        for (int64_t e = 0; e < cw; ++e)
+            out[e0 + e] = acc[e];
+    }
+}
+
+/// out [N, N] = (a * scale) b^T for the rows of a and b (stride rowStride, width w); bt is an
+/// [w, N] scratch for b transposed, so the innermost loop runs over the N columns.
+template <int W, typename T>
+[[gnu::always_inline]] inline void scaledRowProducts(int64_t width, int64_t n, const T* __restrict a, int64_t aStride,
+                                                     const T* __restrict b, int64_t bStride, T scale,
+                                                     T* __restrict out, T* __restrict bt)
+{
+    const int64_t w = W > 0 ? W : width;
     for (int64_t j = 0; j < n; ++j)
         for (int64_t e = 0; e < w; ++e)
-            kt[e * n + j] = hd.k[j * hd.rowStride + e];
+            bt[e * n + j] = b[j * bStride + e];
     for (int64_t i = 0; i < n; ++i) {
-        T* __restrict row = scores + i * n;
+        T* __restrict row = out + i * n;
         for (int64_t j = 0; j < n; ++j)
             row[j] = 0;
-        const T* qi = hd.q + i * hd.rowStride;
+        const T* ai = a + i * aStride;
         for (int64_t e = 0; e < w; ++e) {
-            const T qe = qi[e] * scale;
-            const T* __restrict ktRow = kt + e * n;
+            const T ae = ai[e] * scale;
+            const T* __restrict btRow = bt + e * n;
             for (int64_t j = 0; j < n; ++j)
-                row[j] += qe * ktRow[j];
+                row[j] += ae * btRow[j];
         }
     }
 }
 
-/// out rows (stride outStride) = probs [N, N] v.
-template <typename T>
-[[gnu::always_inline]] inline void headOutput(const Head<T>& hd, const T* __restrict probs, T* __restrict out,
-                                              int64_t outStride)
+/// scores [N, N] = (q * scale) k^T.
+template <int W, typename T>
+[[gnu::always_inline]] inline void headScores(const Head<T>& hd, T scale, T* scores, T* kt)
 {
-    const int64_t n = hd.length, w = hd.width;
-    for (int64_t i = 0; i < n; ++i) {
-        T* __restrict o = out + i * outStride;
-        for (int64_t e = 0; e < w; ++e)
-            o[e] = 0;
-        for (int64_t j = 0; j < n; ++j) {
-            const T p = probs[i * n + j];
-            const T* __restrict vj = hd.v + j * hd.rowStride;
-            for (int64_t e = 0; e < w; ++e)
-                o[e] += p * vj[e];
-        }
-    }
+    scaledRowProducts<W>(hd.width, hd.length, hd.q, hd.rowStride, hd.k, hd.rowStride, scale, scores, kt);
+}
+
+/// out rows (stride outStride) = probs [N, N] v.
+template <int W, typename T>
+[[gnu::always_inline]] inline void headOutput(const Head<T>& hd, const T* probs, T* out, int64_t outStride)
+{
+    const int64_t n = hd.length;
+    for (int64_t i = 0; i < n; ++i)
+        weightedRowSum<W>(hd.width, n, probs + i * n, 1, hd.v, hd.rowStride, out + i * outStride);
 }
 
 /// Gradients of one head. gradOut rows have stride outStride; dq, dk, dv rows have the qkv row
 /// stride. Scratch: vt [width, N] and ds [N, N].
-template <typename T>
+template <int W, typename T>
 [[gnu::always_inline]] inline void headBackward(const Head<T>& hd, T scale, const T* __restrict probs,
-                                                const T* __restrict gradOut, int64_t outStride, T* __restrict dq,
-                                                T* __restrict dk, T* __restrict dv, T* __restrict vt,
+                                                const T* gradOut, int64_t outStride, T* dq, T* dk, T* dv, T* vt,
                                                 T* __restrict ds)
 {
-    const int64_t n = hd.length, w = hd.width, rs = hd.rowStride;
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t e = 0; e < w; ++e)
-            vt[e * n + j] = hd.v[j * rs + e];
+    const int64_t n = hd.length, rs = hd.rowStride;
     // dP = dO v^T, then the softmax's backward: dS = P (dP - rowsum(P dP)), times the scale that
     // multiplied the scores.
+    scaledRowProducts<W>(hd.width, n, gradOut, outStride, hd.v, rs, T(1), ds, vt);
     for (int64_t i = 0; i < n; ++i) {
         T* __restrict row = ds + i * n;
-        for (int64_t j = 0; j < n; ++j)
-            row[j] = 0;
-        const T* gi = gradOut + i * outStride;
-        for (int64_t e = 0; e < w; ++e) {
-            const T g = gi[e];
-            const T* __restrict vtRow = vt + e * n;
-            for (int64_t j = 0; j < n; ++j)
-                row[j] += g * vtRow[j];
-        }
-        const T* p = probs + i * n;
+        const T* __restrict p = probs + i * n;
         T dot = 0;
         for (int64_t j = 0; j < n; ++j)
             dot += p[j] * row[j];
         for (int64_t j = 0; j < n; ++j)
             row[j] = p[j] * (row[j] - dot) * scale;
     }
-    for (int64_t i = 0; i < n; ++i) {
-        T* __restrict dqi = dq + i * rs;
-        for (int64_t e = 0; e < w; ++e)
-            dqi[e] = 0;
-        for (int64_t j = 0; j < n; ++j) {
-            const T s = ds[i * n + j];
-            const T* __restrict kj = hd.k + j * rs;
-            for (int64_t e = 0; e < w; ++e)
-                dqi[e] += s * kj[e];
-        }
-    }
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t e = 0; e < w; ++e) {
-            dk[j * rs + e] = 0;
-            dv[j * rs + e] = 0;
-        }
-    }
-    for (int64_t i = 0; i < n; ++i) {
-        const T* __restrict qi = hd.q + i * rs;
-        const T* __restrict gi = gradOut + i * outStride;
-        for (int64_t j = 0; j < n; ++j) {
-            const T s = ds[i * n + j];
-            const T p = probs[i * n + j];
-            T* __restrict dkj = dk + j * rs;
-            T* __restrict dvj = dv + j * rs;
-            for (int64_t e = 0; e < w; ++e) {
-                dkj[e] += s * qi[e];
-                dvj[e] += p * gi[e];
-            }
-        }
+    for (int64_t i = 0; i < n; ++i) // dQ = dS k
+        weightedRowSum<W>(hd.width, n, ds + i * n, 1, hd.k, rs, dq + i * rs);
+    for (int64_t j = 0; j < n; ++j) { // dK = dS^T q, dV = P^T dO
+        weightedRowSum<W>(hd.width, n, ds + j, n, hd.q, rs, dk + j * rs);
+        weightedRowSum<W>(hd.width, n, probs + j, n, gradOut, outStride, dv + j * rs);
     }
 }
+
+/// Runs CALL with W set to the head width as a compile-time constant where it is one of the
+/// common widths, else with W = 0. A macro, not a lambda: a lambda's body would be a function of
+/// its own, compiled for the baseline target instead of the clone's (target_clones below).
+#define D2DPO_WITH_WIDTH(width, CALL)                                                                                  \
+    switch (width) {                                                                                                   \
+    case 8: {                                                                                                          \
+        constexpr int W = 8;                                                                                           \
+        CALL;                                                                                                          \
+        break;                                                                                                         \
+    }                                                                                                                  \
+    case 16: {                                                                                                         \
+        constexpr int W = 16;                                                                                          \
+        CALL;                                                                                                          \
+        break;                                                                                                         \
+    }                                                                                                                  \
+    case 32: {                                                                                                         \
+        constexpr int W = 32;                                                                                          \
+        CALL;                                                                                                          \
+        break;                                                                                                         \
+    }                                                                                                                  \
+    case 64: {                                                                                                         \
+        constexpr int W = 64;                                                                                          \
+        CALL;                                                                                                          \
+        break;                                                                                                         \
+    }                                                                                                                  \
+    default: {                                                                                                         \
+        constexpr int W = 0;                                                                                           \
+        CALL;                                                                                                          \
+    }                                                                                                                  \
+    }
 
 // Float entry points are compiled for AVX-512, AVX2+FMA and baseline x86-64 and picked at load
 // time, so the package runs on any x86-64 and uses the wide units where they exist.
@@ -151,22 +173,22 @@ template <typename T>
 
 D2DPO_VECTOR_CLONES void scoresFloat(const Head<float>& hd, float scale, float* scores, float* kt)
 {
-    headScores(hd, scale, scores, kt);
+    D2DPO_WITH_WIDTH(hd.width, (headScores<W>(hd, scale, scores, kt)))
 }
 D2DPO_VECTOR_CLONES void outputFloat(const Head<float>& hd, const float* probs, float* out, int64_t outStride)
 {
-    headOutput(hd, probs, out, outStride);
+    D2DPO_WITH_WIDTH(hd.width, (headOutput<W>(hd, probs, out, outStride)))
 }
 D2DPO_VECTOR_CLONES void backwardFloat(const Head<float>& hd, float scale, const float* probs, const float* gradOut,
                                        int64_t outStride, float* dq, float* dk, float* dv, float* vt, float* ds)
 {
-    headBackward(hd, scale, probs, gradOut, outStride, dq, dk, dv, vt, ds);
+    D2DPO_WITH_WIDTH(hd.width, (headBackward<W>(hd, scale, probs, gradOut, outStride, dq, dk, dv, vt, ds)))
 }
 
 void scores(const Head<float>& hd, float scale, float* s, float* kt) { scoresFloat(hd, scale, s, kt); }
-void scores(const Head<double>& hd, double scale, double* s, double* kt) { headScores(hd, scale, s, kt); }
+void scores(const Head<double>& hd, double scale, double* s, double* kt) { headScores<0>(hd, scale, s, kt); }
 void output(const Head<float>& hd, const float* p, float* o, int64_t os) { outputFloat(hd, p, o, os); }
-void output(const Head<double>& hd, const double* p, double* o, int64_t os) { headOutput(hd, p, o, os); }
+void output(const Head<double>& hd, const double* p, double* o, int64_t os) { headOutput<0>(hd, p, o, os); }
 void backward(const Head<float>& hd, float scale, const float* p, const float* g, int64_t os, float* dq, float* dk,
               float* dv, float* vt, float* ds)
 {
@@ -175,7 +197,7 @@ void backward(const Head<float>& hd, float scale, const float* p, const float* g
 void backward(const Head<double>& hd, double scale, const double* p, const double* g, int64_t os, double* dq,
               double* dk, double* dv, double* vt, double* ds)
 {
-    headBackward(hd, scale, p, g, os, dq, dk, dv, vt, ds);
+    headBackward<0>(hd, scale, p, g, os, dq, dk, dv, vt, ds);
 }
 
 struct Shape {

@@ -106,6 +106,12 @@ int64_t parameterCount(const Denoiser& model)
     return count;
 }
 
+void dropGradients(const Denoiser& model)
+{
+    for (auto& p : model->parameters())
+        p.mutable_grad().reset();
+}
+
 bool allFinite(const Denoiser& model)
 {
     torch::NoGradGuard noGrad;

@@ -65,6 +65,10 @@ Denoiser frozenCopy(const Denoiser& model);
 
 int64_t parameterCount(const Denoiser& model);
 
+/// Drops every parameter's gradient instead of zeroing it (LibTorch 1.13's zero_grad zeroes): the
+/// next backward then hands its gradient buffers over rather than adding them onto zeros.
+void dropGradients(const Denoiser& model);
+
 /// Whether every parameter is finite (no NaN or infinity).
 bool allFinite(const Denoiser& model);
 

@@ -81,7 +81,7 @@ DpoTrainer::StepOutcome DpoTrainer::trainStep(bool withRewards)
     outcome.loss = terms.loss.item<double>();
     if (!std::isfinite(outcome.loss))
         return outcome;
-    m_optimizer->zero_grad();
+    dropGradients(m_policy);
     terms.loss.backward();
     m_optimizer->step();
     if (withRewards)

@@ -34,7 +34,7 @@ double Pretrainer::trainStep()
     const double lossValue = loss.item<double>();
     if (!std::isfinite(lossValue))
         return lossValue;
-    m_optimizer->zero_grad();
+    dropGradients(m_model);
     loss.backward();
     m_optimizer->step();
     return lossValue;

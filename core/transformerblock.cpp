@@ -24,17 +24,26 @@ void TransformerBlockImpl::reset()
     m_ff2 = register_module("ff2", torch::nn::Linear(ffWidth, dModel));
 }
 
+// Every linear layer sees [B * D, E] rows: LibTorch 1.13 runs a linear on a 3-D input as a
+// matmul followed by a separate pass adding the bias, on a 2-D input as one addmm that folds the
+// bias into the matrix product.
+
 torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x)
 {
-    const auto h = x + m_out->forward(selfAttention(m_qkv->forward(m_norm1->forward(x)), heads));
-    return h + feedForward(h);
+    const auto h = x.reshape({-1, dModel}) + m_out->forward(attention(x));
+    return (h + feedForward(h)).view_as(x);
 }
 
 torch::Tensor TransformerBlockImpl::forwardRows(const torch::Tensor& x, const torch::Tensor& rows)
 {
-    const auto attended = selfAttention(m_qkv->forward(m_norm1->forward(x)), heads).reshape({-1, dModel});
-    const auto h = x.reshape({-1, dModel}).index_select(0, rows) + m_out->forward(attended.index_select(0, rows));
+    const auto h = x.reshape({-1, dModel}).index_select(0, rows) + m_out->forward(attention(x).index_select(0, rows));
     return h + feedForward(h);
+}
+
+torch::Tensor TransformerBlockImpl::attention(const torch::Tensor& x)
+{
+    const auto qkv = m_qkv->forward(m_norm1->forward(x.reshape({-1, dModel})));
+    return selfAttention(qkv.view({x.size(0), x.size(1), 3 * dModel}), heads).view({-1, dModel});
 }
 
 torch::Tensor TransformerBlockImpl::feedForward(const torch::Tensor& h)

@@ -26,7 +26,8 @@ public:
     int64_t ffWidth;
 
 private:
-    torch::Tensor feedForward(const torch::Tensor& h); ///< ff2(gelu(ff1(norm2(h))))
+    torch::Tensor attention(const torch::Tensor& x);   ///< [B, D, E] -> attended [B * D, E]
+    torch::Tensor feedForward(const torch::Tensor& h); ///< [P, E] -> ff2(gelu(ff1(norm2(h))))
 
     torch::nn::LayerNorm m_norm1{nullptr};
     torch::nn::Linear m_qkv{nullptr};
