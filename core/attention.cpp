@@ -7,6 +7,9 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include "vectorclones.h"
+#include "vectormath.h"
+
 namespace d2dpo {
 
 namespace {
@@ -63,8 +66,13 @@ template <int W, typename T>
     }
 }
 
-/// out [N, N] = (a * scale) b^T for the rows of a and b (stride rowStride, width w); bt is an
-/// [w, N] scratch for b transposed, so the innermost loop runs over the N columns.
+using vectormath::kLanes;
+using vectormath::Lanes;
+
+/// out [N, N] = (a * scale) b^T for the rows of a and b (strides aStride, bStride, width w); bt is
+/// a [w, N] scratch for b transposed, so the innermost loop runs over the N columns. Columns go in
+/// blocks of kLanes accumulated in a register (accumulating in `out` would make every
+/// multiply-add wait for the previous one's store).
 template <int W, typename T>
 [[gnu::always_inline]] inline void scaledRowProducts(int64_t width, int64_t n, const T* __restrict a, int64_t aStride,
                                                      const T* __restrict b, int64_t bStride, T scale,
@@ -74,61 +82,104 @@ template <int W, typename T>
     for (int64_t j = 0; j < n; ++j)
         for (int64_t e = 0; e < w; ++e)
             bt[e * n + j] = b[j * bStride + e];
+    const int64_t blocked = n - n % kLanes;
     for (int64_t i = 0; i < n; ++i) {
         T* __restrict row = out + i * n;
-        for (int64_t j = 0; j < n; ++j)
-            row[j] = 0;
         const T* ai = a + i * aStride;
+        for (int64_t j0 = 0; j0 < blocked; j0 += kLanes) {
+            Lanes<T> acc = {};
+            for (int64_t e = 0; e < w; ++e) {
+                Lanes<T> column;
+                vectormath::loadLanes(column, bt + e * n + j0);
+                acc += (ai[e] * scale) * column;
+            }
+            vectormath::storeLanes(row + j0, acc);
+        }
+        for (int64_t j = blocked; j < n; ++j)
+            row[j] = 0;
         for (int64_t e = 0; e < w; ++e) {
             const T ae = ai[e] * scale;
             const T* __restrict btRow = bt + e * n;
-            for (int64_t j = 0; j < n; ++j)
+            for (int64_t j = blocked; j < n; ++j)
                 row[j] += ae * btRow[j];
         }
     }
 }
 
-/// scores [N, N] = (q * scale) k^T.
-template <int W, typename T>
-[[gnu::always_inline]] inline void headScores(const Head<T>& hd, T scale, T* scores, T* kt)
+// Probabilities are stored key-major: pt[j * N + i] = P[i][j], the weight of key j for query i.
+// Then the softmax over j for every query i is a column operation: the maxima, the sums and the
+// backward's dot products accumulate elementwise over rows j, vectorized over i, with no
+// horizontal reduction.
+
+/// pt [N, N] (scores of key j for query i at [j][i]) replaced by the softmax over j of each
+/// column. Scratch: peak and sum, N each.
+template <typename T>
+[[gnu::always_inline]] inline void softmaxColumns(int64_t n, T* __restrict pt, T* __restrict peak, T* __restrict sum)
 {
-    scaledRowProducts<W>(hd.width, hd.length, hd.q, hd.rowStride, hd.k, hd.rowStride, scale, scores, kt);
+    for (int64_t i = 0; i < n; ++i) {
+        peak[i] = pt[i];
+        sum[i] = 0;
+    }
+    for (int64_t j = 1; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i)
+            peak[i] = peak[i] < pt[j * n + i] ? pt[j * n + i] : peak[i];
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i) {
+            const T e = vectormath::exp(pt[j * n + i] - peak[i]);
+            pt[j * n + i] = e;
+            sum[i] += e;
+        }
+    for (int64_t i = 0; i < n; ++i)
+        sum[i] = T(1) / sum[i];
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i)
+            pt[j * n + i] *= sum[i];
 }
 
-/// out rows (stride outStride) = probs [N, N] v.
+/// pt [N, N] = softmax over keys of (q * scale) k^T, key-major. Scratch: (width + 2) N.
 template <int W, typename T>
-[[gnu::always_inline]] inline void headOutput(const Head<T>& hd, const T* probs, T* out, int64_t outStride)
+[[gnu::always_inline]] inline void headProbabilities(const Head<T>& hd, T scale, T* pt, T* scratch)
+{
+    const int64_t n = hd.length;
+    T* qt = scratch;
+    T* columnScratch = scratch + hd.width * n;
+    scaledRowProducts<W>(hd.width, n, hd.k, hd.rowStride, hd.q, hd.rowStride, scale, pt, qt);
+    softmaxColumns(n, pt, columnScratch, columnScratch + n);
+}
+
+/// out rows (stride outStride) = P v, from key-major pt.
+template <int W, typename T>
+[[gnu::always_inline]] inline void headOutput(const Head<T>& hd, const T* pt, T* out, int64_t outStride)
 {
     const int64_t n = hd.length;
     for (int64_t i = 0; i < n; ++i)
-        weightedRowSum<W>(hd.width, n, probs + i * n, 1, hd.v, hd.rowStride, out + i * outStride);
+        weightedRowSum<W>(hd.width, n, pt + i, n, hd.v, hd.rowStride, out + i * outStride);
 }
 
-/// Gradients of one head. gradOut rows have stride outStride; dq, dk, dv rows have the qkv row
-/// stride. Scratch: vt [width, N] and ds [N, N].
+/// Gradients of one head from key-major pt. gradOut rows have stride outStride; dq, dk, dv rows
+/// have the qkv row stride. Scratch: vt [width, N], dst [N, N] and dot [N].
 template <int W, typename T>
-[[gnu::always_inline]] inline void headBackward(const Head<T>& hd, T scale, const T* __restrict probs,
-                                                const T* gradOut, int64_t outStride, T* dq, T* dk, T* dv, T* vt,
-                                                T* __restrict ds)
+[[gnu::always_inline]] inline void headBackward(const Head<T>& hd, T scale, const T* __restrict pt, const T* gradOut,
+                                                int64_t outStride, T* dq, T* dk, T* dv, T* vt, T* __restrict dst,
+                                                T* __restrict dot)
 {
     const int64_t n = hd.length, rs = hd.rowStride;
-    // dP = dO v^T, then the softmax's backward: dS = P (dP - rowsum(P dP)), times the scale that
-    // multiplied the scores.
-    scaledRowProducts<W>(hd.width, n, gradOut, outStride, hd.v, rs, T(1), ds, vt);
-    for (int64_t i = 0; i < n; ++i) {
-        T* __restrict row = ds + i * n;
-        const T* __restrict p = probs + i * n;
-        T dot = 0;
-        for (int64_t j = 0; j < n; ++j)
-            dot += p[j] * row[j];
-        for (int64_t j = 0; j < n; ++j)
-            row[j] = p[j] * (row[j] - dot) * scale;
-    }
+    // dP^T = v dO^T, then the softmax's backward, dS = P (dP - rowsum(P dP)) times the scale that
+    // multiplied the scores, all key-major.
+    scaledRowProducts<W>(hd.width, n, hd.v, rs, gradOut, outStride, T(1), dst, vt);
+    for (int64_t i = 0; i < n; ++i)
+        dot[i] = 0;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i)
+            dot[i] += pt[j * n + i] * dst[j * n + i];
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i)
+            dst[j * n + i] = pt[j * n + i] * (dst[j * n + i] - dot[i]) * scale;
     for (int64_t i = 0; i < n; ++i) // dQ = dS k
-        weightedRowSum<W>(hd.width, n, ds + i * n, 1, hd.k, rs, dq + i * rs);
+        weightedRowSum<W>(hd.width, n, dst + i, n, hd.k, rs, dq + i * rs);
     for (int64_t j = 0; j < n; ++j) { // dK = dS^T q, dV = P^T dO
-        weightedRowSum<W>(hd.width, n, ds + j, n, hd.q, rs, dk + j * rs);
-        weightedRowSum<W>(hd.width, n, probs + j, n, gradOut, outStride, dv + j * rs);
+        weightedRowSum<W>(hd.width, n, dst + j * n, 1, hd.q, rs, dk + j * rs);
+        weightedRowSum<W>(hd.width, n, pt + j * n, 1, gradOut, outStride, dv + j * rs);
     }
 }
 
@@ -163,41 +214,40 @@ template <int W, typename T>
     }                                                                                                                  \
     }
 
-// Float entry points are compiled for AVX-512, AVX2+FMA and baseline x86-64 and picked at load
-// time, so the package runs on any x86-64 and uses the wide units where they exist.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define D2DPO_VECTOR_CLONES [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
-#else
-#define D2DPO_VECTOR_CLONES
-#endif
-
-D2DPO_VECTOR_CLONES void scoresFloat(const Head<float>& hd, float scale, float* scores, float* kt)
+D2DPO_VECTOR_CLONES void probabilitiesFloat(const Head<float>& hd, float scale, float* pt, float* scratch)
 {
-    D2DPO_WITH_WIDTH(hd.width, (headScores<W>(hd, scale, scores, kt)))
+    D2DPO_WITH_WIDTH(hd.width, (headProbabilities<W>(hd, scale, pt, scratch)))
 }
-D2DPO_VECTOR_CLONES void outputFloat(const Head<float>& hd, const float* probs, float* out, int64_t outStride)
+D2DPO_VECTOR_CLONES void outputFloat(const Head<float>& hd, const float* pt, float* out, int64_t outStride)
 {
-    D2DPO_WITH_WIDTH(hd.width, (headOutput<W>(hd, probs, out, outStride)))
+    D2DPO_WITH_WIDTH(hd.width, (headOutput<W>(hd, pt, out, outStride)))
 }
-D2DPO_VECTOR_CLONES void backwardFloat(const Head<float>& hd, float scale, const float* probs, const float* gradOut,
-                                       int64_t outStride, float* dq, float* dk, float* dv, float* vt, float* ds)
+D2DPO_VECTOR_CLONES void backwardFloat(const Head<float>& hd, float scale, const float* pt, const float* gradOut,
+                                       int64_t outStride, float* dq, float* dk, float* dv, float* vt, float* dst,
+                                       float* dot)
 {
-    D2DPO_WITH_WIDTH(hd.width, (headBackward<W>(hd, scale, probs, gradOut, outStride, dq, dk, dv, vt, ds)))
+    D2DPO_WITH_WIDTH(hd.width, (headBackward<W>(hd, scale, pt, gradOut, outStride, dq, dk, dv, vt, dst, dot)))
 }
 
-void scores(const Head<float>& hd, float scale, float* s, float* kt) { scoresFloat(hd, scale, s, kt); }
-void scores(const Head<double>& hd, double scale, double* s, double* kt) { headScores<0>(hd, scale, s, kt); }
-void output(const Head<float>& hd, const float* p, float* o, int64_t os) { outputFloat(hd, p, o, os); }
-void output(const Head<double>& hd, const double* p, double* o, int64_t os) { headOutput<0>(hd, p, o, os); }
-void backward(const Head<float>& hd, float scale, const float* p, const float* g, int64_t os, float* dq, float* dk,
-              float* dv, float* vt, float* ds)
+void probabilities(const Head<float>& hd, float scale, float* pt, float* scratch)
 {
-    backwardFloat(hd, scale, p, g, os, dq, dk, dv, vt, ds);
+    probabilitiesFloat(hd, scale, pt, scratch);
 }
-void backward(const Head<double>& hd, double scale, const double* p, const double* g, int64_t os, double* dq,
-              double* dk, double* dv, double* vt, double* ds)
+void probabilities(const Head<double>& hd, double scale, double* pt, double* scratch)
 {
-    headBackward<0>(hd, scale, p, g, os, dq, dk, dv, vt, ds);
+    headProbabilities<0>(hd, scale, pt, scratch);
+}
+void output(const Head<float>& hd, const float* pt, float* o, int64_t os) { outputFloat(hd, pt, o, os); }
+void output(const Head<double>& hd, const double* pt, double* o, int64_t os) { headOutput<0>(hd, pt, o, os); }
+void backward(const Head<float>& hd, float scale, const float* pt, const float* g, int64_t os, float* dq, float* dk,
+              float* dv, float* vt, float* dst, float* dot)
+{
+    backwardFloat(hd, scale, pt, g, os, dq, dk, dv, vt, dst, dot);
+}
+void backward(const Head<double>& hd, double scale, const double* pt, const double* g, int64_t os, double* dq,
+              double* dk, double* dv, double* vt, double* dst, double* dot)
+{
+    headBackward<0>(hd, scale, pt, g, os, dq, dk, dv, vt, dst, dot);
 }
 
 struct Shape {
@@ -216,22 +266,22 @@ struct Shape {
     int64_t grain() const { return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, length * length * width)); }
 };
 
-/// Attention probabilities [B, H, N, N] of a contiguous qkv.
+/// Attention probabilities of a contiguous qkv, key-major: [B, H, N (key), N (query)].
 torch::Tensor probabilities(const torch::Tensor& qkv, const Shape& s)
 {
-    auto logits = torch::empty({s.batch, s.heads, s.length, s.length}, qkv.options());
-    AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_scores", [&] {
+    auto probs = torch::empty({s.batch, s.heads, s.length, s.length}, qkv.options());
+    AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_probabilities", [&] {
         const auto* data = qkv.data_ptr<scalar_t>();
-        auto* out = logits.data_ptr<scalar_t>();
+        auto* out = probs.data_ptr<scalar_t>();
         const auto scale = scalar_t(1.0 / std::sqrt(double(s.width)));
         at::parallel_for(0, s.units(), s.grain(), [&](int64_t begin, int64_t end) {
-            std::vector<scalar_t> kt(size_t(s.width * s.length));
+            std::vector<scalar_t> scratch(size_t((s.width + 2) * s.length));
             for (int64_t u = begin; u < end; ++u)
-                scores(headAt(data, u / s.heads, u % s.heads, s.length, s.dModel, s.width), scale,
-                       out + u * s.length * s.length, kt.data());
+                probabilities(headAt(data, u / s.heads, u % s.heads, s.length, s.dModel, s.width), scale,
+                              out + u * s.length * s.length, scratch.data());
         });
     });
-    return torch::softmax(logits, -1);
+    return probs;
 }
 
 /// Merged output [B, N, E] from the probabilities and v.
@@ -265,13 +315,13 @@ torch::Tensor attentionGradient(const torch::Tensor& qkv, const torch::Tensor& p
         const auto scale = scalar_t(1.0 / std::sqrt(double(s.width)));
         at::parallel_for(0, s.units(), s.grain(), [&](int64_t begin, int64_t end) {
             std::vector<scalar_t> vt(size_t(s.width * s.length));
-            std::vector<scalar_t> ds(size_t(s.length * s.length));
+            std::vector<scalar_t> ds(size_t((s.length + 1) * s.length));
             for (int64_t u = begin; u < end; ++u) {
                 const int64_t b = u / s.heads, h = u % s.heads;
                 auto* dq = dqkv + b * s.length * 3 * s.dModel + h * s.width;
                 backward(headAt(data, b, h, s.length, s.dModel, s.width), scale, p + u * s.length * s.length,
                          g + b * s.length * s.dModel + h * s.width, s.dModel, dq, dq + s.dModel, dq + 2 * s.dModel,
-                         vt.data(), ds.data());
+                         vt.data(), ds.data(), ds.data() + s.length * s.length);
             }
         });
     });

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "layernorm.h"
 #include "transformerblock.h"
 
 namespace d2dpo {
@@ -57,7 +58,7 @@ torch::Tensor DenoiserImpl::forward(const torch::Tensor& tokens, const torch::Te
     auto h = embed(tokens, t);
     for (const auto& block : *m_blocks)
         h = block->as<TransformerBlock>()->forward(h);
-    return m_head->forward(m_norm->forward(h));
+    return m_head->forward(layerNorm(m_norm, h));
 }
 
 torch::Tensor DenoiserImpl::forwardAt(const torch::Tensor& tokens, const torch::Tensor& t,
@@ -71,10 +72,10 @@ torch::Tensor DenoiserImpl::forwardAt(const torch::Tensor& tokens, const torch::
     auto h = embed(tokens.index_select(0, rows), t.index_select(0, rows));
     const int64_t blocks = int64_t(m_blocks->size());
     if (blocks == 0)
-        return m_head->forward(m_norm->forward(h.reshape({-1, h.size(-1)}).index_select(0, within)));
+        return m_head->forward(layerNorm(m_norm, h.reshape({-1, h.size(-1)}).index_select(0, within)));
     for (int64_t i = 0; i + 1 < blocks; ++i)
         h = m_blocks[i]->as<TransformerBlock>()->forward(h);
-    return m_head->forward(m_norm->forward(m_blocks[blocks - 1]->as<TransformerBlock>()->forwardRows(h, within)));
+    return m_head->forward(layerNorm(m_norm, m_blocks[blocks - 1]->as<TransformerBlock>()->forwardRows(h, within)));
 }
 
 Denoiser makeDenoiser(const ModelSpec& spec, int64_t vocabSize, torch::Device device)

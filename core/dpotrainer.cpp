@@ -68,7 +68,7 @@ DpoTrainer::StepOutcome DpoTrainer::trainStep(bool withRewards)
     const auto device = m_policy->parameters().front().device();
     if (!m_optimizer) {
         m_generator = makeGenerator(m_seed, device);
-        m_optimizer = std::make_unique<torch::optim::Adam>(m_policy->parameters(),
+        m_optimizer = std::make_unique<FusedAdam>(m_policy->parameters(),
                                                            torch::optim::AdamOptions(m_config.learningRate));
         m_policy->train();
     }

@@ -9,11 +9,11 @@
 #include <optional>
 #include <string>
 
-#include <torch/optim/adam.h>
 #include <torch/types.h>
 
 #include "config.h"
 #include "denoiser.h"
+#include "fusedadam.h"
 #include "noiseprocess.h"
 #include "task.h"
 #include "trainlistener.h"
@@ -63,7 +63,7 @@ private:
     std::string m_checkpointFolder;
     std::string m_parentId;
     std::optional<torch::Generator> m_generator;
-    std::unique_ptr<torch::optim::Adam> m_optimizer;
+    std::unique_ptr<FusedAdam> m_optimizer;
 };
 
 } // namespace d2dpo

@@ -25,7 +25,7 @@ double Pretrainer::trainStep()
     const auto device = m_model->parameters().front().device();
     if (!m_optimizer) {
         m_generator = makeGenerator(m_seed, device);
-        m_optimizer = std::make_unique<torch::optim::Adam>(m_model->parameters(),
+        m_optimizer = std::make_unique<FusedAdam>(m_model->parameters(),
                                                            torch::optim::AdamOptions(m_config.learningRate));
         m_model->train();
     }

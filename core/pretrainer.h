@@ -6,10 +6,9 @@
 #include <memory>
 #include <optional>
 
-#include <torch/optim/adam.h>
-
 #include "config.h"
 #include "denoiser.h"
+#include "fusedadam.h"
 #include "noiseprocess.h"
 #include "task.h"
 #include "trainlistener.h"
@@ -37,7 +36,7 @@ private:
     PretrainConfig m_config;
     uint64_t m_seed;
     std::optional<torch::Generator> m_generator;
-    std::unique_ptr<torch::optim::Adam> m_optimizer;
+    std::unique_ptr<FusedAdam> m_optimizer;
 };
 
 } // namespace d2dpo

@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include "attention.h"
+#include "gelu.h"
+#include "layernorm.h"
 
 namespace d2dpo {
 
@@ -42,13 +44,13 @@ torch::Tensor TransformerBlockImpl::forwardRows(const torch::Tensor& x, const to
 
 torch::Tensor TransformerBlockImpl::attention(const torch::Tensor& x)
 {
-    const auto qkv = m_qkv->forward(m_norm1->forward(x.reshape({-1, dModel})));
+    const auto qkv = m_qkv->forward(layerNorm(m_norm1, x.reshape({-1, dModel})));
     return selfAttention(qkv.view({x.size(0), x.size(1), 3 * dModel}), heads).view({-1, dModel});
 }
 
 torch::Tensor TransformerBlockImpl::feedForward(const torch::Tensor& h)
 {
-    return m_ff2->forward(torch::gelu(m_ff1->forward(m_norm2->forward(h))));
+    return m_ff2->forward(exactGelu(m_ff1->forward(layerNorm(m_norm2, h))));
 }
 
 } // namespace d2dpo
