@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "flatpositions.h"
 #include "layernorm.h"
 #include "transformerblock.h"
 
@@ -67,7 +68,7 @@ torch::Tensor DenoiserImpl::forwardAt(const torch::Tensor& tokens, const torch::
     const int64_t length = tokens.size(1);
     // The sequences that hold a requested position, and each position renumbered within them.
     const auto [rows, rowOfPosition, counts] =
-        torch::unique_consecutive(positions.div(length, "floor"), /*return_inverse=*/true);
+        torch::unique_consecutive(sequenceOfPosition(positions, length), /*return_inverse=*/true);
     const auto within = rowOfPosition * length + positions.remainder(length);
     auto h = embed(tokens.index_select(0, rows), t.index_select(0, rows));
     const int64_t blocks = int64_t(m_blocks->size());

@@ -4,23 +4,25 @@
 
 #include <torch/torch.h>
 
+#include "flatpositions.h"
+
 namespace d2dpo {
 
-torch::Tensor pretrainLoss(Denoiser& model, const NoiseProcess& noise, int64_t maskToken, const torch::Tensor& x1,
+torch::Tensor pretrainLoss(Denoiser& model, const NoiseProcess& noise, const torch::Tensor& x1,
                            torch::Generator& generator, bool elboWeighting)
 {
     const auto floatOptions = torch::dtype(torch::kFloat).device(x1.device());
     const auto t = torch::rand({x1.size(0)}, generator, floatOptions);
     const auto xt = noise.corrupt(x1, t, generator);
-    // Only masked positions enter the loss, so only they are computed (Denoiser::forwardAt).
-    const auto positions = xt.reshape({-1}).eq(maskToken).nonzero().squeeze(1);          // [P]
+    // Only the positions the process reads (masked ones) enter the loss, so only they are computed.
+    const auto positions = noise.positionsRead(xt);                                      // [P]
     const auto nll = torch::nn::functional::cross_entropy(
         model->forwardAt(xt, t, positions), x1.reshape({-1}).index_select(0, positions),
         torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));      // [P]
     const auto maskedCount = std::max<int64_t>(1, positions.size(0));
     if (!elboWeighting)
         return nll.sum() / double(maskedCount);
-    const auto weight = 1 / (1 - t).clamp_min(1e-3).index_select(0, positions.div(x1.size(1), "floor"));
+    const auto weight = 1 / (1 - t).clamp_min(1e-3).index_select(0, sequenceOfPosition(positions, x1.size(1)));
     return (nll * weight).sum() / double(maskedCount);
 }
 

@@ -11,9 +11,10 @@
 
 namespace d2dpo {
 
-/// Cross-entropy on masked positions only, t ~ U[0, 1); with `elboWeighting` each position is
-/// weighted by 1/(1 - t). x1 [B, D] int64 -> scalar.
-torch::Tensor pretrainLoss(Denoiser& model, const NoiseProcess& noise, int64_t maskToken, const torch::Tensor& x1,
+/// Cross-entropy at the positions the process reads (NoiseProcess::positionsRead: the masked ones),
+/// t ~ U[0, 1); with `elboWeighting` each position is weighted by 1/(1 - t). x1 [B, D] int64 ->
+/// scalar.
+torch::Tensor pretrainLoss(Denoiser& model, const NoiseProcess& noise, const torch::Tensor& x1,
                            torch::Generator& generator, bool elboWeighting);
 
 /// D2-DPO terms for a batch of pairs. `divergenceChosen`/`Rejected` are D(x_t^w|x_1^w) and

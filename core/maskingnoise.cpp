@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "flatpositions.h"
+
 namespace d2dpo {
 
 Result<std::unique_ptr<NoiseProcess>> makeNoiseProcess(const NoiseConfig& config, int64_t vocabSize)
@@ -42,7 +44,7 @@ torch::Tensor MaskingNoise::divergenceAt(const torch::Tensor& xt, const torch::T
     const auto index = x1.reshape({-1}).index_select(0, positions).unsqueeze(1);
     const auto logRatio = (logpThetaAt.gather(1, index) - logpRefAt.gather(1, index)).squeeze(1); // [P]
     const auto perSequence = torch::zeros({xt.size(0)}, logRatio.options())
-                                 .index_add(0, positions.div(xt.size(1), "floor"), logRatio);
+                                 .index_add(0, sequenceOfPosition(positions, xt.size(1)), logRatio);
     return rateFactor(t) * perSequence;
 }
 

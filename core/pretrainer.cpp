@@ -30,7 +30,7 @@ double Pretrainer::trainStep()
         m_model->train();
     }
     const auto x1 = m_task.sampleData(m_config.batch, *m_generator, device);
-    const auto loss = pretrainLoss(m_model, m_noise, m_task.maskToken(), x1, *m_generator, m_config.elboWeighting);
+    const auto loss = pretrainLoss(m_model, m_noise, x1, *m_generator, m_config.elboWeighting);
     const double lossValue = loss.item<double>();
     if (!std::isfinite(lossValue))
         return lossValue;

@@ -171,7 +171,7 @@ private Q_SLOTS:
         MaskingNoise noise(2, 0.0);
         const auto x1 = torch::randint(0, 2, {64, 8}, torch::kLong);
         auto generator = makeGenerator(4, torch::kCPU);
-        const double loss = pretrainLoss(model, noise, 2, x1, generator, false).item<double>();
+        const double loss = pretrainLoss(model, noise, x1, generator, false).item<double>();
 
         auto replay = makeGenerator(4, torch::kCPU);
         const auto t = torch::rand({64}, replay, torch::kFloat);
