@@ -5,8 +5,9 @@
 // products cost ~1 ms each at the small setting, a third of a D2-DPO step (bench/NOTES.md,
 // change 4). This kernel loops over (batch, head) itself, reads q, k and v where the projection
 // wrote them (no permute copies) and writes the merged [B, D, E] output directly; its backward
-// is written out by hand. Same mathematics, different summation order: it agrees with
-// referenceSelfAttention to rounding (tests/core/tst_attention.cpp).
+// is written out by hand. The softmax runs inside it too, on probabilities kept key-major so
+// that every reduction is a vector operation (change 8). Same mathematics, different summation
+// order: it agrees with referenceSelfAttention to rounding (tests/core/tst_attention.cpp).
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 //
 // Why: LibTorch 1.13 from Debian runs a CPU float GELU through oneDNN's eltwise at ~0.65 ns per
 // value and its backward at ~0.85 ns; the feed-forward GELUs were 12% of a small D2-DPO step
-// (bench/NOTES.md, change 8). This kernel computes Phi from vectormath.h in one pass each way. It
+// (bench/NOTES.md, change 7). This kernel computes Phi from vectormath.h in one pass each way. It
 // is the same function as torch::gelu to ~3e-7 absolute (tests/core/tst_kernels.cpp).
 #pragma once
 

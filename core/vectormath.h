@@ -4,7 +4,7 @@
 //
 // Why: LibTorch 1.13 from Debian spends ~0.6 ns per float in exp and ~0.8 ns in GELU (oneDNN's
 // eltwise), 5-10x a multiply's cost, and GELU alone was 12% of a small D2-DPO step
-// (bench/NOTES.md, change 8). Inlined into the kernels' target_clones bodies these compile to
+// (bench/NOTES.md, change 7). Inlined into the kernels' target_clones bodies these compile to
 // AVX-512 or AVX2 code and run near memory speed.
 //
 // Accuracy (float): expf within 2 ulp on [-87, 88]; the tail within 1.5e-7 absolute
