@@ -17,24 +17,21 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
-/// Where one head's rows live: row i of q is q + i * rowStride (k and v likewise); row i of the
-/// merged output (or its gradient) is o + i * outStride. Each row is `width` contiguous values.
+/// One head of one sequence: `queries` query rows (row i at q + i * qStride) attend over `keys`
+/// key and value rows (row j at k + j * kvStride, v likewise); every row is `width` contiguous
+/// values. Self-attention has every position as a query; attentionAt only some of them.
 template <typename T>
 struct Head {
     const T* q;
+    int64_t qStride;
+    int64_t queries;
+    int64_t paddedQueries; ///< queries rounded up to whole vectors: the probabilities' row length
     const T* k;
     const T* v;
-    int64_t rowStride;
-    int64_t length;
+    int64_t kvStride;
+    int64_t keys;
     int64_t width;
 };
-
-template <typename T>
-Head<T> headAt(const T* qkv, int64_t b, int64_t h, int64_t length, int64_t dModel, int64_t width)
-{
-    const T* base = qkv + b * length * 3 * dModel + h * width;
-    return {base, base + dModel, base + 2 * dModel, 3 * dModel, length, width};
-}
 
 // The per-head loops below keep every innermost loop a contiguous multiply-add over j or e, so
 // the compiler vectorizes them without reassociating any sum (results do not depend on
@@ -111,127 +108,129 @@ template <int W, typename T>
         weightedRowSum<W>(width, count, coeff + o * coeffNext, coeffStride, rows, rowStride, out + o * outStride);
 }
 
-/// out [N, N] = (a * scale) b^T for the rows of a and b (strides aStride, bStride, width w); bt is
-/// a [w, N] scratch for b transposed, so the innermost loop runs over the N columns. Columns go in
-/// blocks of kLanes accumulated in a register (accumulating in `out` would make every
-/// multiply-add wait for the previous one's store).
+/// The number of query columns the per-head loops run over: whole vectors of kLanes, so that no
+/// loop over queries has a scalar remainder (with few queries, say the masked positions of a
+/// sequence of 16, the remainder would be most of the work).
+inline int64_t paddedCount(int64_t count) { return (count + kLanes - 1) / kLanes * kLanes; }
+
+/// out [na, nbPad] = (a * scale) b^T for the na rows of a and nb rows of b (strides aStride,
+/// bStride, width w), with columns nb..nbPad (nbPad a multiple of kLanes) those of zero rows of b;
+/// bt is a [w, nbPad] scratch for b transposed, so the innermost loop runs over the columns.
+/// Columns go in blocks of kLanes accumulated in a register (accumulating in `out` would make
+/// every multiply-add wait for the previous one's store).
 template <int W, typename T>
-[[gnu::always_inline]] inline void scaledRowProducts(int64_t width, int64_t n, const T* __restrict a, int64_t aStride,
-                                                     const T* __restrict b, int64_t bStride, T scale,
-                                                     T* __restrict out, T* __restrict bt)
+[[gnu::always_inline]] inline void scaledRowProducts(int64_t width, int64_t na, int64_t nb, int64_t nbPad,
+                                                     const T* __restrict a, int64_t aStride, const T* __restrict b,
+                                                     int64_t bStride, T scale, T* __restrict out, T* __restrict bt)
 {
     const int64_t w = W > 0 ? W : width;
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t e = 0; e < w; ++e)
-            bt[e * n + j] = b[j * bStride + e];
-    const int64_t blocked = n - n % kLanes;
+    for (int64_t e = 0; e < w; ++e) {
+        for (int64_t j = 0; j < nb; ++j)
+            bt[e * nbPad + j] = b[j * bStride + e];
+        for (int64_t j = nb; j < nbPad; ++j)
+            bt[e * nbPad + j] = 0;
+    }
     int64_t i = 0;
-    for (; i + kGroup <= n; i += kGroup) // kGroup rows at a time, sharing each column load
-        for (int64_t j0 = 0; j0 < blocked; j0 += kLanes) {
+    for (; i + kGroup <= na; i += kGroup) // kGroup rows at a time, sharing each column load
+        for (int64_t j0 = 0; j0 < nbPad; j0 += kLanes) {
             Lanes<T> acc[kGroup] = {};
             for (int64_t e = 0; e < w; ++e) {
                 Lanes<T> column;
-                vectormath::loadLanes(column, bt + e * n + j0);
+                vectormath::loadLanes(column, bt + e * nbPad + j0);
                 for (int64_t g = 0; g < kGroup; ++g)
                     acc[g] += (a[(i + g) * aStride + e] * scale) * column;
             }
             for (int64_t g = 0; g < kGroup; ++g)
-                vectormath::storeLanes(out + (i + g) * n + j0, acc[g]);
+                vectormath::storeLanes(out + (i + g) * nbPad + j0, acc[g]);
         }
-    for (; i < n; ++i)
-        for (int64_t j0 = 0; j0 < blocked; j0 += kLanes) {
+    for (; i < na; ++i)
+        for (int64_t j0 = 0; j0 < nbPad; j0 += kLanes) {
             Lanes<T> acc = {};
             for (int64_t e = 0; e < w; ++e) {
                 Lanes<T> column;
-                vectormath::loadLanes(column, bt + e * n + j0);
+                vectormath::loadLanes(column, bt + e * nbPad + j0);
                 acc += (a[i * aStride + e] * scale) * column;
             }
-            vectormath::storeLanes(out + i * n + j0, acc);
+            vectormath::storeLanes(out + i * nbPad + j0, acc);
         }
-    for (i = 0; i < n; ++i) { // the columns past the last whole block
-        T* __restrict row = out + i * n;
-        for (int64_t j = blocked; j < n; ++j)
-            row[j] = 0;
-        for (int64_t e = 0; e < w; ++e) {
-            const T ae = a[i * aStride + e] * scale;
-            const T* __restrict btRow = bt + e * n;
-            for (int64_t j = blocked; j < n; ++j)
-                row[j] += ae * btRow[j];
-        }
-    }
 }
 
-// Probabilities are stored key-major: pt[j * N + i] = P[i][j], the weight of key j for query i.
-// Then the softmax over j for every query i is a column operation: the maxima, the sums and the
-// backward's dot products accumulate elementwise over rows j, vectorized over i, with no
-// horizontal reduction.
+// Probabilities are stored key-major: pt[j * M + i] = P[i][j], the weight of key j for query i
+// (M the padded query count; the padding columns hold the scores of zero queries, which nothing
+// reads). Then the softmax over j for every query i is a column operation: the maxima, the
+// sums and the backward's dot products accumulate elementwise over rows j, vectorized over i,
+// with no horizontal reduction.
 
-/// pt [N, N] (scores of key j for query i at [j][i]) replaced by the softmax over j of each
-/// column. Scratch: peak and sum, N each.
+/// pt [n, m] (score of key j for query i at [j][i]) replaced by the softmax over j of each column.
+/// Scratch: peak and sum, m each.
 template <typename T>
-[[gnu::always_inline]] inline void softmaxColumns(int64_t n, T* __restrict pt, T* __restrict peak, T* __restrict sum)
+[[gnu::always_inline]] inline void softmaxColumns(int64_t n, int64_t m, T* __restrict pt, T* __restrict peak,
+                                                  T* __restrict sum)
 {
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < m; ++i) {
         peak[i] = pt[i];
         sum[i] = 0;
     }
     for (int64_t j = 1; j < n; ++j)
-        for (int64_t i = 0; i < n; ++i)
-            peak[i] = peak[i] < pt[j * n + i] ? pt[j * n + i] : peak[i];
+        for (int64_t i = 0; i < m; ++i)
+            peak[i] = peak[i] < pt[j * m + i] ? pt[j * m + i] : peak[i];
     for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < n; ++i) {
-            const T e = vectormath::exp(pt[j * n + i] - peak[i]);
-            pt[j * n + i] = e;
+        for (int64_t i = 0; i < m; ++i) {
+            const T e = vectormath::exp(pt[j * m + i] - peak[i]);
+            pt[j * m + i] = e;
             sum[i] += e;
         }
-    for (int64_t i = 0; i < n; ++i)
+    for (int64_t i = 0; i < m; ++i)
         sum[i] = T(1) / sum[i];
     for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < n; ++i)
-            pt[j * n + i] *= sum[i];
+        for (int64_t i = 0; i < m; ++i)
+            pt[j * m + i] *= sum[i];
 }
 
-/// pt [N, N] = softmax over keys of (q * scale) k^T, key-major. Scratch: (width + 2) N.
+/// pt [keys, padded queries] = softmax over keys of (q * scale) k^T, key-major. Scratch:
+/// (width + 2) * padded queries.
 template <int W, typename T>
 [[gnu::always_inline]] inline void headProbabilities(const Head<T>& hd, T scale, T* pt, T* scratch)
 {
-    const int64_t n = hd.length;
+    const int64_t n = hd.keys, m = hd.queries, mp = hd.paddedQueries;
     T* qt = scratch;
-    T* columnScratch = scratch + hd.width * n;
-    scaledRowProducts<W>(hd.width, n, hd.k, hd.rowStride, hd.q, hd.rowStride, scale, pt, qt);
-    softmaxColumns(n, pt, columnScratch, columnScratch + n);
+    T* columnScratch = scratch + hd.width * mp;
+    scaledRowProducts<W>(hd.width, n, m, mp, hd.k, hd.kvStride, hd.q, hd.qStride, scale, pt, qt);
+    softmaxColumns(n, mp, pt, columnScratch, columnScratch + mp);
 }
 
-/// out rows (stride outStride) = P v, from key-major pt.
+/// Query rows of the output (stride outStride) = P v, from key-major pt.
 template <int W, typename T>
 [[gnu::always_inline]] inline void headOutput(const Head<T>& hd, const T* pt, T* out, int64_t outStride)
 {
-    const int64_t n = hd.length;
-    weightedRowSums<W>(hd.width, n, n, pt, n, 1, hd.v, hd.rowStride, out, outStride);
+    const int64_t n = hd.keys, m = hd.queries, mp = hd.paddedQueries;
+    weightedRowSums<W>(hd.width, m, n, pt, mp, 1, hd.v, hd.kvStride, out, outStride);
 }
 
-/// Gradients of one head from key-major pt. gradOut rows have stride outStride; dq, dk, dv rows
-/// have the qkv row stride. Scratch: vt [width, N], dst [N, N] and dot [N].
+/// Gradients of one head from key-major pt. gradOut rows have stride outStride; dq rows have q's
+/// stride, dk and dv rows k's. Scratch: (width + keys + 1) * padded queries.
 template <int W, typename T>
 [[gnu::always_inline]] inline void headBackward(const Head<T>& hd, T scale, const T* __restrict pt, const T* gradOut,
-                                                int64_t outStride, T* dq, T* dk, T* dv, T* vt, T* __restrict dst,
-                                                T* __restrict dot)
+                                                int64_t outStride, T* dq, T* dk, T* dv, T* scratch)
 {
-    const int64_t n = hd.length, rs = hd.rowStride;
+    const int64_t n = hd.keys, m = hd.queries, mp = hd.paddedQueries, qs = hd.qStride, kvs = hd.kvStride;
+    T* __restrict vt = scratch;
+    T* __restrict dst = scratch + hd.width * mp;
+    T* __restrict dot = dst + n * mp;
     // dP^T = v dO^T, then the softmax's backward, dS = P (dP - rowsum(P dP)) times the scale that
-    // multiplied the scores, all key-major.
-    scaledRowProducts<W>(hd.width, n, hd.v, rs, gradOut, outStride, T(1), dst, vt);
-    for (int64_t i = 0; i < n; ++i)
+    // multiplied the scores, all key-major. Padding columns: dO is zero there, so dS is too.
+    scaledRowProducts<W>(hd.width, n, m, mp, hd.v, kvs, gradOut, outStride, T(1), dst, vt);
+    for (int64_t i = 0; i < mp; ++i)
         dot[i] = 0;
     for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < n; ++i)
-            dot[i] += pt[j * n + i] * dst[j * n + i];
+        for (int64_t i = 0; i < mp; ++i)
+            dot[i] += pt[j * mp + i] * dst[j * mp + i];
     for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < n; ++i)
-            dst[j * n + i] = pt[j * n + i] * (dst[j * n + i] - dot[i]) * scale;
-    weightedRowSums<W>(hd.width, n, n, dst, n, 1, hd.k, rs, dq, rs);             // dQ = dS k
-    weightedRowSums<W>(hd.width, n, n, dst, 1, n, hd.q, rs, dk, rs);             // dK = dS^T q
-    weightedRowSums<W>(hd.width, n, n, pt, 1, n, gradOut, outStride, dv, rs);    // dV = P^T dO
+        for (int64_t i = 0; i < mp; ++i)
+            dst[j * mp + i] = pt[j * mp + i] * (dst[j * mp + i] - dot[i]) * scale;
+    weightedRowSums<W>(hd.width, m, n, dst, mp, 1, hd.k, kvs, dq, qs);          // dQ = dS k
+    weightedRowSums<W>(hd.width, n, m, dst, 1, mp, hd.q, qs, dk, kvs);          // dK = dS^T q
+    weightedRowSums<W>(hd.width, n, m, pt, 1, mp, gradOut, outStride, dv, kvs); // dV = P^T dO
 }
 
 /// Runs CALL with W set to the head width as a compile-time constant where it is one of the
@@ -274,10 +273,9 @@ D2DPO_VECTOR_CLONES void outputFloat(const Head<float>& hd, const float* pt, flo
     D2DPO_WITH_WIDTH(hd.width, (headOutput<W>(hd, pt, out, outStride)))
 }
 D2DPO_VECTOR_CLONES void backwardFloat(const Head<float>& hd, float scale, const float* pt, const float* gradOut,
-                                       int64_t outStride, float* dq, float* dk, float* dv, float* vt, float* dst,
-                                       float* dot)
+                                       int64_t outStride, float* dq, float* dk, float* dv, float* scratch)
 {
-    D2DPO_WITH_WIDTH(hd.width, (headBackward<W>(hd, scale, pt, gradOut, outStride, dq, dk, dv, vt, dst, dot)))
+    D2DPO_WITH_WIDTH(hd.width, (headBackward<W>(hd, scale, pt, gradOut, outStride, dq, dk, dv, scratch)))
 }
 
 void probabilities(const Head<float>& hd, float scale, float* pt, float* scratch)
@@ -291,102 +289,228 @@ void probabilities(const Head<double>& hd, double scale, double* pt, double* scr
 void output(const Head<float>& hd, const float* pt, float* o, int64_t os) { outputFloat(hd, pt, o, os); }
 void output(const Head<double>& hd, const double* pt, double* o, int64_t os) { headOutput<0>(hd, pt, o, os); }
 void backward(const Head<float>& hd, float scale, const float* pt, const float* g, int64_t os, float* dq, float* dk,
-              float* dv, float* vt, float* dst, float* dot)
+              float* dv, float* scratch)
 {
-    backwardFloat(hd, scale, pt, g, os, dq, dk, dv, vt, dst, dot);
+    backwardFloat(hd, scale, pt, g, os, dq, dk, dv, scratch);
 }
 void backward(const Head<double>& hd, double scale, const double* pt, const double* g, int64_t os, double* dq,
-              double* dk, double* dv, double* vt, double* dst, double* dot)
+              double* dk, double* dv, double* scratch)
 {
-    headBackward<0>(hd, scale, pt, g, os, dq, dk, dv, vt, dst, dot);
+    headBackward<0>(hd, scale, pt, g, os, dq, dk, dv, scratch);
 }
 
-struct Shape {
-    int64_t batch, length, dModel, heads, width;
+/// Which queries attend over which keys. Queries are flat rows: of qkv [B * N] for
+/// self-attention, of q [P] for attentionAt. Group g holds the queries [firstQuery[g],
+/// firstQuery[g] + queries[g]) of sequence sequence[g]; its heads' probabilities start at
+/// probOffset[g], each [N, paddedCount(queries[g])].
+struct Plan {
+    int64_t keys = 0, heads = 0, width = 0, dModel = 0;
+    std::vector<int64_t> sequence, firstQuery, queries, probOffset;
+    int64_t probTotal = 0;
 
-    Shape(const torch::Tensor& qkv, int64_t heads)
-        : batch(qkv.size(0))
-        , length(qkv.size(1))
-        , dModel(qkv.size(2) / 3)
-        , heads(heads)
-        , width(dModel / heads)
+    void add(int64_t seq, int64_t first, int64_t count)
     {
+        sequence.push_back(seq);
+        firstQuery.push_back(first);
+        queries.push_back(count);
+        probOffset.push_back(probTotal);
+        probTotal += heads * keys * paddedCount(count);
     }
-    int64_t units() const { return batch * heads; }
-    /// (batch, head) units per parallel task: enough multiply-adds to be worth a task.
-    int64_t grain() const { return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, length * length * width)); }
+    int64_t units() const { return int64_t(sequence.size()) * heads; }
+    /// (group, head) units per parallel task: enough multiply-adds to be worth a task.
+    int64_t grain() const { return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, keys * keys * width)); }
 };
 
-/// Attention probabilities of a contiguous qkv, key-major: [B, H, N (key), N (query)].
-torch::Tensor probabilities(const torch::Tensor& qkv, const Shape& s)
+Plan planShape(int64_t keys, int64_t dModel, int64_t heads)
 {
-    auto probs = torch::empty({s.batch, s.heads, s.length, s.length}, qkv.options());
-    AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_probabilities", [&] {
-        const auto* data = qkv.data_ptr<scalar_t>();
-        auto* out = probs.data_ptr<scalar_t>();
-        const auto scale = scalar_t(1.0 / std::sqrt(double(s.width)));
-        at::parallel_for(0, s.units(), s.grain(), [&](int64_t begin, int64_t end) {
-            std::vector<scalar_t> scratch(size_t((s.width + 2) * s.length));
-            for (int64_t u = begin; u < end; ++u)
-                probabilities(headAt(data, u / s.heads, u % s.heads, s.length, s.dModel, s.width), scale,
-                              out + u * s.length * s.length, scratch.data());
-        });
+    Plan plan;
+    plan.keys = keys;
+    plan.heads = heads;
+    plan.dModel = dModel;
+    plan.width = dModel / heads;
+    return plan;
+}
+
+/// Every position of every sequence is a query.
+Plan selfAttentionPlan(int64_t batch, int64_t length, int64_t dModel, int64_t heads)
+{
+    Plan plan = planShape(length, dModel, heads);
+    for (int64_t b = 0; b < batch; ++b)
+        plan.add(b, b * length, length);
+    return plan;
+}
+
+/// Queries at the strictly ascending flat positions `rows` into [B * N].
+Plan subsetPlan(const torch::Tensor& rows, int64_t batch, int64_t length, int64_t dModel, int64_t heads)
+{
+    Plan plan = planShape(length, dModel, heads);
+    const auto r = rows.to(torch::kCPU, torch::kLong).contiguous();
+    const int64_t* row = r.data_ptr<int64_t>();
+    const int64_t count = r.numel();
+    for (int64_t p = 0; p < count; ++p)
+        TORCH_CHECK(row[p] >= 0 && row[p] < batch * length && (p == 0 || row[p] > row[p - 1]),
+                    "attentionAt: rows must be strictly ascending positions in [0, B * N)");
+    for (int64_t p = 0; p < count;) {
+        const int64_t seq = row[p] / length;
+        int64_t end = p + 1;
+        while (end < count && row[end] / length == seq)
+            ++end;
+        plan.add(seq, p, end - p);
+        p = end;
+    }
+    return plan;
+}
+
+/// Where the operands are: query row r at q + r * qStride; key row j of sequence b at
+/// kv + (b * N + j) * kvStride, its value vOffset further. Gradients have the same layout.
+template <typename T>
+struct Operands {
+    T* q;
+    int64_t qStride;
+    T* kv;
+    int64_t kvStride;
+    int64_t vOffset;
+};
+
+template <typename T>
+Head<T> headOf(const Operands<const T>& ops, const Plan& plan, int64_t g, int64_t h)
+{
+    const T* k = ops.kv + plan.sequence[g] * plan.keys * ops.kvStride + h * plan.width;
+    return {ops.q + plan.firstQuery[g] * ops.qStride + h * plan.width,
+            ops.qStride,
+            plan.queries[g],
+            paddedCount(plan.queries[g]),
+            k,
+            k + ops.vOffset,
+            ops.kvStride,
+            plan.keys,
+            plan.width};
+}
+
+template <typename T>
+T* probsOf(T* pt, const Plan& plan, int64_t g, int64_t h)
+{
+    return pt + plan.probOffset[g] + h * plan.keys * paddedCount(plan.queries[g]);
+}
+
+/// Attention probabilities, key-major per (group, head).
+template <typename T>
+torch::Tensor probabilities(const Operands<const T>& ops, const Plan& plan, const torch::TensorOptions& options)
+{
+    auto probs = torch::empty({plan.probTotal}, options);
+    T* out = probs.data_ptr<T>();
+    const auto scale = T(1.0 / std::sqrt(double(plan.width)));
+    at::parallel_for(0, plan.units(), plan.grain(), [&](int64_t begin, int64_t end) {
+        std::vector<T> scratch(size_t((plan.width + 2) * paddedCount(plan.keys)));
+        for (int64_t u = begin; u < end; ++u) {
+            const int64_t g = u / plan.heads, h = u % plan.heads;
+            probabilities(headOf(ops, plan, g, h), scale, probsOf(out, plan, g, h), scratch.data());
+        }
     });
     return probs;
 }
 
-/// Merged output [B, N, E] from the probabilities and v.
-torch::Tensor attend(const torch::Tensor& probs, const torch::Tensor& qkv, const Shape& s)
+/// Output rows [queries, E] from the probabilities and v.
+template <typename T>
+torch::Tensor attend(const torch::Tensor& probs, const Operands<const T>& ops, const Plan& plan, int64_t queryRows,
+                     const torch::TensorOptions& options)
 {
-    auto merged = torch::empty({s.batch, s.length, s.dModel}, qkv.options());
-    AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_output", [&] {
-        const auto* data = qkv.data_ptr<scalar_t>();
-        const auto* p = probs.data_ptr<scalar_t>();
-        auto* out = merged.data_ptr<scalar_t>();
-        at::parallel_for(0, s.units(), s.grain(), [&](int64_t begin, int64_t end) {
-            for (int64_t u = begin; u < end; ++u) {
-                const int64_t b = u / s.heads, h = u % s.heads;
-                output(headAt(data, b, h, s.length, s.dModel, s.width), p + u * s.length * s.length,
-                       out + b * s.length * s.dModel + h * s.width, s.dModel);
-            }
-        });
+    auto merged = torch::empty({queryRows, plan.dModel}, options);
+    const T* p = probs.data_ptr<T>();
+    T* out = merged.data_ptr<T>();
+    at::parallel_for(0, plan.units(), plan.grain(), [&](int64_t begin, int64_t end) {
+        for (int64_t u = begin; u < end; ++u) {
+            const int64_t g = u / plan.heads, h = u % plan.heads;
+            output(headOf(ops, plan, g, h), probsOf(p, plan, g, h),
+                   out + plan.firstQuery[g] * plan.dModel + h * plan.width, plan.dModel);
+        }
     });
     return merged;
 }
 
-torch::Tensor attentionGradient(const torch::Tensor& qkv, const torch::Tensor& probs, const torch::Tensor& gradOut,
-                                const Shape& s)
+/// Gradients into `grads` (laid out as ops), from the output's gradient [queries, E].
+template <typename T>
+void attentionGradient(const Operands<const T>& ops, const torch::Tensor& probs, const torch::Tensor& gradOut,
+                       const Plan& plan, const Operands<T>& grads)
 {
-    auto grad = torch::empty_like(qkv);
-    AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_backward", [&] {
-        const auto* data = qkv.data_ptr<scalar_t>();
-        const auto* p = probs.data_ptr<scalar_t>();
-        const auto* g = gradOut.data_ptr<scalar_t>();
-        auto* dqkv = grad.data_ptr<scalar_t>();
-        const auto scale = scalar_t(1.0 / std::sqrt(double(s.width)));
-        at::parallel_for(0, s.units(), s.grain(), [&](int64_t begin, int64_t end) {
-            std::vector<scalar_t> vt(size_t(s.width * s.length));
-            std::vector<scalar_t> ds(size_t((s.length + 1) * s.length));
-            for (int64_t u = begin; u < end; ++u) {
-                const int64_t b = u / s.heads, h = u % s.heads;
-                auto* dq = dqkv + b * s.length * 3 * s.dModel + h * s.width;
-                backward(headAt(data, b, h, s.length, s.dModel, s.width), scale, p + u * s.length * s.length,
-                         g + b * s.length * s.dModel + h * s.width, s.dModel, dq, dq + s.dModel, dq + 2 * s.dModel,
-                         vt.data(), ds.data(), ds.data() + s.length * s.length);
-            }
-        });
+    const T* p = probs.data_ptr<T>();
+    const T* g0 = gradOut.data_ptr<T>();
+    const auto scale = T(1.0 / std::sqrt(double(plan.width)));
+    at::parallel_for(0, plan.units(), plan.grain(), [&](int64_t begin, int64_t end) {
+        std::vector<T> scratch(size_t((plan.width + plan.keys + 1) * paddedCount(plan.keys)));
+        for (int64_t u = begin; u < end; ++u) {
+            const int64_t g = u / plan.heads, h = u % plan.heads;
+            T* dq = grads.q + plan.firstQuery[g] * grads.qStride + h * plan.width;
+            T* dk = grads.kv + plan.sequence[g] * plan.keys * grads.kvStride + h * plan.width;
+            backward(headOf(ops, plan, g, h), scale, probsOf(p, plan, g, h),
+                     g0 + plan.firstQuery[g] * plan.dModel + h * plan.width, plan.dModel, dq, dk,
+                     dk + grads.vOffset, scratch.data());
+        }
     });
-    return grad;
+}
+
+/// The operands of self-attention over a contiguous qkv [B, N, 3E].
+template <typename T>
+Operands<T> packedOperands(T* qkv, int64_t dModel)
+{
+    return {qkv, 3 * dModel, qkv + dModel, 3 * dModel, dModel};
+}
+
+/// The operands of attentionAt: q [P, E], kv [B, N, 2E], both contiguous.
+template <typename T>
+Operands<T> splitOperands(T* q, T* kv, int64_t dModel)
+{
+    return {q, dModel, kv, 2 * dModel, dModel};
 }
 
 class FusedSelfAttention : public torch::autograd::Function<FusedSelfAttention> {
 public:
     static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& qkv, int64_t heads)
     {
-        const Shape s(qkv, heads);
-        auto probs = probabilities(qkv, s);
-        auto merged = attend(probs, qkv, s);
+        const int64_t batch = qkv.size(0), length = qkv.size(1), dModel = qkv.size(2) / 3;
+        const Plan plan = selfAttentionPlan(batch, length, dModel, heads);
+        torch::Tensor probs, merged;
+        AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_forward", [&] {
+            const auto ops = packedOperands<const scalar_t>(qkv.data_ptr<scalar_t>(), dModel);
+            probs = probabilities(ops, plan, qkv.options());
+            merged = attend(probs, ops, plan, batch * length, qkv.options());
+        });
         ctx->save_for_backward({qkv, probs});
+        ctx->saved_data["heads"] = heads;
+        return merged.view({batch, length, dModel});
+    }
+
+    static tensor_list backward(AutogradContext* ctx, tensor_list gradOutputs)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const auto& qkv = saved[0];
+        const int64_t batch = qkv.size(0), length = qkv.size(1), dModel = qkv.size(2) / 3;
+        const Plan plan = selfAttentionPlan(batch, length, dModel, ctx->saved_data["heads"].toInt());
+        auto grad = torch::empty_like(qkv); // every row of q, k and v is written
+        const auto gradOut = gradOutputs[0].contiguous();
+        AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_backward", [&] {
+            attentionGradient(packedOperands<const scalar_t>(qkv.data_ptr<scalar_t>(), dModel), saved[1], gradOut,
+                              plan, packedOperands(grad.data_ptr<scalar_t>(), dModel));
+        });
+        return {grad, torch::Tensor()};
+    }
+};
+
+class FusedAttentionAt : public torch::autograd::Function<FusedAttentionAt> {
+public:
+    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& q, const torch::Tensor& kv,
+                                 const torch::Tensor& rows, int64_t heads)
+    {
+        const int64_t dModel = q.size(1);
+        const Plan plan = subsetPlan(rows, kv.size(0), kv.size(1), dModel, heads);
+        torch::Tensor probs, merged;
+        AT_DISPATCH_FLOATING_TYPES(q.scalar_type(), "attention_at_forward", [&] {
+            const auto ops =
+                splitOperands<const scalar_t>(q.data_ptr<scalar_t>(), kv.data_ptr<scalar_t>(), dModel);
+            probs = probabilities(ops, plan, q.options());
+            merged = attend(probs, ops, plan, q.size(0), q.options());
+        });
+        ctx->save_for_backward({q, kv, probs, rows});
         ctx->saved_data["heads"] = heads;
         return merged;
     }
@@ -394,10 +518,25 @@ public:
     static tensor_list backward(AutogradContext* ctx, tensor_list gradOutputs)
     {
         const auto saved = ctx->get_saved_variables();
-        const Shape s(saved[0], ctx->saved_data["heads"].toInt());
-        return {attentionGradient(saved[0], saved[1], gradOutputs[0].contiguous(), s), torch::Tensor()};
+        const auto &q = saved[0], &kv = saved[1];
+        const int64_t dModel = q.size(1);
+        const Plan plan = subsetPlan(saved[3], kv.size(0), kv.size(1), dModel, ctx->saved_data["heads"].toInt());
+        auto gradQ = torch::empty_like(q);
+        auto gradKv = torch::zeros_like(kv); // sequences without a query receive no gradient
+        const auto gradOut = gradOutputs[0].contiguous();
+        AT_DISPATCH_FLOATING_TYPES(q.scalar_type(), "attention_at_backward", [&] {
+            attentionGradient(
+                splitOperands<const scalar_t>(q.data_ptr<scalar_t>(), kv.data_ptr<scalar_t>(), dModel), saved[2],
+                gradOut, plan, splitOperands(gradQ.data_ptr<scalar_t>(), gradKv.data_ptr<scalar_t>(), dModel));
+        });
+        return {gradQ, gradKv, torch::Tensor(), torch::Tensor()};
     }
 };
+
+bool kernelTakes(const torch::Tensor& t)
+{
+    return t.device().is_cpu() && (t.scalar_type() == torch::kFloat || t.scalar_type() == torch::kDouble);
+}
 
 } // namespace
 
@@ -414,16 +553,51 @@ torch::Tensor selfAttention(const torch::Tensor& qkv, int64_t heads)
 {
     TORCH_CHECK(qkv.dim() == 3 && qkv.size(2) % (3 * heads) == 0, "selfAttention: qkv must be [B, D, 3E] with E a "
                                                                    "multiple of the head count");
-    const bool fused = qkv.device().is_cpu() &&
-                       (qkv.scalar_type() == torch::kFloat || qkv.scalar_type() == torch::kDouble);
-    if (!fused)
+    if (!kernelTakes(qkv))
         return referenceSelfAttention(qkv, heads);
     const auto input = qkv.contiguous();
     if (torch::GradMode::is_enabled() && input.requires_grad())
         return FusedSelfAttention::apply(input, heads);
     // Nothing will ask for gradients (the reference model, sampling): skip the autograd node.
-    const Shape s(input, heads);
-    return attend(probabilities(input, s), input, s);
+    const int64_t batch = input.size(0), length = input.size(1), dModel = input.size(2) / 3;
+    const Plan plan = selfAttentionPlan(batch, length, dModel, heads);
+    torch::Tensor merged;
+    AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "attention_inference", [&] {
+        const auto ops = packedOperands<const scalar_t>(input.data_ptr<scalar_t>(), dModel);
+        merged = attend(probabilities(ops, plan, input.options()), ops, plan, batch * length, input.options());
+    });
+    return merged.view({batch, length, dModel});
+}
+
+torch::Tensor referenceAttentionAt(const torch::Tensor& q, const torch::Tensor& kv, const torch::Tensor& rows,
+                                   int64_t heads)
+{
+    const int64_t batch = kv.size(0), length = kv.size(1), dModel = q.size(1);
+    const auto queries = torch::zeros({batch * length, dModel}, q.options()).index_copy(0, rows, q);
+    const auto qkv = torch::cat({queries.view({batch, length, dModel}), kv}, 2);
+    return referenceSelfAttention(qkv, heads).reshape({-1, dModel}).index_select(0, rows);
+}
+
+torch::Tensor attentionAt(const torch::Tensor& q, const torch::Tensor& kv, const torch::Tensor& rows, int64_t heads)
+{
+    TORCH_CHECK(q.dim() == 2 && kv.dim() == 3 && kv.size(2) == 2 * q.size(1) && q.size(1) % heads == 0 &&
+                    rows.dim() == 1 && rows.size(0) == q.size(0),
+                "attentionAt: q must be [P, E], kv [B, N, 2E] and rows [P], with E a multiple of the head count");
+    if (!kernelTakes(q) || q.scalar_type() != kv.scalar_type())
+        return referenceAttentionAt(q, kv, rows, heads);
+    const auto query = q.contiguous(), keysValues = kv.contiguous();
+    const bool track = torch::GradMode::is_enabled() && (query.requires_grad() || keysValues.requires_grad());
+    if (track)
+        return FusedAttentionAt::apply(query, keysValues, rows, heads);
+    const int64_t dModel = query.size(1);
+    const Plan plan = subsetPlan(rows, keysValues.size(0), keysValues.size(1), dModel, heads);
+    torch::Tensor merged;
+    AT_DISPATCH_FLOATING_TYPES(query.scalar_type(), "attention_at_inference", [&] {
+        const auto ops =
+            splitOperands<const scalar_t>(query.data_ptr<scalar_t>(), keysValues.data_ptr<scalar_t>(), dModel);
+        merged = attend(probabilities(ops, plan, query.options()), ops, plan, query.size(0), query.options());
+    });
+    return merged;
 }
 
 } // namespace d2dpo

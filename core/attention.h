@@ -23,6 +23,16 @@ namespace d2dpo {
 /// other device or dtype takes referenceSelfAttention.
 at::Tensor selfAttention(const at::Tensor& qkv, int64_t heads);
 
+/// The same attention for some query positions only: q [P, E] holds the queries at the strictly
+/// ascending flat positions `rows` [P] into [B * N]; kv [B, N, 2E] holds every position's keys,
+/// then values. -> [P, E], row p equal to selfAttention's output at rows[p]. Differentiable in q
+/// and kv. What a block needs when only some positions' outputs are read (forwardRows): the
+/// queries and their scores at the other positions are never computed.
+at::Tensor attentionAt(const at::Tensor& q, const at::Tensor& kv, const at::Tensor& rows, int64_t heads);
+
+/// attentionAt through referenceSelfAttention (queries scattered into a full qkv).
+at::Tensor referenceAttentionAt(const at::Tensor& q, const at::Tensor& kv, const at::Tensor& rows, int64_t heads);
+
 /// The same attention written with LibTorch matmuls (the formulation the model was first
 /// written in; what the peer benchmark runs, and what the tests hold the kernel to).
 at::Tensor referenceSelfAttention(const at::Tensor& qkv, int64_t heads);

@@ -38,7 +38,16 @@ torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x)
 
 torch::Tensor TransformerBlockImpl::forwardRows(const torch::Tensor& x, const torch::Tensor& rows)
 {
-    const auto h = x.reshape({-1, dModel}).index_select(0, rows) + m_out->forward(attention(x).index_select(0, rows));
+    // Keys and values at every position, queries only at the rows: the query projection and the
+    // attention of the other positions are never computed.
+    const auto normed = layerNorm(m_norm1, x.reshape({-1, dModel}));
+    const auto& weight = m_qkv->weight;
+    const auto& bias = m_qkv->bias;
+    const auto q = torch::addmm(bias.narrow(0, 0, dModel), normed.index_select(0, rows),
+                                weight.narrow(0, 0, dModel).t());
+    const auto kv = torch::addmm(bias.narrow(0, dModel, 2 * dModel), normed, weight.narrow(0, dModel, 2 * dModel).t());
+    const auto attended = attentionAt(q, kv.view({x.size(0), x.size(1), 2 * dModel}), rows, heads);
+    const auto h = x.reshape({-1, dModel}).index_select(0, rows) + m_out->forward(attended);
     return h + feedForward(h);
 }
 

@@ -16,9 +16,10 @@ public:
     void reset() override;
     /// x [B, D, E] float -> [B, D, E] float.
     torch::Tensor forward(const torch::Tensor& x);
-    /// The output at some positions only: rows are flat indices into [B * D]; -> [P, E]. Keys and
-    /// values still come from every position; the query side (output projection, residual and
-    /// feed-forward) runs on the P rows alone.
+    /// The output at some positions only: rows are strictly ascending flat indices into [B * D];
+    /// -> [P, E]. Keys and values still come from every position; the query side (query
+    /// projection, attention, output projection, residual and feed-forward) runs on the P rows
+    /// alone (attentionAt).
     torch::Tensor forwardRows(const torch::Tensor& x, const torch::Tensor& rows);
 
     int64_t dModel;

@@ -1,5 +1,5 @@
 // The fused attention kernel against the LibTorch matmul formulation (values and gradients), and
-// its gradient against finite differences.
+// its gradient against finite differences; attentionAt (queries at some positions) against both.
 #include <ATen/Parallel.h>
 
 #include "testsupport.h"
@@ -23,6 +23,18 @@ std::pair<torch::Tensor, torch::Tensor> runWithGrad(const torch::Tensor& qkvValu
     auto out = fused ? selfAttention(qkv, heads) : referenceSelfAttention(qkv, heads);
     (out * upstream).sum().backward();
     return {out.detach(), qkv.grad()};
+}
+
+/// attentionAt's output and the gradients of q and kv, fused or through the reference.
+std::vector<torch::Tensor> runAtWithGrad(const torch::Tensor& qValues, const torch::Tensor& kvValues,
+                                         const torch::Tensor& rows, const torch::Tensor& upstream, int64_t heads,
+                                         bool fused)
+{
+    auto q = qValues.detach().clone().requires_grad_(true);
+    auto kv = kvValues.detach().clone().requires_grad_(true);
+    auto out = fused ? attentionAt(q, kv, rows, heads) : referenceAttentionAt(q, kv, rows, heads);
+    (out * upstream).sum().backward();
+    return {out.detach(), q.grad(), kv.grad()};
 }
 
 } // namespace
@@ -132,6 +144,82 @@ private Q_SLOTS:
         at::set_num_threads(threads);
         QCOMPARE(maxAbsDiff(one, two), 0.0);
         QCOMPARE(maxAbsDiff(gradOne, gradTwo), 0.0);
+    }
+
+    void attentionAtMatchesSelfAttention_data()
+    {
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("length");
+        QTest::addColumn<int>("dModel");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<double>("keep"); // the share of positions that are queries
+        QTest::addColumn<double>("tolerance");
+        for (const auto& [name, dtype, tolerance] :
+             {std::tuple{"double", int(torch::kDouble), 1e-12}, std::tuple{"float", int(torch::kFloat), 2e-5}}) {
+            QTest::addRow("%s small setting, half the positions", name) << dtype << 6 << 16 << 64 << 4 << 0.5 << tolerance;
+            QTest::addRow("%s every position", name) << dtype << 3 << 16 << 64 << 4 << 1.0 << tolerance;
+            QTest::addRow("%s odd length, few positions", name) << dtype << 4 << 5 << 12 << 3 << 0.3 << tolerance;
+            QTest::addRow("%s large setting's heads", name) << dtype << 2 << 64 << 256 << 8 << 0.4 << tolerance;
+        }
+    }
+
+    void attentionAtMatchesSelfAttention()
+    {
+        QFETCH(int, dtype);
+        QFETCH(int, batch);
+        QFETCH(int, length);
+        QFETCH(int, dModel);
+        QFETCH(int, heads);
+        QFETCH(double, keep);
+        QFETCH(double, tolerance);
+        torch::manual_seed(13);
+        const auto options = torch::dtype(torch::ScalarType(dtype));
+        const auto qkv = torch::randn({batch, length, 3 * dModel}, options) * 1.5;
+        auto chosen = torch::rand({batch * length}).lt(keep);
+        chosen[0] = true;
+        if (batch > 1) // one sequence without a query: its keys and values get no gradient
+            chosen.slice(0, length, 2 * length).fill_(false);
+        const auto rows = chosen.nonzero().squeeze(1);
+        const auto q = qkv.reshape({-1, 3 * dModel}).slice(1, 0, dModel).index_select(0, rows);
+        const auto kv = qkv.slice(2, dModel).contiguous();
+        const auto upstream = torch::randn({rows.size(0), dModel}, options);
+        const auto fused = runAtWithGrad(q, kv, rows, upstream, heads, true);
+        const auto reference = runAtWithGrad(q, kv, rows, upstream, heads, false);
+        const char* names[] = {"output", "dq", "dkv"};
+        for (size_t i = 0; i < fused.size(); ++i)
+            QVERIFY2(maxAbsDiff(fused[i], reference[i]) < tolerance,
+                     qPrintable(QString("%1: %2").arg(names[i]).arg(maxAbsDiff(fused[i], reference[i]))));
+        // Row p is selfAttention's output at rows[p].
+        const auto full = selfAttention(qkv, heads).reshape({-1, dModel}).index_select(0, rows);
+        QVERIFY(maxAbsDiff(fused[0], full) < tolerance);
+        if (batch > 1)
+            QCOMPARE(fused[2][1].abs().max().item<double>(), 0.0);
+    }
+
+    void attentionAtInferencePathEqualsTrainingPath()
+    {
+        torch::manual_seed(15);
+        const auto q = torch::randn({7, 64});
+        const auto kv = torch::randn({3, 16, 128});
+        const auto rows = torch::tensor({0, 3, 15, 16, 17, 40, 47}, torch::kLong);
+        const auto trained = runAtWithGrad(q, kv, rows, torch::ones({7, 64}), 4, true)[0];
+        torch::Tensor inferred;
+        {
+            c10::InferenceMode inference;
+            inferred = attentionAt(q, kv, rows, 4);
+        }
+        QCOMPARE(maxAbsDiff(trained, inferred), 0.0);
+        QCOMPARE(attentionAt(torch::randn({0, 64}), kv, torch::zeros({0}, torch::kLong), 4).size(0), 0);
+    }
+
+    void attentionAtRejectsUnorderedOrOutOfRangeRows()
+    {
+        const auto q = torch::randn({2, 8}), kv = torch::randn({2, 4, 16});
+        QVERIFY_THROWS_EXCEPTION(c10::Error, attentionAt(q, kv, torch::tensor({3, 1}, torch::kLong), 2));
+        QVERIFY_THROWS_EXCEPTION(c10::Error, attentionAt(q, kv, torch::tensor({2, 2}, torch::kLong), 2));
+        QVERIFY_THROWS_EXCEPTION(c10::Error, attentionAt(q, kv, torch::tensor({1, 8}, torch::kLong), 2));
+        QVERIFY_THROWS_EXCEPTION(c10::Error, attentionAt(q, torch::randn({2, 4, 8}), torch::tensor({0, 1}), 2));
     }
 
     void rejectsMalformedShapes()
