@@ -253,21 +253,47 @@ Operands<T> splitOperands(T* q, T* kv, int64_t dModel)
     return {q, dModel, kv, 2 * dModel, dModel};
 }
 
+/// A forward pass: the output and the probabilities its backward needs.
+struct Attended {
+    torch::Tensor merged, probs;
+};
+
+/// Self-attention over a contiguous qkv [B, N, 3E]: merged [B, N, E].
+Attended selfForward(const torch::Tensor& qkv, int64_t heads)
+{
+    const int64_t batch = qkv.size(0), length = qkv.size(1), dModel = qkv.size(2) / 3;
+    const Plan plan = selfAttentionPlan(batch, length, dModel, heads);
+    Attended out;
+    AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_forward", [&] {
+        const auto ops = packedOperands<const scalar_t>(qkv.data_ptr<scalar_t>(), dModel);
+        out.probs = probabilities(ops, plan, qkv.options());
+        out.merged = attend(out.probs, ops, plan, batch * length, qkv.options()).view({batch, length, dModel});
+    });
+    return out;
+}
+
+/// attentionAt over contiguous q [P, E] and kv [B, N, 2E]: merged [P, E].
+Attended subsetForward(const torch::Tensor& q, const torch::Tensor& kv, const torch::Tensor& rows, int64_t heads)
+{
+    const int64_t dModel = q.size(1);
+    const Plan plan = subsetPlan(rows, kv.size(0), kv.size(1), dModel, heads);
+    Attended out;
+    AT_DISPATCH_FLOATING_TYPES(q.scalar_type(), "attention_at_forward", [&] {
+        const auto ops = splitOperands<const scalar_t>(q.data_ptr<scalar_t>(), kv.data_ptr<scalar_t>(), dModel);
+        out.probs = probabilities(ops, plan, q.options());
+        out.merged = attend(out.probs, ops, plan, q.size(0), q.options());
+    });
+    return out;
+}
+
 class FusedSelfAttention : public torch::autograd::Function<FusedSelfAttention> {
 public:
     static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& qkv, int64_t heads)
     {
-        const int64_t batch = qkv.size(0), length = qkv.size(1), dModel = qkv.size(2) / 3;
-        const Plan plan = selfAttentionPlan(batch, length, dModel, heads);
-        torch::Tensor probs, merged;
-        AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_forward", [&] {
-            const auto ops = packedOperands<const scalar_t>(qkv.data_ptr<scalar_t>(), dModel);
-            probs = probabilities(ops, plan, qkv.options());
-            merged = attend(probs, ops, plan, batch * length, qkv.options());
-        });
-        ctx->save_for_backward({qkv, probs});
+        auto out = selfForward(qkv, heads);
+        ctx->save_for_backward({qkv, out.probs});
         ctx->saved_data["heads"] = heads;
-        return merged.view({batch, length, dModel});
+        return out.merged;
     }
 
     static tensor_list backward(AutogradContext* ctx, tensor_list gradOutputs)
@@ -291,18 +317,10 @@ public:
     static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& q, const torch::Tensor& kv,
                                  const torch::Tensor& rows, int64_t heads)
     {
-        const int64_t dModel = q.size(1);
-        const Plan plan = subsetPlan(rows, kv.size(0), kv.size(1), dModel, heads);
-        torch::Tensor probs, merged;
-        AT_DISPATCH_FLOATING_TYPES(q.scalar_type(), "attention_at_forward", [&] {
-            const auto ops =
-                splitOperands<const scalar_t>(q.data_ptr<scalar_t>(), kv.data_ptr<scalar_t>(), dModel);
-            probs = probabilities(ops, plan, q.options());
-            merged = attend(probs, ops, plan, q.size(0), q.options());
-        });
-        ctx->save_for_backward({q, kv, probs, rows});
+        auto out = subsetForward(q, kv, rows, heads);
+        ctx->save_for_backward({q, kv, out.probs, rows});
         ctx->saved_data["heads"] = heads;
-        return merged;
+        return out.merged;
     }
 
     static tensor_list backward(AutogradContext* ctx, tensor_list gradOutputs)
@@ -349,14 +367,7 @@ torch::Tensor selfAttention(const torch::Tensor& qkv, int64_t heads)
     if (torch::GradMode::is_enabled() && input.requires_grad())
         return FusedSelfAttention::apply(input, heads);
     // Nothing will ask for gradients (the reference model, sampling): skip the autograd node.
-    const int64_t batch = input.size(0), length = input.size(1), dModel = input.size(2) / 3;
-    const Plan plan = selfAttentionPlan(batch, length, dModel, heads);
-    torch::Tensor merged;
-    AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "attention_inference", [&] {
-        const auto ops = packedOperands<const scalar_t>(input.data_ptr<scalar_t>(), dModel);
-        merged = attend(probabilities(ops, plan, input.options()), ops, plan, batch * length, input.options());
-    });
-    return merged.view({batch, length, dModel});
+    return selfForward(input, heads).merged;
 }
 
 torch::Tensor referenceAttentionAt(const torch::Tensor& q, const torch::Tensor& kv, const torch::Tensor& rows,
@@ -377,17 +388,8 @@ torch::Tensor attentionAt(const torch::Tensor& q, const torch::Tensor& kv, const
         return referenceAttentionAt(q, kv, rows, heads);
     const auto query = q.contiguous(), keysValues = kv.contiguous();
     const bool track = torch::GradMode::is_enabled() && (query.requires_grad() || keysValues.requires_grad());
-    if (track)
-        return FusedAttentionAt::apply(query, keysValues, rows, heads);
-    const int64_t dModel = query.size(1);
-    const Plan plan = subsetPlan(rows, keysValues.size(0), keysValues.size(1), dModel, heads);
-    torch::Tensor merged;
-    AT_DISPATCH_FLOATING_TYPES(query.scalar_type(), "attention_at_inference", [&] {
-        const auto ops =
-            splitOperands<const scalar_t>(query.data_ptr<scalar_t>(), keysValues.data_ptr<scalar_t>(), dModel);
-        merged = attend(probabilities(ops, plan, query.options()), ops, plan, query.size(0), query.options());
-    });
-    return merged;
+    return track ? FusedAttentionAt::apply(query, keysValues, rows, heads)
+                 : subsetForward(query, keysValues, rows, heads).merged;
 }
 
 } // namespace d2dpo
