@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Runs `d2dpo bench` and the plain-PyTorch peer (pytorch_peer.py) one after the other at the
 same settings and thread count, and prints each figure with the ratio C++ / Python.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Benchmark (not a test): how long the GUI thread can stall while D2-DPO trains in the worker.
 // Opens the real main window on a scratch store holding the shipped reference model (N = 10),
 // starts a run from the Train view on rule-made pairs with the view's default settings, and
@@ -17,16 +18,16 @@
 #include <cstdio>
 #include <vector>
 
-#include "firstrun.h"
-#include "hostmemory.h"
-#include "mainwindow.h"
-#include "metricplot.h"
-#include "pairgenerator.h"
-#include "preferencestore.h"
-#include "runtimeinfo.h"
-#include "trainsettingsform.h"
-#include "trainview.h"
-#include "trainworker.h"
+#include "ui/firstrun.h"
+#include "base/hostmemory.h"
+#include "ui/mainwindow.h"
+#include "ui/metricplot.h"
+#include "jobs/pairgenerator.h"
+#include "store/preferencestore.h"
+#include "jobs/runtimeinfo.h"
+#include "ui/trainsettingsform.h"
+#include "ui/trainview.h"
+#include "ui/trainworker.h"
 
 namespace {
 

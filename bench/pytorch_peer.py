@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The same denoiser, D2-DPO step, pretraining step and Euler sampler as d2dpo's core, written in
 plain PyTorch, timed the way `d2dpo bench` times them, so the two can be compared at the same
 thread count. Run with Debian's /usr/bin/python3 and python3-torch (the same LibTorch 1.13).

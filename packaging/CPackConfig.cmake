@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `cpack -G DEB` in the build folder makes a .deb with what `install()` names: d2dpo-studio, d2dpo,
 # the .desktop entry, the icon and the licence. Dependencies come from dpkg-shlibdeps.
 set(CPACK_GENERATOR "DEB")

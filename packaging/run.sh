@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Set up (packages, build) and start d2dpo-studio. Without a display (no DISPLAY or
 # WAYLAND_DISPLAY) it runs the headless twin instead: `d2dpo reproduce`, the paper's experiment.
 # Extra arguments go to the program that runs.

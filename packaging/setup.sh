@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what d2dpo-studio needs on Debian 12 (only the packages that are missing), then
 # configures and builds the project with the `release` CMake preset into build/release.
 # Used by run.sh and test.sh; safe to run again (a repeat costs only the incremental build).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Set up (packages, build) and run the whole test suite with CTest.
 # Extra arguments go to ctest, e.g. `-L core` for the fast engine tests only.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Small helpers shared by the test suites: tiny configurations and tensor comparisons.
 #pragma once
 
@@ -8,7 +9,7 @@
 #include <iterator>
 #include <string>
 
-#include "config.h"
+#include "base/config.h"
 
 namespace d2dpo::test {
 

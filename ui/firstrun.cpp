@@ -1,4 +1,5 @@
-#include "firstrun.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/firstrun.h"
 
 #include <QDir>
 #include <QFile>

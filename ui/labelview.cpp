@@ -1,12 +1,11 @@
-#include "labelview.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/labelview.h"
 
 #include <utility>
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
-#include <QGridLayout>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -15,10 +14,10 @@
 #include <QRandomGenerator>
 #include <QVBoxLayout>
 
-#include "binaryintegertext.h"
-#include "labelstats.h"
-#include "pairsupply.h"
-#include "sequencestrip.h"
+#include "jobs/tasktext.h"
+#include "ui/labelstatsbar.h"
+#include "ui/pairpanel.h"
+#include "ui/pairsupply.h"
 
 namespace d2dpo::ui {
 
@@ -26,14 +25,6 @@ namespace {
 
 constexpr int kPairsPerRequest = 50;
 constexpr size_t kRefillBelow = 10; // ask for more pairs in the background when fewer are queued
-
-QString hintText(const std::string& tokens)
-{
-    const auto value = decodeBinaryInteger(tokens);
-    if (!value)
-        return QStringLiteral("<span style='color:#b03a2e'>invalid encoding</span>");
-    return QStringLiteral("i = <b>%1</b> · %2 · valid").arg(*value).arg(*value % 2 ? "odd" : "even");
-}
 
 QPushButton* makeButton(const QString& text, QWidget* parent)
 {
@@ -74,29 +65,8 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     top->addStretch();
     top->addWidget(m_hints);
 
-    // The pair.
-    auto makeSide = [this](const QString& title, SequenceStrip*& strip, QLabel*& hint, QPushButton*& button,
-                           const QString& buttonText) {
-        auto* box = new QGroupBox(title, this);
-        strip = new SequenceStrip(box);
-        hint = new QLabel(box);
-        hint->setTextFormat(Qt::RichText);
-        button = makeButton(buttonText, box);
-        strip->setObjectName(title.toLower() + QStringLiteral("Strip"));
-        hint->setObjectName(title.toLower() + QStringLiteral("Hint"));
-        button->setObjectName(title.toLower() + QStringLiteral("Button"));
-        auto* layout = new QVBoxLayout(box);
-        layout->addWidget(strip);
-        layout->addWidget(hint);
-        layout->addSpacing(8);
-        layout->addWidget(button);
-        box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
-        return box;
-    };
-    auto* pair = new QHBoxLayout;
-    pair->addWidget(makeSide(tr("Left"), m_left, m_leftHint, m_leftButton, tr("◀  Left is better   [← · 1 · A]")), 1);
-    pair->addWidget(makeSide(tr("Right"), m_right, m_rightHint, m_rightButton, tr("Right is better  ▶   [→ · 2 · L]")),
-                    1);
+    // The pair, or why there is none.
+    m_pair = new PairPanel(this);
     m_emptyMessage = new QLabel(this);
     m_emptyMessage->setAlignment(Qt::AlignCenter);
     m_emptyMessage->setWordWrap(true);
@@ -112,35 +82,25 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     actions->addWidget(m_undoButton);
     actions->addStretch();
 
-    m_counters = new QLabel(this);
-    m_counters->setObjectName(QStringLiteral("counters"));
-    m_statistics = new QLabel(this);
-    m_statistics->setObjectName(QStringLiteral("statistics"));
-    m_autoLabel = makeButton(tr("Auto-label pending pairs with the odd rule"), this);
-    m_autoLabel->setObjectName(QStringLiteral("autoLabelButton"));
-    m_autoLabel->setToolTip(tr("For simulations: valid odd beats valid even beats invalid; equal ranks tie. "
-                               "Recorded under the labeler name rule:odd."));
-    auto* bottom = new QGridLayout;
-    bottom->addWidget(m_counters, 0, 0);
-    bottom->addWidget(m_statistics, 1, 0);
-    bottom->addWidget(m_autoLabel, 0, 1, 2, 1, Qt::AlignRight | Qt::AlignVCenter);
+    m_stats = new LabelStatsBar(m_store, this);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addSpacing(6);
-    layout->addLayout(pair);
+    layout->addWidget(m_pair);
     layout->addWidget(m_emptyMessage, 1);
     layout->addLayout(actions);
     layout->addStretch(1);
-    layout->addLayout(bottom);
+    layout->addWidget(m_stats);
 
-    connect(m_leftButton, &QPushButton::clicked, this, &LabelView::chooseLeft);
-    connect(m_rightButton, &QPushButton::clicked, this, &LabelView::chooseRight);
+    connect(m_pair, &PairPanel::leftChosen, this, &LabelView::chooseLeft);
+    connect(m_pair, &PairPanel::rightChosen, this, &LabelView::chooseRight);
     connect(m_tieButton, &QPushButton::clicked, this, &LabelView::chooseTie);
     connect(m_skipButton, &QPushButton::clicked, this, &LabelView::skip);
     connect(m_undoButton, &QPushButton::clicked, this, &LabelView::undo);
     connect(m_generate, &QPushButton::clicked, this, &LabelView::generateMore);
-    connect(m_autoLabel, &QPushButton::clicked, this, &LabelView::autoLabelWithRule);
+    connect(m_stats, &LabelStatsBar::autoLabelClicked, this, &LabelView::autoLabelWithRule);
+    connect(m_stats, &LabelStatsBar::failed, this, &LabelView::reportError);
     connect(m_hints, &QCheckBox::toggled, this, &LabelView::setHintsVisible);
     connect(m_supply, &PairSupply::started, this, [this](int count) {
         m_busy->show();
@@ -164,8 +124,7 @@ void LabelView::setHintsVisible(bool visible)
 {
     if (m_hints->isChecked() != visible)
         m_hints->setChecked(visible);
-    m_leftHint->setVisible(visible);
-    m_rightHint->setVisible(visible);
+    m_pair->setHintsVisible(visible);
 }
 
 bool LabelView::hintsVisible() const { return m_hints->isChecked(); }
@@ -218,14 +177,9 @@ void LabelView::showNext()
         m_queue.pop_front();
     }
     const bool have = m_current.has_value();
-    m_left->setTokens(have ? QString::fromStdString(m_current->left) : QString());
-    m_right->setTokens(have ? QString::fromStdString(m_current->right) : QString());
-    m_leftHint->setText(have ? hintText(m_current->left) : QString());
-    m_rightHint->setText(have ? hintText(m_current->right) : QString());
-    for (QPushButton* b : {m_leftButton, m_rightButton, m_tieButton, m_skipButton})
+    m_pair->showPair(m_current);
+    for (QPushButton* b : {m_tieButton, m_skipButton})
         b->setEnabled(have);
-    m_left->parentWidget()->setVisible(have);
-    m_right->parentWidget()->setVisible(have);
     m_emptyMessage->setVisible(!have);
     if (!have)
         m_emptyMessage->setText(m_supply->busy() ? tr("Generating pairs…")
@@ -248,7 +202,7 @@ void LabelView::choose(Choice choice)
     auto id = m_store.addLabel(m_current->id, choice, m_labeler.toStdString(), elapsed);
     if (!id) {
         reportError(QString::fromStdString(id.error()));
-        if (id.error().find("already has a label") == std::string::npos)
+        if (id.errorCode() != ErrorCode::AlreadyLabelled)
             return; // keep the pair on screen: nothing was stored
     } else {
         ++m_sessionCount;
@@ -374,7 +328,7 @@ void LabelView::autoLabelWithRule()
     }
     int count = 0;
     for (const ShownPair& p : pending.value()) {
-        if (auto id = m_store.addLabel(p.id, oddRuleChoice(p.left, p.right), "rule:odd", 0); id)
+        if (auto id = m_store.addLabel(p.id, simulatedExpertChoice(p.left, p.right), simulatedExpertName(), 0); id)
             ++count;
     }
     m_queue.clear();
@@ -384,34 +338,7 @@ void LabelView::autoLabelWithRule()
     Q_EMIT statusMessage(tr("Auto-labelled %1 pairs with the odd rule").arg(count));
 }
 
-void LabelView::updateStatistics()
-{
-    const std::string labeler = m_labeler.toStdString();
-    auto counts = m_store.counts(labeler);
-    if (!counts)
-        return reportError(QString::fromStdString(counts.error()));
-    const LabelCounts& c = counts.value();
-    m_counters->setText(tr("This session: <b>%1</b> · %2 in total: <b>%3</b> · all labelers: %4 · pending: %5 · "
-                           "usable for training: %6")
-                            .arg(m_sessionCount)
-                            .arg(m_labeler.toHtmlEscaped())
-                            .arg(c.byLabeler)
-                            .arg(c.labelled)
-                            .arg(c.pending)
-                            .arg(c.decisive));
-    auto labelled = m_store.labelledPairs(labeler);
-    if (!labelled)
-        return reportError(QString::fromStdString(labelled.error()));
-    const LabelStats s = computeLabelStats(labelled.value(), oddRuleChoice);
-    m_statistics->setText(
-        s.compared == 0 ? tr("Agreement with the odd rule and left-pick rate appear after the first labels")
-                        : tr("Agreement with the odd rule: <b>%1%</b> of %2 · left picks: <b>%3%</b> of %4 "
-                             "(50% = no position bias)")
-                              .arg(100 * s.ruleAgreement, 0, 'f', 0)
-                              .arg(s.compared)
-                              .arg(100 * s.leftPickRate, 0, 'f', 0)
-                              .arg(s.decisive));
-}
+void LabelView::updateStatistics() { m_stats->refresh(m_labeler, m_sessionCount); }
 
 void LabelView::reportError(const QString& message) { Q_EMIT statusMessage(tr("Error: %1").arg(message)); }
 

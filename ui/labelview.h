@@ -1,8 +1,9 @@
-// The Label view: two sequences side by side; the expert picks the better one from the keyboard
-// (Left/Right, 1/2, A/L; T tie; S or Space skip; Ctrl+Z undo) and the next pair appears at once.
-// Every label is committed to the store as it is made. Shows the session and total counters,
-// optional hints (decoded integer, valid or not) that can be hidden to avoid bias, agreement with
-// the odd rule and the left-pick rate; generates more pairs from a chosen model in the background.
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Label view: two sequences side by side (PairPanel); the expert picks the better one from the
+// keyboard (Left/Right, 1/2, A/L; T tie; S or Space skip; Ctrl+Z undo) and the next pair appears at
+// once. Every label is committed to the store as it is made. Hints (decoded integer, valid or not)
+// can be hidden to avoid bias; the counters and statistics are below (LabelStatsBar); more pairs
+// are generated from a chosen model in the background (PairSupply).
 #pragma once
 
 #include <QElapsedTimer>
@@ -11,7 +12,7 @@
 #include <deque>
 #include <optional>
 
-#include "preferencestore.h"
+#include "store/preferencestore.h"
 
 class QCheckBox;
 class QComboBox;
@@ -21,9 +22,10 @@ class QPushButton;
 
 namespace d2dpo::ui {
 
+class LabelStatsBar;
+class PairPanel;
 class PairSupply;
 struct PairSupplyResult;
-class SequenceStrip;
 
 class LabelView final : public QWidget {
     Q_OBJECT
@@ -85,22 +87,15 @@ private:
     std::optional<ShownPair> m_current;
     QElapsedTimer m_shownAt;
 
-    SequenceStrip* m_left = nullptr;
-    SequenceStrip* m_right = nullptr;
-    QLabel* m_leftHint = nullptr;
-    QLabel* m_rightHint = nullptr;
+    PairPanel* m_pair = nullptr;
     QLabel* m_emptyMessage = nullptr;
-    QPushButton* m_leftButton = nullptr;
-    QPushButton* m_rightButton = nullptr;
     QPushButton* m_tieButton = nullptr;
     QPushButton* m_skipButton = nullptr;
     QPushButton* m_undoButton = nullptr;
     QCheckBox* m_hints = nullptr;
-    QLabel* m_counters = nullptr;
-    QLabel* m_statistics = nullptr;
+    LabelStatsBar* m_stats = nullptr;
     QComboBox* m_models = nullptr;
     QPushButton* m_generate = nullptr;
-    QPushButton* m_autoLabel = nullptr;
     QProgressBar* m_busy = nullptr;
     PairSupply* m_supply = nullptr;
 };

@@ -1,4 +1,5 @@
-#include "mainwindow.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/mainwindow.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -9,10 +10,10 @@
 #include <QStatusBar>
 #include <QTabWidget>
 
-#include "labelview.h"
-#include "modelsview.h"
-#include "trainview.h"
-#include "preferencejsonl.h"
+#include "ui/labelview.h"
+#include "ui/modelsview.h"
+#include "ui/trainview.h"
+#include "store/preferencejsonl.h"
 
 namespace d2dpo::ui {
 

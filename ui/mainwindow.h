@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The main window of d2dpo-studio: the Label, Train and Models views as tabs, wired into the
 // loop (label -> train -> look at the new model -> label its outputs), a menu to import or
 // export preferences, a status bar for messages. Window geometry, the current tab and the
@@ -8,7 +9,7 @@
 
 #include <memory>
 
-#include "preferencestore.h"
+#include "store/preferencestore.h"
 
 namespace d2dpo::ui {
 

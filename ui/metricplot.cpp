@@ -1,4 +1,5 @@
-#include "metricplot.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/metricplot.h"
 
 #include <QFileDialog>
 #include <QMenu>
@@ -10,7 +11,7 @@
 #include <limits>
 #include <optional>
 
-#include "qcustomplotinclude.h"
+#include "ui/qcustomplotinclude.h"
 
 namespace d2dpo::ui {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One live plot of the training dashboard: named series that take points as they arrive and are
 // drawn on a ~30 Hz timer only when something changed (never once per step), horizontal
 // baselines (the reference model's values), axes with names and units, a legend, a hover

@@ -1,4 +1,5 @@
-#include "modelsview.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/modelsview.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -15,8 +16,9 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "binaryintegertext.h"
-#include "qcustomplotinclude.h"
+#include "base/metricnames.h"
+#include "ui/modelexporter.h"
+#include "ui/samplehistogram.h"
 
 namespace d2dpo::ui {
 
@@ -45,11 +47,13 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     : QWidget(parent)
     , m_store(store)
     , m_sampler(new QFutureWatcher<std::vector<DrawnSamples>>(this))
-    , m_exporter(new QFutureWatcher<Status>(this))
+    , m_exporter(new ModelExporter(store, this))
 {
     m_tree = new QTreeWidget(this);
     m_tree->setObjectName(QStringLiteral("models"));
     m_tree->setHeaderLabels({tr("Model"), tr("Kind"), tr("Odd ratio"), tr("VSR"), tr("Created (UTC)")});
+    m_tree->headerItem()->setToolTip(kOdd, QString::fromStdString(metric::describe(metric::kOddRatio)));
+    m_tree->headerItem()->setToolTip(kVsr, QString::fromStdString(metric::describe(metric::kVsr)));
     m_tree->setRootIsDecorated(true);
     m_tree->setUniformRowHeights(true);
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -60,16 +64,7 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_details->setAlignment(Qt::AlignTop | Qt::AlignLeft);
 
-    m_histogram = new QCustomPlot(this);
-    m_histogram->setMinimumHeight(220);
-    m_histogram->plotLayout()->insertRow(0);
-    m_histogram->plotLayout()->addElement(
-        0, 0, new QCPTextElement(m_histogram, tr("Samples over the integer i (%1 each)").arg(kSummarySamples),
-                                 QFont(font().family(), font().pointSize() + 1, QFont::Bold)));
-    m_histogram->xAxis->setLabel(tr("decoded integer i"));
-    m_histogram->yAxis->setLabel(tr("share of samples"));
-    m_histogram->legend->setVisible(true);
-    m_histogram->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_histogram = new SampleHistogram(kSummarySamples, this);
 
     m_samples = new QPlainTextEdit(this);
     m_samples->setObjectName(QStringLiteral("samples"));
@@ -125,20 +120,14 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
         }
         showSelected();
     });
-    connect(m_exporter, &QFutureWatcherBase::finished, this, [this] {
+    connect(m_exporter, &ModelExporter::finished, this, [this](const QString& folder, bool ok, const QString& error) {
         m_export->setEnabled(true);
-        const Status s = m_exporter->result();
-        Q_EMIT statusMessage(s ? tr("Exported to %1").arg(m_exportFolder)
-                               : tr("Export failed: %1").arg(QString::fromStdString(s.error())));
+        Q_EMIT statusMessage(ok ? tr("Exported to %1").arg(folder) : tr("Export failed: %1").arg(error));
     });
     reload();
 }
 
-ModelsView::~ModelsView()
-{
-    m_sampler->waitForFinished();
-    m_exporter->waitForFinished();
-}
+ModelsView::~ModelsView() { m_sampler->waitForFinished(); } // the exporter waits for itself
 
 void ModelsView::reload()
 {
@@ -175,8 +164,8 @@ void ModelsView::reload()
             const QJsonObject metrics = parseObject(m.metricsJson);
             item->setText(kName, QString::fromStdString(m.name));
             item->setText(kKind, QString::fromStdString(m.kind));
-            item->setText(kOdd, ratio(metrics, "odd_ratio"));
-            item->setText(kVsr, ratio(metrics, "vsr"));
+            item->setText(kOdd, ratio(metrics, metric::kOddRatio));
+            item->setText(kVsr, ratio(metrics, metric::kVsr));
             item->setText(kCreated, QString::fromStdString(m.createdAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')));
             item->setData(kName, Qt::UserRole, QString::fromStdString(m.id));
             item->setToolTip(kName, QString::fromStdString(m.id));
@@ -242,7 +231,7 @@ QString ModelsView::detailsText() const { return m_details->text(); }
 void ModelsView::showSelected()
 {
     const auto model = selected();
-    m_export->setEnabled(model.has_value() && !m_exporter->isRunning());
+    m_export->setEnabled(model.has_value() && !m_exporter->running());
     m_label->setEnabled(model.has_value());
     m_train->setEnabled(model.has_value());
     if (!model) {
@@ -284,8 +273,8 @@ void ModelsView::showSelected()
     }
     if (!metrics.isEmpty())
         lines << tr("Last evaluation: odd ratio %1, VSR %2, odd among valid %3 (%4 samples)")
-                     .arg(ratio(metrics, "odd_ratio"), ratio(metrics, "vsr"), ratio(metrics, "odd_share_valid"))
-                     .arg(metrics.value(QStringLiteral("samples")).toInteger());
+                     .arg(ratio(metrics, metric::kOddRatio), ratio(metrics, metric::kVsr), ratio(metrics, metric::kOddShareValid))
+                     .arg(metrics.value(QLatin1String(metric::kSamples)).toInteger());
     lines << tr("File: <code>%1</code>").arg(QString::fromStdString(model->path).toHtmlEscaped());
     if (!QFileInfo::exists(QString::fromStdString(model->path)))
         lines << tr("<span style='color:#b3261e'>The checkpoint file is missing.</span>");
@@ -340,77 +329,15 @@ void ModelsView::requestSummaries(const std::vector<ModelRecord>& models)
 
 void ModelsView::drawHistogram()
 {
-    m_histogram->clearPlottables();
     const auto model = selected();
     if (!model) {
-        m_histogram->replot();
+        m_histogram->clear();
         return;
     }
     const auto reference = referenceOf(*model);
-    auto* group = new QCPBarsGroup(m_histogram);
-    double maxShare = 0.05;
-    int bins = 0;
-    auto addBars = [&](const ModelRecord& m, const QString& label, const QColor& color) {
-        const auto drawn = summary(QString::fromStdString(m.id));
-        if (!drawn)
-            return;
-        const SampleMetrics& metrics = drawn->metrics;
-        auto* bars = new QCPBars(m_histogram->xAxis, m_histogram->yAxis);
-        bars->setName(label);
-        bars->setPen(QPen(color.darker(130)));
-        bars->setBrush(color);
-        bars->setWidth(0.4);
-        bars->setBarsGroup(group);
-        const double total = std::max<int64_t>(1, metrics.samples);
-        QVector<double> keys, values;
-        for (size_t i = 0; i < metrics.histogram.size(); ++i) {
-            keys << double(i);
-            values << double(metrics.histogram[i]) / total;
-        }
-        keys << double(metrics.histogram.size());
-        values << double(metrics.invalid) / total;
-        for (double v : values)
-            maxShare = std::max(maxShare, v);
-        bins = std::max(bins, int(keys.size()));
-        bars->setData(keys, values, true);
-    };
-    if (reference)
-        addBars(*reference, tr("reference: %1").arg(QString::fromStdString(reference->name)), QColor(160, 160, 160));
-    addBars(*model, tr("this model: %1").arg(QString::fromStdString(model->name)), QColor(255, 127, 14));
-    // Integer ticks, and the last bin named for what it holds.
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    const int every = bins > 24 ? (bins + 15) / 16 : 1;
-    for (int i = 0; i + 1 < bins; i += every)
-        ticker->addTick(i, QString::number(i));
-    if (bins > 0)
-        ticker->addTick(bins - 1, tr("invalid"));
-    m_histogram->xAxis->setTicker(ticker);
-    m_histogram->xAxis->setRange(-0.7, std::max(1, bins) - 0.3);
-    m_histogram->yAxis->setRange(0, maxShare * 1.35); // headroom for the legend
-    m_histogram->replot();
-}
-
-ExportOptions ModelsView::exportOptionsFor(const ModelRecord& model) const
-{
-    ExportOptions options;
-    if (!model.runId)
-        return options;
-    auto run = m_store.run(*model.runId);
-    if (!run || !run.value())
-        return options;
-    const RunRecord& r = *run.value();
-    const QJsonObject config = parseObject(r.configJson);
-    const QJsonObject prefs = config.value(QStringLiteral("preferences")).toObject();
-    options.preferenceCountsJson = QJsonDocument(prefs).toJson(QJsonDocument::Compact).toStdString();
-    const QJsonObject json{{QStringLiteral("run_id"), qint64(r.id)},
-                           {QStringLiteral("status"), QString::fromStdString(r.status)},
-                           {QStringLiteral("device"), QString::fromStdString(r.device)},
-                           {QStringLiteral("reference_model_id"), QString::fromStdString(r.referenceModelId)},
-                           {QStringLiteral("started_at"), QString::fromStdString(r.startedAt)},
-                           {QStringLiteral("finished_at"), QString::fromStdString(r.finishedAt)},
-                           {QStringLiteral("config"), config}};
-    options.runJson = QJsonDocument(json).toJson(QJsonDocument::Compact).toStdString();
-    return options;
+    m_histogram->draw(summary(QString::fromStdString(model->id)), QString::fromStdString(model->name),
+                      reference ? summary(QString::fromStdString(reference->id)) : std::nullopt,
+                      reference ? QString::fromStdString(reference->name) : QString());
 }
 
 Status ModelsView::exportSelected(const QString& folder)
@@ -418,26 +345,22 @@ Status ModelsView::exportSelected(const QString& folder)
     const auto model = selected();
     if (!model)
         return makeError("no model is selected");
-    return exportCheckpointFile(model->path, folder.toStdString(), exportOptionsFor(*model));
+    return m_exporter->exportModel(*model, folder);
 }
 
 void ModelsView::exportWithDialog()
 {
     const auto model = selected();
-    if (!model || m_exporter->isRunning())
+    if (!model || m_exporter->running())
         return;
     const QString parent = QFileDialog::getExistingDirectory(this, tr("Export the model into a new folder inside…"),
                                                              QDir::homePath());
     if (parent.isEmpty())
         return;
     const QString folder = QDir(parent).filePath(QStringLiteral("d2dpo-%1").arg(QString::fromStdString(model->id)));
-    const ExportOptions options = exportOptionsFor(*model);
-    const std::string path = model->path;
     m_export->setEnabled(false);
-    m_exportFolder = folder;
     Q_EMIT statusMessage(tr("Exporting to %1…").arg(folder));
-    m_exporter->setFuture(QtConcurrent::run(
-        [path, options, target = folder.toStdString()] { return exportCheckpointFile(path, target, options); }));
+    m_exporter->start(*model, folder);
 }
 
 } // namespace d2dpo::ui

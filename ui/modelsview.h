@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Models view: the reference and every fine-tuned checkpoint in the store as a lineage tree
 // (which model each was trained from, on which labels, in which run), with their metrics, a
-// sample list and the histogram over the decoded integers side by side with the reference's.
-// "Export…" writes the folder of DESIGN.md section 5; "Label pairs from this model" sends new
-// pairs from the selected model to the Label view (label, train, label the new model's outputs).
+// sample list and the histogram over the decoded integers side by side with the reference's
+// (SampleHistogram). "Export…" writes the export folder of jobs/exporter.h (ModelExporter); "Label
+// pairs from this model" sends new pairs from the selected model to the Label view (label, train,
+// label the new model's outputs).
 #pragma once
 
 #include <QFutureWatcher>
@@ -12,16 +14,19 @@
 #include <optional>
 #include <vector>
 
-#include "modelfiles.h"
-#include "preferencestore.h"
+#include "base/result.h"
+#include "jobs/modelfiles.h"
+#include "store/preferencestore.h"
 
-class QCustomPlot;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class QTreeWidget;
 
 namespace d2dpo::ui {
+
+class ModelExporter;
+class SampleHistogram;
 
 /// Samples drawn from one model in the background.
 struct DrawnSamples {
@@ -67,22 +72,19 @@ private:
     void exportWithDialog();
     std::optional<ModelRecord> selected() const;
     std::optional<ModelRecord> referenceOf(const ModelRecord& model) const;
-    /// The model card's run and preference counts, from the run that made the model.
-    ExportOptions exportOptionsFor(const ModelRecord& model) const;
 
     PreferenceStore& m_store;
     QTreeWidget* m_tree = nullptr;
     QLabel* m_details = nullptr;
-    QCustomPlot* m_histogram = nullptr;
+    SampleHistogram* m_histogram = nullptr;
     QPlainTextEdit* m_samples = nullptr;
     QPushButton* m_export = nullptr;
     QPushButton* m_label = nullptr;
     QPushButton* m_train = nullptr;
     QHash<QString, ModelSummary> m_summaries;
     QHash<QString, QString> m_pathById;
-    QString m_exportFolder;
     QFutureWatcher<std::vector<DrawnSamples>>* m_sampler = nullptr;
-    QFutureWatcher<Status>* m_exporter = nullptr;
+    ModelExporter* m_exporter = nullptr;
 };
 
 } // namespace d2dpo::ui

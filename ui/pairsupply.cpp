@@ -1,9 +1,10 @@
-#include "pairsupply.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/pairsupply.h"
 
 #include <QElapsedTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "pairgenerator.h"
+#include "jobs/pairgenerator.h"
 
 namespace d2dpo::ui {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Generates pairs to label in the background (never in the GUI thread): loads the model once,
 // draws candidates, forms pairs of distinct sequences; the result arrives in the GUI thread
 // through a QFutureWatcher owned by this object, so it dies with its owner.
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "preferencestore.h"
+#include "store/preferencestore.h"
 
 namespace d2dpo {
 class PairGenerator;

@@ -1,4 +1,5 @@
-#include "sequencestrip.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/sequencestrip.h"
 
 #include <QPainter>
 #include <QPaintEvent>

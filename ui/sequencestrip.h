@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One sequence drawn as a row of cells, one colour per token: clear at N = 10, still readable at
 // N = 64 (at most 32 cells a row, so N = 64 takes two rows of 32; when cells are narrow every
 // 8th position is numbered so positions can be counted).

@@ -1,4 +1,5 @@
-#include "trainsettingsform.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/trainsettingsform.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -12,8 +13,9 @@
 #include <cmath>
 #include <limits>
 
-#include "memoryestimate.h"
-#include "runtimeinfo.h"
+#include "base/configlimits.h"
+#include "base/memoryestimate.h"
+#include "jobs/runtimeinfo.h"
 
 namespace d2dpo::ui {
 
@@ -163,32 +165,31 @@ void TrainSettingsForm::revalidate()
     if (real(m_beta, tr("Beta"), s.dpo.beta) && !(s.dpo.beta > 0)) {
         problems << tr("Beta must be greater than 0 (it scales the implicit reward; the paper uses 0.1).");
         markField(m_beta, true);
-    } else if (s.dpo.beta > 1e4) {
-        problems << tr("Beta must be at most 10000.");
+    } else if (s.dpo.beta > limits::kMaxBeta) {
+        problems << tr("Beta must be at most %1.").arg(limits::kMaxBeta);
         markField(m_beta, true);
     }
-    if (real(m_eta, tr("Eta"), s.eta) && (s.eta < 0 || s.eta > 100)) {
-        problems << tr("Eta must be between 0 and 100.");
+    if (real(m_eta, tr("Eta"), s.eta) && (s.eta < 0 || s.eta > limits::kMaxEta)) {
+        problems << tr("Eta must be between 0 and %1.").arg(limits::kMaxEta);
         markField(m_eta, true);
     }
     if (real(m_learningRate, tr("Learning rate"), s.dpo.learningRate) &&
-        !(s.dpo.learningRate > 0 && s.dpo.learningRate <= 1)) {
-        problems << tr("Learning rate must be greater than 0 and at most 1 (try 1e-4).");
+        !(s.dpo.learningRate > 0 && s.dpo.learningRate <= limits::kMaxLearningRate)) {
+        problems << tr("Learning rate must be greater than 0 and at most %1 (try 1e-4).").arg(limits::kMaxLearningRate);
         markField(m_learningRate, true);
     }
-    integer(m_batch, tr("Batch"), s.dpo.batch, 1, 1'000'000);
-    integer(m_steps, tr("Steps"), s.dpo.steps, 1, 10'000'000);
-    integer(m_tSamples, tr("t-samples per pair"), s.dpo.tSamplesPerPair, 1, 1024);
-    integer(m_evalEvery, tr("Evaluate every"), s.dpo.evalEvery, 0, 10'000'000);
-    integer(m_evalSamples, tr("Evaluation samples"), s.dpo.evalSamples, 1, 1'000'000);
-    integer(m_samplingSteps, tr("Sampling steps"), s.sampling.steps, 1, 100'000);
+    integer(m_batch, tr("Batch"), s.dpo.batch, 1, limits::kMaxBatch);
+    integer(m_steps, tr("Steps"), s.dpo.steps, 1, limits::kMaxSteps);
+    integer(m_tSamples, tr("t-samples per pair"), s.dpo.tSamplesPerPair, 1, limits::kMaxTSamplesPerPair);
+    integer(m_evalEvery, tr("Evaluate every"), s.dpo.evalEvery, 0, limits::kMaxEvalEvery);
+    integer(m_evalSamples, tr("Evaluation samples"), s.dpo.evalSamples, 1, limits::kMaxEvalSamples);
+    integer(m_samplingSteps, tr("Sampling steps"), s.sampling.steps, 1, limits::kMaxSamplingSteps);
     qlonglong seed = 0;
     if (integer(m_seed, tr("Seed"), seed, 0, std::numeric_limits<qlonglong>::max()))
         s.seed = uint64_t(seed);
     s.device = m_device->currentData().toString();
     if (s.device == QLatin1String("cuda") && !cudaAvailable())
         problems << tr("No CUDA GPU is available on this machine; choose Auto or CPU.");
-    s.dpo.checkpointEvery = s.dpo.evalEvery;
     s.sampling.batch = std::min(s.dpo.evalSamples, 1000);
 
     if (problems.isEmpty() && m_spec) {

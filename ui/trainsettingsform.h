@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The D2-DPO settings of the Train view: beta, eta, learning rate, batch, steps, t-samples per
 // pair, evaluation cadence and size, sampling steps, seed and device, with the paper
 // experiment's defaults. Every field is checked as it is typed; what is wrong is said in words
@@ -10,7 +11,7 @@
 
 #include <optional>
 
-#include "config.h"
+#include "base/config.h"
 
 class QComboBox;
 class QFormLayout;

@@ -1,4 +1,5 @@
-#include "trainworker.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/trainworker.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>

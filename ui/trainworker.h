@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The bridge between a core training job and the GUI: the job runs in its own QThread; the
 // listener's callbacks come out as queued Qt signals (plain structs, copied), and a stop request
 // is a direct, thread-safe call because the worker's event loop is busy while it trains. An
@@ -12,7 +13,7 @@
 #include <functional>
 #include <memory>
 
-#include "traintypes.h"
+#include "ui/traintypes.h"
 
 class QThread;
 

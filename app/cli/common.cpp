@@ -1,10 +1,11 @@
-#include "common.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cli/common.h"
 
 #include <cstdio>
 #include <iostream>
 
-#include "device.h"
-#include "samplemetrics.h"
+#include "base/samplemetrics.h"
+#include "jobs/runtimeinfo.h"
 
 namespace d2dpo::cli {
 
@@ -58,28 +59,13 @@ void addSamplingOptions(CLI::App* c, SamplingConfig& s)
     c->add_option("--sampling-batch", s.batch, "Sequences per sampler forward pass")->capture_default_str();
 }
 
-Result<torch::Device> setUpRuntime(const RuntimeOptions& options)
+Status setUpRuntime(const RuntimeOptions& options)
 {
-    if (Status s = configureThreads(options.threads); !s)
-        return makeError(s.error());
-    auto device = resolveDevice(options.device);
-    if (device)
-        std::cerr << "d2dpo: " << describeRuntime(device.value()) << "\n";
-    return device;
-}
-
-Result<OpenedCheckpoint> openCheckpoint(const RuntimeOptions& runtime, const std::string& path)
-{
-    auto device = setUpRuntime(runtime);
-    if (!device)
-        return makeError(device.error());
-    auto loaded = loadCheckpoint(path, device.value());
-    if (!loaded)
-        return makeError(loaded.error());
-    auto task = makeTask(loaded->info.spec.task);
-    if (!task)
-        return makeError(task.error());
-    return OpenedCheckpoint{device.value(), std::move(loaded.value()), std::move(task.value())};
+    auto runtime = d2dpo::setUpRuntime(options.threads, options.device);
+    if (!runtime)
+        return makeError(runtime.error());
+    std::cerr << "d2dpo: " << runtime.value() << "\n";
+    return Ok{};
 }
 
 int fail(const std::string& command, const std::string& message)

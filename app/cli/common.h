@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What every `d2dpo` subcommand shares: --seed/--device/--threads, the model, pretraining,
 // D2-DPO and sampling options (with the paper experiment's defaults), and error reporting.
 #pragma once
@@ -7,13 +8,10 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
-#include <torch/types.h>
 
-#include "checkpoint.h"
-#include "config.h"
-#include "result.h"
-#include "task.h"
-#include "samplemetrics.h"
+#include "base/config.h"
+#include "base/result.h"
+#include "base/samplemetrics.h"
 
 namespace d2dpo::cli {
 
@@ -31,17 +29,7 @@ void addDpoOptions(CLI::App* command, DpoConfig& config);
 void addSamplingOptions(CLI::App* command, SamplingConfig& config);
 
 /// Applies --threads and resolves --device; prints the runtime line to stderr.
-Result<torch::Device> setUpRuntime(const RuntimeOptions& options);
-
-/// What a command working on one checkpoint needs.
-struct OpenedCheckpoint {
-    torch::Device device{torch::kCPU};
-    LoadedCheckpoint checkpoint;
-    std::unique_ptr<Task> task;
-};
-
-/// setUpRuntime(), then loads the checkpoint on the device and makes its task.
-Result<OpenedCheckpoint> openCheckpoint(const RuntimeOptions& runtime, const std::string& path);
+Status setUpRuntime(const RuntimeOptions& options);
 
 /// Prints "d2dpo <command>: error: message" to stderr and returns the exit code 1.
 int fail(const std::string& command, const std::string& message);

@@ -1,9 +1,10 @@
-#include "consolelistener.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cli/consolelistener.h"
 
 #include <cstdio>
 #include <unistd.h>
 
-#include "common.h"
+#include "cli/common.h"
 
 namespace d2dpo::cli {
 

@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Shows a run on the terminal: a progress bar per phase with the loss (and the reward margin
 // during D2-DPO), and one line per evaluation.
 #pragma once
 
 #include <memory>
 
-#include "experiment.h"
-#include "progressbar.h"
+#include "jobs/experiment.h"
+#include "cli/progressbar.h"
 
 namespace d2dpo::cli {
 

@@ -1,15 +1,12 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `d2dpo eval`: sample from a checkpoint and print VSR, odd ratio, diversity and the histogram.
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
-#include <torch/torch.h>
 
-#include "checkpoint.h"
-#include "common.h"
-#include "device.h"
-#include "evaluation.h"
-#include "task.h"
+#include "cli/common.h"
+#include "jobs/modelfiles.h"
 
 namespace d2dpo::cli {
 
@@ -29,20 +26,19 @@ int run(const EvalOptions& o)
         return fail("eval", s.error());
     if (o.samples < 1)
         return fail("eval", "--samples must be >= 1");
-    auto opened = openCheckpoint(o.runtime, o.checkpoint);
-    if (!opened)
-        return fail("eval", opened.error());
-    LoadedCheckpoint& loaded = opened->checkpoint;
-
-    auto generator = makeGenerator(o.runtime.seed, opened->device);
-    const SampleMetrics m =
-        evaluateModel(loaded.model, *opened->task, loaded.info.spec.noise, o.sampling, o.samples, generator);
+    if (Status s = setUpRuntime(o.runtime); !s)
+        return fail("eval", s.error());
+    auto measured = sampleCheckpoint(o.checkpoint, o.samples, o.sampling, o.runtime.seed, o.runtime.device);
+    if (!measured)
+        return fail("eval", measured.error());
+    const CheckpointSummary& checkpoint = measured->checkpoint;
+    const SampleMetrics& m = measured->metrics;
     if (o.json) {
         std::cout << m.toJson() << "\n";
         return 0;
     }
-    std::cout << "checkpoint " << loaded.info.id << " (" << loaded.info.kind << ", step " << loaded.info.step
-              << (loaded.info.parentId.empty() ? "" : ", parent " + loaded.info.parentId) << ")\n"
+    std::cout << "checkpoint " << checkpoint.id << " (" << checkpoint.kind << ", step " << checkpoint.step
+              << (checkpoint.parentId.empty() ? "" : ", parent " + checkpoint.parentId) << ")\n"
               << formatMetrics(m) << "\n\n  value  share   histogram\n";
     const double total = double(m.samples);
     auto row = [&](const std::string& label, int64_t count) {

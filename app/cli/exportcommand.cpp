@@ -1,11 +1,13 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `d2dpo export`: write a checkpoint as a folder usable from Python (weights.pt), with a JSON
 // model card and sample outputs.
 #include <iostream>
 #include <memory>
 
-#include "checkpoint.h"
-#include "common.h"
-#include "exporter.h"
+#include "cli/common.h"
+#include "jobs/exporter.h"
+#include "jobs/runpolicy.h"
+#include "store/preferencestore.h"
 
 namespace d2dpo::cli {
 
@@ -16,6 +18,7 @@ struct ExportCliOptions {
     ExportOptions exportOptions;
     std::string checkpoint;
     std::string out;
+    std::string db = PreferenceStore::defaultPath();
 };
 
 int run(ExportCliOptions o)
@@ -24,15 +27,20 @@ int run(ExportCliOptions o)
         return fail("export", s.error());
     if (o.exportOptions.sampleCount < 0)
         return fail("export", "--samples must be >= 0");
-    auto opened = openCheckpoint(o.runtime, o.checkpoint);
-    if (!opened)
-        return fail("export", opened.error());
-    const LoadedCheckpoint& loaded = opened->checkpoint;
-    o.exportOptions.seed = o.runtime.seed;
-    if (Status s = exportCheckpoint(loaded, o.out, o.exportOptions); !s)
+    if (Status s = setUpRuntime(o.runtime); !s)
         return fail("export", s.error());
-    std::cout << "exported " << loaded.info.id << " to " << o.out
-              << " (weights.pt, model_card.json, samples.txt)\n";
+    // The model card tells the same story as the desktop's Export: the run that made the model
+    // and its preference counts, when the store knows the checkpoint.
+    auto stored = exportOptionsForCheckpoint(o.db, o.checkpoint);
+    if (!stored)
+        return fail("export", stored.error());
+    o.exportOptions.preferenceCountsJson = stored->preferenceCountsJson;
+    o.exportOptions.runJson = stored->runJson;
+    o.exportOptions.seed = o.runtime.seed;
+    auto id = exportCheckpointFile(o.checkpoint, o.out, o.exportOptions, o.runtime.device);
+    if (!id)
+        return fail("export", id.error());
+    std::cout << "exported " << id.value() << " to " << o.out << " (weights.pt, model_card.json, samples.txt)\n";
     return 0;
 }
 
@@ -48,6 +56,9 @@ void registerExport(CLI::App& app, int& exitCode)
     c->add_option("--out,-o", options->out, "Folder to write (must be new or empty)")->required();
     c->add_option("--samples,-n", options->exportOptions.sampleCount, "Samples to write")->capture_default_str();
     c->add_flag("--force", options->exportOptions.overwrite, "Write into a non-empty folder");
+    c->add_option("--db", options->db, "Preference store that recorded the checkpoint's run (read only; "
+                                       "nothing is created)")
+        ->capture_default_str();
     c->callback([options, &exitCode] { exitCode = run(*options); });
 }
 

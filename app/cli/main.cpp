@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // d2dpo: the command-line twin of d2dpo-studio. Wiring only: each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
 
-#include "common.h"
-#include "hostmemory.h"
+#include "cli/common.h"
+#include "base/hostmemory.h"
 
 int main(int argc, char** argv)
 {

@@ -1,17 +1,11 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `d2dpo pretrain`: fit a denoiser to the task's data and write a reference checkpoint.
 #include <iostream>
 #include <memory>
 
-#include <torch/torch.h>
-
-#include "checkpoint.h"
-#include "common.h"
-#include "device.h"
-#include "evaluation.h"
-#include "noiseprocess.h"
-#include "pretrainer.h"
-#include "consolelistener.h"
-#include "task.h"
+#include "cli/common.h"
+#include "cli/consolelistener.h"
+#include "jobs/pretrainjob.h"
 
 namespace d2dpo::cli {
 
@@ -28,41 +22,23 @@ struct PretrainOptions {
 
 int run(const PretrainOptions& o)
 {
-    auto device = setUpRuntime(o.runtime);
-    if (!device)
-        return fail("pretrain", device.error());
-    auto task = makeTask(o.spec.task);
-    if (!task)
-        return fail("pretrain", task.error());
-    if (Status s = validate(o.spec); !s)
+    if (Status s = setUpRuntime(o.runtime); !s)
         return fail("pretrain", s.error());
-    if (Status s = validate(o.pretrain); !s)
-        return fail("pretrain", s.error());
-    auto noise = makeNoiseProcess(o.spec.noise, task.value()->vocabSize());
-    if (!noise)
-        return fail("pretrain", noise.error());
-
-    torch::manual_seed(o.runtime.seed);
-    Denoiser model = makeDenoiser(o.spec, task.value()->vocabSize(), device.value());
-    std::cerr << "d2dpo pretrain: " << parameterCount(model) << " parameters\n";
+    PretrainJobSpec job;
+    job.spec = o.spec;
+    job.pretrain = o.pretrain;
+    job.sampling = o.sampling;
+    job.evaluationSamples = o.evalSamples;
+    job.seed = o.runtime.seed;
+    job.device = o.runtime.device;
+    job.outputPath = o.out;
     ConsoleListener listener;
-    listener.onPhase("pretrain", o.pretrain.steps);
     StopToken stop;
-    Pretrainer trainer(model, *task.value(), *noise.value(), o.pretrain, o.runtime.seed);
-    const FinishedEvent done = trainer.run(listener, stop);
-    if (done.status != RunStatus::Completed)
-        return fail("pretrain", done.error);
-
-    auto generator = makeGenerator(o.runtime.seed + 1000, device.value());
-    const SampleMetrics metrics =
-        evaluateModel(model, *task.value(), o.spec.noise, o.sampling, o.evalSamples, generator);
-    std::cout << "reference: " << formatMetrics(metrics) << "\n";
-
-    CheckpointInfo info{newCheckpointId(), "", "pretrained", o.spec, toJson(o.pretrain), metrics.toJson(),
-                        o.pretrain.steps, utcNow()};
-    if (Status s = saveCheckpoint(o.out, model, info); !s)
-        return fail("pretrain", s.error());
-    std::cout << "wrote " << o.out << " (id " << info.id << ")\n";
+    auto outcome = runPretrainJob(job, listener, stop);
+    if (!outcome)
+        return fail("pretrain", outcome.error());
+    std::cout << "reference: " << formatMetrics(outcome->metrics) << "\n";
+    std::cout << "wrote " << o.out << " (id " << outcome->checkpointId << ")\n";
     return 0;
 }
 

@@ -1,4 +1,5 @@
-#include "progressbar.h"
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cli/progressbar.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A terminal progress bar with rate and ETA on stderr. On a terminal it redraws one line; when
 // stderr is a file or pipe it prints a plain line every ~10% so logs stay readable.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `d2dpo reproduce`: the paper's experiment end to end with progress, a summary table, the wall
 // time of each phase, and the curves written as CSV and JSON.
 #include <cstdio>
@@ -5,12 +6,12 @@
 #include <iostream>
 #include <memory>
 
-#include "checkpoint.h"
-#include "common.h"
-#include "consolelistener.h"
-#include "curves.h"
-#include "experiment.h"
-#include "progressbar.h"
+#include "base/timeutil.h"
+#include "cli/common.h"
+#include "cli/consolelistener.h"
+#include "jobs/curves.h"
+#include "jobs/experiment.h"
+#include "cli/progressbar.h"
 
 namespace d2dpo::cli {
 
@@ -59,9 +60,8 @@ void printSummary(const ReproduceReport& r)
 
 int run(ReproduceOptions o)
 {
-    auto device = setUpRuntime(o.runtime);
-    if (!device)
-        return fail("reproduce", device.error());
+    if (Status s = setUpRuntime(o.runtime); !s)
+        return fail("reproduce", s.error());
     o.config.seed = o.runtime.seed;
     if (Status s = validate(o.config); !s)
         return fail("reproduce", s.error());
@@ -80,7 +80,7 @@ int run(ReproduceOptions o)
 
     ConsoleListener listener;
     StopToken stop;
-    auto report = reproduce(o.config, device.value(), listener, stop);
+    auto report = reproduce(o.config, o.runtime.device, listener, stop);
     if (!report)
         return fail("reproduce", report.error());
     printSummary(report.value());

@@ -1,16 +1,12 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `d2dpo sample`: draw sequences from a checkpoint, one per line with its decoded value.
 #include <fstream>
 #include <iostream>
 #include <memory>
 
-#include <torch/torch.h>
 
-#include "checkpoint.h"
-#include "common.h"
-#include "device.h"
-#include "eulersampler.h"
-#include "evaluation.h"
-#include "task.h"
+#include "cli/common.h"
+#include "jobs/modelfiles.h"
 
 namespace d2dpo::cli {
 
@@ -30,16 +26,11 @@ int run(const SampleOptions& o)
         return fail("sample", s.error());
     if (o.count < 1)
         return fail("sample", "--count must be >= 1");
-    auto opened = openCheckpoint(o.runtime, o.checkpoint);
-    if (!opened)
-        return fail("sample", opened.error());
-    const LoadedCheckpoint& loaded = opened->checkpoint;
-    const Task& task = *opened->task;
-
-    auto generator = makeGenerator(o.runtime.seed, opened->device);
-    EulerSampler sampler(loaded.model, task.maskToken(), o.sampling.steps, loaded.info.spec.noise.eta);
-    const auto samples = sampler.sample(o.count, generator, o.sampling.batch).to(torch::kCPU);
-    const auto decoded = decodeToHost(task, samples);
+    if (Status s = setUpRuntime(o.runtime); !s)
+        return fail("sample", s.error());
+    auto drawn = sampleCheckpoint(o.checkpoint, o.count, o.sampling, o.runtime.seed, o.runtime.device);
+    if (!drawn)
+        return fail("sample", drawn.error());
 
     std::ofstream file;
     if (!o.out.empty()) {
@@ -48,11 +39,9 @@ int run(const SampleOptions& o)
             return fail("sample", "cannot write '" + o.out + "'");
     }
     std::ostream& out = o.out.empty() ? std::cout : file;
-    for (int64_t i = 0; i < samples.size(0); ++i) {
-        const auto row = samples[i].contiguous();
-        const std::vector<int64_t> tokens(row.data_ptr<int64_t>(), row.data_ptr<int64_t>() + row.numel());
-        const int64_t value = decoded[size_t(i)];
-        out << task.format(tokens) << "\t" << (value < 0 ? "invalid" : std::to_string(value)) << "\n";
+    for (size_t i = 0; i < drawn->samples.size(); ++i) {
+        const int64_t value = drawn->decoded[i];
+        out << drawn->samples[i] << "\t" << (value < 0 ? "invalid" : std::to_string(value)) << "\n";
     }
     out.flush();
     if (!out)

@@ -1,14 +1,15 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The preference store from the command line: `d2dpo pairs` (generate pairs from a model),
 // `d2dpo label --rule odd` (a simulated expert), `d2dpo prefs export|import` (JSONL).
 #include <iostream>
 #include <memory>
 
-#include "binaryintegertext.h"
-#include "device.h"
-#include "common.h"
-#include "pairgenerator.h"
-#include "preferencejsonl.h"
-#include "preferencestore.h"
+#include "jobs/tasktext.h"
+#include "jobs/runtimeinfo.h"
+#include "cli/common.h"
+#include "jobs/pairgenerator.h"
+#include "store/preferencejsonl.h"
+#include "store/preferencestore.h"
 
 namespace d2dpo::cli {
 
@@ -31,7 +32,7 @@ int runPairs(const PairsOptions& o)
 {
     if (o.count < 1 || o.count > 1'000'000)
         return fail("pairs", "--count must be in 1..1000000");
-    if (Status s = configureThreads(o.runtime.threads); !s)
+    if (Status s = setCpuThreads(o.runtime.threads); !s)
         return fail("pairs", s.error());
     auto store = PreferenceStore::open(o.db);
     if (!store)
@@ -57,7 +58,7 @@ int runPairs(const PairsOptions& o)
 struct LabelOptions {
     std::string db = PreferenceStore::defaultPath();
     std::string rule = "odd";
-    std::string labeler = "rule:odd";
+    std::string labeler = simulatedExpertName();
     int64_t limit = 1'000'000;
 };
 
@@ -71,7 +72,7 @@ int runLabel(const LabelOptions& o)
         return fail("label", pending.error());
     int64_t counts[4] = {0, 0, 0, 0};
     for (const ShownPair& p : pending.value()) {
-        const Choice choice = oddRuleChoice(p.left, p.right);
+        const Choice choice = simulatedExpertChoice(p.left, p.right);
         if (auto id = store.value()->addLabel(p.id, choice, o.labeler, 0); !id)
             return fail("label", id.error());
         ++counts[int(choice)];

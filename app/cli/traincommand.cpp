@@ -1,13 +1,14 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `d2dpo train`: D2-DPO fine-tuning of a checkpoint on rule-made preference pairs (the paper's
 // dataset: winner b_i for a random odd i, loser b_j for a random even j) or on the experts' labels
 // in a store. The same job the desktop application runs (core/dpojob.h).
 #include <iostream>
 #include <memory>
 
-#include "common.h"
-#include "consolelistener.h"
-#include "device.h"
-#include "dpojob.h"
+#include "cli/common.h"
+#include "cli/consolelistener.h"
+#include "jobs/runtimeinfo.h"
+#include "jobs/dpojob.h"
 
 namespace d2dpo::cli {
 
@@ -27,7 +28,7 @@ struct TrainOptions {
 
 int run(const TrainOptions& o)
 {
-    if (Status s = configureThreads(o.runtime.threads); !s)
+    if (Status s = setCpuThreads(o.runtime.threads); !s)
         return fail("train", s.error());
     DpoJobSpec job;
     job.referencePath = o.checkpoint;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // d2dpo-studio: the desktop application. Wiring only: open the store, ask the labeler's name once,
 // make sure a model exists (first launch), show the main window.
 #include <QApplication>
@@ -10,11 +11,11 @@
 
 #include <cstdio>
 
-#include "firstrun.h"
-#include "hostmemory.h"
-#include "labelview.h"
-#include "mainwindow.h"
-#include "preferencestore.h"
+#include "ui/firstrun.h"
+#include "base/hostmemory.h"
+#include "ui/labelview.h"
+#include "ui/mainwindow.h"
+#include "store/preferencestore.h"
 
 int main(int argc, char** argv)
 {

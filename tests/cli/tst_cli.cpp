@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The d2dpo binary as a user runs it: a tiny `reproduce` end to end (its fine-tuned odd ratio
 // must beat the reference's), the other subcommands on its outputs, and bad input of every kind
 // ending in a clear message and a non-zero exit code.

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The fused attention kernel against the LibTorch matmul formulation (values and gradients), and
 // its gradient against finite differences; attentionAt (queries at some positions) against both.
 #include <ATen/Parallel.h>
 
 #include "testsupport.h"
 
-#include "attention.h"
+#include "kernels/attention.h"
 
 using namespace d2dpo;
 using d2dpo::test::maxAbsDiff;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Checkpoints round-trip bit-exactly and refuse corrupt, truncated, foreign and newer files;
 // the export folder holds loadable weights, a model card and samples.
 #include <QJsonDocument>
@@ -8,9 +9,9 @@
 
 #include "testsupport.h"
 
-#include "checkpoint.h"
-#include "denoiser.h"
-#include "exporter.h"
+#include "io/checkpoint.h"
+#include "model/denoiser.h"
+#include "jobs/exporter.h"
 
 #include <torch/serialize.h>
 

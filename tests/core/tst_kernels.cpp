@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The hand-written CPU kernels other than attention: the vectorizable exp and normal CDF, GELU,
 // layer norm and the fused Adam step, each against LibTorch's own (values and gradients) and the
 // C library, plus the properties the trainers rely on (inference path, thread count, fallbacks).
@@ -8,10 +9,10 @@
 
 #include "testsupport.h"
 
-#include "fusedadam.h"
-#include "gelu.h"
-#include "layernorm.h"
-#include "vectormath.h"
+#include "kernels/fusedadam.h"
+#include "kernels/gelu.h"
+#include "kernels/layernorm.h"
+#include "kernels/vectormath.h"
 
 using namespace d2dpo;
 using d2dpo::test::maxAbsDiff;

@@ -1,13 +1,14 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The D2-DPO loss against hand-worked values, its invariants, and the agreement of the masking
 // closed form with the general rate-matrix form.
 #include <cmath>
 
 #include "testsupport.h"
 
-#include "denoiser.h"
-#include "device.h"
-#include "losses.h"
-#include "maskingnoise.h"
+#include "model/denoiser.h"
+#include "model/device.h"
+#include "diffusion/losses.h"
+#include "diffusion/maskingnoise.h"
 
 using namespace d2dpo;
 

@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Metrics and the binary-integers task on hand-made samples.
 #include <cmath>
 
 #include "testsupport.h"
 
-#include "binaryintegerstask.h"
-#include "device.h"
-#include "evaluation.h"
-#include "samplemetrics.h"
+#include "tasks/binaryintegerstask.h"
+#include "model/device.h"
+#include "train/evaluation.h"
+#include "base/samplemetrics.h"
 
 using namespace d2dpo;
 

@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Euler sampler: no mask survives, the per-step unmask and re-mask rates match the formula,
 // and the same seed gives the same samples.
 #include <cmath>
 
 #include "testsupport.h"
 
-#include "denoiser.h"
-#include "device.h"
-#include "eulersampler.h"
+#include "model/denoiser.h"
+#include "model/device.h"
+#include "diffusion/eulersampler.h"
 
 using namespace d2dpo;
 

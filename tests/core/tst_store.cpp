@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The preference store: schema and migrations, constraints, labels and undo, counts, runs, JSONL
 // import/export with every rejection, refusal of bad database files (which stay untouched), and
 // crash safety: a child process killed with SIGKILL right after a burst of labels loses none.
@@ -15,11 +16,11 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
-#include "binaryintegerstask.h"
-#include "binaryintegertext.h"
-#include "pairgenerator.h"
-#include "preferencejsonl.h"
-#include "preferencestore.h"
+#include "tasks/binaryintegerstask.h"
+#include "tasks/binaryintegertext.h"
+#include "jobs/pairgenerator.h"
+#include "store/preferencejsonl.h"
+#include "store/preferencestore.h"
 
 using namespace d2dpo;
 

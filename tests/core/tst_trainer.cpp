@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The trainers: they learn, report through the listener, stop promptly on request (from the
 // listener or another thread), and end a run with a clear error on a non-finite loss while
 // keeping the last good checkpoint.
@@ -10,13 +11,13 @@
 
 #include "testsupport.h"
 
-#include "binaryintegerstask.h"
-#include "checkpoint.h"
-#include "denoiser.h"
-#include "device.h"
-#include "dpotrainer.h"
-#include "maskingnoise.h"
-#include "pretrainer.h"
+#include "tasks/binaryintegerstask.h"
+#include "io/checkpoint.h"
+#include "model/denoiser.h"
+#include "model/device.h"
+#include "train/dpotrainer.h"
+#include "diffusion/maskingnoise.h"
+#include "train/pretrainer.h"
 
 using namespace d2dpo;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Label view driven like an expert drives it: every key stores the right row, undo, the
 // counters, hints on and off, double presses, clicks, the odd-rule auto-labeler, and labeling
 // while pairs are generated in the background (whose longest GUI stall is printed, not asserted).
@@ -13,12 +14,12 @@
 
 #include "testsupport.h"
 
-#include "binaryintegertext.h"
-#include "checkpoint.h"
-#include "denoiser.h"
-#include "labelview.h"
-#include "pairsupply.h"
-#include "preferencestore.h"
+#include "tasks/binaryintegertext.h"
+#include "io/checkpoint.h"
+#include "model/denoiser.h"
+#include "ui/labelview.h"
+#include "ui/pairsupply.h"
+#include "store/preferencestore.h"
 
 using namespace d2dpo;
 using d2dpo::ui::LabelView;

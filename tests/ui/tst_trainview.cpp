@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The training dashboard: the worker adapter (progress out, a stop honoured within one step, a
 // throwing or NaN trainer reported, not crashed), the plots receiving every series at a bounded
 // replot rate, the settings form refusing absurd values in words, a whole run from the Train
@@ -21,17 +22,17 @@
 
 #include "testsupport.h"
 
-#include "checkpoint.h"
-#include "denoiser.h"
-#include "dpojob.h"
-#include "labelview.h"
-#include "pairsupply.h"
-#include "metricplot.h"
-#include "modelsview.h"
-#include "preferencestore.h"
-#include "trainsettingsform.h"
-#include "trainview.h"
-#include "trainworker.h"
+#include "io/checkpoint.h"
+#include "model/denoiser.h"
+#include "jobs/dpojob.h"
+#include "ui/labelview.h"
+#include "ui/pairsupply.h"
+#include "ui/metricplot.h"
+#include "ui/modelsview.h"
+#include "store/preferencestore.h"
+#include "ui/trainsettingsform.h"
+#include "ui/trainview.h"
+#include "ui/trainworker.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

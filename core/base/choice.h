@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A label's choice for a shown pair: the left or right sequence, a tie, or a skip. Shared by the
+// store (which keeps labels), the tasks' rules (which make simulated labels) and the views.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace d2dpo {
+
+enum class Choice { Left, Right, Tie, Skip };
+
+/// "left", "right", "tie" or "skip": the store's and the JSONL files' spelling.
+const char* toString(Choice choice);
+std::optional<Choice> choiceFromString(const std::string& text);
+
+} // namespace d2dpo

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "base/config.h"
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "base/configlimits.h"
+
+namespace d2dpo {
+
+using nlohmann::json;
+using namespace limits;
+
+namespace {
+
+json taskJson(const TaskConfig& c) { return {{"name", c.name}, {"length", c.length}}; }
+json modelJson(const ModelConfig& c)
+{
+    return {{"d_model", c.dModel},
+            {"layers", c.layers},
+            {"heads", c.heads},
+            {"ff_multiplier", c.ffMultiplier},
+            {"time_conditioning", c.timeConditioning}};
+}
+json noiseJson(const NoiseConfig& c) { return {{"process", c.process}, {"eta", c.eta}}; }
+
+/// "lo..hi" as the messages write a range.
+std::string range(int64_t lo, int64_t hi) { return std::to_string(lo) + ".." + std::to_string(hi); }
+
+/// A bound as people write it: "100", "10000", "0.5".
+std::string number(double value)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", value);
+    return buffer;
+}
+
+Status positive(double value, const char* what)
+{
+    if (!(value > 0))
+        return makeError(std::string(what) + " must be > 0 (got " + std::to_string(value) + ")");
+    return Ok{};
+}
+
+} // namespace
+
+std::string toJson(const ModelSpec& spec)
+{
+    return json{{"task", taskJson(spec.task)}, {"model", modelJson(spec.model)}, {"noise", noiseJson(spec.noise)}}
+        .dump();
+}
+
+std::string toJson(const PretrainConfig& c)
+{
+    return json{{"kind", "pretrain"},     {"steps", c.steps},
+                {"batch", c.batch},       {"learning_rate", c.learningRate},
+                {"elbo_weighting", c.elboWeighting}}
+        .dump();
+}
+
+std::string toJson(const DpoConfig& c)
+{
+    return json{{"kind", "d2dpo"},
+                {"beta", c.beta},
+                {"learning_rate", c.learningRate},
+                {"batch", c.batch},
+                {"steps", c.steps},
+                {"t_samples_per_pair", c.tSamplesPerPair},
+                {"t_epsilon", c.tEpsilon},
+                {"eval_every", c.evalEvery},
+                {"eval_samples", c.evalSamples}}
+        .dump();
+}
+
+std::string toJson(const SamplingConfig& c) { return json{{"steps", c.steps}, {"batch", c.batch}}.dump(); }
+
+Result<ModelSpec> modelSpecFromJson(const std::string& text)
+{
+    try {
+        const json j = json::parse(text);
+        ModelSpec spec;
+        const json& task = j.at("task");
+        spec.task.name = task.at("name").get<std::string>();
+        spec.task.length = task.at("length").get<int>();
+        const json& model = j.at("model");
+        spec.model.dModel = model.at("d_model").get<int>();
+        spec.model.layers = model.at("layers").get<int>();
+        spec.model.heads = model.at("heads").get<int>();
+        spec.model.ffMultiplier = model.at("ff_multiplier").get<int>();
+        spec.model.timeConditioning = model.at("time_conditioning").get<bool>();
+        const json& noise = j.at("noise");
+        spec.noise.process = noise.at("process").get<std::string>();
+        spec.noise.eta = noise.at("eta").get<double>();
+        if (Status s = validate(spec); !s)
+            return makeError(s.error());
+        return spec;
+    } catch (const json::exception& e) {
+        return makeError(std::string("model configuration is not valid JSON of the expected shape: ") + e.what());
+    }
+}
+
+Status validate(const TaskConfig& c)
+{
+    if (c.name != "binary-integers")
+        return makeError("unknown task '" + c.name + "' (known: binary-integers)");
+    if (c.length < kMinLength || c.length > kMaxLength)
+        return makeError("sequence length must be in " + range(kMinLength, kMaxLength) + " (got " +
+                         std::to_string(c.length) + ")");
+    return Ok{};
+}
+
+Status validate(const ModelConfig& c)
+{
+    if (c.dModel < kMinDModel || c.dModel > kMaxDModel)
+        return makeError("d_model must be in " + range(kMinDModel, kMaxDModel) + " (got " + std::to_string(c.dModel) +
+                         ")");
+    if (c.layers < 1 || c.layers > kMaxLayers)
+        return makeError("layers must be in " + range(1, kMaxLayers) + " (got " + std::to_string(c.layers) + ")");
+    if (c.heads < 1 || c.dModel % c.heads != 0)
+        return makeError("heads must be >= 1 and divide d_model (" + std::to_string(c.dModel) + " / " +
+                         std::to_string(c.heads) + ")");
+    if (c.ffMultiplier < 1 || c.ffMultiplier > kMaxFfMultiplier)
+        return makeError("ff_multiplier must be in " + range(1, kMaxFfMultiplier) + " (got " +
+                         std::to_string(c.ffMultiplier) + ")");
+    return Ok{};
+}
+
+Status validate(const NoiseConfig& c)
+{
+    if (c.process != "masking")
+        return makeError("unknown noise process '" + c.process + "' (known: masking)");
+    if (!(c.eta >= 0) || c.eta > kMaxEta)
+        return makeError("eta must be in [0, " + number(kMaxEta) + "] (got " + std::to_string(c.eta) + ")");
+    return Ok{};
+}
+
+Status validate(const SamplingConfig& c)
+{
+    if (c.steps < 1 || c.steps > kMaxSamplingSteps)
+        return makeError("sampling steps must be in " + range(1, kMaxSamplingSteps) + " (got " +
+                         std::to_string(c.steps) + ")");
+    if (c.batch < 1)
+        return makeError("sampling batch must be >= 1");
+    return Ok{};
+}
+
+Status validate(const PretrainConfig& c)
+{
+    if (c.steps < 1)
+        return makeError("pretraining steps must be >= 1 (got " + std::to_string(c.steps) + ")");
+    if (c.batch < 1 || c.batch > kMaxBatch)
+        return makeError("pretraining batch must be in " + range(1, kMaxBatch) + " (got " + std::to_string(c.batch) +
+                         ")");
+    if (Status s = positive(c.learningRate, "learning rate"); !s)
+        return s;
+    if (c.learningRate > kMaxLearningRate)
+        return makeError("learning rate must be <= " + number(kMaxLearningRate) + " (got " +
+                         std::to_string(c.learningRate) + ")");
+    return Ok{};
+}
+
+Status validate(const DpoConfig& c)
+{
+    if (Status s = positive(c.beta, "beta"); !s)
+        return s;
+    if (c.beta > kMaxBeta)
+        return makeError("beta must be <= " + number(kMaxBeta) + " (got " + std::to_string(c.beta) + ")");
+    if (Status s = positive(c.learningRate, "learning rate"); !s)
+        return s;
+    if (c.learningRate > kMaxLearningRate)
+        return makeError("learning rate must be <= " + number(kMaxLearningRate) + " (got " +
+                         std::to_string(c.learningRate) + ")");
+    if (c.steps < 1)
+        return makeError("D2-DPO steps must be >= 1 (got " + std::to_string(c.steps) + ")");
+    if (c.steps > kMaxSteps)
+        return makeError("D2-DPO steps must be <= " + std::to_string(kMaxSteps) + " (got " + std::to_string(c.steps) +
+                         ")");
+    if (c.batch < 1 || c.batch > kMaxBatch)
+        return makeError("D2-DPO batch must be in " + range(1, kMaxBatch) + " (got " + std::to_string(c.batch) + ")");
+    if (c.tSamplesPerPair < 1 || c.tSamplesPerPair > kMaxTSamplesPerPair)
+        return makeError("t samples per pair must be in " + range(1, kMaxTSamplesPerPair));
+    if (!(c.tEpsilon > 0) || c.tEpsilon >= 1)
+        return makeError("t epsilon must be in (0, 1)");
+    if (c.evalEvery < 0 || c.evalEvery > kMaxEvalEvery || c.evalSamples < 1 || c.evalSamples > kMaxEvalSamples)
+        return makeError("evaluation needs eval-every in " + range(0, kMaxEvalEvery) + " and eval-samples in " +
+                         range(1, kMaxEvalSamples));
+    return Ok{};
+}
+
+Status validate(const ModelSpec& spec)
+{
+    if (Status s = validate(spec.task); !s)
+        return s;
+    if (Status s = validate(spec.model); !s)
+        return s;
+    return validate(spec.noise);
+}
+
+} // namespace d2dpo

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Plain configuration structs for every part of an experiment, with JSON round trips and
+// validation. No torch here: the UI and the store include this header.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/result.h"
+
+namespace d2dpo {
+
+/// Which task the sequences come from (see task.h). `length` is the sequence length D.
+struct TaskConfig {
+    std::string name = "binary-integers";
+    int length = 16;
+};
+
+/// The denoiser's shape (see denoiser.h).
+struct ModelConfig {
+    int dModel = 64;
+    int layers = 2;
+    int heads = 4;
+    int ffMultiplier = 4;          ///< feed-forward width = ffMultiplier * dModel
+    bool timeConditioning = true;  ///< off: the denoiser ignores t (sampler caching becomes exact)
+};
+
+/// The forward noise process and its reverse-time remasking coefficient eta.
+struct NoiseConfig {
+    std::string process = "masking";
+    double eta = 0.0;
+};
+
+/// Euler CTMC sampling.
+struct SamplingConfig {
+    int steps = 64;
+    int batch = 1000;  ///< sequences generated per forward pass (memory bound)
+};
+
+struct PretrainConfig {
+    int steps = 3000;
+    int batch = 128;
+    double learningRate = 1e-3;
+    bool elboWeighting = false;  ///< weight each example's loss by 1/(1-t)
+    int logEvery = 10;
+};
+
+struct DpoConfig {
+    double beta = 0.1;
+    double learningRate = 1e-4;
+    int batch = 64;              ///< preference pairs per step
+    int steps = 300;
+    int tSamplesPerPair = 1;     ///< independent (t, x_t) draws per pair in one step
+    double tEpsilon = 1e-3;      ///< t ~ U[0, 1 - tEpsilon]: keeps w(t) = beta (1+eta t)/(1-t) finite
+    int evalEvery = 50;          ///< 0: evaluate only at the end
+    int evalSamples = 2000;
+    int checkpointEvery = 0;     ///< 0: only the final checkpoint
+    int logEvery = 1;
+};
+
+/// Everything that defines a model: enough to rebuild it from a checkpoint.
+struct ModelSpec {
+    TaskConfig task;
+    ModelConfig model;
+    NoiseConfig noise;
+};
+
+std::string toJson(const ModelSpec& spec);
+std::string toJson(const PretrainConfig& config);
+std::string toJson(const DpoConfig& config);
+std::string toJson(const SamplingConfig& config);
+Result<ModelSpec> modelSpecFromJson(const std::string& json);
+
+/// Each returns Ok or the first problem, phrased for the user.
+Status validate(const TaskConfig& config);
+Status validate(const ModelConfig& config);
+Status validate(const NoiseConfig& config);
+Status validate(const SamplingConfig& config);
+Status validate(const PretrainConfig& config);
+Status validate(const DpoConfig& config);
+Status validate(const ModelSpec& spec);
+
+} // namespace d2dpo

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "base/timeutil.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+namespace d2dpo {
+
+std::string utcNow()
+{
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+    const auto millis =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    std::tm tm{};
+    gmtime_r(&seconds, &tm);
+    char buffer[40];
+    const size_t n = std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
+    std::snprintf(buffer + n, sizeof buffer - n, ".%03dZ", static_cast<int>(millis));
+    return buffer;
+}
+
+} // namespace d2dpo

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// How a trainer reports to whoever runs it (the CLI's progress bar, the GUI's worker adapter):
+// plain-struct events through a small listener interface, and a thread-safe stop request that
+// the trainer checks every step. Nothing here throws across a thread boundary.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/samplemetrics.h"
+
+namespace d2dpo {
+
+/// Implicit-reward statistics of one D2-DPO batch, named as DPO tools name them.
+struct RewardStats {
+    double chosen = 0;     ///< rewards/chosen: mean of beta * D(x_t^w | x_1^w)
+    double rejected = 0;   ///< rewards/rejected: mean of beta * D(x_t^l | x_1^l)
+    double margins = 0;    ///< rewards/margins: mean of chosen - rejected
+    double accuracies = 0; ///< rewards/accuracies: share of pairs with a positive margin
+};
+
+struct ProgressEvent {
+    int64_t step = 0;       ///< steps completed
+    int64_t totalSteps = 0;
+    double loss = 0;
+    std::optional<RewardStats> rewards; ///< set by D2-DPO training
+    double stepsPerSecond = 0;
+    double elapsedSeconds = 0;
+};
+
+struct EvaluationEvent {
+    int64_t step = 0;
+    SampleMetrics metrics;
+    bool ofReference = false; ///< the reference model measured before training (the baselines)
+};
+
+struct CheckpointEvent {
+    int64_t step = 0;
+    std::string path;
+};
+
+enum class RunStatus { Completed, Stopped, Failed };
+
+struct FinishedEvent {
+    RunStatus status = RunStatus::Completed;
+    int64_t stepsDone = 0;
+    std::string error;              ///< why a failed run failed, for the user
+    std::string lastCheckpointPath; ///< the last good checkpoint written, if any
+    double elapsedSeconds = 0;
+};
+
+class TrainListener {
+public:
+    virtual ~TrainListener() = default;
+    virtual void onProgress(const ProgressEvent&) {}
+    virtual void onEvaluation(const EvaluationEvent&) {}
+    virtual void onCheckpoint(const CheckpointEvent&) {}
+    virtual void onFinished(const FinishedEvent&) {}
+    /// A line for the user's event log (what was loaded, on which device, how many pairs).
+    virtual void onLog(const std::string&) {}
+};
+
+/// A stop request any thread may raise; the trainer polls it once per step.
+class StopToken {
+public:
+    void requestStop() { m_stop.store(true, std::memory_order_relaxed); }
+    bool stopRequested() const { return m_stop.load(std::memory_order_relaxed); }
+    void reset() { m_stop.store(false, std::memory_order_relaxed); }
+
+private:
+    std::atomic<bool> m_stop{false};
+};
+
+const char* toString(RunStatus status);
+
+} // namespace d2dpo

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "io/checkpoint.h"
+
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
+#include <torch/torch.h>
+#include <zlib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tasks/task.h"
+
+namespace d2dpo {
+
+namespace {
+
+constexpr char kMagic[8] = {'D', '2', 'D', 'P', 'O', 'C', 'K', 'P'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kHeaderSize = sizeof(kMagic) + sizeof(uint32_t) + sizeof(uint64_t) + sizeof(uint32_t);
+
+uint32_t crc32Of(const std::string& bytes)
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    constexpr size_t chunk = 1u << 30;
+    for (size_t offset = 0; offset < bytes.size(); offset += chunk) {
+        const size_t n = std::min(chunk, bytes.size() - offset);
+        crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + offset), static_cast<uInt>(n));
+    }
+    return static_cast<uint32_t>(crc);
+}
+
+template <typename T>
+void appendRaw(std::string& out, T value)
+{
+    out.append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+template <typename T>
+T readRaw(const std::string& in, size_t offset)
+{
+    T value;
+    std::memcpy(&value, in.data() + offset, sizeof(T));
+    return value;
+}
+
+std::string infoToJson(const CheckpointInfo& info)
+{
+    return nlohmann::json{{"id", info.id},
+                          {"parent_id", info.parentId},
+                          {"kind", info.kind},
+                          {"spec", nlohmann::json::parse(toJson(info.spec))},
+                          {"training", nlohmann::json::parse(info.trainingJson)},
+                          {"metrics", nlohmann::json::parse(info.metricsJson)},
+                          {"step", info.step},
+                          {"created_at", info.createdAt}}
+        .dump();
+}
+
+Result<CheckpointInfo> infoFromJson(const std::string& text)
+{
+    try {
+        const auto j = nlohmann::json::parse(text);
+        CheckpointInfo info;
+        info.id = j.at("id").get<std::string>();
+        info.parentId = j.at("parent_id").get<std::string>();
+        info.kind = j.at("kind").get<std::string>();
+        auto spec = modelSpecFromJson(j.at("spec").dump());
+        if (!spec)
+            return makeError(spec.error());
+        info.spec = spec.value();
+        info.trainingJson = j.at("training").dump();
+        info.metricsJson = j.at("metrics").dump();
+        info.step = j.at("step").get<int64_t>();
+        info.createdAt = j.at("created_at").get<std::string>();
+        return info;
+    } catch (const nlohmann::json::exception& e) {
+        return makeError(std::string("its metadata is malformed: ") + e.what());
+    }
+}
+
+} // namespace
+
+std::string newCheckpointId()
+{
+    std::random_device device;
+    std::mt19937_64 engine((uint64_t(device()) << 32) ^ device() ^
+                           uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()));
+    char buffer[17];
+    std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(engine()));
+    return buffer;
+}
+
+Status saveCheckpoint(const std::string& path, const Denoiser& model, const CheckpointInfo& info)
+{
+    std::ostringstream payloadStream;
+    try {
+        torch::serialize::OutputArchive archive;
+        archive.write("info", c10::IValue(infoToJson(info)));
+        torch::serialize::OutputArchive weights;
+        for (const auto& item : model->named_parameters())
+            weights.write(item.key(), item.value().detach().to(torch::kCPU));
+        for (const auto& item : model->named_buffers())
+            weights.write(item.key(), item.value().to(torch::kCPU), /*is_buffer=*/true);
+        archive.write("weights", weights);
+        archive.save_to(payloadStream);
+    } catch (const std::exception& e) {
+        return makeError("cannot serialise the checkpoint: " + std::string(e.what()));
+    }
+    const std::string payload = payloadStream.str();
+
+    std::string header(kMagic, sizeof kMagic);
+    appendRaw(header, kFormatVersion);
+    appendRaw(header, uint64_t(payload.size()));
+    appendRaw(header, crc32Of(payload));
+
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    std::error_code ec;
+    if (target.has_parent_path())
+        fs::create_directories(target.parent_path(), ec);
+    const fs::path temporary = target.string() + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out.write(header.data(), std::streamsize(header.size()));
+        out.write(payload.data(), std::streamsize(payload.size()));
+        out.flush();
+        if (!out) {
+            fs::remove(temporary, ec);
+            return makeError("cannot write checkpoint '" + path + "' (disk full or no permission?)");
+        }
+    }
+    fs::rename(temporary, target, ec);
+    if (ec) {
+        fs::remove(temporary, ec);
+        return makeError("cannot move the checkpoint into place at '" + path + "': " + ec.message());
+    }
+    return Ok{};
+}
+
+Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device device)
+{
+    const std::string where = "checkpoint '" + path + "': ";
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        return makeError(where + (std::filesystem::exists(path, ec) ? "not a regular file"
+                                                                     : "cannot open the file (it does not exist)"));
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return makeError(where + "cannot open the file (no permission?)");
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad())
+        return makeError(where + "reading the file failed");
+
+    if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+        return makeError(where + "not a d2dpo checkpoint (wrong file type)");
+    const auto version = readRaw<uint32_t>(bytes, sizeof kMagic);
+    if (version > kFormatVersion)
+        return makeError(where + "written by a newer d2dpo (format " + std::to_string(version) +
+                         ", this build reads up to " + std::to_string(kFormatVersion) + ")");
+    const auto size = readRaw<uint64_t>(bytes, sizeof kMagic + sizeof(uint32_t));
+    const auto crc = readRaw<uint32_t>(bytes, sizeof kMagic + sizeof(uint32_t) + sizeof(uint64_t));
+    if (bytes.size() - kHeaderSize != size)
+        return makeError(where + "truncated or padded (" + std::to_string(bytes.size() - kHeaderSize) +
+                         " payload bytes, expected " + std::to_string(size) + ")");
+    const std::string payload = bytes.substr(kHeaderSize);
+    if (crc32Of(payload) != crc)
+        return makeError(where + "corrupt (checksum mismatch)");
+
+    try {
+        std::istringstream payloadStream(payload);
+        torch::serialize::InputArchive archive;
+        archive.load_from(payloadStream, torch::Device(torch::kCPU));
+        c10::IValue infoValue;
+        archive.read("info", infoValue);
+        auto info = infoFromJson(infoValue.toStringRef());
+        if (!info)
+            return makeError(where + info.error());
+
+        LoadedCheckpoint loaded;
+        loaded.info = info.value();
+        auto task = makeTask(loaded.info.spec.task);
+        if (!task)
+            return makeError(where + task.error());
+        loaded.model = makeDenoiser(loaded.info.spec, task.value()->vocabSize(), torch::Device(torch::kCPU));
+        torch::serialize::InputArchive weights;
+        archive.read("weights", weights);
+        torch::NoGradGuard noGrad;
+        auto copyInto = [&](const std::string& name, torch::Tensor& target, bool isBuffer) -> Status {
+            torch::Tensor stored;
+            if (!weights.try_read(name, stored, isBuffer))
+                return makeError(where + "weight '" + name + "' is missing");
+            if (stored.sizes() != target.sizes())
+                return makeError(where + "weight '" + name + "' has the wrong shape");
+            target.copy_(stored);
+            return Ok{};
+        };
+        for (auto& item : loaded.model->named_parameters())
+            if (Status s = copyInto(item.key(), item.value(), false); !s)
+                return makeError(s.error());
+        for (auto& item : loaded.model->named_buffers())
+            if (Status s = copyInto(item.key(), item.value(), true); !s)
+                return makeError(s.error());
+        loaded.model->to(device);
+        return loaded;
+    } catch (const std::exception& e) {
+        return makeError(where + "unreadable contents: " + std::string(e.what()).substr(0, 300));
+    }
+}
+
+} // namespace d2dpo

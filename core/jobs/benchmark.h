@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Throughput figures as `d2dpo bench` measures them: D2-DPO steps/s, pretraining steps/s and
+// sampling sequences/s at a small, a large and a long setting (each the median over timed calls
+// after warm-up), and the cached against the reference sampler. Torch-free header.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace d2dpo {
+
+struct BenchSetting {
+    std::string name;
+    int dModel;
+    int layers;
+    int heads;
+    int length;
+    int batch;
+};
+
+/// small, large, and long (the small width at N = 256: how cost grows with length).
+const std::vector<BenchSetting>& benchSettings();
+
+struct BenchRun {
+    uint64_t seed = 0;
+    std::string device = "auto";
+    int samplingSteps = 64;
+    double minSeconds = 3.0; ///< time spent on each figure (one call longer than this is enough)
+    int warmup = 1;          ///< untimed calls first
+};
+
+struct BenchFigures {
+    double dpoStepsPerSecond = 0;
+    double pretrainStepsPerSecond = 0;
+    double samplesPerSecond = 0;
+    int64_t parameters = 0;
+};
+
+Result<BenchFigures> measureSetting(const BenchSetting& setting, const BenchRun& run);
+
+/// One row of the sampling study: sequences/s and denoiser passes per sequence of the cached and
+/// the reference sampler. `reused` is false where nothing can be reused (time-conditioned model
+/// with eta > 0): both modes run the same algorithm and nothing is measured.
+struct SamplingStudyRow {
+    bool timeConditioned = false;
+    double eta = 0;
+    int steps = 0;
+    bool reused = true;
+    double cachedRate = 0, referenceRate = 0;
+    double cachedPasses = 0, referencePasses = 0;
+};
+
+/// At N 16, d_model 64, 2 layers, for 64, 256 and 1000 Euler steps; each row is reported as soon
+/// as it is measured.
+Status runSamplingStudy(const BenchRun& run, const std::function<void(const SamplingStudyRow&)>& report);
+
+} // namespace d2dpo

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobs/curves.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "base/metricnames.h"
+
+namespace d2dpo {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json metricsJson(const SampleMetrics& m) { return json::parse(m.toJson()); }
+
+Status writeFile(const fs::path& path, const std::string& text)
+{
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out)
+        return makeError("cannot write '" + path.string() + "'");
+    return Ok{};
+}
+
+std::string number(double v)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.6g", v);
+    return buffer;
+}
+
+} // namespace
+
+std::string reportToJson(const ReproduceReport& r)
+{
+    json pretrain = json::array();
+    for (const auto& p : r.pretrainProgress)
+        pretrain.push_back({{"step", p.step}, {metric::kLoss, p.loss}});
+    json dpo = json::array();
+    for (const auto& p : r.dpoProgress) {
+        json row = {{"step", p.step}, {metric::kLoss, p.loss}, {metric::kStepsPerSecond, p.stepsPerSecond}};
+        if (p.rewards)
+            for (const auto& [name, value] : metric::named(*p.rewards))
+                row[name] = value;
+        dpo.push_back(row);
+    }
+    json evaluations = json::array();
+    for (const auto& e : r.evaluations) {
+        json row = metricsJson(e.metrics);
+        row["step"] = e.step;
+        evaluations.push_back(row);
+    }
+    const auto& c = r.config;
+    return json{{"config",
+                 {{"model", json::parse(toJson(c.spec))},
+                  {"pretrain", json::parse(toJson(c.pretrain))},
+                  {"d2dpo", json::parse(toJson(c.dpo))},
+                  {"sampling", json::parse(toJson(c.sampling))},
+                  {"preference_pairs", c.preferencePairs},
+                  {"seed", c.seed}}},
+                {"runtime", r.runtime},
+                {"seconds", {{"pretrain", r.pretrainSeconds},
+                             {"evaluate_reference", r.referenceEvalSeconds},
+                             {"d2dpo", r.dpoSeconds}}},
+                {"reference", metricsJson(r.reference)},
+                {"finetuned", metricsJson(r.finetuned)},
+                {"d2dpo_status", toString(r.dpoFinished.status)},
+                {"checkpoints", {{"reference", r.referenceCheckpoint}, {"finetuned", r.finetunedCheckpoint}}},
+                {"curves", {{"pretrain", pretrain}, {"d2dpo", dpo}, {"evaluations", evaluations}}}}
+        .dump(2);
+}
+
+Status writeCurves(const std::string& folder, const ReproduceReport& r)
+{
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec)
+        return makeError("cannot create '" + folder + "': " + ec.message());
+    const fs::path root(folder);
+
+    using namespace metric;
+    const auto header = [](std::initializer_list<const char*> names) {
+        std::string line = "step";
+        for (const char* name : names)
+            line += std::string(",") + name;
+        return line + "\n";
+    };
+    std::string pretrain = header({kLoss});
+    for (const auto& p : r.pretrainProgress)
+        pretrain += std::to_string(p.step) + "," + number(p.loss) + "\n";
+    std::string dpo = header({kLoss, kRewardsChosen, kRewardsRejected, kRewardsMargins, kRewardsAccuracies,
+                              kStepsPerSecond});
+    for (const auto& p : r.dpoProgress) {
+        const RewardStats rw = p.rewards.value_or(RewardStats{});
+        dpo += std::to_string(p.step) + "," + number(p.loss) + "," + number(rw.chosen) + "," + number(rw.rejected) +
+               "," + number(rw.margins) + "," + number(rw.accuracies) + "," + number(p.stepsPerSecond) + "\n";
+    }
+    std::string evals = header({kVsr, kOddRatio, kOddShareValid, kTvFromOddUniform, kEntropy, kSamples});
+    for (const auto& e : r.evaluations) {
+        const auto& m = e.metrics;
+        evals += std::to_string(e.step) + "," + number(m.vsr) + "," + number(m.oddRatio) + "," +
+                 number(m.oddShareValid) + "," + number(m.tvFromOddUniform) + "," + number(m.entropy) + "," +
+                 std::to_string(m.samples) + "\n";
+    }
+    for (const auto& [name, text] : {std::pair{"pretrain.csv", pretrain}, std::pair{"d2dpo.csv", dpo},
+                                     std::pair{"evaluations.csv", evals},
+                                     std::pair{"report.json", reportToJson(r) + "\n"}})
+        if (Status s = writeFile(root / name, text); !s)
+            return s;
+    return Ok{};
+}
+
+} // namespace d2dpo

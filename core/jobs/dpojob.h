@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One D2-DPO run as the desktop application and `d2dpo train` start it: load the reference
+// checkpoint, gather the preference pairs (the experts' decisive labels in the store, or
+// rule-made pairs for the paper's experiment), measure the reference (the plots' baselines),
+// train, and record the run, its metric series and the fine-tuned model in the store.
+// Torch-free header: the GUI's worker adapter includes it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/config.h"
+#include "base/result.h"
+#include "base/trainlistener.h"
+
+namespace d2dpo {
+
+enum class PreferenceSource {
+    StoreLabels, ///< the store's active left/right labels (ties and skips left out)
+    RulePairs,   ///< winner b_i for a random odd i, loser b_j for a random even j
+};
+
+struct DpoJobSpec {
+    std::string referencePath;     ///< the checkpoint the policy starts from
+    std::string storePath;         ///< where the run is recorded; "" records nothing
+    PreferenceSource source = PreferenceSource::StoreLabels;
+    int64_t rulePairs = 20000;     ///< with PreferenceSource::RulePairs
+    DpoConfig dpo;
+    SamplingConfig sampling;
+    std::optional<double> eta;     ///< remasking coefficient for training and sampling; unset: the reference's
+    std::string device = "auto";   ///< "auto", "cpu", "cuda", "cuda:N"
+    uint64_t seed = 0;
+    std::string outputFolder;      ///< the checkpoints go here
+    bool evaluateReference = true; ///< measure the reference first, reported with ofReference
+};
+
+struct DpoJobOutcome {
+    FinishedEvent finished;
+    int64_t runId = 0;             ///< 0 when nothing was recorded
+    std::string resultModelId;     ///< the fine-tuned model as the store knows it
+    int64_t pairs = 0;             ///< preference pairs trained on
+};
+
+/// Runs the job in the calling thread, reporting through `listener` (onFinished is always
+/// called exactly once). Never throws: every failure ends as RunStatus::Failed with a message.
+DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const StopToken& stop);
+
+/// What the job records as the run's preference source: {"source": ..., "pairs": N}.
+std::string preferenceSourceJson(PreferenceSource source, int64_t pairs);
+
+} // namespace d2dpo

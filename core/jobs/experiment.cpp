@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobs/experiment.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include <torch/torch.h>
+
+#include "io/checkpoint.h"
+#include "model/denoiser.h"
+#include "model/device.h"
+#include "train/dpotrainer.h"
+#include "train/evaluation.h"
+#include "diffusion/noiseprocess.h"
+#include "train/pretrainer.h"
+#include "tasks/task.h"
+
+namespace d2dpo {
+
+namespace {
+
+/// Forwards every event to the caller's listener and keeps a copy for the report.
+class RecordingListener final : public TrainListener {
+public:
+    RecordingListener(ExperimentListener& forward, std::vector<ProgressEvent>& progress,
+                      std::vector<EvaluationEvent>& evaluations)
+        : m_forward(forward)
+        , m_progress(progress)
+        , m_evaluations(evaluations)
+    {
+    }
+    void onProgress(const ProgressEvent& e) override
+    {
+        m_progress.push_back(e);
+        m_forward.onProgress(e);
+    }
+    void onEvaluation(const EvaluationEvent& e) override
+    {
+        m_evaluations.push_back(e);
+        m_forward.onEvaluation(e);
+    }
+    void onCheckpoint(const CheckpointEvent& e) override { m_forward.onCheckpoint(e); }
+    void onFinished(const FinishedEvent& e) override { m_forward.onFinished(e); }
+
+private:
+    ExperimentListener& m_forward;
+    std::vector<ProgressEvent>& m_progress;
+    std::vector<EvaluationEvent>& m_evaluations;
+};
+
+double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+Status validate(const ReproduceConfig& c)
+{
+    for (const Status& s : {validate(c.spec), validate(c.pretrain), validate(c.dpo), validate(c.sampling)})
+        if (!s)
+            return s;
+    if (c.preferencePairs < 1)
+        return makeError("preference pairs must be >= 1");
+    return Ok{};
+}
+
+Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::string& deviceName,
+                                  ExperimentListener& listener, const StopToken& stop)
+{
+    if (Status s = validate(config); !s)
+        return makeError(s.error());
+    auto resolved = resolveDevice(deviceName);
+    if (!resolved)
+        return makeError(resolved.error());
+    const torch::Device device = resolved.value();
+    auto task = makeTask(config.spec.task);
+    if (!task)
+        return makeError(task.error());
+    auto noise = makeNoiseProcess(config.spec.noise, task.value()->vocabSize());
+    if (!noise)
+        return makeError(noise.error());
+
+    ReproduceReport report;
+    report.config = config;
+    report.runtime = describeRuntime(device);
+    const uint64_t evalSeed = config.seed + 1000;
+    namespace fs = std::filesystem;
+    const fs::path out(config.outputFolder);
+
+    try {
+        torch::manual_seed(config.seed); // weight initialisation
+        Denoiser model = makeDenoiser(config.spec, task.value()->vocabSize(), device);
+
+        // 1. Pretraining.
+        listener.onPhase("pretrain", config.pretrain.steps);
+        auto start = std::chrono::steady_clock::now();
+        {
+            std::vector<EvaluationEvent> unused;
+            RecordingListener recorder(listener, report.pretrainProgress, unused);
+            Pretrainer pretrainer(model, *task.value(), *noise.value(), config.pretrain, config.seed);
+            report.pretrainFinished = pretrainer.run(recorder, stop);
+        }
+        report.pretrainSeconds = secondsSince(start);
+        if (report.pretrainFinished.status != RunStatus::Completed)
+            return makeError(report.pretrainFinished.status == RunStatus::Stopped ? "stopped during pretraining"
+                                                                                   : report.pretrainFinished.error);
+
+        // 2. The reference model's metrics: the baseline of every curve.
+        listener.onPhase("evaluate-reference", 0);
+        start = std::chrono::steady_clock::now();
+        {
+            auto generator = makeGenerator(evalSeed, device);
+            report.reference = evaluateModel(model, *task.value(), config.spec.noise, config.sampling,
+                                             config.dpo.evalSamples, generator);
+        }
+        report.referenceEvalSeconds = secondsSince(start);
+        report.evaluations.push_back({0, report.reference});
+        listener.onEvaluation({0, report.reference});
+
+        std::string referenceId = newCheckpointId();
+        if (!config.outputFolder.empty()) {
+            CheckpointInfo info{referenceId, "", "pretrained", config.spec, toJson(config.pretrain),
+                                report.reference.toJson(), config.pretrain.steps, utcNow()};
+            report.referenceCheckpoint = (out / "reference.d2dpo").string();
+            if (Status s = saveCheckpoint(report.referenceCheckpoint, model, info); !s)
+                return makeError(s.error());
+        }
+
+        // 3. D2-DPO on rule-made pairs: winner b_i for a random odd i, loser b_j for a random even j.
+        listener.onPhase("d2dpo", config.dpo.steps);
+        start = std::chrono::steady_clock::now();
+        {
+            auto pairGenerator = makeGenerator(config.seed + 2000, device);
+            const auto [winners, losers] =
+                task.value()->rulePairs(config.preferencePairs, pairGenerator, device);
+            DpoTrainer trainer(model, *task.value(), *noise.value(), config.spec, config.dpo, config.sampling,
+                               config.seed);
+            trainer.setPreferences(winners, losers);
+            trainer.setEvaluationSeed(evalSeed);
+            if (!config.outputFolder.empty())
+                trainer.setCheckpointing((out / "checkpoints").string(), referenceId);
+            RecordingListener recorder(listener, report.dpoProgress, report.evaluations);
+            report.dpoFinished = trainer.run(recorder, stop);
+        }
+        report.dpoSeconds = secondsSince(start);
+        report.finetunedCheckpoint = report.dpoFinished.lastCheckpointPath;
+        if (report.dpoFinished.status == RunStatus::Failed)
+            return makeError(report.dpoFinished.error);
+        report.finetuned = report.evaluations.back().metrics;
+    } catch (const std::exception& e) {
+        return makeError(std::string("experiment failed: ") + std::string(e.what()).substr(0, 400));
+    }
+    return report;
+}
+
+} // namespace d2dpo

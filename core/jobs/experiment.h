@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The paper's experiment end to end: pretrain on binary integers, evaluate the reference,
+// fine-tune with D2-DPO on rule-made pairs (odd preferred over even) evaluating every few
+// steps, and collect every curve and the wall time of each phase.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/config.h"
+#include "base/result.h"
+#include "base/trainlistener.h"
+
+namespace d2dpo {
+
+struct ReproduceConfig {
+    ModelSpec spec;
+    PretrainConfig pretrain;
+    DpoConfig dpo;
+    SamplingConfig sampling;
+    int64_t preferencePairs = 20000; ///< rule-made pairs in the training set
+    uint64_t seed = 0;
+    std::string outputFolder;        ///< checkpoints and curves; empty: write nothing
+};
+
+struct ReproduceReport {
+    ReproduceConfig config;
+    std::string runtime;                     ///< device, threads, BLAS
+    std::vector<ProgressEvent> pretrainProgress;
+    std::vector<ProgressEvent> dpoProgress;
+    std::vector<EvaluationEvent> evaluations; ///< step 0 is the reference model
+    SampleMetrics reference;
+    SampleMetrics finetuned;
+    FinishedEvent pretrainFinished;
+    FinishedEvent dpoFinished;
+    double pretrainSeconds = 0;
+    double referenceEvalSeconds = 0;
+    double dpoSeconds = 0;
+    std::string referenceCheckpoint;
+    std::string finetunedCheckpoint;
+};
+
+/// A TrainListener that is also told when a phase starts.
+class ExperimentListener : public TrainListener {
+public:
+    /// phase: "pretrain", "evaluate-reference", "d2dpo"; totalSteps: 0 when not step-based.
+    virtual void onPhase(const std::string& phase, int64_t totalSteps) {}
+};
+
+Status validate(const ReproduceConfig& config);
+
+/// Runs the experiment in the calling thread. Failure of any phase comes back as an error.
+Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::string& device, ExperimentListener& listener,
+                                  const StopToken& stop);
+
+} // namespace d2dpo

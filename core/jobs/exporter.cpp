@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobs/exporter.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <torch/serialize.h>
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include "jobs/openmodel.h"
+#include "model/device.h"
+#include "diffusion/eulersampler.h"
+#include "train/evaluation.h"
+#include "tasks/task.h"
+
+namespace d2dpo {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+Status writeText(const fs::path& path, const std::string& text)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out)
+        return makeError("cannot write '" + path.string() + "' (disk full or no permission?)");
+    return Ok{};
+}
+
+} // namespace
+
+Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& folder, const ExportOptions& options)
+{
+    std::error_code ec;
+    const fs::path root(folder);
+    if (fs::exists(root, ec) && !fs::is_directory(root, ec))
+        return makeError("export target '" + folder + "' exists and is not a folder");
+    if (fs::exists(root, ec) && !fs::is_empty(root, ec) && !options.overwrite)
+        return makeError("export folder '" + folder + "' is not empty; choose a new folder or pass --force");
+    fs::create_directories(root, ec);
+    if (ec)
+        return makeError("cannot create export folder '" + folder + "': " + ec.message());
+
+    auto task = makeTask(checkpoint.info.spec.task);
+    if (!task)
+        return makeError(task.error());
+    Denoiser model = checkpoint.model;
+
+    try {
+        // Weights: CPU tensors in a string -> tensor dict, readable by Python's torch.load.
+        c10::Dict<std::string, at::Tensor> weights;
+        json shapes = json::object();
+        for (const auto& item : model->named_parameters()) {
+            weights.insert(item.key(), item.value().detach().to(torch::kCPU).contiguous());
+            shapes[item.key()] = item.value().sizes().vec();
+        }
+        for (const auto& item : model->named_buffers()) {
+            weights.insert(item.key(), item.value().to(torch::kCPU).contiguous());
+            shapes[item.key()] = item.value().sizes().vec();
+        }
+        const std::vector<char> bytes = torch::pickle_save(c10::IValue(weights));
+        if (Status s = writeText(root / "weights.pt", std::string(bytes.begin(), bytes.end())); !s)
+            return s;
+
+        // Samples, drawn from the exported model itself.
+        auto generator = makeGenerator(options.seed, model->parameters().front().device());
+        EulerSampler sampler(model, task.value()->maskToken(), options.sampling.steps, checkpoint.info.spec.noise.eta);
+        const auto samples = sampler.sample(options.sampleCount, generator, options.sampling.batch).to(torch::kCPU);
+        const std::vector<int64_t> decoded = decodeToHost(*task.value(), samples);
+        const std::vector<std::string> texts = formatRows(*task.value(), samples);
+        std::string lines = "# sequence\tdecoded value (-1 = invalid)\n";
+        for (size_t i = 0; i < texts.size(); ++i)
+            lines += texts[i] + "\t" + std::to_string(decoded[i]) + "\n";
+        if (Status s = writeText(root / "samples.txt", lines); !s)
+            return s;
+        const SampleMetrics sampleMetrics = computeSampleMetrics(decoded, task.value()->maxValue());
+
+        const auto& info = checkpoint.info;
+        json card = {
+            {"format", "d2dpo-model-card"},
+            {"format_version", 1},
+            {"id", info.id},
+            {"kind", info.kind},
+            {"lineage", {{"parent_id", info.parentId}, {"step", info.step}, {"run", json::parse(options.runJson)}}},
+            {"created_at", info.createdAt},
+            {"exported_at", utcNow()},
+            {"config", json::parse(toJson(info.spec))},
+            {"training", json::parse(info.trainingJson)},
+            {"metrics", json::parse(info.metricsJson)},
+            {"export_samples", {{"file", "samples.txt"}, {"count", options.sampleCount},
+                                {"sampling", json::parse(toJson(options.sampling))},
+                                {"metrics", json::parse(sampleMetrics.toJson())}}},
+            {"preference_counts", json::parse(options.preferenceCountsJson)},
+            {"weights", {{"file", "weights.pt"},
+                         {"load_with", "torch.load('weights.pt') -> dict of name -> tensor"},
+                         {"parameter_count", parameterCount(model)},
+                         {"shapes", shapes}}},
+            {"conventions",
+             {{"time", "t = 0 is all masked (noise), t = 1 is data"},
+              {"mask_token", task.value()->maskToken()},
+              {"output", "logits over the S real tokens per position, never over the mask"},
+              {"architecture", "token(S+1)+position(+time: sinusoidal(1000 t) -> Linear -> SiLU -> Linear) "
+                               "embeddings, pre-norm transformer blocks (qkv, out, GELU MLP), LayerNorm, head"}}},
+        };
+        return writeText(root / "model_card.json", card.dump(2) + "\n");
+    } catch (const std::exception& e) {
+        return makeError("export failed: " + std::string(e.what()).substr(0, 300));
+    }
+}
+
+Result<std::string> exportCheckpointFile(const std::string& checkpointPath, const std::string& folder,
+                                         const ExportOptions& options, const std::string& device)
+{
+    auto opened = openModel(checkpointPath, device);
+    if (!opened)
+        return makeError(opened.error());
+    if (Status s = exportCheckpoint(opened->checkpoint, folder, options); !s)
+        return makeError(s.error());
+    return opened->checkpoint.info.id;
+}
+
+} // namespace d2dpo

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Export a checkpoint to a folder for use elsewhere: weights.pt (a name -> tensor dict that
+// Python reads with torch.load), model_card.json (config, metrics, lineage, preference counts)
+// and samples.txt (generated sequences with their decoded values). Torch-free header: the
+// Models view's Export and `d2dpo export` both start it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/config.h"
+#include "base/result.h"
+
+namespace d2dpo {
+
+struct LoadedCheckpoint;
+
+struct ExportOptions {
+    int64_t sampleCount = 100;
+    SamplingConfig sampling;
+    uint64_t seed = 0;
+    std::string preferenceCountsJson = "{}"; ///< e.g. {"pairs": 20000, "source": "rule:odd"}
+    std::string runJson = "{}";              ///< the run that made the model, for the card's lineage
+    bool overwrite = false;                  ///< allow writing into a non-empty folder
+};
+
+/// Writes the export folder; refuses a non-empty folder unless options.overwrite.
+Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& folder, const ExportOptions& options);
+
+/// Loads the checkpoint at `checkpointPath` on `device` and writes its export folder; returns the
+/// checkpoint's id.
+Result<std::string> exportCheckpointFile(const std::string& checkpointPath, const std::string& folder,
+                                         const ExportOptions& options, const std::string& device = "auto");
+
+} // namespace d2dpo

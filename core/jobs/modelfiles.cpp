@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobs/modelfiles.h"
+
+#include <torch/torch.h>
+
+#include "diffusion/eulersampler.h"
+#include "jobs/openmodel.h"
+#include "model/device.h"
+#include "train/evaluation.h"
+
+namespace d2dpo {
+
+Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
+                                      uint64_t seed, const std::string& device)
+{
+    if (count < 1)
+        return makeError("the sample count must be at least 1");
+    if (Status s = validate(sampling); !s)
+        return makeError(s.error());
+    try {
+        auto opened = openModel(checkpointPath, device);
+        if (!opened)
+            return makeError(opened.error());
+        const CheckpointInfo& info = opened->checkpoint.info;
+        const Task& task = *opened->task;
+        torch::NoGradGuard noGrad;
+        auto generator = makeGenerator(seed, opened->device);
+        EulerSampler sampler(opened->checkpoint.model, task.maskToken(), sampling.steps, info.spec.noise.eta);
+        const torch::Tensor samples = sampler.sample(count, generator, sampling.batch).to(torch::kCPU).contiguous();
+        ModelSummary summary;
+        summary.checkpoint = {info.id, info.kind, info.parentId, info.step};
+        summary.decoded = decodeToHost(task, samples);
+        summary.metrics = computeSampleMetrics(summary.decoded, task.maxValue());
+        summary.samples = formatRows(task, samples);
+        return summary;
+    } catch (const std::exception& e) {
+        return makeError("sampling failed: " + std::string(e.what()).substr(0, 300));
+    }
+}
+
+Result<ModelSummary> summarizeCheckpoint(const std::string& checkpointPath, int64_t count, int samplingSteps,
+                                         uint64_t seed, const std::string& device)
+{
+    if (count < 1 || samplingSteps < 1)
+        return makeError("the sample count and the sampling steps must be at least 1");
+    SamplingConfig sampling;
+    sampling.steps = samplingSteps;
+    sampling.batch = 1000;
+    return sampleCheckpoint(checkpointPath, count, sampling, seed, device);
+}
+
+} // namespace d2dpo

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What the GUI and the CLI do with a checkpoint file's samples, behind a torch-free header:
+// draw them (`d2dpo sample`), measure them (`d2dpo eval`) and look at them (the Models view's
+// histogram and sample list). Exporting is in jobs/exporter.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/config.h"
+#include "base/result.h"
+#include "base/samplemetrics.h"
+
+namespace d2dpo {
+
+/// Who the checkpoint is: its id, kind, step and parent.
+struct CheckpointSummary {
+    std::string id;
+    std::string kind;     ///< "pretrained" or "d2dpo"
+    std::string parentId; ///< empty for a pretrained root
+    int64_t step = 0;
+};
+
+struct ModelSummary {
+    CheckpointSummary checkpoint;
+    SampleMetrics metrics;
+    std::vector<std::string> samples; ///< the sequences as token text
+    std::vector<int64_t> decoded;     ///< their decoded values, -1 when invalid
+};
+
+/// Draws `count` samples from the checkpoint with the Euler sampler (seeded on the device, so two
+/// models compare on the same draws) and measures them with the checkpoint's task.
+Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
+                                      uint64_t seed, const std::string& device = "auto");
+
+/// sampleCheckpoint() with `samplingSteps` Euler steps in batches of 1000 (the Models view).
+Result<ModelSummary> summarizeCheckpoint(const std::string& checkpointPath, int64_t count, int samplingSteps,
+                                         uint64_t seed, const std::string& device = "auto");
+
+} // namespace d2dpo

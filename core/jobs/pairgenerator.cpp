@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobs/pairgenerator.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include <torch/torch.h>
+
+#include "jobs/checkpointrecord.h"
+#include "jobs/openmodel.h"
+#include "model/device.h"
+#include "diffusion/eulersampler.h"
+#include "tasks/task.h"
+
+namespace d2dpo {
+
+std::vector<ShownPair> formPairs(const std::vector<std::string>& candidates, const std::string& modelId,
+                                 int64_t maxPairs, uint64_t seed)
+{
+    std::vector<size_t> order(candidates.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::mt19937_64 random(seed);
+    std::shuffle(order.begin(), order.end(), random);
+    std::bernoulli_distribution leftFirst(0.5);
+
+    std::vector<ShownPair> pairs;
+    std::vector<size_t> unpaired; // invariant: all equal to each other
+    for (size_t index : order) {
+        if (int64_t(pairs.size()) >= maxPairs)
+            break;
+        if (unpaired.empty() || candidates[unpaired.back()] == candidates[index]) {
+            unpaired.push_back(index);
+            continue;
+        }
+        const std::string& a = candidates[unpaired.back()];
+        const std::string& b = candidates[index];
+        unpaired.pop_back();
+        const bool aLeft = leftFirst(random);
+        pairs.push_back({0, aLeft ? a : b, aLeft ? b : a, modelId, modelId});
+    }
+    return pairs;
+}
+
+struct PairGenerator::Impl {
+    LoadedCheckpoint checkpoint;
+    std::unique_ptr<Task> task;
+    torch::Device device{torch::kCPU};
+    ModelRecord record;
+};
+
+PairGenerator::PairGenerator(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+PairGenerator::~PairGenerator() = default;
+
+const ModelRecord& PairGenerator::model() const { return m_impl->record; }
+int64_t PairGenerator::length() const { return m_impl->task->length(); }
+
+Result<std::unique_ptr<PairGenerator>> PairGenerator::load(const std::string& checkpointPath,
+                                                           const std::string& device)
+{
+    auto opened = openModel(checkpointPath, device);
+    if (!opened)
+        return makeError(opened.error());
+    auto impl = std::make_unique<Impl>();
+    impl->checkpoint = std::move(opened->checkpoint);
+    impl->task = std::move(opened->task);
+    impl->device = opened->device;
+    const CheckpointInfo& info = impl->checkpoint.info;
+    std::error_code ec;
+    const std::string absolute = std::filesystem::absolute(checkpointPath, ec).string();
+    impl->record = modelRecordFor(info, ec ? checkpointPath : absolute,
+                                  std::filesystem::path(checkpointPath).filename().string());
+    return std::unique_ptr<PairGenerator>(new PairGenerator(std::move(impl)));
+}
+
+Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, int samplingSteps)
+{
+    if (pairCount < 1)
+        return makeError("ask for at least one pair");
+    if (samplingSteps < 1)
+        return makeError("sampling steps must be >= 1");
+    try {
+        EulerSampler sampler(m_impl->checkpoint.model, m_impl->task->maskToken(), samplingSteps,
+                             m_impl->checkpoint.info.spec.noise.eta);
+        auto generator = makeGenerator(seed, m_impl->device);
+        PairBatch batch;
+        std::vector<std::string> candidates;
+        // A sharp model repeats itself; draw more until enough distinct pairs exist (bounded).
+        for (int round = 0; round < 4; ++round) {
+            const int64_t draw = 2 * pairCount * (round + 1);
+            for (std::string& text : formatRows(*m_impl->task, sampler.sample(draw, generator, 1024)))
+                candidates.push_back(std::move(text));
+            batch.candidates = int64_t(candidates.size());
+            batch.pairs = formPairs(candidates, m_impl->record.id, pairCount, seed);
+            if (int64_t(batch.pairs.size()) >= pairCount)
+                break;
+        }
+        return batch;
+    } catch (const std::exception& e) {
+        return makeError("generating pairs failed: " + std::string(e.what()).substr(0, 300));
+    }
+}
+
+} // namespace d2dpo

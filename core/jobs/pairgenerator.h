@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Pairs to show an expert: draw candidate sequences from a stored model, pair up distinct ones
+// (two identical sequences are never shown), and put each pair's sequences on a random side.
+// Torch stays behind a pimpl: the labeling window includes this header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "store/preferencestore.h"
+#include "base/result.h"
+
+namespace d2dpo {
+
+struct PairBatch {
+    std::vector<ShownPair> pairs;
+    int64_t candidates = 0;  ///< sequences drawn
+};
+
+/// Pairs up to `maxPairs` distinct candidates in a seeded random order with random sides.
+std::vector<ShownPair> formPairs(const std::vector<std::string>& candidates, const std::string& modelId,
+                                 int64_t maxPairs, uint64_t seed);
+
+class PairGenerator {
+public:
+    /// Loads the checkpoint on `device` ("auto", "cpu", "cuda"...).
+    static Result<std::unique_ptr<PairGenerator>> load(const std::string& checkpointPath,
+                                                       const std::string& device = "auto");
+    ~PairGenerator();
+
+    /// The model as the store records it (id, lineage, configs, metrics, path).
+    const ModelRecord& model() const;
+    int64_t length() const;
+
+    /// Up to `pairCount` pairs (fewer only when the model keeps drawing the same sequence).
+    Result<PairBatch> generate(int64_t pairCount, uint64_t seed, int samplingSteps = 64);
+
+private:
+    struct Impl;
+    explicit PairGenerator(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace d2dpo

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobs/pretrainjob.h"
+
+#include <torch/torch.h>
+
+#include "base/timeutil.h"
+#include "diffusion/noiseprocess.h"
+#include "io/checkpoint.h"
+#include "model/device.h"
+#include "tasks/task.h"
+#include "train/evaluation.h"
+#include "train/pretrainer.h"
+
+namespace d2dpo {
+
+Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, ExperimentListener& listener,
+                                          const StopToken& stop)
+{
+    auto device = resolveDevice(spec.device);
+    if (!device)
+        return makeError(device.error());
+    auto task = makeTask(spec.spec.task);
+    if (!task)
+        return makeError(task.error());
+    if (Status s = validate(spec.spec); !s)
+        return makeError(s.error());
+    if (Status s = validate(spec.pretrain); !s)
+        return makeError(s.error());
+    auto noise = makeNoiseProcess(spec.spec.noise, task.value()->vocabSize());
+    if (!noise)
+        return makeError(noise.error());
+
+    listener.onPhase("pretrain", spec.pretrain.steps);
+    PretrainJobOutcome outcome;
+    torch::manual_seed(spec.seed);
+    Denoiser model = makeDenoiser(spec.spec, task.value()->vocabSize(), device.value());
+    outcome.parameters = parameterCount(model);
+    listener.onLog(std::to_string(outcome.parameters) + " parameters");
+    Pretrainer trainer(model, *task.value(), *noise.value(), spec.pretrain, spec.seed);
+    const FinishedEvent done = trainer.run(listener, stop);
+    if (done.status != RunStatus::Completed)
+        return makeError(done.error);
+
+    auto generator = makeGenerator(spec.seed + 1000, device.value());
+    outcome.metrics =
+        evaluateModel(model, *task.value(), spec.spec.noise, spec.sampling, spec.evaluationSamples, generator);
+    CheckpointInfo info{newCheckpointId(), "", "pretrained", spec.spec, toJson(spec.pretrain),
+                        outcome.metrics.toJson(), spec.pretrain.steps, utcNow()};
+    if (Status s = saveCheckpoint(spec.outputPath, model, info); !s)
+        return makeError(s.error());
+    outcome.checkpointId = info.id;
+    return outcome;
+}
+
+} // namespace d2dpo

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobs/runpolicy.h"
+
+#include <ctime>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+namespace d2dpo {
+
+using nlohmann::json;
+
+std::string newRunFolder(const std::string& storePath, const std::string& referenceModelId)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path store = fs::absolute(storePath, ec);
+    if (ec)
+        store = storePath;
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+    return (store.parent_path() / "runs" / (std::string(stamp) + "-" + referenceModelId)).string();
+}
+
+void checkpointAtEveryEvaluation(DpoConfig& config) { config.checkpointEvery = config.evalEvery; }
+
+UsablePairs countUsablePairs(const std::vector<PreferenceRecord>& preferences, int64_t length)
+{
+    UsablePairs pairs;
+    for (const PreferenceRecord& r : preferences) {
+        const bool fits = int64_t(r.chosen.size()) == length && int64_t(r.rejected.size()) == length;
+        ++(fits ? pairs.usable : pairs.otherLength);
+    }
+    return pairs;
+}
+
+ExportOptions exportOptionsFor(PreferenceStore& store, const ModelRecord& model)
+{
+    ExportOptions options;
+    if (!model.runId)
+        return options;
+    auto run = store.run(*model.runId);
+    if (!run || !run.value())
+        return options;
+    const RunRecord& r = *run.value();
+    json config = json::parse(r.configJson, nullptr, false);
+    if (!config.is_object())
+        config = json::object();
+    const json prefs = config.contains("preferences") && config["preferences"].is_object() ? config["preferences"]
+                                                                                           : json::object();
+    options.preferenceCountsJson = prefs.dump();
+    options.runJson = json{{"run_id", r.id},
+                           {"status", r.status},
+                           {"device", r.device},
+                           {"reference_model_id", r.referenceModelId},
+                           {"started_at", r.startedAt},
+                           {"finished_at", r.finishedAt},
+                           {"config", config}}
+                          .dump();
+    return options;
+}
+
+Result<ExportOptions> exportOptionsForCheckpoint(const std::string& storePath, const std::string& checkpointPath)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (storePath.empty() || !fs::exists(storePath, ec))
+        return ExportOptions{};
+    auto store = PreferenceStore::open(storePath);
+    if (!store)
+        return makeError(store.error());
+    auto models = store.value()->models();
+    if (!models)
+        return makeError(models.error());
+    for (const ModelRecord& model : models.value()) {
+        std::error_code same;
+        if (fs::equivalent(model.path, checkpointPath, same) && !same)
+            return exportOptionsFor(*store.value(), model);
+    }
+    return ExportOptions{};
+}
+
+} // namespace d2dpo

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The rules a D2-DPO run follows wherever it is started from (the Train view, `d2dpo train`,
+// `d2dpo export`): where its checkpoints go, how often they are written, which stored labels it
+// can train on, and what the model card of an exported model says about the run that made it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/config.h"
+#include "jobs/exporter.h"
+#include "store/preferencestore.h"
+
+namespace d2dpo {
+
+/// A new folder for a run's checkpoints beside the store:
+/// <store's folder>/runs/<local time yyyyMMdd-HHmmss>-<reference model id>.
+std::string newRunFolder(const std::string& storePath, const std::string& referenceModelId);
+
+/// Runs started from the desktop write a checkpoint at every evaluation, so the models listed for
+/// a stopped run are the ones whose metrics were measured.
+void checkpointAtEveryEvaluation(DpoConfig& config);
+
+/// The store's decisive labels as a model of sequence length `length` sees them.
+struct UsablePairs {
+    int64_t usable = 0;      ///< left/right labels of sequences of that length
+    int64_t otherLength = 0; ///< labels of sequences of another length (a run refuses a mixed store)
+};
+UsablePairs countUsablePairs(const std::vector<PreferenceRecord>& preferences, int64_t length);
+
+/// Export options for a stored model: the preference counts and the run (status, device, times,
+/// config) that made it, for the model card's lineage. Defaults when the model has no run.
+ExportOptions exportOptionsFor(PreferenceStore& store, const ModelRecord& model);
+
+/// exportOptionsFor() the model of the store at `storePath` whose file is `checkpointPath`; the
+/// defaults when no store exists there (none is created) or it holds no such model.
+Result<ExportOptions> exportOptionsForCheckpoint(const std::string& storePath, const std::string& checkpointPath);
+
+} // namespace d2dpo

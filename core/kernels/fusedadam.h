@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// torch::optim::Adam whose step on CPU float parameters is one pass over each parameter.
+//
+// Why: LibTorch's Adam runs six to eight tensor operations per parameter (each with its
+// dispatch, a wrapped scalar and type promotion); for the denoiser's 34 small parameters that
+// was ~1.2 ms, 4% of a small D2-DPO step (bench/NOTES.md, change 7). This step reads and writes
+// each value once. Same options, same per-parameter state (AdamParamState), same update:
+// it matches torch::optim::Adam to float rounding (tests/core/tst_kernels.cpp).
+#pragma once
+
+#include <torch/optim/adam.h>
+
+namespace d2dpo {
+
+class FusedAdam : public torch::optim::Adam {
+public:
+    using torch::optim::Adam::Adam;
+
+    /// The fused update where every parameter with a gradient is a contiguous CPU float tensor
+    /// and no group uses amsgrad; otherwise torch::optim::Adam::step.
+    torch::Tensor step(LossClosure closure = nullptr) override;
+};
+
+} // namespace d2dpo

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Preferences as JSON Lines in the convention DPO users know: one {"chosen": ..., "rejected": ...}
+// object per line, plus our metadata (labeler, time, model ids, display order). Import checks
+// every line first and then stores all of them or none, naming the first bad line.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "store/preferencestore.h"
+#include "base/result.h"
+
+namespace d2dpo {
+
+struct JsonlRules {
+    int64_t length = 0;    ///< required sequence length; 0: any, but the same on every line
+    int64_t vocabSize = 2; ///< tokens are the digits 0..vocabSize-1
+};
+
+/// Writes every decisive label (left/right) to `path` (atomically); returns how many.
+Result<int64_t> exportPreferencesJsonl(PreferenceStore& store, const std::string& path);
+
+/// Reads `path`, validates every line, then imports all in one transaction; returns how many.
+Result<int64_t> importPreferencesJsonl(PreferenceStore& store, const std::string& path, const JsonlRules& rules);
+
+/// Parses one line (1-based `lineNumber` for messages) into a record.
+Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t lineNumber, const JsonlRules& rules);
+std::string toJsonLine(const PreferenceRecord& record);
+
+} // namespace d2dpo

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "store/preferencestore.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
+
+#include "base/timeutil.h"
+#include "store/storeimpl.h"
+#include "store/storeschema.h"
+
+namespace d2dpo {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kApplicationId = 0x44324450; // "D2DP": marks the file as a d2dpo-studio store
+
+} // namespace
+
+PreferenceStore::PreferenceStore(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+PreferenceStore::~PreferenceStore() = default;
+
+const std::string& PreferenceStore::path() const { return m_impl->path; }
+int PreferenceStore::schemaVersion() const { return m_impl->version; }
+
+std::string PreferenceStore::defaultPath()
+{
+    fs::path base;
+    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
+        base = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        base = fs::path(home) / ".local" / "share";
+    else
+        base = fs::current_path();
+    return (base / "d2dpo-studio" / "preferences.sqlite").string();
+}
+
+Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string& path)
+{
+    const std::string where = "preference store '" + path + "': ";
+    std::error_code ec;
+    const bool existed = fs::exists(path, ec);
+    if (existed && !fs::is_regular_file(path, ec))
+        return makeError(where + "not a regular file");
+    // The file's own mode counts even for root (who may write anything): a store marked
+    // read-only is treated as read-only.
+    const bool ownerWritable =
+        !existed || (fs::status(path, ec).permissions() & fs::perms::owner_write) != fs::perms::none;
+    if (existed && (!ownerWritable || access(path.c_str(), W_OK) != 0))
+        return makeError(ErrorCode::ReadOnly, where + "the file is read-only; nothing was changed (fix its permissions or choose "
+                                 "another store with --db)");
+    if (!existed) {
+        const fs::path parent = fs::path(path).parent_path();
+        if (!parent.empty())
+            fs::create_directories(parent, ec);
+        if (ec)
+            return makeError(where + "cannot create its folder: " + ec.message());
+    }
+    std::unique_ptr<Impl> impl;
+    try {
+        impl = std::make_unique<Impl>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        SQLite::Database& db = impl->db;
+        db.setBusyTimeout(5000);
+        // Read-only checks first: nothing is written to a file we are going to refuse.
+        int version = 0;
+        int applicationId = 0;
+        try {
+            version = db.execAndGet("PRAGMA user_version").getInt();
+            applicationId = db.execAndGet("PRAGMA application_id").getInt();
+        } catch (const SQLite::Exception& e) {
+            return makeError(where + "not an SQLite database (" + e.what() + "); nothing was changed");
+        }
+        const int tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
+        if (applicationId != kApplicationId && (applicationId != 0 || tables > 0))
+            return makeError(where + "an SQLite database of another application; nothing was changed");
+        if (version > kSchemaVersion)
+            return makeError(where + "written by a newer d2dpo-studio (schema " + std::to_string(version) +
+                             ", this build knows up to " + std::to_string(kSchemaVersion) +
+                             "); nothing was changed");
+        if (tables > 0) {
+            const std::string check = db.execAndGet("PRAGMA quick_check").getString();
+            if (check != "ok")
+                return makeError(where + "the database is corrupt (" + check.substr(0, 200) +
+                                 "); nothing was changed. Restore a backup or start a new store with --db");
+        }
+        if (sqlite3_db_readonly(db.getHandle(), "main") == 1)
+            return makeError(ErrorCode::ReadOnly, where + "opened read-only; nothing was changed");
+
+        db.exec("PRAGMA foreign_keys = ON");
+        db.exec("PRAGMA journal_mode = WAL");
+        // Each label is one transaction; FULL makes it durable past a crash of the machine too,
+        // not only of the application.
+        db.exec("PRAGMA synchronous = FULL");
+        const auto& migrations = storeMigrations();
+        for (int v = version; v < int(migrations.size()); ++v) {
+            SQLite::Transaction transaction(db);
+            db.exec(migrations[size_t(v)]);
+            db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+            db.exec("PRAGMA user_version = " + std::to_string(v + 1));
+            transaction.commit();
+        }
+        impl->version = db.execAndGet("PRAGMA user_version").getInt();
+    } catch (const SQLite::Exception& e) {
+        if (e.getErrorCode() == SQLITE_READONLY)
+            return makeError(ErrorCode::ReadOnly,
+                             where + "cannot write to it (read-only file or folder); nothing was changed");
+        return makeError(where + "cannot open it: " + e.what());
+    }
+    return std::unique_ptr<PreferenceStore>(new PreferenceStore(std::move(impl)));
+}
+
+Result<std::string> PreferenceStore::integrityCheck()
+{
+    return m_impl->guard<std::string>("checking integrity",
+                                      [&] { return m_impl->db.execAndGet("PRAGMA integrity_check").getString(); });
+}
+
+} // namespace d2dpo

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// PreferenceStore: the sequences, the pairs as shown, the labels (undo keeps history) and the
+// decisive preferences that training and export read.
+#include "store/preferencestore.h"
+
+#include <sqlite3.h>
+
+#include "base/timeutil.h"
+#include "store/storeimpl.h"
+
+namespace d2dpo {
+
+namespace {
+
+ShownPair readPair(SQLite::Statement& q)
+{
+    return {q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString(),
+            nullableText(q.getColumn(3)), nullableText(q.getColumn(4))};
+}
+
+constexpr const char* kPairSelect = R"sql(
+    SELECT p.id, ls.tokens, rs.tokens, ls.model_id, rs.model_id
+    FROM pairs p JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id)sql";
+
+} // namespace
+
+Result<std::vector<int64_t>> PreferenceStore::addPairs(const std::vector<ShownPair>& pairs, const std::string& source)
+{
+    for (const ShownPair& p : pairs)
+        if (p.left == p.right)
+            return makeError("a pair of two identical sequences is not shown (" + p.left + ")");
+    return m_impl->guard<std::vector<int64_t>>("storing pairs", [&] {
+        SQLite::Database& db = m_impl->db;
+        SQLite::Transaction transaction(db);
+        SQLite::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at) VALUES (?, ?, ?)");
+        SQLite::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at) VALUES (?, ?, ?, ?)");
+        const std::string now = utcNow();
+        auto addSequence = [&](const std::string& tokens, const std::string& modelId) {
+            sequence.reset();
+            bindOptionalText(sequence, 1, modelId);
+            sequence.bind(2, tokens);
+            sequence.bind(3, now);
+            sequence.exec();
+            return db.getLastInsertRowid();
+        };
+        std::vector<int64_t> ids;
+        for (const ShownPair& p : pairs) {
+            const int64_t left = addSequence(p.left, p.leftModelId);
+            const int64_t right = addSequence(p.right, p.rightModelId);
+            pair.reset();
+            pair.bind(1, left);
+            pair.bind(2, right);
+            pair.bind(3, source);
+            pair.bind(4, now);
+            pair.exec();
+            ids.push_back(db.getLastInsertRowid());
+        }
+        transaction.commit();
+        return ids;
+    });
+}
+
+Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit)
+{
+    return m_impl->guard<std::vector<ShownPair>>("reading pending pairs", [&] {
+        SQLite::Statement q(m_impl->db, std::string(kPairSelect) + R"sql(
+            WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL)
+            ORDER BY p.id LIMIT ?)sql");
+        q.bind(1, limit);
+        std::vector<ShownPair> out;
+        while (q.executeStep())
+            out.push_back(readPair(q));
+        return out;
+    });
+}
+
+Result<ShownPair> PreferenceStore::pair(int64_t id)
+{
+    return m_impl->guard<ShownPair>("reading pair", [&]() -> Result<ShownPair> {
+        SQLite::Statement q(m_impl->db, std::string(kPairSelect) + " WHERE p.id = ?");
+        q.bind(1, id);
+        if (!q.executeStep())
+            return makeError("pair " + std::to_string(id) + " does not exist");
+        return readPair(q);
+    });
+}
+
+Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const std::string& labeler, int64_t decideMs)
+{
+    if (labeler.empty())
+        return makeError("a label needs the labeler's name");
+    try {
+        // Autocommit: the row is durable when exec() returns.
+        SQLite::Statement q(m_impl->db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "
+                                        "VALUES (?, ?, ?, ?, ?)");
+        q.bind(1, pairId);
+        q.bind(2, toString(choice));
+        q.bind(3, labeler);
+        q.bind(4, std::max<int64_t>(0, decideMs));
+        q.bind(5, utcNow());
+        q.exec();
+        return m_impl->db.getLastInsertRowid();
+    } catch (const SQLite::Exception& e) {
+        if (e.getExtendedErrorCode() == SQLITE_CONSTRAINT_UNIQUE)
+            return makeError(ErrorCode::AlreadyLabelled, "pair " + std::to_string(pairId) + " already has a label");
+        if (e.getExtendedErrorCode() == SQLITE_CONSTRAINT_FOREIGNKEY)
+            return makeError(ErrorCode::NotFound, "pair " + std::to_string(pairId) + " does not exist");
+        return makeError("storing the label failed in '" + m_impl->path + "': " + e.what());
+    }
+}
+
+Result<std::optional<int64_t>> PreferenceStore::undoLastLabel(const std::string& labeler)
+{
+    return m_impl->guard<std::optional<int64_t>>("undoing a label", [&]() -> std::optional<int64_t> {
+        SQLite::Statement q(m_impl->db, R"sql(
+            UPDATE labels SET undone_at = ?
+            WHERE id = (SELECT id FROM labels WHERE labeler = ? AND undone_at IS NULL ORDER BY id DESC LIMIT 1)
+            RETURNING pair_id)sql");
+        q.bind(1, utcNow());
+        q.bind(2, labeler);
+        if (!q.executeStep())
+            return std::nullopt;
+        return q.getColumn(0).getInt64();
+    });
+}
+
+Result<LabelCounts> PreferenceStore::counts(const std::string& labeler)
+{
+    return m_impl->guard<LabelCounts>("counting labels", [&] {
+        SQLite::Statement q(m_impl->db, R"sql(
+            SELECT (SELECT count(*) FROM labels WHERE undone_at IS NULL),
+                   (SELECT count(*) FROM labels WHERE undone_at IS NULL AND labeler = ?),
+                   (SELECT count(*) FROM pairs p WHERE NOT EXISTS
+                        (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL)),
+                   (SELECT count(*) FROM labels WHERE undone_at IS NULL AND choice IN ('left', 'right')))sql");
+        q.bind(1, labeler);
+        q.executeStep();
+        return LabelCounts{q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
+                           q.getColumn(3).getInt64()};
+    });
+}
+
+Result<std::vector<LabelRecord>> PreferenceStore::labels(bool includeUndone)
+{
+    return m_impl->guard<std::vector<LabelRecord>>("listing labels", [&] {
+        SQLite::Statement q(m_impl->db, std::string("SELECT id, pair_id, choice, labeler, decide_ms, created_at, "
+                                                    "undone_at IS NOT NULL FROM labels") +
+                                            (includeUndone ? "" : " WHERE undone_at IS NULL") + " ORDER BY id");
+        std::vector<LabelRecord> out;
+        while (q.executeStep())
+            out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getInt64(),
+                           choiceFromString(q.getColumn(2).getString()).value_or(Choice::Skip),
+                           q.getColumn(3).getString(), q.getColumn(4).getInt64(), q.getColumn(5).getString(),
+                           q.getColumn(6).getInt() != 0});
+        return out;
+    });
+}
+
+Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::labelledPairs(const std::string& labeler)
+{
+    using Row = std::pair<ShownPair, LabelRecord>;
+    return m_impl->guard<std::vector<Row>>("reading labels", [&] {
+        // The pair's columns as kPairSelect has them, then the label's.
+        SQLite::Statement full(m_impl->db, R"sql(
+            SELECT p.id, ls.tokens, rs.tokens, ls.model_id, rs.model_id,
+                   l.id, l.choice, l.decide_ms, l.created_at
+            FROM labels l JOIN pairs p ON p.id = l.pair_id
+                 JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
+            WHERE l.undone_at IS NULL AND l.labeler = ? ORDER BY l.id)sql");
+        full.bind(1, labeler);
+        std::vector<Row> out;
+        while (full.executeStep()) {
+            LabelRecord label{full.getColumn(5).getInt64(), full.getColumn(0).getInt64(),
+                              choiceFromString(full.getColumn(6).getString()).value_or(Choice::Skip), labeler,
+                              full.getColumn(7).getInt64(), full.getColumn(8).getString(), false};
+            out.emplace_back(readPair(full), label);
+        }
+        return out;
+    });
+}
+
+Result<std::vector<PreferenceRecord>> PreferenceStore::preferences()
+{
+    return m_impl->guard<std::vector<PreferenceRecord>>("reading preferences", [&] {
+        SQLite::Statement q(m_impl->db, R"sql(
+            SELECT l.choice, ls.tokens, rs.tokens, ls.model_id, rs.model_id, l.labeler, l.decide_ms, l.created_at
+            FROM labels l JOIN pairs p ON p.id = l.pair_id
+                 JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
+            WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right') ORDER BY l.id)sql");
+        std::vector<PreferenceRecord> out;
+        while (q.executeStep()) {
+            const bool left = q.getColumn(0).getString() == "left";
+            const std::string l = q.getColumn(1).getString(), r = q.getColumn(2).getString();
+            const std::string lm = nullableText(q.getColumn(3)), rm = nullableText(q.getColumn(4));
+            out.push_back({left ? l : r, left ? r : l, left ? lm : rm, left ? rm : lm, left ? "left" : "right",
+                           q.getColumn(5).getString(), q.getColumn(6).getInt64(), q.getColumn(7).getString()});
+        }
+        return out;
+    });
+}
+
+Status PreferenceStore::importPreferences(const std::vector<PreferenceRecord>& records)
+{
+    return m_impl->guard<Ok>("importing preferences", [&] {
+        SQLite::Database& db = m_impl->db;
+        SQLite::Transaction transaction(db);
+        // A model id only links when that model is in this store (lineage may come from elsewhere).
+        SQLite::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at) "
+                                       "VALUES ((SELECT id FROM models WHERE id = ?), ?, ?)");
+        SQLite::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at) "
+                                   "VALUES (?, ?, 'imported', ?)");
+        SQLite::Statement label(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "
+                                    "VALUES (?, ?, ?, ?, ?)");
+        const std::string now = utcNow();
+        auto addSequence = [&](const std::string& tokens, const std::string& modelId) {
+            sequence.reset();
+            sequence.bind(1, modelId);
+            sequence.bind(2, tokens);
+            sequence.bind(3, now);
+            sequence.exec();
+            return db.getLastInsertRowid();
+        };
+        for (const PreferenceRecord& r : records) {
+            const bool chosenLeft = r.chosenSide != "right";
+            const int64_t chosen = addSequence(r.chosen, r.chosenModelId);
+            const int64_t rejected = addSequence(r.rejected, r.rejectedModelId);
+            pair.reset();
+            pair.bind(1, chosenLeft ? chosen : rejected);
+            pair.bind(2, chosenLeft ? rejected : chosen);
+            pair.bind(3, now);
+            pair.exec();
+            label.reset();
+            label.bind(1, db.getLastInsertRowid());
+            label.bind(2, chosenLeft ? "left" : "right");
+            label.bind(3, r.labeler.empty() ? std::string("import") : r.labeler);
+            label.bind(4, std::max<int64_t>(0, r.decideMs));
+            label.bind(5, r.labelledAt.empty() ? now : r.labelledAt);
+            label.exec();
+        }
+        transaction.commit();
+        return Ok{};
+    });
+}
+
+} // namespace d2dpo

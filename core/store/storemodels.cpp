@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// PreferenceStore: the models, with their lineage and the configs they were made with.
+#include "store/preferencestore.h"
+
+#include "base/timeutil.h"
+#include "store/storeimpl.h"
+
+namespace d2dpo {
+
+Status PreferenceStore::addModel(const ModelRecord& m)
+{
+    return m_impl->guard<Ok>("storing model " + m.id, [&]() -> Result<Ok> {
+        SQLite::Statement q(m_impl->db, R"sql(
+            INSERT INTO models (id, parent_id, kind, name, path, spec_json, training_json, metrics_json, run_id,
+                                created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET name = excluded.name, path = excluded.path,
+                metrics_json = excluded.metrics_json, run_id = excluded.run_id)sql");
+        q.bind(1, m.id);
+        bindOptionalText(q, 2, m.parentId);
+        q.bind(3, m.kind);
+        q.bind(4, m.name);
+        q.bind(5, m.path);
+        q.bind(6, m.specJson);
+        q.bind(7, m.trainingJson);
+        q.bind(8, m.metricsJson);
+        if (m.runId)
+            q.bind(9, *m.runId);
+        q.bind(10, m.createdAt.empty() ? utcNow() : m.createdAt);
+        q.exec();
+        return Ok{};
+    });
+}
+
+namespace {
+
+ModelRecord readModel(SQLite::Statement& q)
+{
+    ModelRecord m;
+    m.id = q.getColumn(0).getString();
+    m.parentId = nullableText(q.getColumn(1));
+    m.kind = q.getColumn(2).getString();
+    m.name = q.getColumn(3).getString();
+    m.path = q.getColumn(4).getString();
+    m.specJson = q.getColumn(5).getString();
+    m.trainingJson = q.getColumn(6).getString();
+    m.metricsJson = q.getColumn(7).getString();
+    if (!q.getColumn(8).isNull())
+        m.runId = q.getColumn(8).getInt64();
+    m.createdAt = q.getColumn(9).getString();
+    return m;
+}
+
+constexpr const char* kModelSelect = "SELECT id, parent_id, kind, name, path, spec_json, training_json, metrics_json, "
+                                     "run_id, created_at FROM models";
+
+} // namespace
+
+Result<std::vector<ModelRecord>> PreferenceStore::models()
+{
+    return m_impl->guard<std::vector<ModelRecord>>("listing models", [&] {
+        SQLite::Statement q(m_impl->db, std::string(kModelSelect) + " ORDER BY created_at, id");
+        std::vector<ModelRecord> out;
+        while (q.executeStep())
+            out.push_back(readModel(q));
+        return out;
+    });
+}
+
+Result<std::optional<ModelRecord>> PreferenceStore::model(const std::string& id)
+{
+    return m_impl->guard<std::optional<ModelRecord>>("reading model " + id, [&]() -> std::optional<ModelRecord> {
+        SQLite::Statement q(m_impl->db, std::string(kModelSelect) + " WHERE id = ?");
+        q.bind(1, id);
+        if (!q.executeStep())
+            return std::nullopt;
+        return readModel(q);
+    });
+}
+
+} // namespace d2dpo

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// PreferenceStore: the training runs, their status, and their metric series.
+#include "store/preferencestore.h"
+
+#include "base/timeutil.h"
+#include "store/storeimpl.h"
+
+namespace d2dpo {
+
+Result<int64_t> PreferenceStore::startRun(const RunRecord& run)
+{
+    return m_impl->guard<int64_t>("recording the run", [&] {
+        SQLite::Statement q(m_impl->db, "INSERT INTO runs (kind, reference_model_id, config_json, device, status, "
+                                        "started_at) VALUES (?, ?, ?, ?, 'running', ?)");
+        q.bind(1, run.kind);
+        bindOptionalText(q, 2, run.referenceModelId);
+        q.bind(3, run.configJson);
+        q.bind(4, run.device);
+        q.bind(5, run.startedAt.empty() ? utcNow() : run.startedAt);
+        q.exec();
+        return m_impl->db.getLastInsertRowid();
+    });
+}
+
+Status PreferenceStore::appendMetrics(int64_t runId, int64_t step, const std::map<std::string, double>& values)
+{
+    return m_impl->guard<Ok>("recording metrics", [&] {
+        SQLite::Transaction transaction(m_impl->db);
+        SQLite::Statement q(m_impl->db,
+                            "INSERT OR REPLACE INTO run_metrics (run_id, name, step, value) VALUES (?, ?, ?, ?)");
+        for (const auto& [name, value] : values) {
+            q.reset();
+            q.bind(1, runId);
+            q.bind(2, name);
+            q.bind(3, step);
+            q.bind(4, value);
+            q.exec();
+        }
+        transaction.commit();
+        return Ok{};
+    });
+}
+
+Status PreferenceStore::appendMetrics(int64_t runId, const std::vector<MetricPoint>& points)
+{
+    return m_impl->guard<Ok>("recording metrics", [&] {
+        SQLite::Transaction transaction(m_impl->db);
+        SQLite::Statement q(m_impl->db,
+                            "INSERT OR REPLACE INTO run_metrics (run_id, name, step, value) VALUES (?, ?, ?, ?)");
+        for (const MetricPoint& point : points) {
+            q.reset();
+            q.bind(1, runId);
+            q.bind(2, point.name);
+            q.bind(3, point.step);
+            q.bind(4, point.value);
+            q.exec();
+        }
+        transaction.commit();
+        return Ok{};
+    });
+}
+
+Status PreferenceStore::finishRun(int64_t runId, const std::string& status, const std::string& error,
+                                  const std::string& resultModelId)
+{
+    return m_impl->guard<Ok>("finishing the run", [&] {
+        SQLite::Statement q(m_impl->db, "UPDATE runs SET status = ?, error = ?, result_model_id = ?, finished_at = ? "
+                                        "WHERE id = ?");
+        q.bind(1, status);
+        q.bind(2, error);
+        bindOptionalText(q, 3, resultModelId);
+        q.bind(4, utcNow());
+        q.bind(5, runId);
+        q.exec();
+        return Ok{};
+    });
+}
+
+namespace {
+
+constexpr const char* kRunColumns = "SELECT id, kind, reference_model_id, result_model_id, config_json, device, "
+                                    "status, error, started_at, finished_at FROM runs ";
+
+RunRecord readRun(SQLite::Statement& q)
+{
+    return {q.getColumn(0).getInt64(), q.getColumn(1).getString(), nullableText(q.getColumn(2)),
+            nullableText(q.getColumn(3)), q.getColumn(4).getString(), q.getColumn(5).getString(),
+            q.getColumn(6).getString(), q.getColumn(7).getString(), q.getColumn(8).getString(),
+            q.getColumn(9).getString()};
+}
+
+} // namespace
+
+Result<std::vector<RunRecord>> PreferenceStore::runs()
+{
+    return m_impl->guard<std::vector<RunRecord>>("listing runs", [&] {
+        SQLite::Statement q(m_impl->db, std::string(kRunColumns) + "ORDER BY id");
+        std::vector<RunRecord> out;
+        while (q.executeStep())
+            out.push_back(readRun(q));
+        return out;
+    });
+}
+
+Result<std::optional<RunRecord>> PreferenceStore::run(int64_t id)
+{
+    return m_impl->guard<std::optional<RunRecord>>("reading a run", [&]() -> std::optional<RunRecord> {
+        SQLite::Statement q(m_impl->db, std::string(kRunColumns) + "WHERE id = ?");
+        q.bind(1, id);
+        if (!q.executeStep())
+            return std::nullopt;
+        return readRun(q);
+    });
+}
+
+Result<std::vector<std::pair<int64_t, double>>> PreferenceStore::metricSeries(int64_t runId, const std::string& name)
+{
+    return m_impl->guard<std::vector<std::pair<int64_t, double>>>("reading metrics", [&] {
+        SQLite::Statement q(m_impl->db,
+                            "SELECT step, value FROM run_metrics WHERE run_id = ? AND name = ? ORDER BY step");
+        q.bind(1, runId);
+        q.bind(2, name);
+        std::vector<std::pair<int64_t, double>> out;
+        while (q.executeStep())
+            out.emplace_back(q.getColumn(0).getInt64(), q.getColumn(1).getDouble());
+        return out;
+    });
+}
+
+} // namespace d2dpo

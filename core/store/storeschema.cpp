@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "store/storeschema.h"
+
+namespace d2dpo {
+
+const std::vector<const char*>& storeMigrations()
+{
+    static const std::vector<const char*> migrations = {
+        // Version 1.
+        R"sql(
+CREATE TABLE models (
+    id            TEXT PRIMARY KEY,
+    parent_id     TEXT,            -- lineage; may name a model kept in another store
+    kind          TEXT NOT NULL CHECK (kind IN ('pretrained', 'd2dpo')),
+    name          TEXT NOT NULL,
+    path          TEXT NOT NULL,
+    spec_json     TEXT NOT NULL,
+    training_json TEXT NOT NULL,
+    metrics_json  TEXT NOT NULL,
+    run_id        INTEGER REFERENCES runs(id),
+    created_at    TEXT NOT NULL
+);
+CREATE TABLE sequences (
+    id         INTEGER PRIMARY KEY,
+    model_id   TEXT REFERENCES models(id),   -- NULL when imported
+    tokens     TEXT NOT NULL CHECK (length(tokens) > 0),
+    created_at TEXT NOT NULL
+);
+CREATE TABLE pairs (
+    id         INTEGER PRIMARY KEY,
+    left_id    INTEGER NOT NULL REFERENCES sequences(id),
+    right_id   INTEGER NOT NULL REFERENCES sequences(id),
+    source     TEXT NOT NULL,                 -- 'generated', 'imported'
+    created_at TEXT NOT NULL,
+    CHECK (left_id <> right_id)
+);
+CREATE TABLE labels (
+    id         INTEGER PRIMARY KEY,
+    pair_id    INTEGER NOT NULL REFERENCES pairs(id),
+    choice     TEXT NOT NULL CHECK (choice IN ('left', 'right', 'tie', 'skip')),
+    labeler    TEXT NOT NULL CHECK (length(labeler) > 0),
+    decide_ms  INTEGER NOT NULL CHECK (decide_ms >= 0),
+    created_at TEXT NOT NULL,
+    undone_at  TEXT                           -- undo keeps the row as history
+);
+-- At most one active label per pair: a double key press cannot label a pair twice.
+CREATE UNIQUE INDEX labels_one_active ON labels(pair_id) WHERE undone_at IS NULL;
+CREATE INDEX labels_by_labeler ON labels(labeler, id);
+CREATE TABLE runs (
+    id                 INTEGER PRIMARY KEY,
+    kind               TEXT NOT NULL,
+    reference_model_id TEXT REFERENCES models(id),
+    result_model_id    TEXT REFERENCES models(id),
+    config_json        TEXT NOT NULL,
+    device             TEXT NOT NULL,
+    status             TEXT NOT NULL CHECK (status IN ('running', 'completed', 'stopped', 'failed')),
+    error              TEXT NOT NULL DEFAULT '',
+    started_at         TEXT NOT NULL,
+    finished_at        TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE run_metrics (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    name   TEXT NOT NULL,
+    step   INTEGER NOT NULL,
+    value  REAL NOT NULL,
+    PRIMARY KEY (run_id, name, step)
+);
+)sql",
+    };
+    return migrations;
+}
+
+} // namespace d2dpo

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "train/dpotrainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include <torch/torch.h>
+
+#include "io/checkpoint.h"
+#include "model/device.h"
+#include "train/evaluation.h"
+#include "diffusion/losses.h"
+
+namespace d2dpo {
+
+DpoTrainer::DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noise, ModelSpec spec, DpoConfig config,
+                       SamplingConfig sampling, uint64_t seed)
+    : m_policy(std::move(start))
+    , m_reference(frozenCopy(m_policy))
+    , m_task(task)
+    , m_noise(noise)
+    , m_spec(std::move(spec))
+    , m_config(config)
+    , m_sampling(sampling)
+    , m_seed(seed)
+    , m_evalSeed(seed + 1)
+{
+}
+
+void DpoTrainer::setPreferences(const torch::Tensor& winners, const torch::Tensor& losers)
+{
+    const auto device = m_policy->parameters().front().device();
+    m_winners = winners.to(device, torch::kLong);
+    m_losers = losers.to(device, torch::kLong);
+}
+
+void DpoTrainer::setCheckpointing(std::string folder, std::string parentId)
+{
+    m_checkpointFolder = std::move(folder);
+    m_parentId = std::move(parentId);
+}
+
+std::string DpoTrainer::saveCheckpoint(int64_t step, const std::string& metricsJson, std::string& error)
+{
+    if (m_checkpointFolder.empty())
+        return {};
+    CheckpointInfo info;
+    info.id = newCheckpointId();
+    info.parentId = m_parentId;
+    info.kind = "d2dpo";
+    info.spec = m_spec;
+    info.trainingJson = toJson(m_config);
+    info.metricsJson = metricsJson;
+    info.step = step;
+    info.createdAt = utcNow();
+    char name[32];
+    std::snprintf(name, sizeof name, "step-%06lld.d2dpo", static_cast<long long>(step));
+    const std::string path = (std::filesystem::path(m_checkpointFolder) / name).string();
+    if (Status s = d2dpo::saveCheckpoint(path, m_policy, info); !s) {
+        error = s.error();
+        return {};
+    }
+    return path;
+}
+
+DpoTrainer::StepOutcome DpoTrainer::trainStep(bool withRewards)
+{
+    const auto device = m_policy->parameters().front().device();
+    if (!m_optimizer) {
+        m_generator = makeGenerator(m_seed, device);
+        m_optimizer = std::make_unique<FusedAdam>(m_policy->parameters(),
+                                                           torch::optim::AdamOptions(m_config.learningRate));
+        m_policy->train();
+    }
+    const auto index = torch::randint(0, m_winners.size(0), {m_config.batch}, *m_generator,
+                                      torch::dtype(torch::kLong).device(device));
+    const DpoTerms terms = d2dpoLoss(m_policy, m_reference, m_noise, m_winners.index_select(0, index),
+                                     m_losers.index_select(0, index), m_config.beta, m_config.tEpsilon,
+                                     m_config.tSamplesPerPair, *m_generator);
+    StepOutcome outcome;
+    outcome.loss = terms.loss.item<double>();
+    if (!std::isfinite(outcome.loss))
+        return outcome;
+    dropGradients(m_policy);
+    terms.loss.backward();
+    m_optimizer->step();
+    if (withRewards)
+        outcome.rewards = rewardStats(terms, m_config.beta);
+    return outcome;
+}
+
+FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    FinishedEvent finished;
+    std::string lastMetrics = "{}";
+
+    auto evaluate = [&](int64_t step) {
+        auto generator = makeGenerator(m_evalSeed, m_policy->parameters().front().device());
+        const SampleMetrics metrics =
+            evaluateModel(m_policy, m_task, m_spec.noise, m_sampling, m_config.evalSamples, generator);
+        lastMetrics = metrics.toJson();
+        listener.onEvaluation({step, metrics});
+    };
+    auto checkpoint = [&](int64_t step) {
+        std::string error;
+        const std::string path = saveCheckpoint(step, lastMetrics, error);
+        if (!error.empty())
+            throw std::runtime_error(error);
+        if (!path.empty()) {
+            finished.lastCheckpointPath = path;
+            listener.onCheckpoint({step, path});
+        }
+    };
+
+    try {
+        if (!m_winners.defined() || m_winners.size(0) == 0)
+            throw std::runtime_error("no preference pairs to train on");
+        if (m_winners.sizes() != m_losers.sizes() || m_winners.size(1) != m_task.length())
+            throw std::runtime_error("preference pairs do not match the task's sequence length");
+        for (int64_t step = 1; step <= m_config.steps; ++step) {
+            if (stop.stopRequested()) {
+                finished.status = RunStatus::Stopped;
+                break;
+            }
+            const bool report = step % std::max(1, m_config.logEvery) == 0 || step == m_config.steps;
+            const StepOutcome outcome = trainStep(report);
+            const double lossValue = outcome.loss;
+            if (!std::isfinite(lossValue)) {
+                finished.status = RunStatus::Failed;
+                finished.error = "D2-DPO loss became non-finite (" + std::to_string(lossValue) + ") at step " +
+                                 std::to_string(step) +
+                                 "; the weights of the last good step are kept. Try a lower learning rate or beta";
+                break;
+            }
+            finished.stepsDone = step;
+
+            if (report) {
+                const double seconds = elapsed();
+                listener.onProgress({step, m_config.steps, lossValue, outcome.rewards, step / seconds, seconds});
+            }
+            if (m_config.evalEvery > 0 && step % m_config.evalEvery == 0 && step != m_config.steps)
+                evaluate(step);
+            if (m_config.checkpointEvery > 0 && step % m_config.checkpointEvery == 0 && step != m_config.steps)
+                checkpoint(step);
+        }
+        m_policy->eval();
+        if (finished.status == RunStatus::Completed)
+            evaluate(finished.stepsDone);
+        // A non-finite loss leaves the weights of the last step untouched, so they are still
+        // good unless the previous update itself produced non-finite weights: then the last
+        // interval checkpoint stays the last good one.
+        if (finished.stepsDone > 0 && allFinite(m_policy))
+            checkpoint(finished.stepsDone);
+    } catch (const std::exception& e) {
+        finished.status = RunStatus::Failed;
+        finished.error = std::string("D2-DPO training failed: ") + e.what();
+    }
+    m_policy->eval();
+    finished.elapsedSeconds = elapsed();
+    listener.onFinished(finished);
+    return finished;
+}
+
+} // namespace d2dpo

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// D2-DPO fine-tuning: the policy starts as the given model, the reference is a frozen copy of
+// it; each step draws a batch of preference pairs, minimises the closed-form D2-DPO loss with
+// Adam, and reports the loss and implicit rewards; every few steps it samples and evaluates.
+// Reports through a TrainListener, stops promptly on a StopToken, never throws.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <torch/types.h>
+
+#include "base/config.h"
+#include "model/denoiser.h"
+#include "kernels/fusedadam.h"
+#include "diffusion/noiseprocess.h"
+#include "tasks/task.h"
+#include "base/trainlistener.h"
+
+namespace d2dpo {
+
+class DpoTrainer {
+public:
+    DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noise, ModelSpec spec, DpoConfig config,
+               SamplingConfig sampling, uint64_t seed);
+
+    /// The preference data: winners and losers [P, D] int64 (moved to the policy's device).
+    void setPreferences(const torch::Tensor& winners, const torch::Tensor& losers);
+    /// Write checkpoints into `folder` (every config.checkpointEvery steps and at the end),
+    /// recording `parentId` as their lineage. Without this, nothing is written.
+    void setCheckpointing(std::string folder, std::string parentId);
+    /// Seed of the generator used for every evaluation (the same draws each time, so curves
+    /// compare models rather than sampling noise).
+    void setEvaluationSeed(uint64_t seed) { m_evalSeed = seed; }
+
+    FinishedEvent run(TrainListener& listener, const StopToken& stop);
+
+    struct StepOutcome {
+        double loss = 0;     ///< before the update; non-finite: the weights were left unchanged
+        RewardStats rewards; ///< filled when asked for (costs one host sync)
+    };
+    /// One optimisation step on a random batch of the preference pairs.
+    StepOutcome trainStep(bool withRewards);
+
+    Denoiser policy() const { return m_policy; }
+    Denoiser reference() const { return m_reference; }
+
+private:
+    std::string saveCheckpoint(int64_t step, const std::string& metricsJson, std::string& error);
+
+    Denoiser m_policy;
+    Denoiser m_reference;
+    const Task& m_task;
+    const NoiseProcess& m_noise;
+    ModelSpec m_spec;
+    DpoConfig m_config;
+    SamplingConfig m_sampling;
+    uint64_t m_seed;
+    uint64_t m_evalSeed;
+    torch::Tensor m_winners;
+    torch::Tensor m_losers;
+    std::string m_checkpointFolder;
+    std::string m_parentId;
+    std::optional<torch::Generator> m_generator;
+    std::unique_ptr<FusedAdam> m_optimizer;
+};
+
+} // namespace d2dpo

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The shared pieces every caller goes through instead of its own copy: opening a model, samples
+// as text, the metric names, the run policy (run folders, usable pairs, the model card's run),
+// the one source of the validation limits, and errors that carry a code.
+#include <QTemporaryDir>
+
+#include <filesystem>
+#include <sys/stat.h>
+
+#include "testsupport.h"
+
+#include "base/configlimits.h"
+#include "base/metricnames.h"
+#include "io/checkpoint.h"
+#include "jobs/modelfiles.h"
+#include "jobs/openmodel.h"
+#include "jobs/runpolicy.h"
+#include "model/denoiser.h"
+#include "store/preferencestore.h"
+#include "tasks/task.h"
+
+using namespace d2dpo;
+
+class TestSeams final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
+
+    /// A tiny pretrained checkpoint at `file` (untrained weights: the seams do not care).
+    CheckpointInfo writeCheckpoint(const std::string& file, int length = 6)
+    {
+        torch::manual_seed(3);
+        const ModelSpec spec = test::tinySpec(length);
+        Denoiser model = makeDenoiser(spec, 2, torch::kCPU);
+        CheckpointInfo info{newCheckpointId(), "", "pretrained", spec, "{}", "{}", 7, utcNow()};
+        const Status saved = saveCheckpoint(file, model, info);
+        if (!saved)
+            qFatal("%s", saved.error().c_str());
+        return info;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void openModelBringsTaskNoiseAndDevice()
+    {
+        const CheckpointInfo info = writeCheckpoint(path("open.d2dpo"));
+        auto opened = openModel(path("open.d2dpo"), "cpu");
+        QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().c_str());
+        QCOMPARE(opened->checkpoint.info.id, info.id);
+        QCOMPARE(opened->task->length(), int64_t(6));
+        QCOMPARE(opened->noise->vocabSize(), opened->task->vocabSize());
+        QVERIFY(opened->device.is_cpu());
+
+        QVERIFY(!openModel(path("missing.d2dpo"), "cpu").ok());
+        const auto badDevice = openModel(path("open.d2dpo"), "tpu");
+        QVERIFY(!badDevice.ok());
+    }
+
+    void formatRowsIsTaskFormatPerRow()
+    {
+        auto task = makeTask(test::tinySpec(4).task);
+        QVERIFY(task.ok());
+        const torch::Tensor rows = torch::tensor({1, 1, 0, 0, 0, 2, 1, 0}, torch::kLong).view({2, 4});
+        const std::vector<std::string> texts = formatRows(*task.value(), rows);
+        QCOMPARE(texts.size(), size_t(2));
+        QCOMPARE(texts[0], std::string("1100"));
+        QCOMPARE(texts[1], std::string("0_10")); // the mask token shows as '_'
+        for (int64_t i = 0; i < 2; ++i) {
+            const auto row = rows[i].contiguous();
+            QCOMPARE(texts[size_t(i)], task.value()->format({row.data_ptr<int64_t>(), row.data_ptr<int64_t>() + 4}));
+        }
+        // parse() reads format() back and names a foreign symbol with its position.
+        const auto parsed = task.value()->parse(texts[0]);
+        QVERIFY(parsed.ok());
+        QCOMPARE(parsed.value(), (std::vector<int64_t>{1, 1, 0, 0}));
+        const auto masked = task.value()->parse(texts[1]);
+        QVERIFY(!masked.ok());
+        QVERIFY2(masked.error().find("'_' at position 2") != std::string::npos, masked.error().c_str());
+        const auto foreign = task.value()->parse("1120");
+        QVERIFY(!foreign.ok());
+        QVERIFY2(foreign.error().find("'2' at position 3") != std::string::npos, foreign.error().c_str());
+    }
+
+    void sampleCheckpointIsSeededAndMeasured()
+    {
+        writeCheckpoint(path("sample.d2dpo"));
+        SamplingConfig sampling;
+        sampling.steps = 8;
+        sampling.batch = 7; // several batches
+        auto a = sampleCheckpoint(path("sample.d2dpo"), 20, sampling, 5, "cpu");
+        auto b = sampleCheckpoint(path("sample.d2dpo"), 20, sampling, 5, "cpu");
+        QVERIFY2(a.ok(), a.ok() ? "" : a.error().c_str());
+        QVERIFY(b.ok());
+        QCOMPARE(a->samples, b->samples);
+        QCOMPARE(a->samples.size(), size_t(20));
+        QCOMPARE(a->metrics.samples, int64_t(20));
+        QCOMPARE(a->checkpoint.step, int64_t(7));
+        QCOMPARE(a->checkpoint.kind, std::string("pretrained"));
+        for (size_t i = 0; i < a->samples.size(); ++i)
+            QCOMPARE(a->samples[i].size(), size_t(6));
+        QVERIFY(!sampleCheckpoint(path("sample.d2dpo"), 0, sampling, 5, "cpu").ok());
+    }
+
+    void metricNamesHaveDescriptions()
+    {
+        for (const auto& d : metric::descriptions()) {
+            QVERIFY(std::string(d.text).size() > 10);
+            QCOMPARE(metric::describe(d.name), std::string(d.text));
+        }
+        QCOMPARE(metric::ofReference(metric::kVsr), std::string("reference/vsr"));
+        QVERIFY(metric::describe("reference/odd_ratio").find("reference") != std::string::npos);
+        QVERIFY(metric::describe("no_such_metric").empty());
+        RewardStats rewards{1, 2, 3, 4};
+        const auto named = metric::named(rewards);
+        QCOMPARE(named.size(), size_t(4));
+        QCOMPARE(std::string(named[2].first), std::string("rewards/margins"));
+        QCOMPARE(named[2].second, 3.0);
+    }
+
+    void runFolderIsNewBesideTheStore()
+    {
+        const std::string folder = newRunFolder(path("store.sqlite"), "abc123");
+        const std::filesystem::path p(folder);
+        QVERIFY(p.is_absolute());
+        QCOMPARE(p.parent_path().string(), path("runs"));
+        const std::string name = p.filename().string();
+        QCOMPARE(name.size(), std::string("yyyymmdd-hhmmss-abc123").size());
+        QVERIFY(name.substr(15) == "-abc123");
+    }
+
+    void usablePairsCountOnlyTheModelsLength()
+    {
+        std::vector<PreferenceRecord> prefs(5);
+        prefs[0].chosen = prefs[0].rejected = "110000";
+        prefs[1].chosen = prefs[1].rejected = "100000";
+        prefs[2].chosen = "1100";
+        prefs[2].rejected = "1000";
+        prefs[3].chosen = "110000";
+        prefs[3].rejected = "1000"; // a broken record: counts as another length
+        prefs[4].chosen = prefs[4].rejected = "111000";
+        const UsablePairs pairs = countUsablePairs(prefs, 6);
+        QCOMPARE(pairs.usable, int64_t(3));
+        QCOMPARE(pairs.otherLength, int64_t(2));
+    }
+
+    void exportOptionsCarryTheRun()
+    {
+        auto store = PreferenceStore::open(path("export.sqlite"));
+        QVERIFY(store.ok());
+        const std::string checkpoint = path("export.d2dpo");
+        const CheckpointInfo info = writeCheckpoint(checkpoint);
+        RunRecord run;
+        run.kind = "d2dpo";
+        run.configJson = R"({"preferences":{"source":"store-labels","pairs":12},"beta":0.1})";
+        run.device = "cpu";
+        auto runId = store.value()->startRun(run);
+        QVERIFY(runId.ok());
+        QVERIFY(store.value()->finishRun(runId.value(), "completed", "", "").ok());
+        ModelRecord model;
+        model.id = info.id;
+        model.kind = "d2dpo";
+        model.name = "m";
+        model.path = checkpoint;
+        model.runId = runId.value();
+        QVERIFY(store.value()->addModel(model).ok());
+
+        const ExportOptions options = exportOptionsFor(*store.value(), model);
+        QVERIFY(options.preferenceCountsJson.find("\"pairs\":12") != std::string::npos);
+        QVERIFY(options.runJson.find("\"status\":\"completed\"") != std::string::npos);
+        QVERIFY(options.runJson.find("\"beta\":0.1") != std::string::npos);
+
+        // The CLI's way in, by the checkpoint's file: the same card.
+        auto byFile = exportOptionsForCheckpoint(path("export.sqlite"), checkpoint);
+        QVERIFY(byFile.ok());
+        QCOMPARE(byFile->runJson, options.runJson);
+        QCOMPARE(byFile->preferenceCountsJson, options.preferenceCountsJson);
+
+        // No store there: defaults, and none is created.
+        auto none = exportOptionsForCheckpoint(path("absent/store.sqlite"), checkpoint);
+        QVERIFY(none.ok());
+        QCOMPARE(none->runJson, std::string("{}"));
+        QVERIFY(!std::filesystem::exists(path("absent")));
+    }
+
+    void limitsAreOneSource()
+    {
+        DpoConfig dpo;
+        QVERIFY(validate(dpo).ok());
+        dpo.beta = limits::kMaxBeta;
+        QVERIFY(validate(dpo).ok());
+        dpo.beta = limits::kMaxBeta * 2;
+        QVERIFY(!validate(dpo).ok());
+        dpo.beta = std::numeric_limits<double>::infinity();
+        QVERIFY(!validate(dpo).ok());
+        dpo = DpoConfig{};
+        dpo.steps = limits::kMaxSteps + 1;
+        const Status tooMany = validate(dpo);
+        QVERIFY(!tooMany.ok());
+        QVERIFY2(tooMany.error().find("<= 10000000") != std::string::npos, tooMany.error().c_str());
+    }
+
+    void errorsCarryACode()
+    {
+        auto store = PreferenceStore::open(path("codes.sqlite"));
+        QVERIFY(store.ok());
+        auto ids = store.value()->addPairs({{0, "110000", "100000", "", ""}}, "test");
+        QVERIFY(ids.ok());
+        QVERIFY(store.value()->addLabel(ids->front(), Choice::Left, "me", 500).ok());
+        const auto twice = store.value()->addLabel(ids->front(), Choice::Right, "me", 500);
+        QVERIFY(!twice.ok());
+        QCOMPARE(twice.errorCode(), ErrorCode::AlreadyLabelled);
+        const auto missing = store.value()->addLabel(987654, Choice::Right, "me", 500);
+        QVERIFY(!missing.ok());
+        QCOMPARE(missing.errorCode(), ErrorCode::NotFound);
+        QCOMPARE(statusOf(twice).errorCode(), ErrorCode::AlreadyLabelled);
+
+        {
+            auto readOnly = PreferenceStore::open(path("readonly.sqlite"));
+            QVERIFY(readOnly.ok());
+        }
+        QCOMPARE(chmod(path("readonly.sqlite").c_str(), 0444), 0);
+        const auto refused = PreferenceStore::open(path("readonly.sqlite"));
+        chmod(path("readonly.sqlite").c_str(), 0644);
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.errorCode(), ErrorCode::ReadOnly);
+        QCOMPARE(makeError("plain").code, ErrorCode::Failed);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSeams)
+#include "tst_seams.moc"

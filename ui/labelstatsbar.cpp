@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/labelstatsbar.h"
+
+#include <QGridLayout>
+#include <QLabel>
+#include <QPushButton>
+
+#include "jobs/tasktext.h"
+#include "store/labelstats.h"
+
+namespace d2dpo::ui {
+
+LabelStatsBar::LabelStatsBar(PreferenceStore& store, QWidget* parent)
+    : QWidget(parent)
+    , m_store(store)
+{
+    m_counters = new QLabel(this);
+    m_counters->setObjectName(QStringLiteral("counters"));
+    m_statistics = new QLabel(this);
+    m_statistics->setObjectName(QStringLiteral("statistics"));
+    m_autoLabel = new QPushButton(tr("Auto-label pending pairs with the odd rule"), this);
+    m_autoLabel->setFocusPolicy(Qt::NoFocus); // keys go to the view, never to a focused button
+    m_autoLabel->setMinimumHeight(36);
+    m_autoLabel->setObjectName(QStringLiteral("autoLabelButton"));
+    m_autoLabel->setToolTip(tr("For simulations: valid odd beats valid even beats invalid; equal ranks tie. "
+                               "Recorded under the labeler name %1.")
+                                .arg(QString::fromStdString(simulatedExpertName())));
+    auto* bottom = new QGridLayout(this);
+    bottom->setContentsMargins(0, 0, 0, 0);
+    bottom->addWidget(m_counters, 0, 0);
+    bottom->addWidget(m_statistics, 1, 0);
+    bottom->addWidget(m_autoLabel, 0, 1, 2, 1, Qt::AlignRight | Qt::AlignVCenter);
+
+    connect(m_autoLabel, &QPushButton::clicked, this, &LabelStatsBar::autoLabelClicked);
+}
+
+void LabelStatsBar::refresh(const QString& labelerName, int sessionCount)
+{
+    const std::string labeler = labelerName.toStdString();
+    auto counts = m_store.counts(labeler);
+    if (!counts) {
+        Q_EMIT failed(QString::fromStdString(counts.error()));
+        return;
+    }
+    const LabelCounts& c = counts.value();
+    m_counters->setText(tr("This session: <b>%1</b> · %2 in total: <b>%3</b> · all labelers: %4 · pending: %5 · "
+                           "usable for training: %6")
+                            .arg(sessionCount)
+                            .arg(labelerName.toHtmlEscaped())
+                            .arg(c.byLabeler)
+                            .arg(c.labelled)
+                            .arg(c.pending)
+                            .arg(c.decisive));
+    auto labelled = m_store.labelledPairs(labeler);
+    if (!labelled) {
+        Q_EMIT failed(QString::fromStdString(labelled.error()));
+        return;
+    }
+    const LabelStats s = computeLabelStats(labelled.value(), simulatedExpertChoice);
+    m_statistics->setText(
+        s.compared == 0 ? tr("Agreement with the odd rule and left-pick rate appear after the first labels")
+                        : tr("Agreement with the odd rule: <b>%1%</b> of %2 · left picks: <b>%3%</b> of %4 "
+                             "(50% = no position bias)")
+                              .arg(100 * s.ruleAgreement, 0, 'f', 0)
+                              .arg(s.compared)
+                              .arg(100 * s.leftPickRate, 0, 'f', 0)
+                              .arg(s.decisive));
+}
+
+} // namespace d2dpo::ui

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Label view's bottom bar: the counters (this session, this labeler's and all labels, pending
+// pairs, pairs usable for training), agreement with the odd rule and the left-pick rate (position
+// bias), and the button that labels every pending pair with the odd rule (for simulations).
+#pragma once
+
+#include <QWidget>
+
+#include "store/preferencestore.h"
+
+class QLabel;
+class QPushButton;
+
+namespace d2dpo::ui {
+
+class LabelStatsBar final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit LabelStatsBar(PreferenceStore& store, QWidget* parent = nullptr);
+
+    /// Reads the counts and the statistics again; a store error goes out as `failed`.
+    void refresh(const QString& labeler, int sessionCount);
+
+Q_SIGNALS:
+    void autoLabelClicked();
+    void failed(const QString& message);
+
+private:
+    PreferenceStore& m_store;
+    QLabel* m_counters = nullptr;
+    QLabel* m_statistics = nullptr;
+    QPushButton* m_autoLabel = nullptr;
+};
+
+} // namespace d2dpo::ui

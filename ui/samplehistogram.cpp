@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/samplehistogram.h"
+
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "ui/qcustomplotinclude.h"
+
+namespace d2dpo::ui {
+
+SampleHistogram::SampleHistogram(int samplesPerModel, QWidget* parent)
+    : QWidget(parent)
+{
+    m_plot = new QCustomPlot(this);
+    m_plot->setMinimumHeight(220);
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(
+        0, 0, new QCPTextElement(m_plot, tr("Samples over the integer i (%1 each)").arg(samplesPerModel),
+                                 QFont(font().family(), font().pointSize() + 1, QFont::Bold)));
+    m_plot->xAxis->setLabel(tr("decoded integer i"));
+    m_plot->yAxis->setLabel(tr("share of samples"));
+    m_plot->legend->setVisible(true);
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+}
+
+void SampleHistogram::clear()
+{
+    m_plot->clearPlottables();
+    m_plot->replot();
+}
+
+void SampleHistogram::draw(const std::optional<ModelSummary>& model, const QString& modelName,
+                           const std::optional<ModelSummary>& reference, const QString& referenceName)
+{
+    m_plot->clearPlottables();
+    auto* group = new QCPBarsGroup(m_plot);
+    double maxShare = 0.05;
+    int bins = 0;
+    auto addBars = [&](const std::optional<ModelSummary>& drawn, const QString& label, const QColor& color) {
+        if (!drawn)
+            return;
+        const SampleMetrics& metrics = drawn->metrics;
+        auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+        bars->setName(label);
+        bars->setPen(QPen(color.darker(130)));
+        bars->setBrush(color);
+        bars->setWidth(0.4);
+        bars->setBarsGroup(group);
+        const double total = std::max<int64_t>(1, metrics.samples);
+        QVector<double> keys, values;
+        for (size_t i = 0; i < metrics.histogram.size(); ++i) {
+            keys << double(i);
+            values << double(metrics.histogram[i]) / total;
+        }
+        keys << double(metrics.histogram.size());
+        values << double(metrics.invalid) / total;
+        for (double v : values)
+            maxShare = std::max(maxShare, v);
+        bins = std::max(bins, int(keys.size()));
+        bars->setData(keys, values, true);
+    };
+    addBars(reference, tr("reference: %1").arg(referenceName), QColor(160, 160, 160));
+    addBars(model, tr("this model: %1").arg(modelName), QColor(255, 127, 14));
+    // Integer ticks, and the last bin named for what it holds.
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const int every = bins > 24 ? (bins + 15) / 16 : 1;
+    for (int i = 0; i + 1 < bins; i += every)
+        ticker->addTick(i, QString::number(i));
+    if (bins > 0)
+        ticker->addTick(bins - 1, tr("invalid"));
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->xAxis->setRange(-0.7, std::max(1, bins) - 0.3);
+    m_plot->yAxis->setRange(0, maxShare * 1.35); // headroom for the legend
+    m_plot->replot();
+}
+
+} // namespace d2dpo::ui

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/traindatapanel.h"
+
+#include "jobs/runpolicy.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace d2dpo::ui {
+
+namespace {
+
+std::optional<ModelSpec> specOf(const ModelRecord& model)
+{
+    auto spec = modelSpecFromJson(model.specJson);
+    return spec ? std::optional(spec.value()) : std::nullopt;
+}
+
+} // namespace
+
+TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
+    : QGroupBox(tr("Model and preferences"), parent)
+    , m_store(store)
+{
+    auto* dataLayout = new QVBoxLayout(this);
+    dataLayout->addWidget(new QLabel(tr("Reference model (the policy starts equal to it):"), this));
+    m_reference = new QComboBox(this);
+    m_reference->setObjectName(QStringLiteral("reference"));
+    m_reference->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_reference->setMinimumContentsLength(20);
+    dataLayout->addWidget(m_reference);
+    m_fromLabels = new QRadioButton(tr("The experts' labels in the store"), this);
+    m_fromRule = new QRadioButton(tr("Rule-made pairs (odd preferred over even)"), this);
+    auto* group = new QButtonGroup(this);
+    group->addButton(m_fromLabels);
+    group->addButton(m_fromRule);
+    m_fromLabels->setChecked(true);
+    dataLayout->addWidget(m_fromLabels);
+    auto* ruleRow = new QHBoxLayout;
+    ruleRow->addWidget(m_fromRule);
+    m_rulePairs = new QSpinBox(this);
+    m_rulePairs->setRange(1, 10'000'000);
+    m_rulePairs->setValue(20000);
+    m_rulePairs->setGroupSeparatorShown(true);
+    ruleRow->addWidget(m_rulePairs);
+    dataLayout->addLayout(ruleRow);
+    m_pairSummary = new QLabel(this);
+    m_pairSummary->setObjectName(QStringLiteral("pairSummary"));
+    m_pairSummary->setWordWrap(true);
+    dataLayout->addWidget(m_pairSummary);
+
+    connect(m_reference, &QComboBox::currentIndexChanged, this, [this] {
+        Q_EMIT referenceChanged();
+        updatePairCount();
+    });
+    connect(m_fromLabels, &QRadioButton::toggled, this, &TrainDataPanel::updatePairCount);
+    connect(m_rulePairs, &QSpinBox::valueChanged, this, &TrainDataPanel::updatePairCount);
+}
+
+void TrainDataPanel::reload()
+{
+    const QString selected = m_reference->currentData().toString();
+    {
+        const QSignalBlocker block(m_reference);
+        m_reference->clear();
+        if (auto models = m_store.models()) {
+            for (const ModelRecord& m : models.value())
+                m_reference->addItem(QStringLiteral("%1 · %2").arg(QString::fromStdString(m.name),
+                                                                   QString::fromStdString(m.id)),
+                                     QString::fromStdString(m.id));
+        } else {
+            Q_EMIT logLine(tr("error: %1").arg(QString::fromStdString(models.error())));
+        }
+        const int index = m_reference->findData(selected);
+        m_reference->setCurrentIndex(index >= 0 ? index : m_reference->count() - 1);
+    }
+    Q_EMIT referenceChanged();
+    updatePairCount();
+}
+
+bool TrainDataPanel::selectReference(const QString& modelId)
+{
+    const int index = m_reference->findData(modelId);
+    if (index >= 0)
+        m_reference->setCurrentIndex(index);
+    return index >= 0;
+}
+
+void TrainDataPanel::useRulePairs(bool rulePairs, int count)
+{
+    (rulePairs ? m_fromRule : m_fromLabels)->setChecked(true);
+    m_rulePairs->setValue(count);
+    updatePairCount();
+}
+
+void TrainDataPanel::setEditable(bool editable)
+{
+    m_reference->setEnabled(editable);
+    m_fromLabels->setEnabled(editable);
+    m_fromRule->setEnabled(editable);
+    m_rulePairs->setEnabled(editable && m_fromRule->isChecked());
+}
+
+std::optional<ModelRecord> TrainDataPanel::selectedModel() const
+{
+    const QString id = m_reference->currentData().toString();
+    if (id.isEmpty())
+        return std::nullopt;
+    auto model = m_store.model(id.toStdString());
+    return model ? model.value() : std::nullopt;
+}
+
+std::optional<ModelSpec> TrainDataPanel::selectedSpec() const
+{
+    const auto model = selectedModel();
+    return model ? specOf(*model) : std::nullopt;
+}
+
+bool TrainDataPanel::rulePairs() const { return m_fromRule->isChecked(); }
+
+int TrainDataPanel::rulePairCount() const { return m_rulePairs->value(); }
+
+QString TrainDataPanel::summary() const { return m_pairSummary->text(); }
+
+void TrainDataPanel::updatePairCount()
+{
+    m_pairCount = 0;
+    const auto model = selectedModel();
+    m_rulePairs->setEnabled(m_fromRule->isChecked());
+    if (!model) {
+        m_pairSummary->setText(tr("No model in the store yet: generate pairs in the Label view first."));
+    } else if (m_fromRule->isChecked()) {
+        m_pairCount = m_rulePairs->value();
+        m_pairSummary->setText(tr("%L1 rule-made pairs: b_i with i odd preferred over b_j with j even.").arg(m_pairCount));
+    } else if (auto prefs = m_store.preferences(); !prefs) {
+        m_pairSummary->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(prefs.error())));
+    } else {
+        const auto spec = specOf(*model);
+        const int64_t length = spec ? spec->task.length : 0;
+        const UsablePairs pairs = countUsablePairs(prefs.value(), length);
+        m_pairCount = pairs.usable;
+        const qint64 otherLength = pairs.otherLength;
+        QString text = m_pairCount > 0
+                           ? tr("%L1 labelled pairs to train on (ties and skips left out).").arg(m_pairCount)
+                           : tr("No decisive labels yet for sequences of length %1: label some pairs first, or "
+                                "use rule-made pairs.")
+                                 .arg(length);
+        if (otherLength > 0)
+            text += QLatin1Char(' ') + tr("%L1 labels of another sequence length do not fit this model.").arg(otherLength);
+        m_pairSummary->setText(text);
+        if (otherLength > 0)
+            m_pairCount = 0; // the job refuses a mixed store; say so before Start
+    }
+    Q_EMIT pairCountChanged();
+}
+
+} // namespace d2dpo::ui

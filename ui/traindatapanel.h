@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Train view's "Model and preferences" box: the reference model (the policy starts equal to
+// it), the preferences to train on (the experts' labels in the store, or rule-made pairs) and how
+// many pairs that gives, said in words; labels of another sequence length make it none, since the
+// job refuses a store that mixes lengths.
+#pragma once
+
+#include <QGroupBox>
+
+#include <optional>
+
+#include "base/config.h"
+#include "store/preferencestore.h"
+
+class QComboBox;
+class QLabel;
+class QRadioButton;
+class QSpinBox;
+
+namespace d2dpo::ui {
+
+class TrainDataPanel final : public QGroupBox {
+    Q_OBJECT
+
+public:
+    explicit TrainDataPanel(PreferenceStore& store, QWidget* parent = nullptr);
+
+    /// Lists the store's models again (keeping the selection, else the newest), then counts the
+    /// pairs; a store error goes out as a log line.
+    void reload();
+    /// Selects the reference model by its store id.
+    bool selectReference(const QString& modelId);
+    void useRulePairs(bool rulePairs, int count);
+    /// Locks the choices while a run trains.
+    void setEditable(bool editable);
+
+    std::optional<ModelRecord> selectedModel() const;
+    /// The selected model's spec; none when no model is selected or its spec does not parse.
+    std::optional<ModelSpec> selectedSpec() const;
+    bool rulePairs() const;
+    int rulePairCount() const;
+    /// Pairs the chosen source gives for the chosen model (0 when none or not usable).
+    qint64 pairCount() const { return m_pairCount; }
+    /// The pair count in words, or why there are none.
+    QString summary() const;
+
+Q_SIGNALS:
+    /// Another reference model is selected (the pair count follows).
+    void referenceChanged();
+    /// The pair count was counted again.
+    void pairCountChanged();
+    void logLine(const QString& line);
+
+private:
+    void updatePairCount();
+
+    PreferenceStore& m_store;
+    QComboBox* m_reference = nullptr;
+    QRadioButton* m_fromLabels = nullptr;
+    QRadioButton* m_fromRule = nullptr;
+    QSpinBox* m_rulePairs = nullptr;
+    QLabel* m_pairSummary = nullptr;
+    qint64 m_pairCount = 0;
+};
+
+} // namespace d2dpo::ui
