@@ -38,6 +38,7 @@ int run(const TrainOptions& o)
     job.dpo = o.dpo;
     job.sampling = o.sampling;
     job.device = o.runtime.device;
+    job.threads = o.runtime.threads;
     job.seed = o.runtime.seed;
     job.outputFolder = o.out;
     job.evaluateReference = o.evaluateReference;

@@ -161,6 +161,9 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
         if (spec.outputFolder.empty())
             return finishWith(failedBeforeTraining("no folder was given for the checkpoints"));
 
+        // Thread counts are per calling thread under OpenMP: set them where the job runs.
+        if (Status s = configureThreads(spec.threads); !s)
+            return finishWith(failedBeforeTraining(s.error()));
         auto device = resolveDevice(spec.device);
         if (!device)
             return finishWith(failedBeforeTraining(device.error()));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/device.h"
+#include "base/cputhreads.h"
 #include "base/hostmemory.h"
 
 #include <fstream>
@@ -38,9 +39,8 @@ Result<torch::Device> resolveDevice(const std::string& spec)
 Status configureThreads(int threads)
 {
     if (threads < 0 || threads > 1024)
-        return makeError("threads must be in 0..1024 (0 = LibTorch's default), got " + std::to_string(threads));
-    if (threads > 0)
-        at::set_num_threads(threads);
+        return makeError("threads must be in 0..1024 (0 = every physical core), got " + std::to_string(threads));
+    at::set_num_threads(threads > 0 ? threads : physicalCoreCount());
     return Ok{};
 }
 
