@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The same denoiser, D2-DPO step, pretraining step and Euler sampler as d2dpo's core, written in
 plain PyTorch, timed the way `d2dpo bench` times them, so the two can be compared at the same
-thread count. Run with Debian's /usr/bin/python3 and python3-torch (the same LibTorch 1.13).
+thread count (and on the same GPU with --device cuda). Run with Debian's /usr/bin/python3 and
+python3-torch (the same LibTorch 1.13), or with any PyTorch.
 
 Prints JSON shaped like `d2dpo bench --json`.
 """
@@ -24,6 +25,7 @@ SETTINGS = {
 VOCAB = 2          # binary-integers: tokens 0, 1; the mask is token 2
 T_EPSILON = 1e-3   # t ~ U[0, 1 - T_EPSILON] for D2-DPO, as in core/config.h
 BETA = 0.1
+DEVICE = torch.device("cpu")  # --device
 
 
 class Block(nn.Module):
@@ -69,7 +71,7 @@ class Denoiser(nn.Module):
 
     def time_embedding(self, t):
         half = self.d // 2
-        freqs = torch.exp(torch.arange(half, dtype=t.dtype) * (-math.log(10000.0) / half))
+        freqs = torch.exp(torch.arange(half, dtype=t.dtype, device=t.device) * (-math.log(10000.0) / half))
         args = (t * 1000).unsqueeze(1) * freqs.unsqueeze(0)
         return self.time2(F.silu(self.time1(torch.cat([args.sin(), args.cos()], 1))))
 
@@ -82,17 +84,17 @@ class Denoiser(nn.Module):
 
 
 def encode(values, length):
-    return (torch.arange(length).unsqueeze(0) < values.unsqueeze(1)).long()
+    return (torch.arange(length, device=values.device).unsqueeze(0) < values.unsqueeze(1)).long()
 
 
 def corrupt(x1, t):
-    keep = torch.rand(x1.shape) < t.unsqueeze(1)
+    keep = torch.rand(x1.shape, device=x1.device) < t.unsqueeze(1)
     return torch.where(keep, x1, torch.full_like(x1, VOCAB))
 
 
 def pretrain_step(model, optimizer, batch, length):
-    x1 = encode(torch.randint(0, length + 1, (batch,)), length)
-    t = torch.rand(batch)
+    x1 = encode(torch.randint(0, length + 1, (batch,), device=DEVICE), length)
+    t = torch.rand(batch, device=DEVICE)
     xt = corrupt(x1, t)
     logits = model(xt, t)
     nll = F.cross_entropy(logits.reshape(-1, VOCAB), x1.reshape(-1), reduction="none").view_as(x1)
@@ -106,9 +108,9 @@ def pretrain_step(model, optimizer, batch, length):
 
 
 def dpo_step(policy, reference, optimizer, winners, losers, batch):
-    index = torch.randint(0, winners.shape[0], (batch,))
+    index = torch.randint(0, winners.shape[0], (batch,), device=DEVICE)
     w, l = winners[index], losers[index]
-    t = torch.rand(batch) * (1 - T_EPSILON)
+    t = torch.rand(batch, device=DEVICE) * (1 - T_EPSILON)
     t_both = torch.cat([t, t])
     x1 = torch.cat([w, l])
     xt = corrupt(x1, t_both)
@@ -128,30 +130,36 @@ def dpo_step(policy, reference, optimizer, winners, losers, batch):
 
 @torch.inference_mode()
 def sample(model, count, length, steps):
-    x = torch.full((count, length), VOCAB, dtype=torch.long)
+    x = torch.full((count, length), VOCAB, dtype=torch.long, device=DEVICE)
     dt = 1.0 / steps
     for k in range(steps):
         t = k * dt
         masked = x == VOCAB
-        logits = model(x, torch.full((count,), t))
-        u = torch.rand(logits.shape).clamp_(1e-20, 1.0 - 1e-7)
+        logits = model(x, torch.full((count,), t, device=DEVICE))
+        u = torch.rand(logits.shape, device=DEVICE).clamp_(1e-20, 1.0 - 1e-7)
         tokens = (logits - torch.log(-torch.log(u))).argmax(-1)
         p = 1.0 if k == steps - 1 else min(1.0, dt / (1 - t))
-        x = torch.where(masked & (torch.rand(x.shape) < p), tokens, x)
+        x = torch.where(masked & (torch.rand(x.shape, device=DEVICE) < p), tokens, x)
     return x
 
 
 def median_seconds(call, warmup, min_seconds):
     """As core's bench: after warm-up, time calls until min_seconds passed and 3 calls ran,
     except that one call longer than min_seconds is enough."""
+    def sync():
+        if DEVICE.type == "cuda":
+            torch.cuda.synchronize()
+
     for _ in range(warmup):
         call()
+    sync()
     times = []
     start = time.perf_counter()
     while (not times or (len(times) < 3 and times[0] < min_seconds)
            or time.perf_counter() - start < min_seconds):
         t0 = time.perf_counter()
         call()
+        sync()
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
@@ -159,7 +167,7 @@ def median_seconds(call, warmup, min_seconds):
 def measure(name, s, args):
     torch.manual_seed(args.seed)
     length, batch = s["length"], s["batch"]
-    make = lambda: Denoiser(length, s["d_model"], s["layers"], s["heads"])
+    make = lambda: Denoiser(length, s["d_model"], s["layers"], s["heads"]).to(DEVICE)
 
     model = make()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -172,8 +180,8 @@ def measure(name, s, args):
     for p in reference.parameters():
         p.requires_grad_(False)
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-4)
-    odd = torch.randint(0, (length + 1) // 2, (4096,)) * 2 + 1
-    even = torch.randint(0, length // 2 + 1, (4096,)) * 2
+    odd = torch.randint(0, (length + 1) // 2, (4096,), device=DEVICE) * 2 + 1
+    even = torch.randint(0, length // 2 + 1, (4096,), device=DEVICE) * 2
     winners, losers = encode(odd, length), encode(even, length)
     dpo = 1.0 / median_seconds(lambda: dpo_step(policy, reference, optimizer, winners, losers, batch),
                                args.warmup, args.min_seconds)
@@ -195,11 +203,16 @@ def main():
     parser.add_argument("--min-seconds", type=float, default=3.0)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     args = parser.parse_args()
+    global DEVICE
+    DEVICE = torch.device(args.device)
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     results = [measure(name, SETTINGS[name], args) for name in args.settings.split(",")]
-    runtime = f"python {torch.__version__}, {torch.get_num_threads()} intra-op thread(s)"
+    runtime = f"python {torch.__version__}, device {DEVICE}, {torch.get_num_threads()} intra-op thread(s)"
+    if DEVICE.type == "cuda":
+        runtime += f", {torch.cuda.get_device_name(DEVICE)}, peak {torch.cuda.max_memory_allocated(DEVICE) / 2**20:.0f} MiB"
     print(json.dumps({"runtime": runtime, "results": results}, indent=2))
 
 

@@ -56,6 +56,7 @@ struct DpoConfig {
     int evalSamples = 2000;
     int checkpointEvery = 0;     ///< 0: only the final checkpoint
     int logEvery = 1;
+    int hostReadEvery = 0; ///< steps between host reads of the loss; 0: every step on the CPU, 25 on a GPU (not saved)
 };
 
 /// Everything that defines a model: enough to rebuild it from a checkpoint.

@@ -52,6 +52,40 @@ torch::Tensor generalDivergence(const NoiseProcess& noise, const torch::Tensor& 
                                 noise.modelRate(xt, logpRef.exp(), t));
 }
 
+DpoTerms d2dpoTermsAllPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
+                                const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t, double beta)
+{
+    const int64_t rows = x1.size(0) / 2;
+    const auto logpTheta = torch::log_softmax(policy->forward(xt, t), -1); // [2R, D, S]
+    torch::Tensor logpRef;
+    {
+        c10::InferenceMode inference; // see d2dpoTermsAtPositions
+        logpRef = torch::log_softmax(reference->forward(xt, t), -1);
+    }
+    logpRef = logpRef.clone();
+    const auto divergence = noise.divergence(xt, x1, logpTheta, logpRef, t); // [2R]
+    return dpoLossFromDivergences(divergence.slice(0, 0, rows), divergence.slice(0, rows), beta);
+}
+
+DpoTerms d2dpoTermsAtPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
+                               const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t, double beta)
+{
+    const int64_t rows = x1.size(0) / 2;
+    const auto positions = noise.positionsRead(xt);                                     // [P]
+    const auto logpTheta = torch::log_softmax(policy->forwardAt(xt, t, positions), -1); // [P, S]
+    torch::Tensor logpRef;
+    {
+        // No autograd bookkeeping at all for the frozen reference (no version counters, no views
+        // tracked). Its output is an inference tensor, which autograd may not save: the clone
+        // below is a normal tensor (a [P, S] copy, small next to the forward it replaces).
+        c10::InferenceMode inference;
+        logpRef = torch::log_softmax(reference->forwardAt(xt, t, positions), -1);
+    }
+    logpRef = logpRef.clone();
+    const auto divergence = noise.divergenceAt(xt, x1, positions, logpTheta, logpRef, t); // [2R]
+    return dpoLossFromDivergences(divergence.slice(0, 0, rows), divergence.slice(0, rows), beta);
+}
+
 DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise, const torch::Tensor& winners,
                    const torch::Tensor& losers, double beta, double tEpsilon, int tSamples,
                    torch::Generator& generator)
@@ -64,34 +98,30 @@ DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& no
     const auto tBoth = torch::cat({t, t});
     const auto x1 = torch::cat({w, l});                       // [2R, D]: winners then losers
     const auto xt = noise.corrupt(x1, tBoth, generator);
-
-    // Both models are computed only at the positions the divergence reads (Denoiser::forwardAt).
-    const auto positions = noise.positionsRead(xt);                                        // [P]
-    const auto logpTheta = torch::log_softmax(policy->forwardAt(xt, tBoth, positions), -1); // [P, S]
-    torch::Tensor logpRef;
-    {
-        // No autograd bookkeeping at all for the frozen reference (no version counters, no views
-        // tracked). Its output is an inference tensor, which autograd may not save: the clone
-        // below is a normal tensor (a [P, S] copy, small next to the forward it replaces).
-        c10::InferenceMode inference;
-        logpRef = torch::log_softmax(reference->forwardAt(xt, tBoth, positions), -1);
-    }
-    logpRef = logpRef.clone();
-    const auto divergence = noise.divergenceAt(xt, x1, positions, logpTheta, logpRef, tBoth); // [2R]
-    return dpoLossFromDivergences(divergence.slice(0, 0, rows), divergence.slice(0, rows), beta);
+    // On the CPU both models run only at the positions the divergence reads. On a GPU, finding
+    // those positions (a nonzero()) would wait for the device every step: there the models run
+    // on every position, in fixed shapes (the same value, tested).
+    if (xt.is_cpu())
+        return d2dpoTermsAtPositions(policy, reference, noise, x1, xt, tBoth, beta);
+    return d2dpoTermsAllPositions(policy, reference, noise, x1, xt, tBoth, beta);
 }
 
-RewardStats rewardStats(const DpoTerms& terms, double beta)
+torch::Tensor rewardFigures(const DpoTerms& terms, double beta)
 {
     torch::NoGradGuard noGrad;
     const auto chosen = terms.divergenceChosen.detach() * beta;
     const auto rejected = terms.divergenceRejected.detach() * beta;
     const auto margins = chosen - rejected;
-    const auto stats = torch::stack({chosen.mean(), rejected.mean(), margins.mean(),
-                                     margins.gt(0).to(torch::kFloat).mean()})
-                           .to(torch::kCPU, torch::kDouble);
+    return torch::stack({chosen.mean(), rejected.mean(), margins.mean(), margins.gt(0).to(torch::kFloat).mean()});
+}
+
+RewardStats rewardStatsFrom(const torch::Tensor& figures)
+{
+    const auto stats = figures.to(torch::kCPU, torch::kDouble).contiguous();
     const double* v = stats.data_ptr<double>();
     return {v[0], v[1], v[2], v[3]};
 }
+
+RewardStats rewardStats(const DpoTerms& terms, double beta) { return rewardStatsFrom(rewardFigures(terms, beta)); }
 
 } // namespace d2dpo

@@ -38,6 +38,14 @@ torch::Tensor rateMatrixDivergence(const torch::Tensor& xt, const torch::Tensor&
 torch::Tensor generalDivergence(const NoiseProcess& noise, const torch::Tensor& xt, const torch::Tensor& x1,
                                 const torch::Tensor& logpTheta, const torch::Tensor& logpRef, const torch::Tensor& t);
 
+/// The D2-DPO terms for corrupted pairs: x1 = [winners; losers] and xt [2R, D] int64, t [2R],
+/// with both models run on every position (fixed shapes, no host sync: the GPU path) ...
+DpoTerms d2dpoTermsAllPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
+                                const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t, double beta);
+/// ... or only at the positions the divergence reads (less work; the CPU path). Equal values.
+DpoTerms d2dpoTermsAtPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
+                               const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t, double beta);
+
 /// One D2-DPO batch in the closed form: for every pair one t ~ U[0, 1 - tEpsilon] shared by
 /// winner and loser (repeated `tSamples` times with fresh t), one fused policy forward over
 /// winners and losers, one reference forward without gradients. winners, losers [B, D] int64.
@@ -45,7 +53,12 @@ DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& no
                    const torch::Tensor& losers, double beta, double tEpsilon, int tSamples,
                    torch::Generator& generator);
 
-/// rewards/chosen, rejected, margins, accuracies from a batch's terms (one host sync).
+/// rewards/chosen, rejected, margins, accuracies from a batch's terms, as a [4] tensor on the
+/// terms' device (nothing is read on the host).
+torch::Tensor rewardFigures(const DpoTerms& terms, double beta);
+/// rewardFigures() [4] read on the host (one sync when they live on a GPU).
+RewardStats rewardStatsFrom(const torch::Tensor& figures);
+/// rewardStatsFrom(rewardFigures(terms, beta)).
 RewardStats rewardStats(const DpoTerms& terms, double beta);
 
 } // namespace d2dpo

@@ -64,7 +64,7 @@ std::string DpoTrainer::saveCheckpoint(int64_t step, const std::string& metricsJ
     return path;
 }
 
-DpoTrainer::StepOutcome DpoTrainer::trainStep(bool withRewards)
+DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
 {
     const auto device = m_policy->parameters().front().device();
     if (!m_optimizer) {
@@ -78,16 +78,32 @@ DpoTrainer::StepOutcome DpoTrainer::trainStep(bool withRewards)
     const DpoTerms terms = d2dpoLoss(m_policy, m_reference, m_noise, m_winners.index_select(0, index),
                                      m_losers.index_select(0, index), m_config.beta, m_config.tEpsilon,
                                      m_config.tSamplesPerPair, *m_generator);
-    StepOutcome outcome;
-    outcome.loss = terms.loss.item<double>();
-    if (!std::isfinite(outcome.loss))
-        return outcome;
+    StepTensors out{terms.loss.detach(), {}};
+    if (device.is_cpu() && !std::isfinite(terms.loss.item<double>()))
+        return out;
     dropGradients(m_policy);
     terms.loss.backward();
     m_optimizer->step();
     if (withRewards)
-        outcome.rewards = rewardStats(terms, m_config.beta);
+        out.rewards = rewardFigures(terms, m_config.beta);
+    return out;
+}
+
+DpoTrainer::StepOutcome DpoTrainer::trainStep(bool withRewards)
+{
+    const StepTensors tensors = step(withRewards);
+    StepOutcome outcome;
+    outcome.loss = tensors.loss.item<double>();
+    if (tensors.rewards.defined())
+        outcome.rewards = rewardStatsFrom(tensors.rewards);
     return outcome;
+}
+
+int DpoTrainer::hostReadEvery() const
+{
+    if (m_config.hostReadEvery > 0)
+        return m_config.hostReadEvery;
+    return m_policy->parameters().front().device().is_cpu() ? 1 : kGpuHostReadEvery;
 }
 
 FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
@@ -121,30 +137,68 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
             throw std::runtime_error("no preference pairs to train on");
         if (m_winners.sizes() != m_losers.sizes() || m_winners.size(1) != m_task.length())
             throw std::runtime_error("preference pairs do not match the task's sequence length");
+        // Steps run ahead of the host by up to hostReadEvery(): their losses (and rewards) wait
+        // on the device and are read in one transfer, then reported in order. The first
+        // non-finite loss ends the run at its step.
+        struct Unread {
+            int64_t step;
+            StepTensors figures;
+            bool report;
+        };
+        std::vector<Unread> unread;
+        const size_t readEvery = size_t(hostReadEvery());
+        auto readBack = [&]() -> bool {
+            if (unread.empty())
+                return true;
+            std::vector<torch::Tensor> losses;
+            for (const Unread& u : unread)
+                losses.push_back(u.figures.loss.reshape({1}));
+            const auto host = torch::cat(losses).to(torch::kCPU, torch::kDouble).contiguous();
+            const double* loss = host.data_ptr<double>();
+            for (size_t i = 0; i < unread.size(); ++i) {
+                const Unread& u = unread[i];
+                if (!std::isfinite(loss[i])) {
+                    finished.status = RunStatus::Failed;
+                    const bool applied = !u.figures.loss.is_cpu(); // on a GPU the update went ahead
+                    std::string kept = finished.stepsDone == 0
+                                           ? "no step completed, so the model was not changed"
+                                           : "the weights of step " + std::to_string(finished.stepsDone) + " are kept";
+                    if (applied)
+                        kept = "the update was applied on the device, so only a checkpoint written before step " +
+                               std::to_string(u.step) + " holds good weights";
+                    finished.error = "D2-DPO loss became non-finite (" + std::to_string(loss[i]) + ") at step " +
+                                     std::to_string(u.step) + "; " + kept +
+                                     ". Try a lower learning rate or beta";
+                    unread.clear();
+                    return false;
+                }
+                finished.stepsDone = u.step;
+                if (u.report) {
+                    const double seconds = elapsed();
+                    const std::optional<RewardStats> rewards =
+                        u.figures.rewards.defined() ? std::optional(rewardStatsFrom(u.figures.rewards)) : std::nullopt;
+                    listener.onProgress({u.step, m_config.steps, loss[i], rewards, u.step / seconds, seconds});
+                }
+            }
+            unread.clear();
+            return true;
+        };
         for (int64_t step = 1; step <= m_config.steps; ++step) {
             if (stop.stopRequested()) {
-                finished.status = RunStatus::Stopped;
+                if (readBack())
+                    finished.status = RunStatus::Stopped;
                 break;
             }
             const bool report = step % std::max(1, m_config.logEvery) == 0 || step == m_config.steps;
-            const StepOutcome outcome = trainStep(report);
-            const double lossValue = outcome.loss;
-            if (!std::isfinite(lossValue)) {
-                finished.status = RunStatus::Failed;
-                finished.error = "D2-DPO loss became non-finite (" + std::to_string(lossValue) + ") at step " +
-                                 std::to_string(step) +
-                                 "; the weights of the last good step are kept. Try a lower learning rate or beta";
+            unread.push_back({step, this->step(report), report});
+            const bool evaluationDue = m_config.evalEvery > 0 && step % m_config.evalEvery == 0 && step != m_config.steps;
+            const bool checkpointDue =
+                m_config.checkpointEvery > 0 && step % m_config.checkpointEvery == 0 && step != m_config.steps;
+            if ((unread.size() >= readEvery || step == m_config.steps || evaluationDue || checkpointDue) && !readBack())
                 break;
-            }
-            finished.stepsDone = step;
-
-            if (report) {
-                const double seconds = elapsed();
-                listener.onProgress({step, m_config.steps, lossValue, outcome.rewards, step / seconds, seconds});
-            }
-            if (m_config.evalEvery > 0 && step % m_config.evalEvery == 0 && step != m_config.steps)
+            if (evaluationDue)
                 evaluate(step);
-            if (m_config.checkpointEvery > 0 && step % m_config.checkpointEvery == 0 && step != m_config.steps)
+            if (checkpointDue)
                 checkpoint(step);
         }
         m_policy->eval();

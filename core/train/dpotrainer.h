@@ -37,11 +37,21 @@ public:
 
     FinishedEvent run(TrainListener& listener, const StopToken& stop);
 
-    struct StepOutcome {
-        double loss = 0;     ///< before the update; non-finite: the weights were left unchanged
-        RewardStats rewards; ///< filled when asked for (costs one host sync)
+    /// One step's figures as tensors on the policy's device, not yet read on the host.
+    struct StepTensors {
+        torch::Tensor loss;    ///< [] before the update
+        torch::Tensor rewards; ///< [4] rewards/chosen, rejected, margins, accuracies; undefined unless asked for
     };
-    /// One optimisation step on a random batch of the preference pairs.
+    /// One optimisation step on a random batch of the preference pairs, without waiting for the
+    /// device. On the CPU (where reading costs nothing) a non-finite loss leaves the weights
+    /// unchanged; on a GPU the update is applied and the loss is checked when it is read.
+    StepTensors step(bool withRewards);
+
+    struct StepOutcome {
+        double loss = 0;     ///< before the update; non-finite: the weights were left unchanged (CPU)
+        RewardStats rewards; ///< filled when asked for
+    };
+    /// step() with its figures read on the host.
     StepOutcome trainStep(bool withRewards);
 
     Denoiser policy() const { return m_policy; }
@@ -49,6 +59,10 @@ public:
 
 private:
     std::string saveCheckpoint(int64_t step, const std::string& metricsJson, std::string& error);
+    /// Steps between host reads of the loss: DpoConfig::hostReadEvery, or 1 on the CPU and
+    /// kGpuHostReadEvery on a GPU (one device sync per that many steps).
+    int hostReadEvery() const;
+    static constexpr int kGpuHostReadEvery = 25;
 
     Denoiser m_policy;
     Denoiser m_reference;

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The proof of the CUDA path, in one run of under 10 minutes on a GPU machine with PyTorch (its
+# LibTorch and CMake files), CMake, ninja and g++, but no Qt and no package registry. Prepare
+# first, here on Debian 12: `bash packaging/gpu-prepare.sh` (writes .gpu-deps/deps.tar.xz).
+# Then, from a fresh copy of the tree on that machine:
+#     D2DPO_GPU_OUT=/some/folder bash packaging/gpu-check.sh
+# It builds the headless core, the CLI and the core tests against that LibTorch, runs the core
+# tests (on CUDA where a test takes the "auto" device), `d2dpo reproduce --device cuda`,
+# `d2dpo bench --device cuda --settings small,large,long` and the Python peer at the same
+# settings on the same GPU, and writes every figure as JSON (and every log) into $D2DPO_GPU_OUT.
+# Without a GPU it runs the same steps on the CPU (TORCH_PREFIX names any LibTorch then).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD
+out=${D2DPO_GPU_OUT:-$src/gpu-results}
+deps=${D2DPO_GPU_DEPS:-$src/.gpu-deps}
+build=${D2DPO_GPU_BUILD:-$src/build-gpu}
+python=${PYTHON:-python3}
+mkdir -p "$out"
+log() { echo "gpu-check: $*" | tee -a "$out/steps.log"; }
+started=$SECONDS
+phase() { log "$1 (at ${SECONDS}s)"; }
+
+[ -f "$deps/deps.tar.xz" ] || { echo "gpu-check: $deps/deps.tar.xz is missing: run packaging/gpu-prepare.sh on Debian 12 first" >&2; exit 2; }
+root=$(mktemp -d /tmp/d2dpo-gpu-deps.XXXXXX)
+trap 'rm -rf "$root"' EXIT
+tar -C "$root" -xJf "$deps/deps.tar.xz"
+export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+torch_prefix=${TORCH_PREFIX:-$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')}
+device=${D2DPO_GPU_DEVICE:-$("$python" -c 'import torch; print("cuda" if torch.cuda.is_available() else "cpu")' 2>/dev/null || echo cpu)}
+{
+    echo "source: $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "torch prefix: $torch_prefix"
+    echo "device: $device"
+    ldd --version | head -1
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
+} > "$out/machine.txt"
+cat "$out/machine.txt"
+
+phase "configure"
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DD2DPO_BUILD_GUI=OFF \
+    -DCMAKE_PREFIX_PATH="$torch_prefix;$root/usr" >"$out/configure.log" 2>&1 ||
+    { tail -30 "$out/configure.log"; exit 1; }
+phase "build"
+cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E 'error|FAILED' "$out/build.log" | head -30; exit 1; }
+grep -E 'warning:' "$out/build.log" | grep -v '^/usr\|site-packages' > "$out/build-warnings.txt" || true
+log "build warnings from project files: $(wc -l < "$out/build-warnings.txt")"
+
+phase "core tests"
+set +e
+(cd "$build" && ctest -L core --output-on-failure -j 4) >"$out/ctest.log" 2>&1
+tests=$?
+set -e
+grep -E 'tests passed|tests failed' "$out/ctest.log" | tee -a "$out/steps.log"
+grep -h 'device:' "$build"/Testing/Temporary/LastTest.log 2>/dev/null | head -1 | tee -a "$out/steps.log" || true
+
+d2dpo="$build/app/d2dpo"
+# Peak GPU memory of each command: nvidia-smi sampled every 100 ms while it runs.
+watch_memory() {
+    if command -v nvidia-smi >/dev/null && [ "$device" != cpu ]; then
+        nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 >"$out/$1.gpu-memory" 2>/dev/null &
+        echo $!
+    else
+        echo 0
+    fi
+}
+stop_watch() {
+    [ "$1" != 0 ] || return 0
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+    log "$2: peak GPU memory $(sort -n "$out/$2.gpu-memory" | tail -1) MiB (whole device, sampled)"
+}
+
+phase "reproduce"
+watcher=$(watch_memory reproduce)
+"$d2dpo" reproduce --device "$device" --out "$build/reproduce" >"$out/reproduce.txt" 2>"$out/reproduce.err"
+stop_watch "$watcher" reproduce
+cp "$build/reproduce/report.json" "$out/reproduce-report.json"
+sed -n '/metric/,/odd ratio >=/p' "$out/reproduce.txt" | tee -a "$out/steps.log"
+
+phase "bench (d2dpo)"
+watcher=$(watch_memory bench)
+"$d2dpo" bench --device "$device" --settings small,large,long --json --min-seconds 2 >"$out/bench-d2dpo.json" 2>"$out/bench-d2dpo.err"
+stop_watch "$watcher" bench
+
+phase "bench (Python peer)"
+watcher=$(watch_memory peer)
+"$python" "$src/bench/pytorch_peer.py" --device "$device" --settings small,large,long --min-seconds 2 >"$out/bench-peer.json" 2>"$out/bench-peer.err"
+stop_watch "$watcher" peer
+
+"$python" - "$out/bench-d2dpo.json" "$out/bench-peer.json" <<'PY' | tee "$out/summary.txt"
+import json, sys
+ours, peer = (json.load(open(p)) for p in sys.argv[1:3])
+print(ours["runtime"]); print(peer["runtime"]); print()
+print(f"{'setting':8} {'figure':16} {'d2dpo':>10} {'peer':>10} {'ratio':>7}")
+by_name = {r["setting"]: r for r in peer["results"]}
+for r in ours["results"]:
+    p = by_name[r["setting"]]
+    for key, label in (("dpo_steps_per_second", "D2-DPO steps/s"), ("pretrain_steps_per_second", "pretrain steps/s"),
+                       ("sampling_sequences_per_second", "sampling seq/s")):
+        print(f"{r['setting']:8} {label:16} {r[key]:10.2f} {p[key]:10.2f} {r[key] / p[key]:6.2f}x")
+PY
+log "done in $((SECONDS - started)) s; core tests exit $tests; figures in $out"
+exit $tests

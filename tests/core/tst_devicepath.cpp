@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What keeps a GPU busy without waiting on the host, checked where it can be: the all-positions
+// D2-DPO terms (the GPU path) equal the positions-only terms (the CPU path) in value and
+// gradient; a run that reads its losses back every few steps reports exactly what a run that
+// reads every step reports; a short pretraining, D2-DPO run and sampling work on whatever device
+// "auto" picks (CUDA where there is one: every custom CPU kernel must fall back there); the
+// default thread count is the machine's physical cores.
+#include <thread>
+
+#include "testsupport.h"
+
+#include "base/cputhreads.h"
+#include "diffusion/eulersampler.h"
+#include "diffusion/losses.h"
+#include "diffusion/maskingnoise.h"
+#include "model/denoiser.h"
+#include "model/device.h"
+#include "tasks/binaryintegerstask.h"
+#include "train/dpotrainer.h"
+#include "train/pretrainer.h"
+
+#include <ATen/Parallel.h>
+
+using namespace d2dpo;
+
+namespace {
+
+class Recorder final : public TrainListener {
+public:
+    std::vector<ProgressEvent> progress;
+    std::vector<EvaluationEvent> evaluations;
+    std::vector<FinishedEvent> finished;
+    void onProgress(const ProgressEvent& e) override { progress.push_back(e); }
+    void onEvaluation(const EvaluationEvent& e) override { evaluations.push_back(e); }
+    void onFinished(const FinishedEvent& e) override { finished.push_back(e); }
+};
+
+DpoConfig tinyDpo(int steps)
+{
+    DpoConfig config;
+    config.steps = steps;
+    config.batch = 16;
+    config.evalEvery = 0;
+    config.evalSamples = 50;
+    config.learningRate = 1e-3;
+    return config;
+}
+
+} // namespace
+
+class TestDevicePath final : public QObject {
+    Q_OBJECT
+
+private:
+    BinaryIntegersTask m_task{6};
+    MaskingNoise m_noise{2, 0.5};
+    ModelSpec m_spec = test::tinySpec(6);
+    SamplingConfig m_sampling{8, 100};
+
+    Denoiser freshModel(torch::Device device = torch::kCPU)
+    {
+        torch::manual_seed(5);
+        return makeDenoiser(m_spec, 2, device);
+    }
+
+    /// A D2-DPO run of `steps` on rule pairs, reading losses back every `readEvery` steps.
+    std::pair<Recorder, Denoiser> run(int steps, int readEvery, int logEvery)
+    {
+        DpoConfig config = tinyDpo(steps);
+        config.hostReadEvery = readEvery;
+        config.logEvery = logEvery;
+        config.evalEvery = 6;
+        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, config, m_sampling, 3);
+        auto generator = makeGenerator(8, torch::kCPU);
+        const auto [winners, losers] = m_task.rulePairs(128, generator, torch::kCPU);
+        trainer.setPreferences(winners, losers);
+        Recorder recorder;
+        StopToken stop;
+        trainer.run(recorder, stop);
+        return {recorder, trainer.policy()};
+    }
+
+private Q_SLOTS:
+    void allPositionsEqualAtPositions()
+    {
+        Denoiser policy = freshModel();
+        Denoiser reference = frozenCopy(policy);
+        {
+            // Move the policy away from the reference so that the divergences are not all zero.
+            torch::NoGradGuard noGrad;
+            for (auto& p : policy->parameters())
+                p.add_(torch::randn_like(p) * 0.05);
+        }
+        auto generator = makeGenerator(11, torch::kCPU);
+        const auto [w, l] = m_task.rulePairs(12, generator, torch::kCPU);
+        const auto x1 = torch::cat({w, l});
+        const auto t = torch::rand({12}, generator) * 0.999;
+        const auto tBoth = torch::cat({t, t});
+        const auto xt = m_noise.corrupt(x1, tBoth, generator);
+
+        const DpoTerms at = d2dpoTermsAtPositions(policy, reference, m_noise, x1, xt, tBoth, 0.1);
+        at.loss.backward();
+        std::vector<torch::Tensor> gradAt;
+        for (auto& p : policy->parameters()) {
+            gradAt.push_back(p.grad().clone());
+            p.mutable_grad() = torch::Tensor();
+        }
+        const DpoTerms all = d2dpoTermsAllPositions(policy, reference, m_noise, x1, xt, tBoth, 0.1);
+        all.loss.backward();
+
+        QVERIFY(test::maxAbsDiff(at.divergenceChosen, all.divergenceChosen) < 1e-4);
+        QVERIFY(test::maxAbsDiff(at.divergenceRejected, all.divergenceRejected) < 1e-4);
+        QVERIFY(at.divergenceChosen.abs().sum().item<double>() > 1e-3); // not trivially zero
+        QVERIFY(std::abs(at.loss.item<double>() - all.loss.item<double>()) < 1e-6);
+        size_t i = 0;
+        for (auto& p : policy->parameters()) {
+            if (!gradAt[i].defined()) {
+                ++i;
+                continue;
+            }
+            const double scale = std::max(1.0, gradAt[i].abs().max().item<double>());
+            QVERIFY2(test::maxAbsDiff(gradAt[i], p.grad()) / scale < 1e-4, qPrintable(QString::number(i)));
+            ++i;
+        }
+    }
+
+    void readingBackEveryFewStepsReportsTheSameRun()
+    {
+        const auto [every, everyModel] = run(20, 1, 1);
+        const auto [batched, batchedModel] = run(20, 7, 1);
+        QCOMPARE(batched.progress.size(), every.progress.size());
+        QCOMPARE(every.progress.size(), size_t(20));
+        for (size_t i = 0; i < every.progress.size(); ++i) {
+            QCOMPARE(batched.progress[i].step, every.progress[i].step);
+            QCOMPARE(batched.progress[i].loss, every.progress[i].loss);
+            QVERIFY(batched.progress[i].rewards && every.progress[i].rewards);
+            QCOMPARE(batched.progress[i].rewards->margins, every.progress[i].rewards->margins);
+        }
+        QCOMPARE(batched.evaluations.size(), every.evaluations.size()); // steps 6, 12, 18 and the end
+        QCOMPARE(batched.evaluations.size(), size_t(4));
+        for (size_t i = 0; i < every.evaluations.size(); ++i)
+            QCOMPARE(batched.evaluations[i].metrics.oddRatio, every.evaluations[i].metrics.oddRatio);
+        QCOMPARE(batched.finished.front().stepsDone, int64_t(20));
+        const auto a = everyModel->parameters();
+        const auto b = batchedModel->parameters();
+        for (size_t i = 0; i < a.size(); ++i)
+            QVERIFY(torch::equal(a[i], b[i]));
+
+        // Reports every 5th step only: the same events as the every-step run at those steps.
+        const auto [sparse, sparseModel] = run(20, 7, 5);
+        QCOMPARE(sparse.progress.size(), size_t(4));
+        for (const ProgressEvent& e : sparse.progress)
+            QCOMPARE(e.loss, every.progress[size_t(e.step - 1)].loss);
+    }
+
+    void nonFiniteLossAtTheFirstStepSaysNothingCompleted()
+    {
+        DpoConfig config = tinyDpo(5);
+        config.beta = std::numeric_limits<double>::infinity(); // inf * 0 margin: NaN at step 1
+        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, config, m_sampling, 3);
+        auto generator = makeGenerator(8, torch::kCPU);
+        const auto [winners, losers] = m_task.rulePairs(32, generator, torch::kCPU);
+        trainer.setPreferences(winners, losers);
+        Recorder recorder;
+        StopToken stop;
+        const FinishedEvent done = trainer.run(recorder, stop);
+        QCOMPARE(done.status, RunStatus::Failed);
+        QCOMPARE(done.stepsDone, int64_t(0));
+        QVERIFY2(done.error.find("at step 1; no step completed") != std::string::npos, done.error.c_str());
+        QVERIFY(done.lastCheckpointPath.empty());
+    }
+
+    void trainsAndSamplesOnTheAutoDevice()
+    {
+        const auto device = resolveDevice("auto");
+        QVERIFY(device.ok());
+        qInfo("device: %s", describeRuntime(device.value()).c_str());
+        Denoiser model = freshModel(device.value());
+        PretrainConfig pretrain;
+        pretrain.steps = 20;
+        pretrain.batch = 32;
+        Pretrainer pretrainer(model, m_task, m_noise, pretrain, 1);
+        Recorder pretrainEvents;
+        StopToken stop;
+        QCOMPARE(pretrainer.run(pretrainEvents, stop).status, RunStatus::Completed);
+
+        DpoConfig config = tinyDpo(30);
+        config.evalEvery = 10;
+        DpoTrainer trainer(model, m_task, m_noise, m_spec, config, m_sampling, 3);
+        auto generator = makeGenerator(8, device.value());
+        const auto [winners, losers] = m_task.rulePairs(64, generator, device.value());
+        trainer.setPreferences(winners, losers);
+        Recorder events;
+        const FinishedEvent done = trainer.run(events, stop);
+        QVERIFY2(done.status == RunStatus::Completed, done.error.c_str());
+        QCOMPARE(done.stepsDone, int64_t(30));
+        QCOMPARE(events.progress.size(), size_t(30));
+        for (const ProgressEvent& e : events.progress)
+            QVERIFY(std::isfinite(e.loss));
+        QCOMPARE(events.evaluations.size(), size_t(3));
+
+        EulerSampler sampler(trainer.policy(), m_task.maskToken(), 8, 0.5);
+        auto samplingGenerator = makeGenerator(2, device.value());
+        const auto samples = sampler.sample(40, samplingGenerator, 16);
+        QCOMPARE(samples.device().type(), device->type());
+        QCOMPARE(samples.size(0), int64_t(40));
+        QVERIFY(samples.lt(2).all().item<bool>()); // never a mask
+    }
+
+    void defaultThreadsAreThePhysicalCores()
+    {
+        const int cores = physicalCoreCount();
+        QVERIFY(cores >= 1);
+        QVERIFY(unsigned(cores) <= std::max(1u, std::thread::hardware_concurrency()));
+        const int before = at::get_num_threads();
+        QVERIFY(configureThreads(0).ok());
+        QCOMPARE(at::get_num_threads(), cores);
+        QVERIFY(configureThreads(1).ok());
+        QCOMPARE(at::get_num_threads(), 1);
+        QVERIFY(!configureThreads(-1).ok());
+        QVERIFY(configureThreads(before).ok());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDevicePath)
+#include "tst_devicepath.moc"
