@@ -50,8 +50,8 @@ BenchFigures measureOn(const BenchSetting& s, const BenchRun& o, torch::Device d
     spec.model.dModel = s.dModel;
     spec.model.layers = s.layers;
     spec.model.heads = s.heads;
-    auto task = std::move(makeTask(spec.task).value());
-    auto noise = std::move(makeNoiseProcess(spec.noise, task->vocabSize()).value());
+    auto task = makeTask(spec.task).value();
+    auto noise = makeNoiseProcess(spec.noise, task->vocabSize()).value();
     torch::manual_seed(o.seed);
     BenchFigures f;
 

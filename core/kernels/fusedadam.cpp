@@ -2,8 +2,10 @@
 #include "kernels/fusedadam.h"
 
 #include <cmath>
+#include <sstream>
+#include <string>
+#include <type_traits>
 
-#include <c10/util/string_utils.h>
 #include <torch/torch.h>
 
 #include "kernels/vectorclones.h"
@@ -41,6 +43,21 @@ bool fusable(const torch::Tensor& p)
            g.scalar_type() == torch::kFloat && !g.is_sparse();
 }
 
+// The key under which torch::optim::Adam keeps a parameter's state: the TensorImpl's address as a
+// string in LibTorch 1.13 (what c10::guts::to_string, since removed, made of it), the address itself
+// in 2.6. Key is the state map's key_type, so the code follows whichever LibTorch it is built with.
+template <typename Key>
+Key adamStateKey(c10::TensorImpl* impl)
+{
+    if constexpr (std::is_same_v<Key, std::string>) {
+        std::ostringstream key;
+        key << static_cast<const void*>(impl);
+        return key.str();
+    } else {
+        return impl;
+    }
+}
+
 } // namespace
 
 torch::Tensor FusedAdam::step(LossClosure closure)
@@ -65,7 +82,7 @@ torch::Tensor FusedAdam::step(LossClosure closure)
             if (!p.grad().defined())
                 continue;
             // The state lives where torch::optim::Adam keeps it, under the same key.
-            auto& slot = state_[c10::guts::to_string(p.unsafeGetTensorImpl())];
+            auto& slot = state_[adamStateKey<decltype(state_)::key_type>(p.unsafeGetTensorImpl())];
             if (!slot) {
                 auto fresh = std::make_unique<torch::optim::AdamParamState>();
                 fresh->step(0);

@@ -101,8 +101,8 @@ private:
 
     std::unique_ptr<PreferenceStore> freshStore()
     {
-        return std::move(
-            PreferenceStore::open(m_dir.filePath(QStringLiteral("s%1.sqlite").arg(++m_stores)).toStdString()).value());
+        const auto path = m_dir.filePath(QStringLiteral("s%1.sqlite").arg(++m_stores)).toStdString();
+        return PreferenceStore::open(path).value();
     }
 
     /// A store holding the tiny reference model, as the Label view leaves it after generating.
