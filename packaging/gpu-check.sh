@@ -41,8 +41,12 @@ cat "$out/machine.txt"
 
 phase "configure"
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DD2DPO_BUILD_GUI=OFF \
-    -DCMAKE_PREFIX_PATH="$torch_prefix;$root/usr" >"$out/configure.log" 2>&1 ||
+    -DCMAKE_PREFIX_PATH="$root/usr;$torch_prefix" >"$out/configure.log" 2>&1 ||
     { tail -30 "$out/configure.log"; exit 1; }
+grep -E '^(Qt6_DIR|Qt6Core_DIR|Qt6Test_DIR|Torch_DIR|SQLiteCpp_DIR|CLI11_DIR|nlohmann_json_DIR):' "$build/CMakeCache.txt" |
+    tee -a "$out/steps.log"
+! grep -q 'Qt 6 Test not found' "$out/configure.log" ||
+    { grep -A12 'Qt6' "$out/configure.log" | head -40; log "Qt 6 Test not found: no tests would be built"; exit 1; }
 phase "build"
 cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E 'error|FAILED' "$out/build.log" | head -30; exit 1; }
 grep -E 'warning:' "$out/build.log" | grep -v '^/usr\|site-packages' > "$out/build-warnings.txt" || true

@@ -14,6 +14,7 @@ packages=(
     libsqlitecpp-dev libsqlite3-dev libsqlite3-0        # the preference store
     zlib1g-dev                                          # checkpoint CRC-32
     qt6-base-dev qt6-base-dev-tools libqt6core6 libqt6test6   # Qt Test for the test suites, moc
+    qmake6 qmake6-bin                                   # Qt6CoreTools' targets require qmake6 to exist
     libicu72 libdouble-conversion3 libpcre2-16-0 libb2-1 libglib2.0-0 libzstd1   # what Qt Core loads
 )
 

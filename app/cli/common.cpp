@@ -14,7 +14,7 @@ void addRuntimeOptions(CLI::App* c, RuntimeOptions& o)
     c->add_option("--seed", o.seed, "Random seed (same seed, same results on the same device)")->capture_default_str();
     c->add_option("--device", o.device, "auto (CUDA when available, else CPU), cpu, cuda or cuda:N")
         ->capture_default_str();
-    c->add_option("--threads", o.threads, "CPU threads for LibTorch (0 = every physical core)")
+    c->add_option("--threads", o.threads, "CPU threads for LibTorch (0 = the physical cores not busy with other work)")
         ->check(CLI::Range(0, 1024))
         ->capture_default_str();
 }

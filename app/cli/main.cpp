@@ -3,12 +3,10 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/common.h"
-#include "base/cputhreads.h"
 #include "base/hostmemory.h"
 
 int main(int argc, char** argv)
 {
-    d2dpo::preferPassiveOpenMpWait(argv); // before libgomp's first parallel region; may re-execute
     d2dpo::keepFreedHostMemory(); // every training step reuses the previous step's pages
     CLI::App app{"d2dpo: align discrete diffusion models to preferences with D2-DPO.\n"
                  "Start with `d2dpo reproduce` (the paper's experiment end to end) or `d2dpo <command> --help`."};

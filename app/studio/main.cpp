@@ -11,9 +11,7 @@
 
 #include <cstdio>
 
-#include "jobs/runtimeinfo.h"
 #include "ui/firstrun.h"
-#include "base/cputhreads.h"
 #include "base/hostmemory.h"
 #include "ui/labelview.h"
 #include "ui/mainwindow.h"
@@ -21,13 +19,11 @@
 
 int main(int argc, char** argv)
 {
-    d2dpo::preferPassiveOpenMpWait(argv); // before libgomp's first parallel region; may re-execute
     Q_INIT_RESOURCE(resources);
     d2dpo::keepFreedHostMemory(); // every training step reuses the previous step's pages
     QElapsedTimer sinceStart;
     sinceStart.start();
     QApplication app(argc, argv);
-    (void)d2dpo::setCpuThreads(0); // every physical core; 0 is always in range
     QApplication::setOrganizationName(QStringLiteral("d2dpo-studio"));
     QApplication::setApplicationName(QStringLiteral("d2dpo-studio"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));

@@ -5,10 +5,11 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include <sched.h>
-#include <unistd.h>
 
 namespace d2dpo {
 
@@ -48,13 +49,37 @@ int physicalCoreCount()
     return std::max(1, std::min(cpus, int(cores.size())));
 }
 
-void preferPassiveOpenMpWait(char** argv)
+namespace {
+
+/// Jiffies (busy, total) summed over every CPU, from the first line of /proc/stat.
+std::pair<long long, long long> cpuJiffies()
 {
-    if (getenv("OMP_WAIT_POLICY") != nullptr)
-        return;
-    if (setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0)
-        return;
-    execv("/proc/self/exe", argv); // returns only on failure: go on with spinning threads
+    std::ifstream in("/proc/stat");
+    std::string cpu;
+    long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    if (!(in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || cpu != "cpu")
+        return {0, 0};
+    const long long busy = user + nice + system + irq + softirq + steal;
+    return {busy, busy + idle + iowait};
+}
+
+} // namespace
+
+int busyCoreCount()
+{
+    const auto [busy0, total0] = cpuJiffies();
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    const auto [busy1, total1] = cpuJiffies();
+    const long long total = total1 - total0;
+    if (total <= 0)
+        return 0;
+    const double cpus = std::max(1u, std::thread::hardware_concurrency());
+    return int(double(busy1 - busy0) / double(total) * cpus + 0.5);
+}
+
+int defaultThreadCount(int reserved)
+{
+    return std::max(1, physicalCoreCount() - busyCoreCount() - std::max(0, reserved));
 }
 
 } // namespace d2dpo

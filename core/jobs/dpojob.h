@@ -30,7 +30,7 @@ struct DpoJobSpec {
     SamplingConfig sampling;
     std::optional<double> eta;     ///< remasking coefficient for training and sampling; unset: the reference's
     std::string device = "auto";   ///< "auto", "cpu", "cuda", "cuda:N"
-    int threads = 0;               ///< CPU threads of the thread that runs the job; 0: every physical core
+    int threads = 0;               ///< CPU threads of the thread that runs the job; 0: the free physical cores
     uint64_t seed = 0;
     std::string outputFolder;      ///< the checkpoints go here
     bool evaluateReference = true; ///< measure the reference first, reported with ofReference

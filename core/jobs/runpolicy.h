@@ -22,6 +22,10 @@ std::string newRunFolder(const std::string& storePath, const std::string& refere
 /// a stopped run are the ones whose metrics were measured.
 void checkpointAtEveryEvaluation(DpoConfig& config);
 
+/// CPU threads for a run started from the desktop: the free physical cores less one, which the
+/// GUI thread keeps (2 training threads on 2 cores stalled the GUI thread for 48 ms, 1 for 7 ms).
+int desktopThreadCount();
+
 /// The store's decisive labels as a model of sequence length `length` sees them.
 struct UsablePairs {
     int64_t usable = 0;      ///< left/right labels of sequences of that length

@@ -13,10 +13,10 @@ bool cudaAvailable();
 /// The device "auto" picks, with threads and BLAS (see describeRuntime in device.h).
 std::string describeAutoRuntime();
 
-/// Sets LibTorch's CPU threads of the calling thread (0: every physical core).
+/// Sets LibTorch's CPU threads of the calling thread (0: the free physical cores).
 Status setCpuThreads(int threads);
 
-/// Sets LibTorch's CPU threads (0: every physical core) and resolves `device` ("auto", "cpu",
+/// Sets LibTorch's CPU threads (0: the free physical cores) and resolves `device` ("auto", "cpu",
 /// "cuda", "cuda:N"); returns the runtime line (device, threads, BLAS) for the user.
 Result<std::string> setUpRuntime(int threads, const std::string& device);
 

@@ -39,8 +39,8 @@ Result<torch::Device> resolveDevice(const std::string& spec)
 Status configureThreads(int threads)
 {
     if (threads < 0 || threads > 1024)
-        return makeError("threads must be in 0..1024 (0 = every physical core), got " + std::to_string(threads));
-    at::set_num_threads(threads > 0 ? threads : physicalCoreCount());
+        return makeError("threads must be in 0..1024 (0 = the free physical cores), got " + std::to_string(threads));
+    at::set_num_threads(threads > 0 ? threads : defaultThreadCount());
     return Ok{};
 }
 

@@ -15,7 +15,8 @@ namespace d2dpo {
 /// "auto" (CUDA when torch::cuda::is_available(), else CPU), "cpu", "cuda" or "cuda:N".
 Result<torch::Device> resolveDevice(const std::string& spec);
 
-/// Sets LibTorch's intra-op thread count; 0 means every physical core (see base/cputhreads.h).
+/// Sets LibTorch's intra-op thread count of the calling thread; 0 means defaultThreadCount(): the
+/// physical cores other processes are not keeping busy (see base/cputhreads.h).
 Status configureThreads(int threads);
 
 /// A generator for `device` seeded with `seed`, independent of the global one (so a GUI thread

@@ -4,7 +4,8 @@
 // gradient; a run that reads its losses back every few steps reports exactly what a run that
 // reads every step reports; a short pretraining, D2-DPO run and sampling work on whatever device
 // "auto" picks (CUDA where there is one: every custom CPU kernel must fall back there); the
-// default thread count is the machine's physical cores.
+// default thread count is the machine's free physical cores.
+#include <atomic>
 #include <thread>
 
 #include "testsupport.h"
@@ -207,16 +208,35 @@ private Q_SLOTS:
         QVERIFY(samples.lt(2).all().item<bool>()); // never a mask
     }
 
-    void defaultThreadsAreThePhysicalCores()
+    void defaultThreadsAreTheFreePhysicalCores()
     {
         const int cores = physicalCoreCount();
         QVERIFY(cores >= 1);
         QVERIFY(unsigned(cores) <= std::max(1u, std::thread::hardware_concurrency()));
+        const int free = defaultThreadCount();
+        QVERIFY(free >= 1 && free <= cores);
+        QVERIFY(defaultThreadCount(1) <= std::max(1, cores - 1)); // a core kept for the GUI thread
+        {
+            // A thread spinning while the machine is sampled is a busy core (of this process,
+            // but the sample counts every process alike).
+            std::atomic<bool> spin{true};
+            std::thread spinner([&] {
+                while (spin.load(std::memory_order_relaxed)) {
+                }
+            });
+            const int busy = busyCoreCount();
+            spin = false;
+            spinner.join();
+            QVERIFY2(busy >= 1, qPrintable(QString::number(busy)));
+        }
+        QCOMPARE(defaultThreadCount(1000), 1); // never fewer than one
         const int before = at::get_num_threads();
         QVERIFY(configureThreads(0).ok());
-        QCOMPARE(at::get_num_threads(), cores);
+        QVERIFY(at::get_num_threads() >= 1 && at::get_num_threads() <= cores);
         QVERIFY(configureThreads(1).ok());
         QCOMPARE(at::get_num_threads(), 1);
+        QVERIFY(configureThreads(3).ok());
+        QCOMPARE(at::get_num_threads(), 3);
         QVERIFY(!configureThreads(-1).ok());
         QVERIFY(configureThreads(before).ok());
     }
