@@ -16,6 +16,10 @@ packages=(
     libcli11-dev nlohmann-json3-dev zlib1g-dev
     libsqlite3-dev libsqlitecpp-dev  # the preference store
 )
+# More packages a caller needs (test.sh: python3-torch, so that the tests that load exported
+# weights in Python run instead of being skipped).
+read -r -a extra <<< "${D2DPO_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 
 missing=()
 for package in "${packages[@]}"; do

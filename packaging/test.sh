@@ -4,5 +4,5 @@
 # Extra arguments go to ctest, e.g. `-L core` for the fast engine tests only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash packaging/setup.sh
+D2DPO_EXTRA_PACKAGES="python3-torch ${D2DPO_EXTRA_PACKAGES:-}" bash packaging/setup.sh
 exec ctest --preset release "$@"

@@ -37,7 +37,9 @@ bool ModelExporter::start(const ModelRecord& model, const QString& folder)
     const std::string path = model.path;
     m_folder = folder;
     m_watcher->setFuture(QtConcurrent::run(
-        [path, options, target = folder.toStdString()] { return statusOf(exportCheckpointFile(path, target, options)); }));
+        [path, options, target = folder.toStdString()] {
+            return statusOf(exportCheckpointFile(path, target, options));
+        }));
     return true;
 }
 

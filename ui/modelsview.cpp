@@ -273,7 +273,8 @@ void ModelsView::showSelected()
     }
     if (!metrics.isEmpty())
         lines << tr("Last evaluation: odd ratio %1, VSR %2, odd among valid %3 (%4 samples)")
-                     .arg(ratio(metrics, metric::kOddRatio), ratio(metrics, metric::kVsr), ratio(metrics, metric::kOddShareValid))
+                     .arg(ratio(metrics, metric::kOddRatio), ratio(metrics, metric::kVsr),
+                          ratio(metrics, metric::kOddShareValid))
                      .arg(metrics.value(QLatin1String(metric::kSamples)).toInteger());
     lines << tr("File: <code>%1</code>").arg(QString::fromStdString(model->path).toHtmlEscaped());
     if (!QFileInfo::exists(QString::fromStdString(model->path)))

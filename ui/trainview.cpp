@@ -207,7 +207,7 @@ bool TrainView::start()
     job.device = settings->device.toStdString();
     job.seed = settings->seed;
     checkpointAtEveryEvaluation(job.dpo);
-    job.threads = desktopThreadCount();
+    leaveACoreForTheGui(job);
     job.outputFolder = newRunFolder(m_store.path(), model->id);
     m_form->saveSettings();
 

@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "base/metricnames.h"
+#include "base/cputhreads.h"
 #include "jobs/checkpointrecord.h"
 #include "jobs/openmodel.h"
 #include "jobs/runpolicy.h"
@@ -161,8 +162,9 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
         if (spec.outputFolder.empty())
             return finishWith(failedBeforeTraining("no folder was given for the checkpoints"));
 
-        // Thread counts are per calling thread under OpenMP: set them where the job runs.
-        if (Status s = configureThreads(spec.threads); !s)
+        // Thread counts are per calling thread under OpenMP: set them where the job runs (which
+        // also keeps the 150 ms look at the machine's load out of a GUI thread).
+        if (Status s = configureThreads(spec.threads > 0 ? spec.threads : defaultThreadCount(spec.reservedCores)); !s)
             return finishWith(failedBeforeTraining(s.error()));
         auto device = resolveDevice(spec.device);
         if (!device)

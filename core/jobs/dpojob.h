@@ -31,6 +31,7 @@ struct DpoJobSpec {
     std::optional<double> eta;     ///< remasking coefficient for training and sampling; unset: the reference's
     std::string device = "auto";   ///< "auto", "cpu", "cuda", "cuda:N"
     int threads = 0;               ///< CPU threads of the thread that runs the job; 0: the free physical cores
+    int reservedCores = 0;         ///< with threads 0: cores also left free (for a GUI thread)
     uint64_t seed = 0;
     std::string outputFolder;      ///< the checkpoints go here
     bool evaluateReference = true; ///< measure the reference first, reported with ofReference

@@ -51,7 +51,7 @@ public:
 Status validate(const ReproduceConfig& config);
 
 /// Runs the experiment in the calling thread. Failure of any phase comes back as an error.
-Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::string& device, ExperimentListener& listener,
-                                  const StopToken& stop);
+Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::string& device,
+                                  ExperimentListener& listener, const StopToken& stop);
 
 } // namespace d2dpo

@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/export.h>
+#include <torch/csrc/jit/serialization/pickler.h>
 #include <torch/serialize.h>
 #include <torch/torch.h>
 
@@ -30,6 +33,29 @@ Status writeText(const fs::path& path, const std::string& text)
     if (!out)
         return makeError("cannot write '" + path.string() + "' (disk full or no permission?)");
     return Ok{};
+}
+
+/// torch::pickle_save without its TorchScript type tags: the same zip archive, but the dict is a
+/// plain pickled dict. The tag (a torch.jit._pickle.restore_type_tag call around the dict) is
+/// not among the globals `torch.load(weights_only=True)` accepts, which is PyTorch's default
+/// since 2.6: a tagged file would not load there without trusting it.
+std::vector<char> pickleForPython(const c10::IValue& value)
+{
+    std::vector<char> pickled;
+    const auto append = [&](const char* bytes, size_t size) { pickled.insert(pickled.end(), bytes, bytes + size); };
+    torch::jit::Pickler pickler(append, nullptr, nullptr, nullptr, nullptr, /*tag_aggregates=*/false);
+    pickler.protocol();
+    pickler.pushIValue(value);
+    pickler.stop();
+    std::vector<char> archive;
+    caffe2::serialize::PyTorchStreamWriter writer([&](const void* bytes, size_t size) {
+        const char* begin = static_cast<const char*>(bytes);
+        archive.insert(archive.end(), begin, begin + size);
+        return size;
+    });
+    torch::jit::writeArchiveAndTensors("data", pickled.data(), pickled.size(), pickler.tensorData(), writer);
+    writer.writeEndOfFile();
+    return archive;
 }
 
 } // namespace
@@ -63,7 +89,7 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
             weights.insert(item.key(), item.value().to(torch::kCPU).contiguous());
             shapes[item.key()] = item.value().sizes().vec();
         }
-        const std::vector<char> bytes = torch::pickle_save(c10::IValue(weights));
+        const std::vector<char> bytes = pickleForPython(c10::IValue(weights));
         if (Status s = writeText(root / "weights.pt", std::string(bytes.begin(), bytes.end())); !s)
             return s;
 

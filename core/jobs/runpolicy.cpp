@@ -6,8 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/cputhreads.h"
-
 namespace d2dpo {
 
 using nlohmann::json;
@@ -29,7 +27,7 @@ std::string newRunFolder(const std::string& storePath, const std::string& refere
 
 void checkpointAtEveryEvaluation(DpoConfig& config) { config.checkpointEvery = config.evalEvery; }
 
-int desktopThreadCount() { return defaultThreadCount(1); }
+void leaveACoreForTheGui(DpoJobSpec& job) { job.reservedCores = 1; }
 
 UsablePairs countUsablePairs(const std::vector<PreferenceRecord>& preferences, int64_t length)
 {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/config.h"
+#include "jobs/dpojob.h"
 #include "jobs/exporter.h"
 #include "store/preferencestore.h"
 
@@ -22,9 +23,9 @@ std::string newRunFolder(const std::string& storePath, const std::string& refere
 /// a stopped run are the ones whose metrics were measured.
 void checkpointAtEveryEvaluation(DpoConfig& config);
 
-/// CPU threads for a run started from the desktop: the free physical cores less one, which the
-/// GUI thread keeps (2 training threads on 2 cores stalled the GUI thread for 48 ms, 1 for 7 ms).
-int desktopThreadCount();
+/// Runs started from the desktop leave one core to the GUI thread, beyond those other processes
+/// keep busy (2 training threads on 2 cores stalled the GUI thread for 48 ms, 1 for 7 ms).
+void leaveACoreForTheGui(DpoJobSpec& job);
 
 /// The store's decisive labels as a model of sequence length `length` sees them.
 struct UsablePairs {

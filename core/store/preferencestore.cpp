@@ -52,8 +52,8 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
     const bool ownerWritable =
         !existed || (fs::status(path, ec).permissions() & fs::perms::owner_write) != fs::perms::none;
     if (existed && (!ownerWritable || access(path.c_str(), W_OK) != 0))
-        return makeError(ErrorCode::ReadOnly, where + "the file is read-only; nothing was changed (fix its permissions or choose "
-                                 "another store with --db)");
+        return makeError(ErrorCode::ReadOnly, where + "the file is read-only; nothing was changed (fix its "
+                                                      "permissions or choose another store with --db)");
     if (!existed) {
         const fs::path parent = fs::path(path).parent_path();
         if (!parent.empty())

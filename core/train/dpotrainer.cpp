@@ -150,11 +150,16 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
         auto readBack = [&]() -> bool {
             if (unread.empty())
                 return true;
-            std::vector<torch::Tensor> losses;
+            // One transfer: every loss, then the reward figures [4] of the steps that have them.
+            std::vector<torch::Tensor> parts;
             for (const Unread& u : unread)
-                losses.push_back(u.figures.loss.reshape({1}));
-            const auto host = torch::cat(losses).to(torch::kCPU, torch::kDouble).contiguous();
+                parts.push_back(u.figures.loss.reshape({1}).to(torch::kFloat));
+            for (const Unread& u : unread)
+                if (u.figures.rewards.defined())
+                    parts.push_back(u.figures.rewards.to(torch::kFloat));
+            const auto host = torch::cat(parts).to(torch::kCPU, torch::kDouble).contiguous();
             const double* loss = host.data_ptr<double>();
+            const double* rewardFigures = loss + unread.size();
             for (size_t i = 0; i < unread.size(); ++i) {
                 const Unread& u = unread[i];
                 if (!std::isfinite(loss[i])) {
@@ -173,10 +178,13 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
                     return false;
                 }
                 finished.stepsDone = u.step;
+                std::optional<RewardStats> rewards;
+                if (u.figures.rewards.defined()) {
+                    rewards = RewardStats{rewardFigures[0], rewardFigures[1], rewardFigures[2], rewardFigures[3]};
+                    rewardFigures += 4;
+                }
                 if (u.report) {
                     const double seconds = elapsed();
-                    const std::optional<RewardStats> rewards =
-                        u.figures.rewards.defined() ? std::optional(rewardStatsFrom(u.figures.rewards)) : std::nullopt;
                     listener.onProgress({u.step, m_config.steps, loss[i], rewards, u.step / seconds, seconds});
                 }
             }
@@ -191,7 +199,8 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
             }
             const bool report = step % std::max(1, m_config.logEvery) == 0 || step == m_config.steps;
             unread.push_back({step, this->step(report), report});
-            const bool evaluationDue = m_config.evalEvery > 0 && step % m_config.evalEvery == 0 && step != m_config.steps;
+            const bool evaluationDue =
+                m_config.evalEvery > 0 && step % m_config.evalEvery == 0 && step != m_config.steps;
             const bool checkpointDue =
                 m_config.checkpointEvery > 0 && step % m_config.checkpointEvery == 0 && step != m_config.steps;
             if ((unread.size() >= readEvery || step == m_config.steps || evaluationDue || checkpointDue) && !readBack())

@@ -179,7 +179,7 @@ private Q_SLOTS:
         QVERIFY(d2dpo({"export", "-c", m_finetuned, "-o", folder, "-n", "5"}).exitCode == 0);
         const QString script = QStringLiteral(
             "import json, torch\n"
-            "w = torch.load('%1/weights.pt')\n"
+            "w = torch.load('%1/weights.pt', weights_only=True)\n"
             "card = json.load(open('%1/model_card.json'))\n"
             "shapes = card['weights']['shapes']\n"
             "assert isinstance(w, dict) and set(w) == set(shapes), (sorted(w), sorted(shapes))\n"

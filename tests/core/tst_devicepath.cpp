@@ -5,6 +5,8 @@
 // reads every step reports; a short pretraining, D2-DPO run and sampling work on whatever device
 // "auto" picks (CUDA where there is one: every custom CPU kernel must fall back there); the
 // default thread count is the machine's free physical cores.
+#include <QTemporaryDir>
+
 #include <atomic>
 #include <thread>
 
@@ -14,6 +16,9 @@
 #include "diffusion/eulersampler.h"
 #include "diffusion/losses.h"
 #include "diffusion/maskingnoise.h"
+#include "io/checkpoint.h"
+#include "jobs/dpojob.h"
+#include "jobs/runpolicy.h"
 #include "model/denoiser.h"
 #include "model/device.h"
 #include "tasks/binaryintegerstask.h"
@@ -206,6 +211,50 @@ private Q_SLOTS:
         QCOMPARE(samples.device().type(), device->type());
         QCOMPARE(samples.size(0), int64_t(40));
         QVERIFY(samples.lt(2).all().item<bool>()); // never a mask
+    }
+
+    void aJobSetsItsThreadsWhereItRuns()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string reference = dir.filePath(QStringLiteral("ref.d2dpo")).toStdString();
+        CheckpointInfo info{newCheckpointId(), "", "pretrained", m_spec, "{}", "{}", 1, utcNow()};
+        QVERIFY(saveCheckpoint(reference, freshModel(), info).ok());
+        class Log final : public TrainListener {
+        public:
+            std::string text;
+            void onLog(const std::string& line) override { text += line + "\n"; }
+        };
+        auto runWith = [&](int threads, int reserved) {
+            DpoJobSpec job;
+            job.referencePath = reference;
+            job.source = PreferenceSource::RulePairs;
+            job.rulePairs = 64;
+            job.dpo = tinyDpo(2);
+            job.sampling = m_sampling;
+            job.device = "cpu";
+            job.threads = threads;
+            job.reservedCores = reserved;
+            job.evaluateReference = false;
+            job.outputFolder = dir.filePath(QStringLiteral("run%1-%2").arg(threads).arg(reserved)).toStdString();
+            Log log;
+            StopToken stop;
+            const DpoJobOutcome outcome = runDpoJob(job, log, stop);
+            if (outcome.finished.status != RunStatus::Completed)
+                qWarning("%s", outcome.finished.error.c_str());
+            return log.text;
+        };
+        const int before = at::get_num_threads();
+        const std::string kept = runWith(0, 1000); // every core reserved: still one thread
+        QVERIFY2(kept.find(" 1 intra-op thread(s)") != std::string::npos, kept.c_str());
+        const std::string three = runWith(3, 1000); // an explicit count wins over the reserve
+        QVERIFY2(three.find(" 3 intra-op thread(s)") != std::string::npos, three.c_str());
+        QVERIFY(configureThreads(before).ok());
+
+        DpoJobSpec desktop;
+        leaveACoreForTheGui(desktop);
+        QCOMPARE(desktop.reservedCores, 1);
+        QCOMPARE(desktop.threads, 0);
     }
 
     void defaultThreadsAreTheFreePhysicalCores()

@@ -473,7 +473,7 @@ private Q_SLOTS:
         python.start(QStringLiteral("/usr/bin/python3"),
                      {QStringLiteral("-c"),
                       QStringLiteral("import json, sys, torch\n"
-                                     "w = torch.load(sys.argv[1] + '/weights.pt')\n"
+                                     "w = torch.load(sys.argv[1] + '/weights.pt', weights_only=True)\n"
                                      "card = json.load(open(sys.argv[1] + '/model_card.json'))\n"
                                      "shapes = card['weights']['shapes']\n"
                                      "assert set(w) == set(shapes), (sorted(w), sorted(shapes))\n"
