@@ -7,14 +7,12 @@ namespace d2dpo {
 
 SequenceHint sequenceHint(const std::string& tokens)
 {
-    SequenceHint hint;
-    hint.valueName = "i";
-    if (const auto value = decodeBinaryInteger(tokens)) {
-        hint.valid = true;
-        hint.value = std::to_string(*value);
-        hint.detail = *value % 2 ? "odd" : "even";
-    }
-    return hint;
+    // Built whole rather than member by member: GCC 12 at -O3 warns (wrongly) about assigning a
+    // literal to a member string here (-Wstringop-overflow).
+    const auto value = decodeBinaryInteger(tokens);
+    if (!value)
+        return SequenceHint{false, "i", {}, {}};
+    return SequenceHint{true, "i", std::to_string(*value), *value % 2 ? "odd" : "even"};
 }
 
 std::string simulatedExpertName() { return "rule:odd"; }
