@@ -21,28 +21,93 @@ mkdir -p "$out"
 log() { echo "gpu-check: $*" | tee -a "$out/steps.log"; }
 started=$SECONDS
 phase() { log "$1 (at ${SECONDS}s)"; }
+# A step that fails ends the run (set -e) with its command named, not silently.
+set -E
+trap 'status=$?; log "FAILED (exit status $status) at line $LINENO: $BASH_COMMAND; logs in $out"; exit $status' ERR
 
 [ -f "$deps/deps.tar.xz" ] || { echo "gpu-check: $deps/deps.tar.xz is missing: run packaging/gpu-prepare.sh on Debian 12 first" >&2; exit 2; }
-root=$(mktemp -d /tmp/d2dpo-gpu-deps.XXXXXX)
-trap 'rm -rf "$root"' EXIT
-tar -C "$root" -xJf "$deps/deps.tar.xz"
+# Unpacked at a fixed place in the build folder: the CMake cache keeps absolute paths into it, so
+# a second run (after a time limit, say) reuses the configured build instead of failing on them.
+root=$build/deps
+mkdir -p "$build"
+if [ ! -f "$root/.unpacked" ] || [ "$deps/deps.tar.xz" -nt "$root/.unpacked" ]; then
+    rm -rf "$root" && mkdir -p "$root"
+    tar -C "$root" -xJf "$deps/deps.tar.xz"
+    touch "$root/.unpacked"
+fi
+# Python (the peer) keeps the machine's own libraries; only the build and d2dpo see Debian 12's.
+py() {
+    if [ -n "${python_ld:-}" ]; then LD_LIBRARY_PATH=$python_ld "$python" "$@"; else env -u LD_LIBRARY_PATH "$python" "$@"; fi
+}
+python_ld=${LD_LIBRARY_PATH:-}
 export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-torch_prefix=${TORCH_PREFIX:-$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')}
-device=${D2DPO_GPU_DEVICE:-$("$python" -c 'import torch; print("cuda" if torch.cuda.is_available() else "cpu")' 2>/dev/null || echo cpu)}
+torch_prefix=${TORCH_PREFIX:-$(py -c 'import torch; print(torch.utils.cmake_prefix_path)')}
+device=${D2DPO_GPU_DEVICE:-$(py -c 'import torch; print("cuda" if torch.cuda.is_available() else "cpu")' 2>/dev/null || echo cpu)}
 {
     echo "source: $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "torch prefix: $torch_prefix"
     echo "device: $device"
-    ldd --version | head -1
+    ldd --version | sed -n 1p   # not head: ldd dying of SIGPIPE would end the script (pipefail)
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
 } > "$out/machine.txt"
 cat "$out/machine.txt"
 
+# A CUDA build of PyTorch's CMake files (Caffe2Config) insists on a CUDA toolkit (nvcc), which a
+# machine with only the wheel lacks, though d2dpo compiles no CUDA code. Then (or with
+# D2DPO_TORCH_SHIM=1) the wheel's own headers and libraries are described by a small TorchConfig
+# instead; --no-as-needed keeps libtorch_cuda linked, so that its CUDA backend registers itself.
+write_torch_shim() {
+    local tdir abi lib d libs=() extra=()
+    tdir=$(py -c 'import os, torch; print(os.path.dirname(os.path.realpath(torch.__file__)))')
+    abi=$(py -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')
+    for lib in torch_cuda c10_cuda torch_cpu c10; do
+        [ -e "$tdir/lib/lib$lib.so" ] && libs+=("-Wl,--no-as-needed,$tdir/lib/lib$lib.so,--as-needed")
+    done
+    for d in "$tdir"/../nvidia/*/lib; do   # the wheel's CUDA libraries, for the linker's checks
+        [ -d "$d" ] && extra+=("-Wl,-rpath-link,$(cd "$d" && pwd)")
+    done
+    mkdir -p "$build/torch-shim"
+    cat >"$build/torch-shim/TorchConfig.cmake" <<EOF
+# Written by packaging/gpu-check.sh: the LibTorch of $tdir, without Caffe2's CUDA toolkit lookup.
+if(NOT TARGET torch)
+    add_library(torch SHARED IMPORTED)
+    set_target_properties(torch PROPERTIES
+        IMPORTED_LOCATION "$tdir/lib/libtorch.so"
+        INTERFACE_INCLUDE_DIRECTORIES "$tdir/include;$tdir/include/torch/csrc/api/include"
+        INTERFACE_COMPILE_OPTIONS "-D_GLIBCXX_USE_CXX11_ABI=$abi"
+        INTERFACE_LINK_LIBRARIES "$(IFS=';'; echo "${libs[*]}${extra[*]:+;${extra[*]}}")")
+endif()
+set(TORCH_LIBRARIES torch)
+set(TORCH_INCLUDE_DIRS "$tdir/include;$tdir/include/torch/csrc/api/include")
+set(TORCH_CXX_FLAGS "-D_GLIBCXX_USE_CXX11_ABI=$abi")
+set(TORCH_INSTALL_PREFIX "$tdir")
+set(Torch_FOUND TRUE)
+EOF
+    log "LibTorch from $tdir through $build/torch-shim/TorchConfig.cmake"
+}
+configure() {   # $1: "shim" or "torchconfig"; a change of mode starts from an empty cache
+    [ "$(cat "$build/.torch-mode" 2>/dev/null)" = "$1" ] || rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
+    echo "$1" >"$build/.torch-mode"
+    local torch=(-DCMAKE_PREFIX_PATH="$root/usr;$torch_prefix")
+    [ "$1" = torchconfig ] || torch=(-DCMAKE_PREFIX_PATH="$root/usr" -DTorch_DIR="$build/torch-shim")
+    cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DD2DPO_BUILD_GUI=OFF "${torch[@]}" \
+        >"$out/configure.log" 2>&1
+}
+
 phase "configure"
-cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DD2DPO_BUILD_GUI=OFF \
-    -DCMAKE_PREFIX_PATH="$root/usr;$torch_prefix" >"$out/configure.log" 2>&1 ||
-    { tail -30 "$out/configure.log"; exit 1; }
+if [ "${D2DPO_TORCH_SHIM:-0}" = 1 ]; then
+    write_torch_shim
+    configure shim || { tail -30 "$out/configure.log"; exit 1; }
+elif ! configure torchconfig; then
+    if [ -n "${TORCH_PREFIX:-}" ] || ! grep -qiE 'cuda|nvcc' "$out/configure.log"; then
+        tail -30 "$out/configure.log"; exit 1
+    fi
+    mv "$out/configure.log" "$out/configure-torchconfig.log"
+    log "LibTorch's CMake files want a CUDA toolkit: $(grep -iE -m1 'cuda|nvcc' "$out/configure-torchconfig.log")"
+    write_torch_shim
+    configure shim || { tail -30 "$out/configure.log"; exit 1; }
+fi
 grep -E '^(Qt6_DIR|Qt6Core_DIR|Qt6Test_DIR|Torch_DIR|SQLiteCpp_DIR|CLI11_DIR|nlohmann_json_DIR):' "$build/CMakeCache.txt" |
     tee -a "$out/steps.log"
 ! grep -q 'Qt 6 Test not found' "$out/configure.log" ||
@@ -57,7 +122,7 @@ set +e
 (cd "$build" && ctest -L core --output-on-failure -j 4) >"$out/ctest.log" 2>&1
 tests=$?
 set -e
-grep -E 'tests passed|tests failed' "$out/ctest.log" | tee -a "$out/steps.log"
+grep -E 'tests passed|tests failed|No tests were found' "$out/ctest.log" | tee -a "$out/steps.log" || true
 grep -h 'device:' "$build"/Testing/Temporary/LastTest.log 2>/dev/null | head -1 | tee -a "$out/steps.log" || true
 
 d2dpo="$build/app/d2dpo"
@@ -78,6 +143,7 @@ stop_watch() {
 }
 
 phase "reproduce"
+rm -rf "$build/reproduce"   # reproduce wants an empty folder, also when the check runs again
 watcher=$(watch_memory reproduce)
 "$d2dpo" reproduce --device "$device" --out "$build/reproduce" >"$out/reproduce.txt" 2>"$out/reproduce.err"
 stop_watch "$watcher" reproduce
@@ -91,10 +157,10 @@ stop_watch "$watcher" bench
 
 phase "bench (Python peer)"
 watcher=$(watch_memory peer)
-"$python" "$src/bench/pytorch_peer.py" --device "$device" --settings small,large,long --min-seconds 2 >"$out/bench-peer.json" 2>"$out/bench-peer.err"
+py "$src/bench/pytorch_peer.py" --device "$device" --settings small,large,long --min-seconds 2 >"$out/bench-peer.json" 2>"$out/bench-peer.err"
 stop_watch "$watcher" peer
 
-"$python" - "$out/bench-d2dpo.json" "$out/bench-peer.json" <<'PY' | tee "$out/summary.txt"
+py - "$out/bench-d2dpo.json" "$out/bench-peer.json" <<'PY' | tee "$out/summary.txt"
 import json, sys
 ours, peer = (json.load(open(p)) for p in sys.argv[1:3])
 print(ours["runtime"]); print(peer["runtime"]); print()
