@@ -5,26 +5,27 @@
 #include <QLabel>
 #include <QPushButton>
 
-#include "jobs/tasktext.h"
 #include "store/labelstats.h"
+#include "ui/taskcache.h"
 
 namespace d2dpo::ui {
 
-LabelStatsBar::LabelStatsBar(PreferenceStore& store, QWidget* parent)
+LabelStatsBar::LabelStatsBar(PreferenceStore& store, TaskCache& tasks, QWidget* parent)
     : QWidget(parent)
     , m_store(store)
+    , m_tasks(tasks)
 {
     m_counters = new QLabel(this);
     m_counters->setObjectName(QStringLiteral("counters"));
     m_statistics = new QLabel(this);
     m_statistics->setObjectName(QStringLiteral("statistics"));
-    m_autoLabel = new QPushButton(tr("Auto-label pending pairs with the odd rule"), this);
+    m_autoLabel = new QPushButton(tr("Auto-label pending pairs with their task's rule"), this);
     m_autoLabel->setFocusPolicy(Qt::NoFocus); // keys go to the view, never to a focused button
     m_autoLabel->setMinimumHeight(36);
     m_autoLabel->setObjectName(QStringLiteral("autoLabelButton"));
-    m_autoLabel->setToolTip(tr("For simulations: valid odd beats valid even beats invalid; equal ranks tie. "
-                               "Recorded under the labeler name %1.")
-                                .arg(QString::fromStdString(simulatedExpertName())));
+    m_autoLabel->setToolTip(tr("For simulations: each pair is labelled by its task's rule (binary integers: valid "
+                               "odd beats valid even beats invalid); invalid loses to valid and equal ranks tie. "
+                               "Recorded under the labeler name rule:<the rule>."));
     auto* bottom = new QGridLayout(this);
     bottom->setContentsMargins(0, 0, 0, 0);
     bottom->addWidget(m_counters, 0, 0);
@@ -56,10 +57,11 @@ void LabelStatsBar::refresh(const QString& labelerName, int sessionCount)
         Q_EMIT failed(QString::fromStdString(labelled.error()));
         return;
     }
-    const LabelStats s = computeLabelStats(labelled.value(), simulatedExpertChoice);
+    const LabelStats s =
+        computeLabelStats(labelled.value(), [this](const ShownPair& pair) { return m_tasks.ruleChoice(pair); });
     m_statistics->setText(
-        s.compared == 0 ? tr("Agreement with the odd rule and left-pick rate appear after the first labels")
-                        : tr("Agreement with the odd rule: <b>%1%</b> of %2 · left picks: <b>%3%</b> of %4 "
+        s.compared == 0 ? tr("Agreement with the task's rule and left-pick rate appear after the first labels")
+                        : tr("Agreement with the task's rule: <b>%1%</b> of %2 · left picks: <b>%3%</b> of %4 "
                              "(50% = no position bias)")
                               .arg(100 * s.ruleAgreement, 0, 'f', 0)
                               .arg(s.compared)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Label view's bottom bar: the counters (this session, this labeler's and all labels, pending
-// pairs, pairs usable for training), agreement with the odd rule and the left-pick rate (position
-// bias), and the button that labels every pending pair with the odd rule (for simulations).
+// pairs, pairs usable for training), agreement with each pair's task's rule and the left-pick
+// rate (position bias), and the button that labels every pending pair with its task's rule (for
+// simulations).
 #pragma once
 
 #include <QWidget>
@@ -13,11 +14,13 @@ class QPushButton;
 
 namespace d2dpo::ui {
 
+class TaskCache;
+
 class LabelStatsBar final : public QWidget {
     Q_OBJECT
 
 public:
-    explicit LabelStatsBar(PreferenceStore& store, QWidget* parent = nullptr);
+    LabelStatsBar(PreferenceStore& store, TaskCache& tasks, QWidget* parent = nullptr);
 
     /// Reads the counts and the statistics again; a store error goes out as `failed`.
     void refresh(const QString& labeler, int sessionCount);
@@ -28,6 +31,7 @@ Q_SIGNALS:
 
 private:
     PreferenceStore& m_store;
+    TaskCache& m_tasks;
     QLabel* m_counters = nullptr;
     QLabel* m_statistics = nullptr;
     QPushButton* m_autoLabel = nullptr;

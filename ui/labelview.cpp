@@ -14,7 +14,7 @@
 #include <QRandomGenerator>
 #include <QVBoxLayout>
 
-#include "jobs/tasktext.h"
+#include "ui/taskcache.h"
 #include "ui/labelstatsbar.h"
 #include "ui/pairpanel.h"
 #include "ui/pairsupply.h"
@@ -39,6 +39,7 @@ QPushButton* makeButton(const QString& text, QWidget* parent)
 LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     : QWidget(parent)
     , m_store(store)
+    , m_tasks(std::make_unique<TaskCache>(store))
     , m_supply(new PairSupply(this))
 {
     setFocusPolicy(Qt::StrongFocus);
@@ -53,7 +54,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     m_busy->setMaximumWidth(120);
     m_busy->setTextVisible(false);
     m_busy->hide();
-    m_hints = new QCheckBox(tr("Show hints (decoded integer, validity)"), this);
+    m_hints = new QCheckBox(tr("Show hints (what the task reads, validity, the rule)"), this);
     m_hints->setFocusPolicy(Qt::NoFocus);
     m_hints->setChecked(true);
     m_hints->setObjectName(QStringLiteral("hintsCheckBox"));
@@ -82,7 +83,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     actions->addWidget(m_undoButton);
     actions->addStretch();
 
-    m_stats = new LabelStatsBar(m_store, this);
+    m_stats = new LabelStatsBar(m_store, *m_tasks, this);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -177,7 +178,7 @@ void LabelView::showNext()
         m_queue.pop_front();
     }
     const bool have = m_current.has_value();
-    m_pair->showPair(m_current);
+    m_pair->showPair(m_current, m_current ? m_tasks->find(m_current->task) : nullptr);
     for (QPushButton* b : {m_tieButton, m_skipButton})
         b->setEnabled(have);
     m_emptyMessage->setVisible(!have);
@@ -326,16 +327,26 @@ void LabelView::autoLabelWithRule()
         reportError(QString::fromStdString(pending.error()));
         return;
     }
-    int count = 0;
+    int count = 0, withoutRule = 0;
     for (const ShownPair& p : pending.value()) {
-        if (auto id = m_store.addLabel(p.id, simulatedExpertChoice(p.left, p.right), simulatedExpertName(), 0); id)
+        const TaskInfo* task = m_tasks->find(p.task);
+        const std::optional<Choice> choice = m_tasks->ruleChoice(p);
+        if (!task || !choice) {
+            ++withoutRule;
+            continue;
+        }
+        if (auto id = m_store.addLabel(p.id, *choice, task->simulatedExpertName(), 0); id)
             ++count;
     }
     m_queue.clear();
     m_current.reset();
     showNext();
     updateStatistics();
-    Q_EMIT statusMessage(tr("Auto-labelled %1 pairs with the odd rule").arg(count));
+    Q_EMIT statusMessage(withoutRule == 0 ? tr("Auto-labelled %1 pairs with their task's rule").arg(count)
+                                          : tr("Auto-labelled %1 pairs with their task's rule; %2 pairs of tasks "
+                                               "without a rule were left for you")
+                                                .arg(count)
+                                                .arg(withoutRule));
 }
 
 void LabelView::updateStatistics() { m_stats->refresh(m_labeler, m_sessionCount); }

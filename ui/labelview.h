@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Label view: two sequences side by side (PairPanel); the expert picks the better one from the
 // keyboard (Left/Right, 1/2, A/L; T tie; S or Space skip; Ctrl+Z undo) and the next pair appears at
-// once. Every label is committed to the store as it is made. Hints (decoded integer, valid or not)
-// can be hidden to avoid bias; the counters and statistics are below (LabelStatsBar); more pairs
+// once. Every label is committed to the store as it is made. Each pair is drawn in its task's
+// alphabet; hints (what the task reads in a sequence, valid or not, the rule's view) can be hidden to avoid bias; the counters and statistics are below (LabelStatsBar); more pairs
 // are generated from a chosen model in the background (PairSupply).
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <QWidget>
 
 #include <deque>
+#include <memory>
 #include <optional>
 
 #include "store/preferencestore.h"
@@ -26,6 +27,7 @@ class LabelStatsBar;
 class PairPanel;
 class PairSupply;
 struct PairSupplyResult;
+class TaskCache;
 
 class LabelView final : public QWidget {
     Q_OBJECT
@@ -79,6 +81,7 @@ private:
     void reportError(const QString& message);
 
     PreferenceStore& m_store;
+    std::unique_ptr<TaskCache> m_tasks;
     QString m_labeler = QStringLiteral("expert");
     int m_minimumDecisionMs = 150;
     int m_sessionCount = 0;

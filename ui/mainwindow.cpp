@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/mainwindow.h"
 
+#include <QInputDialog>
+
+#include "jobs/taskinfo.h"
+
 #include <QAction>
 #include <QCloseEvent>
 #include <QFileDialog>
@@ -95,7 +99,34 @@ void MainWindow::importPreferences()
                                                       tr("JSON Lines (*.jsonl);;All files (*)"));
     if (path.isEmpty())
         return;
-    auto imported = importPreferencesJsonl(*m_store, path.toStdString(), {0, 2});
+    // The sequences are read as one task's: the task of a model the user picks.
+    QStringList names;
+    std::vector<std::string> keys;
+    if (auto models = m_store->models())
+        for (const ModelRecord& m : models.value())
+            if (auto spec = modelSpecFromJson(m.specJson)) {
+                names << QStringLiteral("%1 (%2)").arg(QString::fromStdString(m.name), QString::fromStdString(m.id));
+                keys.push_back(taskKey(spec->task));
+            }
+    if (names.isEmpty()) {
+        QMessageBox::warning(this, tr("Import failed"),
+                             tr("The imported sequences are read as a model's task: add a model first (generate "
+                                "pairs from it in the Label view)."));
+        return;
+    }
+    bool ok = false;
+    const QString picked = QInputDialog::getItem(this, tr("Import preferences"),
+                                                 tr("The sequences are of the task of the model:"), names, 0, false, &ok);
+    if (!ok)
+        return;
+    auto task = TaskInfo::fromStore(*m_store, keys[size_t(names.indexOf(picked))]);
+    if (!task) {
+        QMessageBox::warning(this, tr("Import failed"), QString::fromStdString(task.error()));
+        return;
+    }
+    const TaskInfo info = task.value();
+    const JsonlRules rules{info.key(), [info](const std::string& text) { return info.check(text); }};
+    auto imported = importPreferencesJsonl(*m_store, path.toStdString(), rules);
     if (!imported) {
         QMessageBox::warning(this, tr("Import failed"), QString::fromStdString(imported.error()));
         return;

@@ -169,6 +169,20 @@ void MetricPlot::clear()
     markDirty();
 }
 
+void MetricPlot::removeAllSeries()
+{
+    clear();
+    for (Series& series : m_series) {
+        if (series.baseline) {
+            m_plot->removeItem(series.baseline);
+            m_plot->removeGraph(series.baselineLegend);
+        }
+        m_plot->removeGraph(series.graph);
+    }
+    m_series.clear();
+    markDirty();
+}
+
 int MetricPlot::pointCount(int index) const
 {
     if (index < 0 || index >= int(m_series.size()))

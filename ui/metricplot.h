@@ -42,6 +42,8 @@ public:
     void setFixedXRange(double lower, double upper);
     /// Removes every point and baseline (a new run, or another past run shown).
     void clear();
+    /// Removes the series themselves (a run of another task plots other metrics).
+    void removeAllSeries();
 
     int seriesCount() const { return int(m_series.size()); }
     int pointCount(int series) const;

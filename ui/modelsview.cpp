@@ -19,6 +19,7 @@
 #include "base/metricnames.h"
 #include "ui/modelexporter.h"
 #include "ui/samplehistogram.h"
+#include "jobs/taskinfo.h"
 
 namespace d2dpo::ui {
 
@@ -28,17 +29,24 @@ constexpr uint64_t kSummarySeed = 7; // the same draws for every model: histogra
 constexpr int kSummarySteps = 64;
 constexpr int kShownSamples = 40;
 
-enum Column { kName, kKind, kOdd, kVsr, kCreated };
+enum Column { kName, kKind, kRule, kVsr, kCreated };
 
 QJsonObject parseObject(const std::string& json)
 {
     return QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
 }
 
-QString ratio(const QJsonObject& metrics, const char* key)
+QString ratio(const QJsonObject& metrics, const QString& key)
 {
-    return metrics.contains(QLatin1String(key)) ? QString::number(metrics.value(QLatin1String(key)).toDouble(), 'f', 4)
-                                                : QStringLiteral("–");
+    return metrics.contains(key) ? QString::number(metrics.value(key).toDouble(), 'f', 4) : QStringLiteral("–");
+}
+
+/// The name of the metric that is the rule's share ("odd_ratio", "rule_share"); stored metrics
+/// from before tasks declared theirs name odd_ratio.
+QString ruleMetricOf(const QJsonObject& metrics)
+{
+    const QString named = metrics.value(QStringLiteral("rule_metric")).toString();
+    return named.isEmpty() ? QStringLiteral("odd_ratio") : named;
 }
 
 } // namespace
@@ -51,8 +59,9 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
 {
     m_tree = new QTreeWidget(this);
     m_tree->setObjectName(QStringLiteral("models"));
-    m_tree->setHeaderLabels({tr("Model"), tr("Kind"), tr("Odd ratio"), tr("VSR"), tr("Created (UTC)")});
-    m_tree->headerItem()->setToolTip(kOdd, QString::fromStdString(metric::describe(metric::kOddRatio)));
+    m_tree->setHeaderLabels({tr("Model"), tr("Kind"), tr("Rule share"), tr("VSR"), tr("Created (UTC)")});
+    m_tree->headerItem()->setToolTip(kRule, tr("The share of samples the model's task's rule prefers (odd ratio for "
+                                               "binary integers); each cell's tooltip names the rule's metric"));
     m_tree->headerItem()->setToolTip(kVsr, QString::fromStdString(metric::describe(metric::kVsr)));
     m_tree->setRootIsDecorated(true);
     m_tree->setUniformRowHeights(true);
@@ -164,8 +173,9 @@ void ModelsView::reload()
             const QJsonObject metrics = parseObject(m.metricsJson);
             item->setText(kName, QString::fromStdString(m.name));
             item->setText(kKind, QString::fromStdString(m.kind));
-            item->setText(kOdd, ratio(metrics, metric::kOddRatio));
-            item->setText(kVsr, ratio(metrics, metric::kVsr));
+            item->setText(kRule, ratio(metrics, ruleMetricOf(metrics)));
+            item->setToolTip(kRule, ruleMetricOf(metrics));
+            item->setText(kVsr, ratio(metrics, QLatin1String(metric::kVsr)));
             item->setText(kCreated, QString::fromStdString(m.createdAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')));
             item->setData(kName, Qt::UserRole, QString::fromStdString(m.id));
             item->setToolTip(kName, QString::fromStdString(m.id));
@@ -271,11 +281,23 @@ void ModelsView::showSelected()
                          .arg(dpo.value(QStringLiteral("batch")).toInteger());
         }
     }
-    if (!metrics.isEmpty())
-        lines << tr("Last evaluation: odd ratio %1, VSR %2, odd among valid %3 (%4 samples)")
-                     .arg(ratio(metrics, metric::kOddRatio), ratio(metrics, metric::kVsr),
-                          ratio(metrics, metric::kOddShareValid))
+    if (!metrics.isEmpty()) {
+        // The task's metrics as its last evaluation recorded them, in the task's order.
+        QStringList values;
+        auto stored = sampleMetricsFromJson(QJsonDocument(metrics).toJson(QJsonDocument::Compact).toStdString());
+        if (stored)
+            for (const MetricValue& v : stored->values)
+                values << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
+        lines << tr("Last evaluation: %1 (%2 samples)")
+                     .arg(values.join(QStringLiteral(", ")).toHtmlEscaped())
                      .arg(metrics.value(QLatin1String(metric::kSamples)).toInteger());
+    }
+    if (auto spec = modelSpecFromJson(model->specJson))
+        if (auto task = TaskInfo::fromStore(m_store, taskKey(spec->task)))
+            lines << tr("Task: %1%2")
+                         .arg(QString::fromStdString(task->summary()).toHtmlEscaped())
+                         .arg(task->hasRule() ? tr("; rule %1").arg(QString::fromStdString(task->ruleSpec()).toHtmlEscaped())
+                                              : QString());
     lines << tr("File: <code>%1</code>").arg(QString::fromStdString(model->path).toHtmlEscaped());
     if (!QFileInfo::exists(QString::fromStdString(model->path)))
         lines << tr("<span style='color:#b3261e'>The checkpoint file is missing.</span>");
@@ -292,9 +314,10 @@ void ModelsView::showSelected()
     if (const auto mine = summary(QString::fromStdString(model->id))) {
         QStringList text;
         for (int i = 0; i < std::min<int>(kShownSamples, int(mine->samples.size())); ++i) {
-            const int64_t value = mine->decoded[size_t(i)];
-            text << QStringLiteral("%1   %2").arg(QString::fromStdString(mine->samples[size_t(i)]),
-                                                  value < 0 ? tr("invalid") : tr("i = %1 (%2)").arg(value).arg(value % 2 ? tr("odd") : tr("even")));
+            const SequenceHint& hint = mine->hints[size_t(i)];
+            text << QStringLiteral("%1   %2%3").arg(QString::fromStdString(mine->samples[size_t(i)]),
+                                                    QString::fromStdString(hint.value),
+                                                    hint.rule.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(hint.rule)));
         }
         m_samples->setPlainText(tr("The first %1 of %2 samples (seed %3):\n").arg(text.size()).arg(mine->samples.size()).arg(kSummarySeed) +
                                 text.join(QLatin1Char('\n')));

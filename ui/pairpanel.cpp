@@ -7,21 +7,23 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "jobs/tasktext.h"
 #include "ui/sequencestrip.h"
 
 namespace d2dpo::ui {
 
 namespace {
 
-QString hintText(const std::string& tokens)
+QString hintText(const TaskInfo* task, const std::string& text)
 {
-    const SequenceHint hint = sequenceHint(tokens);
+    if (!task)
+        return {};
+    const SequenceHint hint = task->hint(text);
     if (!hint.valid)
-        return QStringLiteral("<span style='color:#b03a2e'>invalid encoding</span>");
-    return QStringLiteral("%1 = <b>%2</b> · %3 · valid")
-        .arg(QString::fromStdString(hint.valueName), QString::fromStdString(hint.value),
-             QString::fromStdString(hint.detail));
+        return QStringLiteral("<span style='color:#b03a2e'>%1</span>").arg(QString::fromStdString(hint.value).toHtmlEscaped());
+    QString line = QStringLiteral("<b>%1</b> · valid").arg(QString::fromStdString(hint.value).toHtmlEscaped());
+    if (!hint.rule.empty())
+        line += QStringLiteral(" · %1").arg(QString::fromStdString(hint.rule).toHtmlEscaped());
+    return line;
 }
 
 } // namespace
@@ -62,13 +64,16 @@ QWidget* PairPanel::makeSide(const QString& title, SequenceStrip*& strip, QLabel
     return box;
 }
 
-void PairPanel::showPair(const std::optional<ShownPair>& pair)
+void PairPanel::showPair(const std::optional<ShownPair>& pair, const TaskInfo* task)
 {
     const bool have = pair.has_value();
+    const QString alphabet = task ? QString::fromStdString(task->alphabet()) : QStringLiteral("text");
+    m_left->setAlphabet(alphabet);
+    m_right->setAlphabet(alphabet);
     m_left->setTokens(have ? QString::fromStdString(pair->left) : QString());
     m_right->setTokens(have ? QString::fromStdString(pair->right) : QString());
-    m_leftHint->setText(have ? hintText(pair->left) : QString());
-    m_rightHint->setText(have ? hintText(pair->right) : QString());
+    m_leftHint->setText(have ? hintText(task, pair->left) : QString());
+    m_rightHint->setText(have ? hintText(task, pair->right) : QString());
     m_leftButton->setEnabled(have);
     m_rightButton->setEnabled(have);
     setVisible(have);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The pair on screen in the Label view: two sequences side by side, each with its hint (the
-// decoded integer and whether the encoding is valid; hidden to avoid bias) and its "is better"
-// button. The buttons never take the focus, so the keys always reach the Label view.
+// The pair on screen in the Label view: two sequences side by side, drawn in their task's
+// alphabet, each with its hint (what the task reads in it, whether it is valid and what the rule
+// sees; hidden to avoid bias) and its "is better" button. The buttons never take the focus, so
+// the keys always reach the Label view.
 #pragma once
 
 #include <QWidget>
 
 #include <optional>
 
+#include "jobs/taskinfo.h"
 #include "store/preferencestore.h"
 
 class QLabel;
@@ -23,8 +25,9 @@ class PairPanel final : public QWidget {
 public:
     explicit PairPanel(QWidget* parent = nullptr);
 
-    /// Shows a pair; with none the panel hides (the view says why instead).
-    void showPair(const std::optional<ShownPair>& pair);
+    /// Shows a pair of `task` (null: drawn as plain text without hints); with none the panel hides
+    /// (the view says why instead).
+    void showPair(const std::optional<ShownPair>& pair, const TaskInfo* task);
     void setHintsVisible(bool visible);
 
 Q_SIGNALS:

@@ -15,10 +15,10 @@ SampleHistogram::SampleHistogram(int samplesPerModel, QWidget* parent)
     m_plot = new QCustomPlot(this);
     m_plot->setMinimumHeight(220);
     m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(
-        0, 0, new QCPTextElement(m_plot, tr("Samples over the integer i (%1 each)").arg(samplesPerModel),
-                                 QFont(font().family(), font().pointSize() + 1, QFont::Bold)));
-    m_plot->xAxis->setLabel(tr("decoded integer i"));
+    m_title = new QCPTextElement(m_plot, tr("Samples (%1 each)").arg(samplesPerModel),
+                                 QFont(font().family(), font().pointSize() + 1, QFont::Bold));
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    m_samplesPerModel = samplesPerModel;
     m_plot->yAxis->setLabel(tr("share of samples"));
     m_plot->legend->setVisible(true);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -40,6 +40,8 @@ void SampleHistogram::draw(const std::optional<ModelSummary>& model, const QStri
     auto* group = new QCPBarsGroup(m_plot);
     double maxShare = 0.05;
     int bins = 0;
+    QStringList labels;
+    QString axis;
     auto addBars = [&](const std::optional<ModelSummary>& drawn, const QString& label, const QColor& color) {
         if (!drawn)
             return;
@@ -52,12 +54,19 @@ void SampleHistogram::draw(const std::optional<ModelSummary>& model, const QStri
         bars->setBarsGroup(group);
         const double total = std::max<int64_t>(1, metrics.samples);
         QVector<double> keys, values;
-        for (size_t i = 0; i < metrics.histogram.size(); ++i) {
+        const Histogram& histogram = metrics.histogram;
+        for (size_t i = 0; i < histogram.counts.size(); ++i) {
             keys << double(i);
-            values << double(metrics.histogram[i]) / total;
+            values << double(histogram.counts[i]) / total;
         }
-        keys << double(metrics.histogram.size());
-        values << double(metrics.invalid) / total;
+        keys << double(histogram.counts.size());
+        values << double(histogram.invalid) / total;
+        if (labels.size() < int(histogram.labels.size())) {
+            labels.clear();
+            for (const std::string& label : histogram.labels)
+                labels << QString::fromStdString(label);
+            axis = QString::fromStdString(histogram.axis);
+        }
         for (double v : values)
             maxShare = std::max(maxShare, v);
         bins = std::max(bins, int(keys.size()));
@@ -65,11 +74,14 @@ void SampleHistogram::draw(const std::optional<ModelSummary>& model, const QStri
     };
     addBars(reference, tr("reference: %1").arg(referenceName), QColor(160, 160, 160));
     addBars(model, tr("this model: %1").arg(modelName), QColor(255, 127, 14));
-    // Integer ticks, and the last bin named for what it holds.
+    // The task's bin labels (i, length...), and the last bin named for what it holds.
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     const int every = bins > 24 ? (bins + 15) / 16 : 1;
     for (int i = 0; i + 1 < bins; i += every)
-        ticker->addTick(i, QString::number(i));
+        ticker->addTick(i, i < labels.size() ? labels[i] : QString::number(i));
+    m_plot->xAxis->setLabel(axis);
+    m_title->setText(axis.isEmpty() ? tr("Samples (%1 each)").arg(m_samplesPerModel)
+                                    : tr("Samples over %1 (%2 each)").arg(axis).arg(m_samplesPerModel));
     if (bins > 0)
         ticker->addTick(bins - 1, tr("invalid"));
     m_plot->xAxis->setTicker(ticker);

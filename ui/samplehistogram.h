@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Models view's histogram over the decoded integer i: a model's samples side by side with its
-// reference's, as shares of the samples drawn, the last bin holding the invalid ones; ticks at the
-// integers, drag to pan and wheel to zoom.
+// The Models view's histogram over the task's bins (the integer i for binary integers, the length
+// for sequence files): a model's samples side by side with its reference's, as shares of the
+// samples drawn, the last bin holding the invalid ones; drag to pan and wheel to zoom.
 #pragma once
 
 #include <QString>
@@ -12,6 +12,7 @@
 #include "jobs/modelfiles.h"
 
 class QCustomPlot;
+class QCPTextElement;
 
 namespace d2dpo::ui {
 
@@ -30,6 +31,8 @@ public:
 
 private:
     QCustomPlot* m_plot = nullptr;
+    QCPTextElement* m_title = nullptr;
+    int m_samplesPerModel = 0;
 };
 
 } // namespace d2dpo::ui

@@ -31,17 +31,52 @@ void SequenceStrip::setTokens(const QString& tokens)
     update();
 }
 
-QColor SequenceStrip::colourOf(QChar token)
+void SequenceStrip::setAlphabet(const QString& alphabet)
 {
-    // Two-token tasks read as ink on paper; further tokens get distinct, colour-blind-safe hues.
-    static const QColor palette[] = {QColor(0xee, 0xf1, 0xf5), QColor(0x1d, 0x4e, 0x89), QColor(0xe6, 0x9f, 0x00),
-                                     QColor(0x00, 0x9e, 0x73), QColor(0xcc, 0x79, 0xa7), QColor(0x56, 0xb4, 0xe9),
-                                     QColor(0xd5, 0x5e, 0x00), QColor(0xf0, 0xe4, 0x42), QColor(0x7f, 0x7f, 0x7f),
-                                     QColor(0x33, 0x33, 0x33)};
-    if (token == QLatin1Char('_'))
+    m_alphabet = alphabet;
+    update();
+}
+
+QColor SequenceStrip::colourOf(QChar symbol, const QString& alphabet)
+{
+    if (symbol == QLatin1Char('_'))
         return QColor(0xc8, 0xc8, 0xc8);
-    const int index = token.digitValue();
-    return index >= 0 && index < 10 ? palette[index] : QColor(Qt::red);
+    if (symbol == QLatin1Char('.'))
+        return QColor(0xfa, 0xfa, 0xfa);
+    const char c = symbol.toLatin1();
+    if (alphabet == QLatin1String("binary"))
+        return c == '0' ? QColor(0xee, 0xf1, 0xf5) : c == '1' ? QColor(0x1d, 0x4e, 0x89) : QColor(Qt::red);
+    if (alphabet == QLatin1String("dna") || alphabet == QLatin1String("rna")) {
+        switch (c) { // the colours nucleotide viewers use
+        case 'A': return QColor(0x64, 0xc8, 0x64);
+        case 'C': return QColor(0x64, 0x96, 0xf0);
+        case 'G': return QColor(0xf5, 0xb0, 0x41);
+        case 'T':
+        case 'U': return QColor(0xf0, 0x6e, 0x6e);
+        default: return QColor(0xdd, 0xdd, 0xdd);
+        }
+    }
+    if (alphabet == QLatin1String("protein")) {
+        // By chemical class, after Clustal X's scheme (the colours Jalview users know).
+        if (QByteArrayLiteral("AILMFWV").contains(c))
+            return QColor(0x80, 0xa0, 0xf0); // hydrophobic
+        if (QByteArrayLiteral("KR").contains(c))
+            return QColor(0xf0, 0x50, 0x50); // positive
+        if (QByteArrayLiteral("DE").contains(c))
+            return QColor(0xc0, 0x48, 0xc0); // negative
+        if (QByteArrayLiteral("STNQ").contains(c))
+            return QColor(0x40, 0xc0, 0x40); // polar
+        if (c == 'C')
+            return QColor(0xf0, 0x80, 0x80); // cysteine
+        if (c == 'G')
+            return QColor(0xf0, 0x90, 0x48); // glycine
+        if (c == 'P')
+            return QColor(0xc0, 0xc0, 0x00); // proline
+        if (QByteArrayLiteral("HY").contains(c))
+            return QColor(0x15, 0xa4, 0xa4); // aromatic
+        return QColor(0xdd, 0xdd, 0xdd);     // X and the rest
+    }
+    return QColor(0xf4, 0xf1, 0xe8); // text: paper, the letter says it all
 }
 
 SequenceStrip::Layout SequenceStrip::layoutFor(int width) const
@@ -93,9 +128,20 @@ void SequenceStrip::paintEvent(QPaintEvent*)
         const double x = offset + column * layout.cell;
         const double y = row * (kCellHeight + kTickHeight + kRowGap);
         const QRectF cell(x + gap / 2, y, layout.cell - gap, kCellHeight);
-        painter.fillRect(cell, colourOf(m_tokens[i]));
+        painter.fillRect(cell, colourOf(m_tokens[i], m_alphabet));
+        if (m_tokens[i] == QLatin1Char('.'))
+            painter.fillRect(cell, QBrush(QColor(0, 0, 0, 30), Qt::BDiagPattern));
         painter.setPen(QColor(0, 0, 0, 40));
         painter.drawRect(cell);
+        if (m_alphabet != QLatin1String("binary") && m_tokens[i] != QLatin1Char('.') && layout.cell >= 10) {
+            QFont letter = font();
+            letter.setBold(true);
+            letter.setPixelSize(int(std::clamp(layout.cell * 0.55, 8.0, 22.0)));
+            painter.setFont(letter);
+            painter.setPen(QColor(0x20, 0x20, 0x20));
+            painter.drawText(cell, Qt::AlignCenter, QString(m_tokens[i]));
+            painter.setFont(tickFont);
+        }
         // Position marks: every position when cells are wide, else every 8th.
         const bool mark = layout.cell >= 28 || i % 8 == 0;
         if (mark) {

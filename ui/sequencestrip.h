@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// One sequence drawn as a row of cells, one colour per token: clear at N = 10, still readable at
-// N = 64 (at most 32 cells a row, so N = 64 takes two rows of 32; when cells are narrow every
-// 8th position is numbered so positions can be counted).
+// One sequence drawn as rows of cells, one colour per symbol from the task's alphabet: the two
+// binary colours (no letters: ink on paper), nucleotides A/C/G/T(U) in the usual four colours,
+// amino acids by chemical class as sequence viewers colour them, plain text on light cells; every
+// other alphabet shows its letter in each cell. At most 32 cells a row (long sequences wrap);
+// when cells are narrow every 8th position is numbered so positions can be counted. A pad ('.')
+// is a hatched light cell and a mask ('_') a grey one.
 #pragma once
 
 #include <QString>
@@ -15,15 +18,18 @@ class SequenceStrip final : public QWidget {
 public:
     explicit SequenceStrip(QWidget* parent = nullptr);
 
-    /// Token text such as "1110000"; '_' is a mask; empty shows an empty frame.
+    /// The alphabet the colours come from: "binary", "dna", "rna", "protein" or "text".
+    void setAlphabet(const QString& alphabet);
+    QString alphabet() const { return m_alphabet; }
+    /// Token text such as "1110000" or "MKV"; '_' is a mask, '.' a pad; empty shows an empty frame.
     void setTokens(const QString& tokens);
     QString tokens() const { return m_tokens; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
-    /// The fill colour of a token character.
-    static QColor colourOf(QChar token);
+    /// The fill colour of a symbol in an alphabet.
+    static QColor colourOf(QChar symbol, const QString& alphabet = QStringLiteral("binary"));
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -39,6 +45,7 @@ private:
     int stripHeight() const;
 
     QString m_tokens;
+    QString m_alphabet = QStringLiteral("binary");
 };
 
 } // namespace d2dpo::ui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/traindatapanel.h"
 
+#include "jobs/taskinfo.h"
+
 #include "jobs/runpolicy.h"
 
 #include <QButtonGroup>
@@ -35,7 +37,7 @@ TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
     m_reference->setMinimumContentsLength(20);
     dataLayout->addWidget(m_reference);
     m_fromLabels = new QRadioButton(tr("The experts' labels in the store"), this);
-    m_fromRule = new QRadioButton(tr("Rule-made pairs (odd preferred over even)"), this);
+    m_fromRule = new QRadioButton(tr("Rule-made pairs (the task's rule: odd over even for binary integers)"), this);
     auto* group = new QButtonGroup(this);
     group->addButton(m_fromLabels);
     group->addButton(m_fromRule);
@@ -136,25 +138,29 @@ void TrainDataPanel::updatePairCount()
         m_pairSummary->setText(tr("No model in the store yet: generate pairs in the Label view first."));
     } else if (m_fromRule->isChecked()) {
         m_pairCount = m_rulePairs->value();
-        m_pairSummary->setText(tr("%L1 rule-made pairs: b_i with i odd preferred over b_j with j even.").arg(m_pairCount));
+        const auto spec = specOf(*model);
+        const auto task = spec ? TaskInfo::fromStore(m_store, taskKey(spec->task)) : Result<TaskInfo>(makeError(""));
+        m_pairSummary->setText(task && task->hasRule()
+                                   ? tr("%L1 rule-made pairs: %2.")
+                                         .arg(m_pairCount)
+                                         .arg(QString::fromStdString(task->ruleDescription()))
+                                   : tr("%L1 rule-made pairs from the task's rule (the model's task has none: "
+                                        "training will say so).")
+                                         .arg(m_pairCount));
     } else if (auto prefs = m_store.preferences(); !prefs) {
         m_pairSummary->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(prefs.error())));
     } else {
         const auto spec = specOf(*model);
-        const int64_t length = spec ? spec->task.length : 0;
-        const UsablePairs pairs = countUsablePairs(prefs.value(), length);
+        const UsablePairs pairs = countUsablePairs(prefs.value(), spec ? taskKey(spec->task) : std::string());
         m_pairCount = pairs.usable;
-        const qint64 otherLength = pairs.otherLength;
         QString text = m_pairCount > 0
                            ? tr("%L1 labelled pairs to train on (ties and skips left out).").arg(m_pairCount)
-                           : tr("No decisive labels yet for sequences of length %1: label some pairs first, or "
-                                "use rule-made pairs.")
-                                 .arg(length);
-        if (otherLength > 0)
-            text += QLatin1Char(' ') + tr("%L1 labels of another sequence length do not fit this model.").arg(otherLength);
+                           : tr("No decisive labels yet for this model's task: label some pairs first, or use "
+                                "rule-made pairs.");
+        if (pairs.otherTask > 0)
+            text += QLatin1Char(' ') +
+                    tr("%L1 labels of other tasks' sequences are left out.").arg(qint64(pairs.otherTask));
         m_pairSummary->setText(text);
-        if (otherLength > 0)
-            m_pairCount = 0; // the job refuses a mixed store; say so before Start
     }
     Q_EMIT pairCountChanged();
 }

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Train view's "Model and preferences" box: the reference model (the policy starts equal to
 // it), the preferences to train on (the experts' labels in the store, or rule-made pairs) and how
-// many pairs that gives, said in words; labels of another sequence length make it none, since the
-// job refuses a store that mixes lengths.
+// many pairs that gives, said in words; labels of other tasks' sequences are counted and left out.
 #pragma once
 
 #include <QGroupBox>

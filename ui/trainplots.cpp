@@ -16,7 +16,6 @@ namespace {
 
 // Series indices within each plot.
 enum { kLoss = 0, kLossAverage = 1 };
-enum { kOddRatio = 0, kVsr = 1 };
 enum { kAccuracy = 0, kMargin = 1 };
 enum { kChosen = 0, kRejected = 1 };
 
@@ -24,6 +23,8 @@ const QColor kBlue(31, 119, 180);
 const QColor kOrange(255, 127, 14);
 const QColor kGreen(44, 160, 44);
 const QColor kRed(214, 39, 40);
+const QColor kPurple(148, 103, 189);
+const QColor kBrown(140, 86, 75);
 
 } // namespace
 
@@ -35,9 +36,7 @@ TrainPlots::TrainPlots(QWidget* parent)
     m_lossPlot = new MetricPlot(tr("D2-DPO loss"), tr("step"), tr("loss (nats)"), this);
     m_lossPlot->addSeries(tr("loss"), QColor(kBlue.red(), kBlue.green(), kBlue.blue(), 90));
     m_lossPlot->addSeries(tr("loss, moving average"), kBlue);
-    m_samplePlot = new MetricPlot(tr("Samples: odd ratio and VSR"), tr("step"), tr("share of samples"), this);
-    m_samplePlot->addSeries(tr("odd ratio"), kOrange, true);
-    m_samplePlot->addSeries(tr("VSR"), kGreen, true);
+    m_samplePlot = new MetricPlot(tr("Samples: the task's metrics"), tr("step"), tr("share of samples"), this);
     m_samplePlot->setFixedYRange(0, 1.04);
     m_accuracyPlot = new MetricPlot(tr("Reward accuracy and margin"), tr("step"), tr("rewards/accuracies"), this);
     m_accuracyPlot->addSeries(tr("accuracies"), kBlue);
@@ -55,7 +54,6 @@ TrainPlots::TrainPlots(QWidget* parent)
         return lines.join(QLatin1Char('\n'));
     };
     m_lossPlot->setToolTip(describe({metric::kLoss}));
-    m_samplePlot->setToolTip(describe({metric::kOddRatio, metric::kVsr}));
     m_accuracyPlot->setToolTip(describe({metric::kRewardsAccuracies, metric::kRewardsMargins}));
     m_rewardPlot->setToolTip(describe({metric::kRewardsChosen, metric::kRewardsRejected}));
     grid->addWidget(m_lossPlot, 0, 0);
@@ -98,21 +96,47 @@ void TrainPlots::appendLoss(int64_t step, double loss)
     m_lossPlot->append(kLossAverage, double(step), m_lossAverage);
 }
 
+void TrainPlots::setSampleMetrics(const SampleMetrics& declared)
+{
+    QStringList names, tips;
+    for (const MetricValue& v : declared.values)
+        if (v.plotted) {
+            names << QString::fromStdString(v.name);
+            tips << QStringLiteral("%1: %2").arg(names.back(), QString::fromStdString(v.description));
+        }
+    if (names == m_sampleNames)
+        return;
+    m_samplePlot->removeAllSeries();
+    m_sampleNames = names;
+    // The rule's share in the paper's orange, VSR in green, then the rest.
+    const QColor colours[] = {kGreen, kOrange, kPurple, kBrown, kBlue, kRed};
+    for (int i = 0; i < names.size(); ++i) {
+        const bool rule = names[i].toStdString() == declared.ruleMetric;
+        m_samplePlot->addSeries(names[i], rule ? kOrange : colours[(i + (i >= 1 ? 1 : 0)) % 6], true);
+    }
+    m_samplePlot->setToolTip(tips.join(QLatin1Char('\n')));
+}
+
 void TrainPlots::addEvaluation(const EvaluationEvent& e)
 {
     const SampleMetrics& m = e.metrics;
-    if (e.ofReference) {
-        m_samplePlot->setBaseline(kOddRatio, m.oddRatio);
-        m_samplePlot->setBaseline(kVsr, m.vsr);
-        return;
+    if (m_sampleNames.isEmpty() || e.ofReference)
+        setSampleMetrics(m);
+    for (int i = 0; i < m_sampleNames.size(); ++i) {
+        const auto value = m.value(m_sampleNames[i].toStdString());
+        if (!value)
+            continue;
+        if (e.ofReference)
+            m_samplePlot->setBaseline(i, *value);
+        else
+            m_samplePlot->append(i, double(e.step), *value);
     }
-    m_samplePlot->append(kOddRatio, double(e.step), m.oddRatio);
-    m_samplePlot->append(kVsr, double(e.step), m.vsr);
 }
 
-void TrainPlots::showStoredRun(PreferenceStore& store, qint64 runId)
+void TrainPlots::showStoredRun(PreferenceStore& store, qint64 runId, const SampleMetrics& declared)
 {
     clear();
+    setSampleMetrics(declared);
     auto series = [&](const char* name) {
         auto points = store.metricSeries(runId, name);
         return points ? points.value() : std::vector<std::pair<int64_t, double>>{};
@@ -120,9 +144,14 @@ void TrainPlots::showStoredRun(PreferenceStore& store, qint64 runId)
     const auto loss = series(metric::kLoss);
     for (const auto& [step, value] : loss)
         appendLoss(step, value);
+    for (int i = 0; i < m_sampleNames.size(); ++i) {
+        const std::string name = m_sampleNames[i].toStdString();
+        for (const auto& [step, value] : series(name.c_str()))
+            m_samplePlot->append(i, double(step), value);
+        for (const auto& [step, value] : series(metric::ofReference(name).c_str()))
+            m_samplePlot->setBaseline(i, value);
+    }
     const std::pair<MetricPlot*, std::pair<int, const char*>> curves[] = {
-        {m_samplePlot, {kOddRatio, metric::kOddRatio}},
-        {m_samplePlot, {kVsr, metric::kVsr}},
         {m_accuracyPlot, {kAccuracy, metric::kRewardsAccuracies}},
         {m_accuracyPlot, {kMargin, metric::kRewardsMargins}},
         {m_rewardPlot, {kChosen, metric::kRewardsChosen}},
@@ -131,10 +160,6 @@ void TrainPlots::showStoredRun(PreferenceStore& store, qint64 runId)
     for (const auto& [plot, which] : curves)
         for (const auto& [step, value] : series(which.second))
             plot->append(which.first, double(step), value);
-    for (const auto& [step, value] : series(metric::ofReference(metric::kOddRatio).c_str()))
-        m_samplePlot->setBaseline(kOddRatio, value);
-    for (const auto& [step, value] : series(metric::ofReference(metric::kVsr).c_str()))
-        m_samplePlot->setBaseline(kVsr, value);
     setStepRange(loss.empty() ? 1 : loss.back().first);
 }
 

@@ -21,6 +21,7 @@
 #include "ui/runhistory.h"
 #include "ui/traindatapanel.h"
 #include "ui/trainplots.h"
+#include "jobs/taskinfo.h"
 #include "ui/trainsettingsform.h"
 #include "ui/trainworker.h"
 
@@ -263,16 +264,11 @@ void TrainView::onProgress(const ProgressEvent& e)
 void TrainView::onEvaluation(const EvaluationEvent& e)
 {
     m_plots->addEvaluation(e);
-    const SampleMetrics& m = e.metrics;
-    if (e.ofReference) {
-        appendLog(tr("reference: odd ratio %1, VSR %2 (%3 samples)").arg(m.oddRatio, 0, 'f', 4).arg(m.vsr, 0, 'f', 4).arg(m.samples));
-        return;
-    }
-    appendLog(tr("step %1: odd ratio %2, VSR %3, odd among valid %4")
-                  .arg(e.step)
-                  .arg(m.oddRatio, 0, 'f', 4)
-                  .arg(m.vsr, 0, 'f', 4)
-                  .arg(m.oddShareValid, 0, 'f', 4));
+    QStringList values;
+    for (const MetricValue& v : e.metrics.values)
+        values << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
+    const QString who = e.ofReference ? tr("reference") : tr("step %1").arg(e.step);
+    appendLog(tr("%1: %2 (%3 samples)").arg(who, values.join(QStringLiteral(", "))).arg(e.metrics.samples));
 }
 
 void TrainView::onFinished(const FinishedEvent& e)
@@ -313,7 +309,15 @@ void TrainView::showRun(qint64 runId)
         appendLog(tr("run %1 is not in the store").arg(runId));
         return;
     }
-    m_plots->showStoredRun(m_store, runId);
+    // The run's task (from its reference model) says which sample metrics it recorded.
+    SampleMetrics declared;
+    const RunRecord& shown = *record.value();
+    if (auto reference = m_store.model(shown.referenceModelId); reference && reference->has_value()) {
+        if (auto spec = modelSpecFromJson((*reference)->specJson))
+            if (auto task = TaskInfo::fromStore(m_store, taskKey(spec->task)))
+                declared = task->declaredMetrics();
+    }
+    m_plots->showStoredRun(m_store, runId, declared);
     m_runs->setShownRun(runId);
     const RunRecord& run = *record.value();
     m_banner->setVisible(false);

@@ -6,6 +6,7 @@
 
 #include "base/samplemetrics.h"
 #include "jobs/runtimeinfo.h"
+#include "jobs/taskinfo.h"
 
 namespace d2dpo::cli {
 
@@ -19,10 +20,47 @@ void addRuntimeOptions(CLI::App* c, RuntimeOptions& o)
         ->capture_default_str();
 }
 
+void addTaskOptions(CLI::App* c, TaskOptions& o, const std::string& ruleHelp)
+{
+    c->add_option("--length,-N", o.length, "Sequence length N of the binary-integers task (2..512)")
+        ->capture_default_str();
+    c->add_option("--data", o.data,
+                  "Train on your own sequences: a FASTA file or one sequence per line (instead of binary integers)");
+    c->add_option("--vocabulary", o.file.vocabulary,
+                  "With --data: the symbols: data (read from the file), protein (20 amino acids + X), dna, rna, or "
+                  "symbols:LIST")
+        ->capture_default_str();
+    c->add_option("--max-length", o.file.maxLength,
+                  "With --data: longer sequences are refused (or cropped with --crop); 0 = up to 512")
+        ->check(CLI::Range(0, 512));
+    c->add_flag("--crop", o.file.crop, "With --data: crop sequences longer than --max-length instead of refusing them");
+    c->add_option("--valid", o.file.validity,
+                  "With --data: what a valid sample is: symbols (vocabulary symbols, pads only at the end, a length "
+                  "the data has) or in-data (one of the training sequences)")
+        ->check(CLI::IsMember({"symbols", "in-data"}))
+        ->capture_default_str();
+    c->add_option("--rule", o.file.rule, ruleHelp);
+}
+
+Result<TaskConfig> makeTaskConfig(const TaskOptions& o)
+{
+    if (o.data.empty()) {
+        TaskConfig task;
+        task.length = o.length;
+        task.rule = o.file.rule;
+        return task;
+    }
+    auto read = readDataFile(o.data, o.file);
+    if (!read)
+        return makeError(read.error());
+    std::cerr << "d2dpo: " << o.data << ": " << read->report.summary() << "\n";
+    return read->task;
+}
+
+void addRuleOption(CLI::App* c, std::string& rule, const std::string& help) { c->add_option("--rule", rule, help); }
+
 void addModelOptions(CLI::App* c, ModelSpec& s)
 {
-    c->add_option("--length,-N", s.task.length, "Sequence length N of the binary-integers task (2..512)")
-        ->capture_default_str();
     c->add_option("--d-model", s.model.dModel, "Transformer width")->capture_default_str();
     c->add_option("--layers", s.model.layers, "Transformer layers")->capture_default_str();
     c->add_option("--heads", s.model.heads, "Attention heads (must divide --d-model)")->capture_default_str();
@@ -76,11 +114,13 @@ int fail(const std::string& command, const std::string& message)
 
 std::string formatMetrics(const SampleMetrics& m)
 {
-    char buffer[200];
-    std::snprintf(buffer, sizeof buffer, "VSR %.4f  odd %.4f  odd|valid %.4f  TV %.3f  entropy %.3f  (%lld samples)",
-                  m.vsr, m.oddRatio, m.oddShareValid, m.tvFromOddUniform, m.entropy,
-                  static_cast<long long>(m.samples));
-    return buffer;
+    std::string line;
+    char buffer[96];
+    for (const MetricValue& v : m.values) {
+        std::snprintf(buffer, sizeof buffer, "%s %.4f  ", v.name.c_str(), v.value);
+        line += buffer;
+    }
+    return line + "(" + std::to_string(m.samples) + " samples)";
 }
 
 } // namespace d2dpo::cli

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "base/config.h"
+#include "base/datafile.h"
 #include "base/result.h"
 #include "base/samplemetrics.h"
 
@@ -21,8 +22,23 @@ struct RuntimeOptions {
     int threads = 0;
 };
 
+/// Where a new model's task comes from: the paper's binary integers of --length, or --data FILE.
+struct TaskOptions {
+    int length = 16;
+    std::string data;
+    SequenceFileOptions file;
+};
+
 /// Adds --seed, --device, --threads.
 void addRuntimeOptions(CLI::App* command, RuntimeOptions& options);
+/// Adds --length, --data, --vocabulary, --max-length, --crop, --valid and --rule (with the given
+/// help text; the rule of a task made here).
+void addTaskOptions(CLI::App* command, TaskOptions& options, const std::string& ruleHelp);
+/// The task the options describe; a data file's summary goes to stderr.
+Result<TaskConfig> makeTaskConfig(const TaskOptions& options);
+/// Adds --rule: another rule than the checkpoint's task's own.
+void addRuleOption(CLI::App* command, std::string& rule, const std::string& help);
+/// The model's shape and noise (not its task).
 void addModelOptions(CLI::App* command, ModelSpec& spec);
 void addPretrainOptions(CLI::App* command, PretrainConfig& config);
 void addDpoOptions(CLI::App* command, DpoConfig& config);
@@ -45,7 +61,11 @@ void registerReproduce(CLI::App& app, int& exitCode);
 void registerBench(CLI::App& app, int& exitCode);
 void registerStoreCommands(CLI::App& app, int& exitCode);
 
-/// One line with the headline metrics.
+/// One line with the task's metrics ("vsr 0.9800  odd_ratio 0.4795 ... (2000 samples)").
 std::string formatMetrics(const SampleMetrics& metrics);
+/// The rule the rule-share figures measure, as the user wrote it: "odd", "motif:^[aeiou]".
+inline constexpr const char* kRuleHelp =
+    "Rule that ranks sequences: odd (binary integers); motif:REGEX, composition:SYMBOLS or in-data (sequence "
+    "files); invalid always loses to valid, equal ranks tie";
 
 } // namespace d2dpo::cli

@@ -13,6 +13,7 @@ namespace {
 
 struct PretrainOptions {
     RuntimeOptions runtime;
+    TaskOptions task;
     ModelSpec spec;
     PretrainConfig pretrain;
     SamplingConfig sampling;
@@ -24,8 +25,12 @@ int run(const PretrainOptions& o)
 {
     if (Status s = setUpRuntime(o.runtime); !s)
         return fail("pretrain", s.error());
+    auto task = makeTaskConfig(o.task);
+    if (!task)
+        return fail("pretrain", task.error());
     PretrainJobSpec job;
     job.spec = o.spec;
+    job.spec.task = task.value();
     job.pretrain = o.pretrain;
     job.sampling = o.sampling;
     job.evaluationSamples = o.evalSamples;
@@ -47,8 +52,9 @@ int run(const PretrainOptions& o)
 void registerPretrain(CLI::App& app, int& exitCode)
 {
     auto options = std::make_shared<PretrainOptions>();
-    CLI::App* c = app.add_subcommand("pretrain", "Pretrain a reference denoiser on the binary-integers task");
+    CLI::App* c = app.add_subcommand("pretrain", "Pretrain a reference denoiser on the binary-integers task or on --data FILE");
     addRuntimeOptions(c, options->runtime);
+    addTaskOptions(c, options->task, std::string(kRuleHelp) + "; what the checkpoint's rule metrics measure");
     addModelOptions(c, options->spec);
     c->add_option("--steps", options->pretrain.steps, "Pretraining steps")->capture_default_str();
     c->add_option("--batch", options->pretrain.batch, "Batch size")->capture_default_str();

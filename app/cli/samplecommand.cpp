@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `d2dpo sample`: draw sequences from a checkpoint, one per line with its decoded value.
+// `d2dpo sample`: draw sequences from a checkpoint, one per line with what its task reads in it.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -18,6 +18,7 @@ struct SampleOptions {
     std::string checkpoint;
     int64_t count = 20;
     std::string out;
+    std::string rule;
 };
 
 int run(const SampleOptions& o)
@@ -28,7 +29,7 @@ int run(const SampleOptions& o)
         return fail("sample", "--count must be >= 1");
     if (Status s = setUpRuntime(o.runtime); !s)
         return fail("sample", s.error());
-    auto drawn = sampleCheckpoint(o.checkpoint, o.count, o.sampling, o.runtime.seed, o.runtime.device);
+    auto drawn = sampleCheckpoint(o.checkpoint, o.count, o.sampling, o.runtime.seed, o.runtime.device, o.rule);
     if (!drawn)
         return fail("sample", drawn.error());
 
@@ -40,8 +41,8 @@ int run(const SampleOptions& o)
     }
     std::ostream& out = o.out.empty() ? std::cout : file;
     for (size_t i = 0; i < drawn->samples.size(); ++i) {
-        const int64_t value = drawn->decoded[i];
-        out << drawn->samples[i] << "\t" << (value < 0 ? "invalid" : std::to_string(value)) << "\n";
+        const SequenceHint& hint = drawn->hints[i];
+        out << drawn->samples[i] << "\t" << hint.value << (hint.rule.empty() ? "" : "; " + hint.rule) << "\n";
     }
     out.flush();
     if (!out)
@@ -60,6 +61,7 @@ void registerSample(CLI::App& app, int& exitCode)
     c->add_option("--checkpoint,-c", options->checkpoint, "Checkpoint to sample from")->required();
     c->add_option("--count,-n", options->count, "Number of sequences")->capture_default_str();
     c->add_option("--out,-o", options->out, "Write to this file instead of standard output");
+    addRuleOption(c, options->rule, std::string(kRuleHelp) + " (default: the checkpoint's task's rule)");
     c->callback([options, &exitCode] { exitCode = run(*options); });
 }
 

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The preference store from the command line: `d2dpo pairs` (generate pairs from a model),
-// `d2dpo label --rule odd` (a simulated expert), `d2dpo prefs export|import` (JSONL).
+// `d2dpo label [--rule R]` (a simulated expert: each pending pair labelled by its task's rule),
+// `d2dpo prefs export|import` (JSONL, imported as one task's sequences).
 #include <iostream>
 #include <memory>
 
-#include "jobs/tasktext.h"
+#include <map>
+
+#include "jobs/taskinfo.h"
 #include "jobs/runtimeinfo.h"
 #include "cli/common.h"
 #include "jobs/pairgenerator.h"
@@ -57,8 +60,8 @@ int runPairs(const PairsOptions& o)
 
 struct LabelOptions {
     std::string db = PreferenceStore::defaultPath();
-    std::string rule = "odd";
-    std::string labeler = simulatedExpertName();
+    std::string rule;    ///< "" = each task's own rule
+    std::string labeler; ///< "" = "rule:<the rule>"
     int64_t limit = 1'000'000;
 };
 
@@ -70,22 +73,44 @@ int runLabel(const LabelOptions& o)
     auto pending = store.value()->pendingPairs(o.limit);
     if (!pending)
         return fail("label", pending.error());
+    if (o.limit < 1)
+        return fail("label", "--limit must be at least 1");
+    // Each pair is labelled by the rule of its own task, read from the store.
+    std::map<std::string, TaskInfo> tasks;
     int64_t counts[4] = {0, 0, 0, 0};
+    std::map<std::string, int64_t> byRule;
     for (const ShownPair& p : pending.value()) {
-        const Choice choice = simulatedExpertChoice(p.left, p.right);
-        if (auto id = store.value()->addLabel(p.id, choice, o.labeler, 0); !id)
+        auto known = tasks.find(p.task);
+        if (known == tasks.end()) {
+            auto task = TaskInfo::fromStore(*store.value(), p.task, o.rule);
+            if (!task)
+                return fail("label", "pair " + std::to_string(p.id) + ": " + task.error());
+            if (!task->hasRule())
+                return fail("label", "the task " + p.task + " has no rule; name one with --rule");
+            known = tasks.emplace(p.task, task.value()).first;
+        }
+        auto choice = known->second.ruleChoice(p.left, p.right);
+        if (!choice)
+            return fail("label", "pair " + std::to_string(p.id) + ": " + choice.error());
+        const std::string labeler = o.labeler.empty() ? known->second.simulatedExpertName() : o.labeler;
+        if (auto id = store.value()->addLabel(p.id, choice.value(), labeler, 0); !id)
             return fail("label", id.error());
-        ++counts[int(choice)];
+        ++counts[int(choice.value())];
+        ++byRule[known->second.ruleSpec()];
     }
-    std::cout << "labelled " << pending->size() << " pairs with the " << o.rule << " rule: " << counts[0]
-              << " left, " << counts[1] << " right, " << counts[2] << " tie\n";
+    std::string rules;
+    for (const auto& [rule, count] : byRule)
+        rules += (rules.empty() ? "" : ", ") + rule;
+    std::cout << "labelled " << pending->size() << " pairs with the rule " << (rules.empty() ? "-" : rules) << ": "
+              << counts[0] << " left, " << counts[1] << " right, " << counts[2] << " tie\n";
     return 0;
 }
 
 struct PrefsOptions {
     std::string db = PreferenceStore::defaultPath();
     std::string file;
-    int64_t length = 0;
+    std::string checkpoint; ///< import: the sequences are this model's task's
+    int length = 0;         ///< import without a checkpoint: binary integers of this length
 };
 
 int runPrefsExport(const PrefsOptions& o)
@@ -105,7 +130,21 @@ int runPrefsImport(const PrefsOptions& o)
     auto store = PreferenceStore::open(o.db);
     if (!store)
         return fail("prefs import", store.error());
-    auto imported = importPreferencesJsonl(*store.value(), o.file, {o.length, 2});
+    Result<TaskInfo> task = makeError("name the sequences' task: --checkpoint MODEL, or --length N for binary integers");
+    if (!o.checkpoint.empty())
+        task = TaskInfo::fromCheckpoint(o.checkpoint);
+    else if (o.length > 0) {
+        TaskConfig binary;
+        binary.length = o.length;
+        task = TaskInfo::fromConfig(binary);
+    }
+    if (!task)
+        return fail("prefs import", task.error());
+    if (Status s = task->recordIn(*store.value()); !s)
+        return fail("prefs import", s.error());
+    const TaskInfo info = task.value();
+    JsonlRules rules{info.key(), [info](const std::string& text) { return info.check(text); }};
+    auto imported = importPreferencesJsonl(*store.value(), o.file, rules);
     if (!imported)
         return fail("prefs import", imported.error());
     std::cout << "imported " << imported.value() << " preferences into " << o.db << "\n";
@@ -130,10 +169,8 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         auto o = std::make_shared<LabelOptions>();
         CLI::App* c = app.add_subcommand("label", "Label the pending pairs with a rule (a simulated expert)");
         addDbOption(c, o->db);
-        c->add_option("--rule", o->rule, "valid odd beats valid even beats invalid; equal ranks tie")
-            ->check(CLI::IsMember({"odd"}))
-            ->required();
-        c->add_option("--labeler", o->labeler, "Name recorded with the labels")->capture_default_str();
+        addRuleOption(c, o->rule, std::string(kRuleHelp) + " (default: each pair's task's own rule)");
+        c->add_option("--labeler", o->labeler, "Name recorded with the labels (default: rule:<the rule>)");
         c->add_option("--limit", o->limit, "Label at most this many pairs")->capture_default_str();
         c->callback([o, &exitCode] { exitCode = runLabel(*o); });
     }
@@ -149,8 +186,9 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         CLI::App* in = prefs->add_subcommand("import", "Validate every line, then import all of them or none");
         addDbOption(in, i->db);
         in->add_option("--in,-i", i->file, "JSONL file to read")->required();
-        in->add_option("--length", i->length, "Required sequence length (0: any, the same on every line)")
-            ->capture_default_str();
+        in->add_option("--checkpoint,-c", i->checkpoint, "The sequences are of this model's task");
+        in->add_option("--length", i->length, "Without --checkpoint: the sequences are binary integers of this length")
+            ->check(CLI::Range(2, 512));
         in->callback([i, &exitCode] { exitCode = runPrefsImport(*i); });
     }
 }

@@ -19,7 +19,7 @@ struct TrainOptions {
     DpoConfig dpo;
     SamplingConfig sampling;
     std::string checkpoint;
-    std::string rule = "odd";
+    std::string rule;
     int64_t pairs = 20000;
     std::string out;
     std::string db; ///< train on the store's labels instead of rule-made pairs
@@ -35,6 +35,7 @@ int run(const TrainOptions& o)
     job.storePath = o.db;
     job.source = o.db.empty() ? PreferenceSource::RulePairs : PreferenceSource::StoreLabels;
     job.rulePairs = o.pairs;
+    job.rule = o.rule;
     job.dpo = o.dpo;
     job.sampling = o.sampling;
     job.device = o.runtime.device;
@@ -61,15 +62,15 @@ int run(const TrainOptions& o)
 void registerTrain(CLI::App& app, int& exitCode)
 {
     auto options = std::make_shared<TrainOptions>();
-    CLI::App* c = app.add_subcommand("train", "Fine-tune a checkpoint with D2-DPO on rule-made preference pairs");
+    CLI::App* c = app.add_subcommand("train", "Fine-tune a checkpoint with D2-DPO on rule-made preference pairs or the store's labels");
     addRuntimeOptions(c, options->runtime);
     addDpoOptions(c, options->dpo);
     addSamplingOptions(c, options->sampling);
     c->add_option("--checkpoint,-c", options->checkpoint, "Reference checkpoint (the policy starts equal to it)")
         ->required();
-    c->add_option("--rule", options->rule, "Preference rule for the pairs")
-        ->check(CLI::IsMember({"odd"}))
-        ->capture_default_str();
+    addRuleOption(c, options->rule,
+                  std::string(kRuleHelp) + "; the rule-made pairs and the rule share follow it (default: the "
+                                           "checkpoint's task's rule)");
     c->add_option("--pairs", options->pairs, "Number of rule-made pairs")->capture_default_str();
     c->add_option("--db", options->db,
                   "Train on the labels in this preference store (ties and skips left out) instead of rule-made "

@@ -14,7 +14,6 @@ using namespace limits;
 
 namespace {
 
-json taskJson(const TaskConfig& c) { return {{"name", c.name}, {"length", c.length}}; }
 json modelJson(const ModelConfig& c)
 {
     return {{"d_model", c.dModel},
@@ -45,9 +44,9 @@ Status positive(double value, const char* what)
 
 } // namespace
 
-std::string toJson(const ModelSpec& spec)
+std::string toJson(const ModelSpec& spec, bool withData)
 {
-    return json{{"task", taskJson(spec.task)}, {"model", modelJson(spec.model)}, {"noise", noiseJson(spec.noise)}}
+    return json{{"task", taskConfigToJson(spec.task, withData)}, {"model", modelJson(spec.model)}, {"noise", noiseJson(spec.noise)}}
         .dump();
 }
 
@@ -80,9 +79,7 @@ Result<ModelSpec> modelSpecFromJson(const std::string& text)
     try {
         const json j = json::parse(text);
         ModelSpec spec;
-        const json& task = j.at("task");
-        spec.task.name = task.at("name").get<std::string>();
-        spec.task.length = task.at("length").get<int>();
+        spec.task = taskConfigFromJson(j.at("task"));
         const json& model = j.at("model");
         spec.model.dModel = model.at("d_model").get<int>();
         spec.model.layers = model.at("layers").get<int>();
@@ -98,16 +95,6 @@ Result<ModelSpec> modelSpecFromJson(const std::string& text)
     } catch (const json::exception& e) {
         return makeError(std::string("model configuration is not valid JSON of the expected shape: ") + e.what());
     }
-}
-
-Status validate(const TaskConfig& c)
-{
-    if (c.name != "binary-integers")
-        return makeError("unknown task '" + c.name + "' (known: binary-integers)");
-    if (c.length < kMinLength || c.length > kMaxLength)
-        return makeError("sequence length must be in " + range(kMinLength, kMaxLength) + " (got " +
-                         std::to_string(c.length) + ")");
-    return Ok{};
 }
 
 Status validate(const ModelConfig& c)

@@ -7,14 +7,9 @@
 #include <string>
 
 #include "base/result.h"
+#include "base/taskconfig.h"
 
 namespace d2dpo {
-
-/// Which task the sequences come from (see task.h). `length` is the sequence length D.
-struct TaskConfig {
-    std::string name = "binary-integers";
-    int length = 16;
-};
 
 /// The denoiser's shape (see denoiser.h).
 struct ModelConfig {
@@ -66,14 +61,14 @@ struct ModelSpec {
     NoiseConfig noise;
 };
 
-std::string toJson(const ModelSpec& spec);
+/// `withData` false leaves the task's training sequences out (see taskconfig.h).
+std::string toJson(const ModelSpec& spec, bool withData = true);
 std::string toJson(const PretrainConfig& config);
 std::string toJson(const DpoConfig& config);
 std::string toJson(const SamplingConfig& config);
 Result<ModelSpec> modelSpecFromJson(const std::string& json);
 
 /// Each returns Ok or the first problem, phrased for the user.
-Status validate(const TaskConfig& config);
 Status validate(const ModelConfig& config);
 Status validate(const NoiseConfig& config);
 Status validate(const SamplingConfig& config);

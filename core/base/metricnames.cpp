@@ -21,10 +21,6 @@ const std::vector<Description>& descriptions()
         {kRewardsMargins, "chosen minus rejected reward (nats): the better progress signal"},
         {kRewardsAccuracies, "share of pairs whose chosen reward beats the rejected one"},
         {kVsr, "valid-sample ratio: share of samples that are a valid sequence of the task"},
-        {kOddRatio, "share of all samples that encode an odd integer"},
-        {kOddShareValid, "share of the valid samples that encode an odd integer"},
-        {kTvFromOddUniform, "total-variation distance of the valid samples from uniform over the odd integers"},
-        {kEntropy, "entropy of the valid samples' histogram (nats): diversity"},
         {kSamples, "samples drawn for the evaluation"},
     };
     return list;
@@ -49,9 +45,12 @@ std::vector<std::pair<const char*, double>> named(const RewardStats& r)
             {kRewardsAccuracies, r.accuracies}};
 }
 
-std::vector<std::pair<const char*, double>> recorded(const SampleMetrics& m)
+std::vector<std::pair<std::string, double>> recorded(const SampleMetrics& m)
 {
-    return {{kVsr, m.vsr}, {kOddRatio, m.oddRatio}, {kOddShareValid, m.oddShareValid}};
+    std::vector<std::pair<std::string, double>> values;
+    for (const MetricValue& v : m.values)
+        values.emplace_back(v.name, v.value);
+    return values;
 }
 
 } // namespace d2dpo::metric

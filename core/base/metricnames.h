@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The one list of metric names, as the store records them, the curves files and the model card
-// write them and the views read them back, each with a description for people. Reward names
+// The names of the training metrics, as the store records them, the curves files and the model
+// card write them and the views read them back, each with a description for people. Reward names
 // follow the DPO tools users know (TRL's rewards/*); "reference/<name>" is the reference model's
-// value of <name>.
+// value of <name>. The sample metrics (VSR and the rest) are declared by each task (tasks/) and
+// carry their own descriptions in SampleMetrics.
 #pragma once
 
 #include <string>
@@ -21,10 +22,6 @@ inline constexpr const char* kRewardsRejected = "rewards/rejected";
 inline constexpr const char* kRewardsMargins = "rewards/margins";
 inline constexpr const char* kRewardsAccuracies = "rewards/accuracies";
 inline constexpr const char* kVsr = "vsr";
-inline constexpr const char* kOddRatio = "odd_ratio";
-inline constexpr const char* kOddShareValid = "odd_share_valid";
-inline constexpr const char* kTvFromOddUniform = "tv_from_odd_uniform";
-inline constexpr const char* kEntropy = "entropy";
 inline constexpr const char* kSamples = "samples";
 
 /// The name under which the reference model's value of `name` is recorded.
@@ -41,7 +38,7 @@ std::string describe(const std::string& name);
 
 /// The four implicit-reward figures by name, in the order above.
 std::vector<std::pair<const char*, double>> named(const RewardStats& rewards);
-/// The evaluation figures a run records over time (VSR, odd ratio, odd share among valid).
-std::vector<std::pair<const char*, double>> recorded(const SampleMetrics& metrics);
+/// The evaluation figures a run records over time: every value the task declared.
+std::vector<std::pair<std::string, double>> recorded(const SampleMetrics& metrics);
 
 } // namespace d2dpo::metric

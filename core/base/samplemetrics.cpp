@@ -1,62 +1,96 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "base/samplemetrics.h"
-#include "base/metricnames.h"
 
-#include <cmath>
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
 namespace d2dpo {
 
-SampleMetrics computeSampleMetrics(const std::vector<int64_t>& decoded, int64_t maxValue)
+std::optional<double> SampleMetrics::value(const std::string& name) const
 {
-    SampleMetrics m;
-    m.samples = static_cast<int64_t>(decoded.size());
-    m.histogram.assign(static_cast<size_t>(maxValue + 1), 0);
-    int64_t valid = 0;
-    int64_t odd = 0;
-    for (int64_t value : decoded) {
-        if (value < 0 || value > maxValue) {
-            ++m.invalid;
-            continue;
-        }
-        ++valid;
-        ++m.histogram[static_cast<size_t>(value)];
-        odd += value % 2;
-    }
-    if (m.samples == 0)
-        return m;
-    m.vsr = double(valid) / double(m.samples);
-    m.oddRatio = double(odd) / double(m.samples);
-    if (valid == 0)
-        return m;
-    m.oddShareValid = double(odd) / double(valid);
+    for (const MetricValue& v : values)
+        if (v.name == name)
+            return v.value;
+    return std::nullopt;
+}
 
-    const int64_t oddValues = (maxValue + 1) / 2; // 1, 3, ..., <= maxValue
-    double tv = 0;
-    for (int64_t v = 0; v <= maxValue; ++v) {
-        const double p = double(m.histogram[size_t(v)]) / double(valid);
-        const double target = (v % 2 == 1 && oddValues > 0) ? 1.0 / double(oddValues) : 0.0;
-        tv += std::abs(p - target);
-        if (p > 0)
-            m.entropy -= p * std::log(p);
-    }
-    m.tvFromOddUniform = tv / 2;
-    return m;
+double SampleMetrics::valueOr0(const std::string& name) const { return value(name).value_or(0.0); }
+
+double SampleMetrics::vsr() const { return valueOr0("vsr"); }
+
+void SampleMetrics::set(const std::string& name, double value, const std::string& description, bool plotted)
+{
+    for (MetricValue& v : values)
+        if (v.name == name) {
+            v = {name, value, description, plotted};
+            return;
+        }
+    values.push_back({name, value, description, plotted});
 }
 
 std::string SampleMetrics::toJson() const
 {
-    using namespace metric;
-    return nlohmann::json{{kSamples, samples},
-                          {kVsr, vsr},
-                          {kOddRatio, oddRatio},
-                          {kOddShareValid, oddShareValid},
-                          {kTvFromOddUniform, tvFromOddUniform},
-                          {kEntropy, entropy},
-                          {"histogram", histogram},
-                          {"invalid", invalid}}
-        .dump();
+    nlohmann::json j = nlohmann::json::object();
+    j["samples"] = samples;
+    nlohmann::json plottedNames = nlohmann::json::array();
+    nlohmann::json order = nlohmann::json::array();
+    for (const MetricValue& v : values) {
+        j[v.name] = v.value;
+        order.push_back(v.name);
+        if (v.plotted)
+            plottedNames.push_back(v.name);
+    }
+    j["order"] = order;
+    j["plotted"] = plottedNames;
+    j["rule_metric"] = ruleMetric;
+    j["histogram"] = {{"axis", histogram.axis},
+                      {"labels", histogram.labels},
+                      {"counts", histogram.counts},
+                      {"invalid", histogram.invalid}};
+    return j.dump();
+}
+
+Result<SampleMetrics> sampleMetricsFromJson(const std::string& text)
+{
+    try {
+        const auto j = nlohmann::json::parse(text);
+        if (!j.is_object())
+            return makeError("sample metrics are not a JSON object");
+        SampleMetrics m;
+        m.samples = j.value("samples", int64_t(0));
+        std::vector<std::string> order;
+        if (j.contains("order"))
+            order = j.at("order").get<std::vector<std::string>>();
+        else // the older form: every number but the counts, in the file's order
+            for (const auto& [key, value] : j.items())
+                if (value.is_number() && key != "samples" && key != "invalid")
+                    order.push_back(key);
+        std::vector<std::string> plotted = j.value("plotted", std::vector<std::string>{});
+        for (const std::string& name : order)
+            if (j.contains(name) && j.at(name).is_number())
+                m.values.push_back({name, j.at(name).get<double>(), "",
+                                    std::find(plotted.begin(), plotted.end(), name) != plotted.end()});
+        m.ruleMetric = j.value("rule_metric", std::string(j.contains("odd_ratio") ? "odd_ratio" : ""));
+        if (j.contains("histogram") && j.at("histogram").is_object()) {
+            const auto& h = j.at("histogram");
+            m.histogram.axis = h.value("axis", std::string());
+            m.histogram.labels = h.value("labels", std::vector<std::string>{});
+            m.histogram.counts = h.value("counts", std::vector<int64_t>{});
+            m.histogram.invalid = h.value("invalid", int64_t(0));
+        } else if (j.contains("histogram") && j.at("histogram").is_array()) {
+            m.histogram.axis = "i";
+            m.histogram.counts = j.at("histogram").get<std::vector<int64_t>>();
+            for (size_t i = 0; i < m.histogram.counts.size(); ++i)
+                m.histogram.labels.push_back(std::to_string(i));
+            m.histogram.invalid = j.value("invalid", int64_t(0));
+        }
+        if (m.histogram.labels.size() != m.histogram.counts.size())
+            return makeError("sample metrics: the histogram's labels and counts differ in number");
+        return m;
+    } catch (const nlohmann::json::exception& e) {
+        return makeError(std::string("sample metrics are malformed: ") + e.what());
+    }
 }
 
 } // namespace d2dpo

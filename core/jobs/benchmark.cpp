@@ -69,7 +69,7 @@ BenchFigures measureOn(const BenchSetting& s, const BenchRun& o, torch::Device d
         config.batch = s.batch;
         DpoTrainer trainer(model, *task, *noise, spec, config, SamplingConfig{}, o.seed);
         auto generator = makeGenerator(o.seed, device);
-        const auto [winners, losers] = task->rulePairs(4096, generator, device);
+        const auto [winners, losers] = task->rulePairs(4096, generator, device).value();
         trainer.setPreferences(winners, losers);
         f.dpoStepsPerSecond = 1.0 / medianSeconds([&] { trainer.trainStep(false); }, o.warmup, o.minSeconds, device);
     }

@@ -3,6 +3,8 @@
 
 #include "io/checkpoint.h"
 
+#include <nlohmann/json.hpp>
+
 namespace d2dpo {
 
 ModelRecord modelRecordFor(const CheckpointInfo& info, const std::string& path, const std::string& name)
@@ -13,7 +15,9 @@ ModelRecord modelRecordFor(const CheckpointInfo& info, const std::string& path, 
     model.kind = info.kind;
     model.name = name;
     model.path = path;
-    model.specJson = toJson(info.spec);
+    model.specJson = toJson(info.spec, /*withData=*/false);
+    model.taskKey = taskKey(info.spec.task);
+    model.taskSpecJson = taskConfigToJson(info.spec.task).dump();
     model.trainingJson = info.trainingJson;
     model.metricsJson = info.metricsJson;
     model.createdAt = info.createdAt;

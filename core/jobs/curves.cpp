@@ -100,12 +100,17 @@ Status writeCurves(const std::string& folder, const ReproduceReport& r)
         dpo += std::to_string(p.step) + "," + number(p.loss) + "," + number(rw.chosen) + "," + number(rw.rejected) +
                "," + number(rw.margins) + "," + number(rw.accuracies) + "," + number(p.stepsPerSecond) + "\n";
     }
-    std::string evals = header({kVsr, kOddRatio, kOddShareValid, kTvFromOddUniform, kEntropy, kSamples});
+    // The columns are the task's metrics, as the reference's evaluation declares them.
+    std::string evals = "step";
+    if (!r.evaluations.empty())
+        for (const MetricValue& v : r.evaluations.front().metrics.values)
+            evals += "," + v.name;
+    evals += std::string(",") + kSamples + "\n";
     for (const auto& e : r.evaluations) {
-        const auto& m = e.metrics;
-        evals += std::to_string(e.step) + "," + number(m.vsr) + "," + number(m.oddRatio) + "," +
-                 number(m.oddShareValid) + "," + number(m.tvFromOddUniform) + "," + number(m.entropy) + "," +
-                 std::to_string(m.samples) + "\n";
+        evals += std::to_string(e.step);
+        for (const MetricValue& v : r.evaluations.front().metrics.values)
+            evals += "," + number(e.metrics.valueOr0(v.name));
+        evals += "," + std::to_string(e.metrics.samples) + "\n";
     }
     for (const auto& [name, text] : {std::pair{"pretrain.csv", pretrain}, std::pair{"d2dpo.csv", dpo},
                                      std::pair{"evaluations.csv", evals},

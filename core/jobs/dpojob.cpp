@@ -27,20 +27,22 @@ namespace {
 
 using json = nlohmann::json;
 
-/// The store's decisive labels as (winners, losers) [P, D] int64, read with the task; other
-/// lengths and foreign symbols are refused.
-Result<std::pair<torch::Tensor, torch::Tensor>> storePreferences(PreferenceStore& store, const Task& task)
+/// The store's decisive labels of the task's sequences as (winners, losers) [P, D] int64, read
+/// with the task; labels of other tasks are left out and counted in the log.
+Result<std::pair<torch::Tensor, torch::Tensor>> storePreferences(PreferenceStore& store, const Task& task,
+                                                                 TrainListener& listener)
 {
     const int64_t length = task.length();
     auto records = store.preferences();
     if (!records)
         return makeError(records.error());
-    if (const UsablePairs pairs = countUsablePairs(records.value(), length); pairs.otherLength > 0)
-        return makeError("the store holds " + std::to_string(pairs.otherLength) +
-                         " preferences of another length than the reference model's sequences (" +
-                         std::to_string(length) + ")");
+    if (const UsablePairs pairs = countUsablePairs(records.value(), task.key()); pairs.otherTask > 0)
+        listener.onLog(std::to_string(pairs.otherTask) + " labelled pairs of other tasks than the reference's (" +
+                       task.key() + ") are left out");
     std::vector<int64_t> winners, losers;
     for (const PreferenceRecord& r : records.value()) {
+        if (r.task != task.key())
+            continue;
         for (const auto& [text, into] : {std::pair{&r.chosen, &winners}, std::pair{&r.rejected, &losers}}) {
             auto tokens = task.parse(*text);
             if (!tokens)
@@ -49,8 +51,9 @@ Result<std::pair<torch::Tensor, torch::Tensor>> storePreferences(PreferenceStore
         }
     }
     if (winners.empty())
-        return makeError("the store has no decisive labels (left/right) to train on; label some pairs first");
-    const int64_t count = int64_t(records->size());
+        return makeError("the store has no decisive labels (left/right) of this task (" + task.key() +
+                         ") to train on; label some pairs first");
+    const int64_t count = int64_t(winners.size()) / length;
     return std::pair{torch::tensor(winners).view({count, length}), torch::tensor(losers).view({count, length})};
 }
 
@@ -128,9 +131,9 @@ FinishedEvent failedBeforeTraining(const std::string& error)
 
 } // namespace
 
-std::string preferenceSourceJson(PreferenceSource source, int64_t pairs)
+std::string preferenceSourceJson(PreferenceSource source, int64_t pairs, const std::string& rule)
 {
-    return json{{"source", source == PreferenceSource::StoreLabels ? "store-labels" : "rule:odd"}, {"pairs", pairs}}
+    return json{{"source", source == PreferenceSource::StoreLabels ? "store-labels" : "rule:" + rule}, {"pairs", pairs}}
         .dump();
 }
 
@@ -170,7 +173,7 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
         if (!device)
             return finishWith(failedBeforeTraining(device.error()));
         listener.onLog(describeRuntime(device.value()));
-        auto opened = openModel(spec.referencePath, device.value());
+        auto opened = openModel(spec.referencePath, device.value(), spec.rule);
         if (!opened)
             return finishWith(failedBeforeTraining(opened.error()));
         LoadedCheckpoint* loaded = &opened->checkpoint;
@@ -198,15 +201,18 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
 
         torch::Tensor winners, losers;
         if (spec.source == PreferenceSource::StoreLabels) {
-            auto prefs = storePreferences(*store, task);
+            auto prefs = storePreferences(*store, task, listener);
             if (!prefs)
                 return finishWith(failedBeforeTraining(prefs.error()));
             std::tie(winners, losers) = prefs.value();
             listener.onLog(std::to_string(winners.size(0)) + " labelled pairs from the store (ties and skips left out)");
         } else {
             auto pairGenerator = makeGenerator(spec.seed + 2000, device.value());
-            std::tie(winners, losers) = task.rulePairs(spec.rulePairs, pairGenerator, device.value());
-            listener.onLog(std::to_string(spec.rulePairs) + " rule-made pairs (odd preferred over even)");
+            auto pairs = task.rulePairs(spec.rulePairs, pairGenerator, device.value());
+            if (!pairs)
+                return finishWith(failedBeforeTraining(pairs.error()));
+            std::tie(winners, losers) = pairs.value();
+            listener.onLog(std::to_string(spec.rulePairs) + " rule-made pairs (" + task.rule()->describe() + ")");
         }
         outcome.pairs = winners.size(0);
 
@@ -223,7 +229,7 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
             run.referenceModelId = reference.id;
             run.configJson = json{{"dpo", json::parse(toJson(spec.dpo))},
                                   {"sampling", json::parse(toJson(spec.sampling))},
-                                  {"preferences", json::parse(preferenceSourceJson(spec.source, outcome.pairs))},
+                                  {"preferences", json::parse(preferenceSourceJson(spec.source, outcome.pairs, task.rule() ? task.rule()->spec() : ""))},
                                   {"seed", spec.seed},
                                   {"eta", reference.spec.noise.eta},
                                   {"reference_path", spec.referencePath},

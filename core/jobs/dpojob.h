@@ -18,7 +18,7 @@ namespace d2dpo {
 
 enum class PreferenceSource {
     StoreLabels, ///< the store's active left/right labels (ties and skips left out)
-    RulePairs,   ///< winner b_i for a random odd i, loser b_j for a random even j
+    RulePairs,   ///< pairs of training sequences the task's rule ranks apart (the paper's experiment)
 };
 
 struct DpoJobSpec {
@@ -26,6 +26,7 @@ struct DpoJobSpec {
     std::string storePath;         ///< where the run is recorded; "" records nothing
     PreferenceSource source = PreferenceSource::StoreLabels;
     int64_t rulePairs = 20000;     ///< with PreferenceSource::RulePairs
+    std::string rule;              ///< the rule for rule-made pairs and the metrics; "" = the reference's task's
     DpoConfig dpo;
     SamplingConfig sampling;
     std::optional<double> eta;     ///< remasking coefficient for training and sampling; unset: the reference's
@@ -49,6 +50,6 @@ struct DpoJobOutcome {
 DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const StopToken& stop);
 
 /// What the job records as the run's preference source: {"source": ..., "pairs": N}.
-std::string preferenceSourceJson(PreferenceSource source, int64_t pairs);
+std::string preferenceSourceJson(PreferenceSource source, int64_t pairs, const std::string& rule);
 
 } // namespace d2dpo

@@ -77,12 +77,15 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
     auto task = makeTask(config.spec.task);
     if (!task)
         return makeError(task.error());
+    if (!task.value()->rule())
+        return makeError("the experiment fine-tunes toward a rule; name one with --rule");
     auto noise = makeNoiseProcess(config.spec.noise, task.value()->vocabSize());
     if (!noise)
         return makeError(noise.error());
 
     ReproduceReport report;
     report.config = config;
+    report.config.spec.task = task.value()->config(); // with its rule resolved
     report.runtime = describeRuntime(device);
     const uint64_t evalSeed = config.seed + 1000;
     namespace fs = std::filesystem;
@@ -120,21 +123,24 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
 
         std::string referenceId = newCheckpointId();
         if (!config.outputFolder.empty()) {
-            CheckpointInfo info{referenceId, "", "pretrained", config.spec, toJson(config.pretrain),
+            CheckpointInfo info{referenceId, "", "pretrained", report.config.spec, toJson(config.pretrain),
                                 report.reference.toJson(), config.pretrain.steps, utcNow()};
             report.referenceCheckpoint = (out / "reference.d2dpo").string();
             if (Status s = saveCheckpoint(report.referenceCheckpoint, model, info); !s)
                 return makeError(s.error());
         }
 
-        // 3. D2-DPO on rule-made pairs: winner b_i for a random odd i, loser b_j for a random even j.
+        // 3. D2-DPO on rule-made pairs: pairs the task's rule ranks apart (binary integers: winner
+        // b_i for a random odd i, loser b_j for a random even j).
         listener.onPhase("d2dpo", config.dpo.steps);
         start = std::chrono::steady_clock::now();
         {
             auto pairGenerator = makeGenerator(config.seed + 2000, device);
-            const auto [winners, losers] =
-                task.value()->rulePairs(config.preferencePairs, pairGenerator, device);
-            DpoTrainer trainer(model, *task.value(), *noise.value(), config.spec, config.dpo, config.sampling,
+            auto pairs = task.value()->rulePairs(config.preferencePairs, pairGenerator, device);
+            if (!pairs)
+                return makeError(pairs.error());
+            const auto [winners, losers] = pairs.value();
+            DpoTrainer trainer(model, *task.value(), *noise.value(), report.config.spec, config.dpo, config.sampling,
                                config.seed);
             trainer.setPreferences(winners, losers);
             trainer.setEvaluationSeed(evalSeed);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The paper's experiment end to end: pretrain on binary integers, evaluate the reference,
-// fine-tune with D2-DPO on rule-made pairs (odd preferred over even) evaluating every few
-// steps, and collect every curve and the wall time of each phase.
+// The paper's experiment end to end, on any task with a rule: pretrain on the task's data
+// (binary integers in the paper), evaluate the reference, fine-tune with D2-DPO on rule-made pairs
+// (odd preferred over even in the paper) evaluating every few steps, and collect every curve and
+// the wall time of each phase.
 #pragma once
 
 #include <cstdint>

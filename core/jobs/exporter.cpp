@@ -97,14 +97,20 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
         auto generator = makeGenerator(options.seed, model->parameters().front().device());
         EulerSampler sampler(model, task.value()->maskToken(), options.sampling.steps, checkpoint.info.spec.noise.eta);
         const auto samples = sampler.sample(options.sampleCount, generator, options.sampling.batch).to(torch::kCPU);
-        const std::vector<int64_t> decoded = decodeToHost(*task.value(), samples);
-        const std::vector<std::string> texts = formatRows(*task.value(), samples);
-        std::string lines = "# sequence\tdecoded value (-1 = invalid)\n";
-        for (size_t i = 0; i < texts.size(); ++i)
-            lines += texts[i] + "\t" + std::to_string(decoded[i]) + "\n";
+        const Task& t = *task.value();
+        const std::vector<std::string> texts = formatRows(t, samples);
+        const std::vector<int64_t> rows = rowsToHost(samples);
+        std::string lines = "# sequence\tvalid\twhat the task reads in it\n";
+        for (size_t i = 0; i < texts.size(); ++i) {
+            const std::vector<int64_t> tokens(rows.begin() + int64_t(i) * t.length(),
+                                              rows.begin() + int64_t(i + 1) * t.length());
+            const SequenceHint hint = t.hint(tokens);
+            lines += texts[i] + "\t" + (hint.valid ? "1" : "0") + "\t" + hint.value +
+                     (hint.rule.empty() ? "" : "; " + hint.rule) + "\n";
+        }
         if (Status s = writeText(root / "samples.txt", lines); !s)
             return s;
-        const SampleMetrics sampleMetrics = computeSampleMetrics(decoded, task.value()->maxValue());
+        const SampleMetrics sampleMetrics = t.measure(samples);
 
         const auto& info = checkpoint.info;
         json card = {
@@ -129,6 +135,8 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
             {"conventions",
              {{"time", "t = 0 is all masked (noise), t = 1 is data"},
               {"mask_token", task.value()->maskToken()},
+              {"symbols", task.value()->vocabulary().symbols()},
+              {"pad_token", task.value()->vocabulary().padToken()},
               {"output", "logits over the S real tokens per position, never over the mask"},
               {"architecture", "token(S+1)+position(+time: sinusoidal(1000 t) -> Linear -> SiLU -> Linear) "
                                "embeddings, pre-norm transformer blocks (qkv, out, GELU MLP), LayerNorm, head"}}},

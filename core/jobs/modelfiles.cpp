@@ -11,14 +11,14 @@
 namespace d2dpo {
 
 Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
-                                      uint64_t seed, const std::string& device)
+                                      uint64_t seed, const std::string& device, const std::string& rule)
 {
     if (count < 1)
         return makeError("the sample count must be at least 1");
     if (Status s = validate(sampling); !s)
         return makeError(s.error());
     try {
-        auto opened = openModel(checkpointPath, device);
+        auto opened = openModel(checkpointPath, device, rule);
         if (!opened)
             return makeError(opened.error());
         const CheckpointInfo& info = opened->checkpoint.info;
@@ -29,9 +29,11 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
         const torch::Tensor samples = sampler.sample(count, generator, sampling.batch).to(torch::kCPU).contiguous();
         ModelSummary summary;
         summary.checkpoint = {info.id, info.kind, info.parentId, info.step};
-        summary.decoded = decodeToHost(task, samples);
-        summary.metrics = computeSampleMetrics(summary.decoded, task.maxValue());
+        summary.metrics = task.measure(samples);
         summary.samples = formatRows(task, samples);
+        const std::vector<int64_t> rows = rowsToHost(samples);
+        for (int64_t i = 0; i < count; ++i)
+            summary.hints.push_back(task.hint({rows.begin() + i * task.length(), rows.begin() + (i + 1) * task.length()}));
         return summary;
     } catch (const std::exception& e) {
         return makeError("sampling failed: " + std::string(e.what()).substr(0, 300));

@@ -11,6 +11,7 @@
 #include "base/config.h"
 #include "base/result.h"
 #include "base/samplemetrics.h"
+#include "base/sequencehint.h"
 
 namespace d2dpo {
 
@@ -25,14 +26,15 @@ struct CheckpointSummary {
 struct ModelSummary {
     CheckpointSummary checkpoint;
     SampleMetrics metrics;
-    std::vector<std::string> samples; ///< the sequences as token text
-    std::vector<int64_t> decoded;     ///< their decoded values, -1 when invalid
+    std::vector<std::string> samples; ///< the sequences as the task's text
+    std::vector<SequenceHint> hints;  ///< what the task reads in each (valid, value, rule)
 };
 
 /// Draws `count` samples from the checkpoint with the Euler sampler (seeded on the device, so two
-/// models compare on the same draws) and measures them with the checkpoint's task.
+/// models compare on the same draws) and measures them with the checkpoint's task (with `rule` in
+/// place of its own when given).
 Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
-                                      uint64_t seed, const std::string& device = "auto");
+                                      uint64_t seed, const std::string& device = "auto", const std::string& rule = "");
 
 /// sampleCheckpoint() with `samplingSteps` Euler steps in batches of 1000 (the Models view).
 Result<ModelSummary> summarizeCheckpoint(const std::string& checkpointPath, int64_t count, int samplingSteps,

@@ -93,6 +93,8 @@ Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, int 
                 candidates.push_back(std::move(text));
             batch.candidates = int64_t(candidates.size());
             batch.pairs = formPairs(candidates, m_impl->record.id, pairCount, seed);
+            for (ShownPair& pair : batch.pairs)
+                pair.task = m_impl->record.taskKey;
             if (int64_t(batch.pairs.size()) >= pairCount)
                 break;
         }

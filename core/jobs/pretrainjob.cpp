@@ -44,7 +44,9 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, Experimen
     auto generator = makeGenerator(spec.seed + 1000, device.value());
     outcome.metrics =
         evaluateModel(model, *task.value(), spec.spec.noise, spec.sampling, spec.evaluationSamples, generator);
-    CheckpointInfo info{newCheckpointId(), "", "pretrained", spec.spec, toJson(spec.pretrain),
+    ModelSpec modelSpec = spec.spec;
+    modelSpec.task = task.value()->config(); // with its rule resolved
+    CheckpointInfo info{newCheckpointId(), "", "pretrained", modelSpec, toJson(spec.pretrain),
                         outcome.metrics.toJson(), spec.pretrain.steps, utcNow()};
     if (Status s = saveCheckpoint(spec.outputPath, model, info); !s)
         return makeError(s.error());

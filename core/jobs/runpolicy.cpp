@@ -29,13 +29,11 @@ void checkpointAtEveryEvaluation(DpoConfig& config) { config.checkpointEvery = c
 
 void leaveACoreForTheGui(DpoJobSpec& job) { job.reservedCores = 1; }
 
-UsablePairs countUsablePairs(const std::vector<PreferenceRecord>& preferences, int64_t length)
+UsablePairs countUsablePairs(const std::vector<PreferenceRecord>& preferences, const std::string& task)
 {
     UsablePairs pairs;
-    for (const PreferenceRecord& r : preferences) {
-        const bool fits = int64_t(r.chosen.size()) == length && int64_t(r.rejected.size()) == length;
-        ++(fits ? pairs.usable : pairs.otherLength);
-    }
+    for (const PreferenceRecord& r : preferences)
+        ++(r.task == task ? pairs.usable : pairs.otherTask);
     return pairs;
 }
 

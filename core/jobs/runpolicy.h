@@ -27,12 +27,12 @@ void checkpointAtEveryEvaluation(DpoConfig& config);
 /// keep busy (2 training threads on 2 cores stalled the GUI thread for 48 ms, 1 for 7 ms).
 void leaveACoreForTheGui(DpoJobSpec& job);
 
-/// The store's decisive labels as a model of sequence length `length` sees them.
+/// The store's decisive labels as a model of the task with key `task` sees them.
 struct UsablePairs {
-    int64_t usable = 0;      ///< left/right labels of sequences of that length
-    int64_t otherLength = 0; ///< labels of sequences of another length (a run refuses a mixed store)
+    int64_t usable = 0;    ///< left/right labels of that task's sequences
+    int64_t otherTask = 0; ///< labels of other tasks' sequences (left out of the run, and counted)
 };
-UsablePairs countUsablePairs(const std::vector<PreferenceRecord>& preferences, int64_t length);
+UsablePairs countUsablePairs(const std::vector<PreferenceRecord>& preferences, const std::string& task);
 
 /// Export options for a stored model: the preference counts and the run (status, device, times,
 /// config) that made it, for the model card's lineage. Defaults when the model has no run.

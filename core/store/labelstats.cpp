@@ -12,8 +12,10 @@ LabelStats computeLabelStats(const std::vector<std::pair<ShownPair, LabelRecord>
         ++stats.labels;
         if (label.choice == Choice::Skip)
             continue;
-        ++stats.compared;
-        agree += rule(pair.left, pair.right) == label.choice;
+        if (const std::optional<Choice> ruled = rule(pair)) {
+            ++stats.compared;
+            agree += *ruled == label.choice;
+        }
         if (label.choice == Choice::Left || label.choice == Choice::Right) {
             ++stats.decisive;
             left += label.choice == Choice::Left;

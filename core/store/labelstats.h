@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,7 +22,8 @@ struct LabelStats {
     double leftPickRate = 0;     ///< left picks / decisive picks (0.5 = no position bias)
 };
 
-using RuleFunction = std::function<Choice(const std::string& left, const std::string& right)>;
+/// The rule's choice for a pair as shown, or nothing when the pair's task has no rule.
+using RuleFunction = std::function<std::optional<Choice>(const ShownPair& pair)>;
 
 LabelStats computeLabelStats(const std::vector<std::pair<ShownPair, LabelRecord>>& labelled, const RuleFunction& rule);
 

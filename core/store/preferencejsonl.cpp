@@ -19,7 +19,8 @@ std::string toJsonLine(const PreferenceRecord& r)
                 {"decide_ms", r.decideMs},
                 {"chosen_side", r.chosenSide},
                 {"chosen_model_id", r.chosenModelId},
-                {"rejected_model_id", r.rejectedModelId}}
+                {"rejected_model_id", r.rejectedModelId},
+                {"task", r.task}}
         .dump();
 }
 
@@ -53,13 +54,9 @@ Status checkTokens(const std::string& tokens, const char* field, const JsonlRule
 {
     if (tokens.empty())
         return makeError(std::string("'") + field + "' is empty");
-    for (char c : tokens)
-        if (c < '0' || c >= char('0' + std::min<int64_t>(rules.vocabSize, 10)))
-            return makeError(std::string("'") + field + "' has a character '" + std::string(1, c) +
-                             "' outside the vocabulary 0.." + std::to_string(rules.vocabSize - 1));
-    if (rules.length > 0 && int64_t(tokens.size()) != rules.length)
-        return makeError(std::string("'") + field + "' has length " + std::to_string(tokens.size()) +
-                         ", expected " + std::to_string(rules.length));
+    if (rules.check)
+        if (Status s = rules.check(tokens); !s)
+            return makeError(std::string("'") + field + "': " + s.error());
     return Ok{};
 }
 
@@ -95,13 +92,12 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
         if (!object.at(key).is_string())
             return makeError(where + "'" + key + "' must be a string of tokens");
     }
+    r.task = rules.task;
     r.chosen = object.at("chosen").get<std::string>();
     r.rejected = object.at("rejected").get<std::string>();
     for (const auto& [tokens, name] : {std::pair{&r.chosen, "chosen"}, std::pair{&r.rejected, "rejected"}})
         if (Status s = checkTokens(*tokens, name, rules); !s)
             return makeError(where + s.error());
-    if (r.chosen.size() != r.rejected.size())
-        return makeError(where + "'chosen' and 'rejected' differ in length");
     if (r.chosen == r.rejected)
         return makeError(where + "'chosen' and 'rejected' are the same sequence");
     for (Status s : {optionalField(object, "labeler", r.labeler, &json::is_string, "a string"),
@@ -112,6 +108,10 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
                      optionalField(object, "decide_ms", r.decideMs, &json::is_number_integer, "an integer")})
         if (!s)
             return makeError(where + s.error());
+    if (object.contains("task") && object.at("task").is_string() && !object.at("task").get<std::string>().empty() &&
+        object.at("task").get<std::string>() != rules.task)
+        return makeError(where + "a preference of the task " + object.at("task").get<std::string>() +
+                         ", not of " + rules.task);
     if (!r.chosenSide.empty() && r.chosenSide != "left" && r.chosenSide != "right")
         return makeError(where + "'chosen_side' must be \"left\" or \"right\"");
     if (r.decideMs < 0)
@@ -125,18 +125,17 @@ Result<int64_t> importPreferencesJsonl(PreferenceStore& store, const std::string
     if (!in || std::filesystem::is_directory(path))
         return makeError("cannot read '" + path + "'");
     std::vector<PreferenceRecord> records;
-    JsonlRules lineRules = rules;
+    if (rules.task.empty())
+        return makeError("an import needs the task its sequences belong to; nothing was imported");
     std::string line;
     int64_t number = 0;
     while (std::getline(in, line)) {
         ++number;
         if (line.find_first_not_of(" \t\r") == std::string::npos)
             continue; // blank lines are allowed
-        auto record = parsePreferenceLine(line, number, lineRules);
+        auto record = parsePreferenceLine(line, number, rules);
         if (!record)
             return makeError("'" + path + "' " + record.error() + "; nothing was imported");
-        if (lineRules.length == 0)
-            lineRules.length = int64_t(record->chosen.size()); // every line must match the first
         records.push_back(std::move(record.value()));
     }
     if (records.empty())

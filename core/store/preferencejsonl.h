@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "store/preferencestore.h"
@@ -12,9 +13,11 @@
 
 namespace d2dpo {
 
+/// What an import accepts: sequences of one task, checked by that task (jobs/taskinfo.h makes
+/// the rules from a model's task).
 struct JsonlRules {
-    int64_t length = 0;    ///< required sequence length; 0: any, but the same on every line
-    int64_t vocabSize = 2; ///< tokens are the digits 0..vocabSize-1
+    std::string task;                                   ///< the task key the imported pairs get
+    std::function<Status(const std::string&)> check;    ///< Ok for a sequence the task can read
 };
 
 /// Writes every decisive label (left/right) to `path` (atomically); returns how many.

@@ -23,7 +23,9 @@ struct ModelRecord {
     std::string kind;              ///< "pretrained" or "d2dpo"
     std::string name;
     std::string path;              ///< the checkpoint file
-    std::string specJson = "{}";
+    std::string specJson = "{}";   ///< the model's spec, its task without the training sequences
+    std::string taskKey;           ///< written with taskSpecJson into the tasks table by addModel
+    std::string taskSpecJson;      ///< the task's whole spec; empty when read back
     std::string trainingJson = "{}";
     std::string metricsJson = "{}";
     std::optional<int64_t> runId;  ///< the run that produced it
@@ -37,6 +39,7 @@ struct ShownPair {
     std::string right;
     std::string leftModelId;  ///< empty when imported
     std::string rightModelId;
+    std::string task;         ///< the task key of both sequences (taskconfig.h)
 };
 
 struct LabelRecord {
@@ -66,6 +69,7 @@ struct PreferenceRecord {
     std::string labeler;
     int64_t decideMs = 0;
     std::string labelledAt;
+    std::string task; ///< the task key of both sequences
 };
 
 /// One value of one metric of a run at one step.
@@ -91,7 +95,7 @@ struct RunRecord {
 class PreferenceStore {
 public:
     /// The latest schema this build writes and reads.
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
 
     /// Opens (or creates) the store at `path`. Refuses, without changing the file, one that is
     /// not a database, is corrupt, comes from a newer schema, or cannot be written.
@@ -106,15 +110,21 @@ public:
     const std::string& path() const;
     int schemaVersion() const;
 
-    Status addModel(const ModelRecord& model);   ///< inserts, or updates a model with the same id
+    /// Inserts, or updates a model with the same id; records its task (addTask) when given.
+    Status addModel(const ModelRecord& model);
     Result<std::vector<ModelRecord>> models();
     Result<std::optional<ModelRecord>> model(const std::string& id);
 
+    /// Records a task's spec (with its data) under its key; a known key is left as it is.
+    Status addTask(const std::string& key, const std::string& specJson);
+    /// The spec stored under `key`, or nothing.
+    Result<std::optional<std::string>> taskSpec(const std::string& key);
+
     /// Stores the sequences and the pairs as shown, in one transaction; returns the pair ids.
-    /// A pair of two identical sequences is refused.
+    /// A pair of two identical sequences, or one without its task key, is refused.
     Result<std::vector<int64_t>> addPairs(const std::vector<ShownPair>& pairs, const std::string& source);
-    /// Pairs without an active label, oldest first.
-    Result<std::vector<ShownPair>> pendingPairs(int64_t limit);
+    /// Pairs without an active label, oldest first; only the task's when `task` is given.
+    Result<std::vector<ShownPair>> pendingPairs(int64_t limit, const std::string& task = "");
     Result<ShownPair> pair(int64_t id);
 
     /// Records a label, committed before this returns. A pair that already has an active label

@@ -15,11 +15,11 @@ namespace {
 ShownPair readPair(SQLite::Statement& q)
 {
     return {q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString(),
-            nullableText(q.getColumn(3)), nullableText(q.getColumn(4))};
+            nullableText(q.getColumn(3)), nullableText(q.getColumn(4)), q.getColumn(5).getString()};
 }
 
 constexpr const char* kPairSelect = R"sql(
-    SELECT p.id, ls.tokens, rs.tokens, ls.model_id, rs.model_id
+    SELECT p.id, ls.tokens, rs.tokens, ls.model_id, rs.model_id, ls.task
     FROM pairs p JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id)sql";
 
 } // namespace
@@ -29,24 +29,27 @@ Result<std::vector<int64_t>> PreferenceStore::addPairs(const std::vector<ShownPa
     for (const ShownPair& p : pairs)
         if (p.left == p.right)
             return makeError("a pair of two identical sequences is not shown (" + p.left + ")");
+        else if (p.task.empty())
+            return makeError("a pair without its task cannot be stored (" + p.left + ", " + p.right + ")");
     return m_impl->guard<std::vector<int64_t>>("storing pairs", [&] {
         SQLite::Database& db = m_impl->db;
         SQLite::Transaction transaction(db);
-        SQLite::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at) VALUES (?, ?, ?)");
+        SQLite::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at, task) VALUES (?, ?, ?, ?)");
         SQLite::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at) VALUES (?, ?, ?, ?)");
         const std::string now = utcNow();
-        auto addSequence = [&](const std::string& tokens, const std::string& modelId) {
+        auto addSequence = [&](const std::string& tokens, const std::string& modelId, const std::string& task) {
             sequence.reset();
             bindOptionalText(sequence, 1, modelId);
             sequence.bind(2, tokens);
             sequence.bind(3, now);
+            sequence.bind(4, task);
             sequence.exec();
             return db.getLastInsertRowid();
         };
         std::vector<int64_t> ids;
         for (const ShownPair& p : pairs) {
-            const int64_t left = addSequence(p.left, p.leftModelId);
-            const int64_t right = addSequence(p.right, p.rightModelId);
+            const int64_t left = addSequence(p.left, p.leftModelId, p.task);
+            const int64_t right = addSequence(p.right, p.rightModelId, p.task);
             pair.reset();
             pair.bind(1, left);
             pair.bind(2, right);
@@ -60,13 +63,16 @@ Result<std::vector<int64_t>> PreferenceStore::addPairs(const std::vector<ShownPa
     });
 }
 
-Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit)
+Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, const std::string& task)
 {
     return m_impl->guard<std::vector<ShownPair>>("reading pending pairs", [&] {
         SQLite::Statement q(m_impl->db, std::string(kPairSelect) + R"sql(
             WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL)
+              AND (? = '' OR ls.task = ?)
             ORDER BY p.id LIMIT ?)sql");
-        q.bind(1, limit);
+        q.bind(1, task);
+        q.bind(2, task);
+        q.bind(3, limit);
         std::vector<ShownPair> out;
         while (q.executeStep())
             out.push_back(readPair(q));
@@ -162,7 +168,7 @@ Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::labelled
     return m_impl->guard<std::vector<Row>>("reading labels", [&] {
         // The pair's columns as kPairSelect has them, then the label's.
         SQLite::Statement full(m_impl->db, R"sql(
-            SELECT p.id, ls.tokens, rs.tokens, ls.model_id, rs.model_id,
+            SELECT p.id, ls.tokens, rs.tokens, ls.model_id, rs.model_id, ls.task,
                    l.id, l.choice, l.decide_ms, l.created_at
             FROM labels l JOIN pairs p ON p.id = l.pair_id
                  JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
@@ -170,9 +176,9 @@ Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::labelled
         full.bind(1, labeler);
         std::vector<Row> out;
         while (full.executeStep()) {
-            LabelRecord label{full.getColumn(5).getInt64(), full.getColumn(0).getInt64(),
-                              choiceFromString(full.getColumn(6).getString()).value_or(Choice::Skip), labeler,
-                              full.getColumn(7).getInt64(), full.getColumn(8).getString(), false};
+            LabelRecord label{full.getColumn(6).getInt64(), full.getColumn(0).getInt64(),
+                              choiceFromString(full.getColumn(7).getString()).value_or(Choice::Skip), labeler,
+                              full.getColumn(8).getInt64(), full.getColumn(9).getString(), false};
             out.emplace_back(readPair(full), label);
         }
         return out;
@@ -183,7 +189,8 @@ Result<std::vector<PreferenceRecord>> PreferenceStore::preferences()
 {
     return m_impl->guard<std::vector<PreferenceRecord>>("reading preferences", [&] {
         SQLite::Statement q(m_impl->db, R"sql(
-            SELECT l.choice, ls.tokens, rs.tokens, ls.model_id, rs.model_id, l.labeler, l.decide_ms, l.created_at
+            SELECT l.choice, ls.tokens, rs.tokens, ls.model_id, rs.model_id, l.labeler, l.decide_ms, l.created_at,
+                   ls.task
             FROM labels l JOIN pairs p ON p.id = l.pair_id
                  JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
             WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right') ORDER BY l.id)sql");
@@ -193,7 +200,8 @@ Result<std::vector<PreferenceRecord>> PreferenceStore::preferences()
             const std::string l = q.getColumn(1).getString(), r = q.getColumn(2).getString();
             const std::string lm = nullableText(q.getColumn(3)), rm = nullableText(q.getColumn(4));
             out.push_back({left ? l : r, left ? r : l, left ? lm : rm, left ? rm : lm, left ? "left" : "right",
-                           q.getColumn(5).getString(), q.getColumn(6).getInt64(), q.getColumn(7).getString()});
+                           q.getColumn(5).getString(), q.getColumn(6).getInt64(), q.getColumn(7).getString(),
+                           q.getColumn(8).getString()});
         }
         return out;
     });
@@ -205,25 +213,28 @@ Status PreferenceStore::importPreferences(const std::vector<PreferenceRecord>& r
         SQLite::Database& db = m_impl->db;
         SQLite::Transaction transaction(db);
         // A model id only links when that model is in this store (lineage may come from elsewhere).
-        SQLite::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at) "
-                                       "VALUES ((SELECT id FROM models WHERE id = ?), ?, ?)");
+        SQLite::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at, task) "
+                                       "VALUES ((SELECT id FROM models WHERE id = ?), ?, ?, ?)");
         SQLite::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at) "
                                    "VALUES (?, ?, 'imported', ?)");
         SQLite::Statement label(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "
                                     "VALUES (?, ?, ?, ?, ?)");
         const std::string now = utcNow();
-        auto addSequence = [&](const std::string& tokens, const std::string& modelId) {
+        auto addSequence = [&](const std::string& tokens, const std::string& modelId, const std::string& task) {
             sequence.reset();
             sequence.bind(1, modelId);
             sequence.bind(2, tokens);
             sequence.bind(3, now);
+            sequence.bind(4, task);
             sequence.exec();
             return db.getLastInsertRowid();
         };
         for (const PreferenceRecord& r : records) {
+            if (r.task.empty())
+                throw SQLite::Exception("an imported preference has no task");
             const bool chosenLeft = r.chosenSide != "right";
-            const int64_t chosen = addSequence(r.chosen, r.chosenModelId);
-            const int64_t rejected = addSequence(r.rejected, r.rejectedModelId);
+            const int64_t chosen = addSequence(r.chosen, r.chosenModelId, r.task);
+            const int64_t rejected = addSequence(r.rejected, r.rejectedModelId, r.task);
             pair.reset();
             pair.bind(1, chosenLeft ? chosen : rejected);
             pair.bind(2, chosenLeft ? rejected : chosen);

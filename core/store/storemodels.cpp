@@ -9,6 +9,9 @@ namespace d2dpo {
 
 Status PreferenceStore::addModel(const ModelRecord& m)
 {
+    if (!m.taskKey.empty() && !m.taskSpecJson.empty())
+        if (Status s = addTask(m.taskKey, m.taskSpecJson); !s)
+            return s;
     return m_impl->guard<Ok>("storing model " + m.id, [&]() -> Result<Ok> {
         SQLite::Statement q(m_impl->db, R"sql(
             INSERT INTO models (id, parent_id, kind, name, path, spec_json, training_json, metrics_json, run_id,
@@ -75,6 +78,29 @@ Result<std::optional<ModelRecord>> PreferenceStore::model(const std::string& id)
         if (!q.executeStep())
             return std::nullopt;
         return readModel(q);
+    });
+}
+
+Status PreferenceStore::addTask(const std::string& key, const std::string& specJson)
+{
+    return m_impl->guard<Ok>("storing task " + key, [&]() -> Result<Ok> {
+        SQLite::Statement q(m_impl->db, "INSERT OR IGNORE INTO tasks (key, spec_json, created_at) VALUES (?, ?, ?)");
+        q.bind(1, key);
+        q.bind(2, specJson);
+        q.bind(3, utcNow());
+        q.exec();
+        return Ok{};
+    });
+}
+
+Result<std::optional<std::string>> PreferenceStore::taskSpec(const std::string& key)
+{
+    return m_impl->guard<std::optional<std::string>>("reading task " + key, [&]() -> std::optional<std::string> {
+        SQLite::Statement q(m_impl->db, "SELECT spec_json FROM tasks WHERE key = ?");
+        q.bind(1, key);
+        if (!q.executeStep())
+            return std::nullopt;
+        return q.getColumn(0).getString();
     });
 }
 

@@ -66,6 +66,23 @@ CREATE TABLE run_metrics (
     PRIMARY KEY (run_id, name, step)
 );
 )sql",
+        // Version 2: each sequence names its task (taskconfig.h's key) and the tasks table keeps each
+        // task's spec with its vocabulary and data, so any view can read a stored sequence. Every
+        // earlier store held only binary-integers sequences, whose key is their length.
+        R"sql(
+CREATE TABLE tasks (
+    key        TEXT PRIMARY KEY,
+    spec_json  TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+ALTER TABLE sequences ADD COLUMN task TEXT NOT NULL DEFAULT '';
+UPDATE sequences SET task = 'binary-integers:' || length(tokens);
+INSERT OR IGNORE INTO tasks (key, spec_json, created_at)
+    SELECT DISTINCT task, json_object('name', 'binary-integers', 'length', length(tokens)),
+           strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+    FROM sequences;
+CREATE INDEX sequences_by_task ON sequences(task);
+)sql",
     };
     return migrations;
 }

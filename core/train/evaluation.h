@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Evaluate a model the way the paper does: draw samples with the Euler sampler and measure
-// them with the task (VSR, odd ratio, histogram, diversity).
+// them with the task's declared metrics (VSR, the rule's share, diversity, the histogram).
 #pragma once
 
 #include <torch/types.h>
@@ -12,12 +12,7 @@
 
 namespace d2dpo {
 
-/// Decoded values of samples [B, D] -> host vector (one copy to the host).
-std::vector<int64_t> decodeToHost(const Task& task, const torch::Tensor& samples);
-
-SampleMetrics measureSamples(const Task& task, const torch::Tensor& samples);
-
-/// Draw `count` samples from `model` and measure them.
+/// Draw `count` samples from `model` and measure them with the task.
 SampleMetrics evaluateModel(Denoiser& model, const Task& task, const NoiseConfig& noise,
                             const SamplingConfig& sampling, int64_t count, torch::Generator& generator);
 

@@ -78,7 +78,7 @@ private Q_SLOTS:
                                "--eval-every", "40", "--eval-samples", "600", "--sampling-steps", "32",
                                "--pairs", "2000", "--seed", "1", "--out", out});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        QVERIFY(run.out.contains("valid-sample ratio"));
+        QVERIFY(run.out.contains("vsr") && run.out.contains("odd_ratio >= 0.95"));
         QVERIFY(run.out.contains("wall time"));
 
         QFile reportFile(out + "/report.json");
@@ -162,7 +162,8 @@ private Q_SLOTS:
         junk.close();
         expectFailure({"label", "--db", path("junk.sqlite"), "--rule", "odd"}, "not an SQLite database");
         expectFailure({"prefs", "import", "--db", db, "-i", path("missing.jsonl")}, "cannot read");
-        expectFailure({"prefs", "import", "--db", db, "-i", m_reference}, "line 1");
+        expectFailure({"prefs", "import", "--db", db, "-i", m_reference, "--length", "6"}, "line 1");
+        expectFailure({"prefs", "import", "--db", db, "-i", jsonl}, "name the sequences' task");
         expectFailure({"train", "--db", path("empty.sqlite"), "-c", m_reference, "-o", path("t2")},
                       "no decisive labels");
     }
@@ -224,6 +225,58 @@ private Q_SLOTS:
             expectFailure({"train", "-c", path("corrupt.d2dpo"), "-o", path("t")}, "corrupt");
             expectFailure({"export", "-c", m_reference, "-o", path("export")}, "not empty");
         }
+    }
+
+    void wordFileEndToEnd()
+    {
+        // A tiny word list: pretrain on it, draw pairs, label them with a rule, train on the labels,
+        // and the rule's share rises.
+        QFile words(path("words.txt"));
+        QVERIFY(words.open(QIODevice::WriteOnly));
+        const char* list[] = {"cat", "dog", "emu", "owl", "ant", "yak", "eel", "pig", "cow", "fox", "ape", "elk",
+                              "hen", "bat", "asp", "rat", "ibis", "orca", "bee", "gnu"};
+        for (int repeat = 0; repeat < 3; ++repeat)
+            for (const char* w : list)
+                words.write(QByteArray(w) + "\n");
+        words.close();
+        const QString reference = path("words.d2dpo");
+        const Run pretrain = d2dpo({"pretrain", "--data", path("words.txt"), "--valid", "in-data", "--rule",
+                                    "motif:^[aeiou]", "--d-model", "32", "--layers", "1", "--heads", "2", "--steps",
+                                    "400", "--eval-samples", "300", "--sampling-steps", "16", "--seed", "2", "-o",
+                                    reference});
+        QVERIFY2(pretrain.exitCode == 0, qPrintable(pretrain.err));
+        QVERIFY2(pretrain.err.contains("60 sequences (lines), 20 distinct, 40 duplicates"), qPrintable(pretrain.err));
+        QVERIFY2(pretrain.out.contains("rule_share"), qPrintable(pretrain.out));
+
+        const QString db = path("words.sqlite");
+        const Run pairs = d2dpo({"pairs", "--db", db, "-c", reference, "-n", "200", "--sampling-steps", "16"});
+        QVERIFY2(pairs.exitCode == 0, qPrintable(pairs.err));
+        const Run label = d2dpo({"label", "--db", db});
+        QVERIFY2(label.exitCode == 0 && label.out.contains("motif:^[aeiou]"), qPrintable(label.out + label.err));
+        const Run train = d2dpo({"train", "--db", db, "-c", reference, "-o", path("words-train"), "--steps", "60",
+                                 "--batch", "32", "--lr", "1e-3", "--eval-every", "0", "--eval-samples", "300",
+                                 "--sampling-steps", "16", "--evaluate-reference"});
+        QVERIFY2(train.exitCode == 0, qPrintable(train.err));
+        const QString finetuned = train.out.section("fine-tuned checkpoint: ", 1).trimmed();
+        const auto ruleShare = [&](const QString& checkpoint) {
+            const Run eval = d2dpo({"eval", "-c", checkpoint, "-n", "600", "--sampling-steps", "16", "--json"});
+            return QJsonDocument::fromJson(eval.out.toUtf8()).object()["rule_share"].toDouble(-1);
+        };
+        const double before = ruleShare(reference), after = ruleShare(finetuned);
+        QVERIFY2(before >= 0 && after > before + 0.1, qPrintable(QString("rule share %1 -> %2").arg(before).arg(after)));
+        const Run sample = d2dpo({"sample", "-c", finetuned, "-n", "3", "--sampling-steps", "16"});
+        QVERIFY2(sample.exitCode == 0 && sample.out.contains("length"), qPrintable(sample.out + sample.err));
+
+        // Another task's checkpoint on this store: its labels are left out, and said so.
+        if (!m_reference.isEmpty()) {
+            const Run other = d2dpo({"train", "--db", db, "-c", m_reference, "-o", path("other-task"), "--steps", "2"});
+            QVERIFY(other.exitCode != 0);
+            QVERIFY2(other.err.contains("of other tasks") && other.err.contains("no decisive labels"),
+                     qPrintable(other.err));
+        }
+        expectFailure({"pretrain", "--data", path("missing.txt"), "-o", path("x.d2dpo")}, "does not exist");
+        expectFailure({"pretrain", "--data", path("words.txt"), "--rule", "motif:(", "-o", path("x.d2dpo")},
+                      "not a valid regular expression");
     }
 
     void cudaRequestWithoutCudaIsExplained()

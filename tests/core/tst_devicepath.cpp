@@ -78,7 +78,7 @@ private:
         config.evalEvery = 6;
         DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, config, m_sampling, 3);
         auto generator = makeGenerator(8, torch::kCPU);
-        const auto [winners, losers] = m_task.rulePairs(128, generator, torch::kCPU);
+        const auto [winners, losers] = m_task.rulePairs(128, generator, torch::kCPU).value();
         trainer.setPreferences(winners, losers);
         Recorder recorder;
         StopToken stop;
@@ -98,7 +98,7 @@ private Q_SLOTS:
                 p.add_(torch::randn_like(p) * 0.05);
         }
         auto generator = makeGenerator(11, torch::kCPU);
-        const auto [w, l] = m_task.rulePairs(12, generator, torch::kCPU);
+        const auto [w, l] = m_task.rulePairs(12, generator, torch::kCPU).value();
         const auto x1 = torch::cat({w, l});
         const auto t = torch::rand({12}, generator) * 0.999;
         const auto tBoth = torch::cat({t, t});
@@ -145,7 +145,7 @@ private Q_SLOTS:
         QCOMPARE(batched.evaluations.size(), every.evaluations.size()); // steps 6, 12, 18 and the end
         QCOMPARE(batched.evaluations.size(), size_t(4));
         for (size_t i = 0; i < every.evaluations.size(); ++i)
-            QCOMPARE(batched.evaluations[i].metrics.oddRatio, every.evaluations[i].metrics.oddRatio);
+            QCOMPARE(batched.evaluations[i].metrics.valueOr0("odd_ratio"), every.evaluations[i].metrics.valueOr0("odd_ratio"));
         QCOMPARE(batched.finished.front().stepsDone, int64_t(20));
         const auto a = everyModel->parameters();
         const auto b = batchedModel->parameters();
@@ -165,7 +165,7 @@ private Q_SLOTS:
         config.beta = std::numeric_limits<double>::infinity(); // inf * 0 margin: NaN at step 1
         DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, config, m_sampling, 3);
         auto generator = makeGenerator(8, torch::kCPU);
-        const auto [winners, losers] = m_task.rulePairs(32, generator, torch::kCPU);
+        const auto [winners, losers] = m_task.rulePairs(32, generator, torch::kCPU).value();
         trainer.setPreferences(winners, losers);
         Recorder recorder;
         StopToken stop;
@@ -194,7 +194,7 @@ private Q_SLOTS:
         config.evalEvery = 10;
         DpoTrainer trainer(model, m_task, m_noise, m_spec, config, m_sampling, 3);
         auto generator = makeGenerator(8, device.value());
-        const auto [winners, losers] = m_task.rulePairs(64, generator, device.value());
+        const auto [winners, losers] = m_task.rulePairs(64, generator, device.value()).value();
         trainer.setPreferences(winners, losers);
         Recorder events;
         const FinishedEvent done = trainer.run(events, stop);

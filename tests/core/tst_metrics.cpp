@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Metrics and the binary-integers task on hand-made samples.
+// The binary-integers task's metrics and rule on hand-made samples (values worked out by hand).
 #include <cmath>
 
 #include "testsupport.h"
 
 #include "tasks/binaryintegerstask.h"
 #include "model/device.h"
-#include "train/evaluation.h"
 #include "base/samplemetrics.h"
 
 using namespace d2dpo;
@@ -21,6 +20,16 @@ torch::Tensor rows(std::initializer_list<std::initializer_list<int64_t>> values)
     return torch::stack(out);
 }
 
+/// Encodings b_i of the values (N = length), invalid ones written as "-1" -> "0101...".
+torch::Tensor encodings(const std::vector<int64_t>& values, int64_t length)
+{
+    std::vector<int64_t> flat;
+    for (int64_t v : values)
+        for (int64_t k = 0; k < length; ++k)
+            flat.push_back(v < 0 ? (k == 1 ? 1 : 0) : (k < v ? 1 : 0)); // -1: "01000..." (invalid)
+    return torch::tensor(flat, torch::kLong).view({int64_t(values.size()), length});
+}
+
 } // namespace
 
 class TestMetrics final : public QObject {
@@ -32,56 +41,99 @@ private Q_SLOTS:
         BinaryIntegersTask task(4);
         const auto samples = rows({{0, 0, 0, 0}, {1, 0, 0, 0}, {1, 1, 1, 1}, {1, 1, 0, 0}, {0, 1, 0, 0},
                                    {1, 0, 1, 0}, {1, 1, 2, 0}});
-        const auto decoded = decodeToHost(task, samples);
-        QCOMPARE(decoded, (std::vector<int64_t>{0, 1, 4, 2, -1, -1, -1}));
-        const auto rank = task.ruleRank(samples);
-        QVERIFY(rank.equal(torch::tensor({1, 2, 1, 1, 0, 0, 0}, torch::kLong)));
+        const std::vector<int64_t> host = rowsToHost(samples);
+        const std::vector<int64_t> expected = {0, 1, 4, 2, -1, -1, -1};
+        const std::vector<double> ranks = {1, 2, 1, 1, 0, 0, 0};
+        for (size_t i = 0; i < expected.size(); ++i) {
+            QCOMPARE(task.decode(host.data() + 4 * i), expected[i]);
+            QCOMPARE(task.rank(host.data() + 4 * i), ranks[i]);
+        }
         QVERIFY(task.encode(torch::tensor({0, 3}, torch::kLong)).equal(rows({{0, 0, 0, 0}, {1, 1, 1, 0}})));
     }
 
     void metricsOnHandMadeSamples()
     {
         // N = 4: values 0..4. Samples: 1, 1, 3, 2, 4, invalid, invalid, 0 (8 samples, 6 valid, 3 odd).
-        const SampleMetrics m = computeSampleMetrics({1, 1, 3, 2, 4, -1, -1, 0}, 4);
+        BinaryIntegersTask task(4);
+        const SampleMetrics m = task.measure(encodings({1, 1, 3, 2, 4, -1, -1, 0}, 4));
         QCOMPARE(m.samples, int64_t(8));
-        QCOMPARE(m.vsr, 6.0 / 8);
-        QCOMPARE(m.oddRatio, 3.0 / 8);
-        QCOMPARE(m.oddShareValid, 3.0 / 6);
-        QCOMPARE(m.invalid, int64_t(2));
-        QCOMPARE(m.histogram, (std::vector<int64_t>{1, 2, 1, 1, 1}));
+        QCOMPARE(m.vsr(), 6.0 / 8);
+        QCOMPARE(m.valueOr0("odd_ratio"), 3.0 / 8);
+        QCOMPARE(m.ruleMetric, std::string("odd_ratio"));
+        QCOMPARE(m.valueOr0("odd_share_valid"), 3.0 / 6);
+        QCOMPARE(m.histogram.invalid, int64_t(2));
+        QCOMPARE(m.histogram.counts, (std::vector<int64_t>{1, 2, 1, 1, 1}));
+        QCOMPARE(m.histogram.labels, (std::vector<std::string>{"0", "1", "2", "3", "4"}));
+        QCOMPARE(m.histogram.axis, std::string("i"));
         // Uniform over odd values {1, 3}: target (0, .5, 0, .5, 0) against (1/6, 2/6, 1/6, 1/6, 1/6).
         const double tv = 0.5 * (1.0 / 6 + (0.5 - 2.0 / 6) + 1.0 / 6 + (0.5 - 1.0 / 6) + 1.0 / 6);
-        QVERIFY(std::abs(m.tvFromOddUniform - tv) < 1e-12);
+        QVERIFY(std::abs(m.valueOr0("tv_from_odd_uniform") - tv) < 1e-12);
         const double entropy = -(4 * (1.0 / 6) * std::log(1.0 / 6) + (2.0 / 6) * std::log(2.0 / 6));
-        QVERIFY(std::abs(m.entropy - entropy) < 1e-12);
+        QVERIFY(std::abs(m.valueOr0("entropy") - entropy) < 1e-12);
+        // Declared in the task's order, each with a description; VSR and the odd ratio are plotted.
+        std::vector<std::string> names;
+        for (const MetricValue& v : m.values) {
+            names.push_back(v.name);
+            QVERIFY(!v.description.empty());
+            QCOMPARE(v.plotted, v.name == "vsr" || v.name == "odd_ratio");
+        }
+        QCOMPARE(names, (std::vector<std::string>{"vsr", "odd_ratio", "odd_share_valid", "tv_from_odd_uniform",
+                                                   "entropy"}));
+    }
+
+    void metricsRoundTripThroughJson()
+    {
+        BinaryIntegersTask task(4);
+        const SampleMetrics m = task.measure(encodings({1, 1, 3, 2, 4, -1, -1, 0}, 4));
+        const SampleMetrics back = sampleMetricsFromJson(m.toJson()).value();
+        QCOMPARE(back.samples, m.samples);
+        QCOMPARE(back.ruleMetric, m.ruleMetric);
+        QCOMPARE(back.values.size(), m.values.size());
+        for (size_t i = 0; i < m.values.size(); ++i) {
+            QCOMPARE(back.values[i].name, m.values[i].name);
+            QCOMPARE(back.values[i].value, m.values[i].value);
+            QCOMPARE(back.values[i].plotted, m.values[i].plotted);
+        }
+        QCOMPARE(back.histogram.counts, m.histogram.counts);
+        QCOMPARE(back.histogram.labels, m.histogram.labels);
+        // The form older stores and checkpoints hold reads too.
+        const auto old = sampleMetricsFromJson(
+            R"({"samples": 8, "vsr": 0.75, "odd_ratio": 0.375, "histogram": [1, 2, 1, 1, 1], "invalid": 2})");
+        QVERIFY(old.ok());
+        QCOMPARE(old->ruleMetric, std::string("odd_ratio"));
+        QCOMPARE(old->valueOr0("odd_ratio"), 0.375);
+        QCOMPARE(old->histogram.invalid, int64_t(2));
+        QCOMPARE(old->histogram.labels.back(), std::string("4"));
+        QVERIFY(!sampleMetricsFromJson("[1, 2]").ok());
     }
 
     void perfectlyAlignedSamplesHaveZeroTv()
     {
-        const SampleMetrics m = computeSampleMetrics({1, 3, 5, 1, 3, 5}, 6);
-        QCOMPARE(m.vsr, 1.0);
-        QCOMPARE(m.oddRatio, 1.0);
-        QVERIFY(m.tvFromOddUniform < 1e-12);
-        QVERIFY(std::abs(m.entropy - std::log(3.0)) < 1e-12);
+        BinaryIntegersTask task(6);
+        const SampleMetrics m = task.measure(encodings({1, 3, 5, 1, 3, 5}, 6));
+        QCOMPARE(m.vsr(), 1.0);
+        QCOMPARE(m.valueOr0("odd_ratio"), 1.0);
+        QVERIFY(m.valueOr0("tv_from_odd_uniform") < 1e-12);
+        QVERIFY(std::abs(m.valueOr0("entropy") - std::log(3.0)) < 1e-12);
     }
 
     void emptyAndAllInvalid()
     {
-        QCOMPARE(computeSampleMetrics({}, 4).vsr, 0.0);
-        const SampleMetrics m = computeSampleMetrics({-1, -1}, 4);
-        QCOMPARE(m.vsr, 0.0);
-        QCOMPARE(m.invalid, int64_t(2));
-        QCOMPARE(m.oddShareValid, 0.0);
+        BinaryIntegersTask task(4);
+        QCOMPARE(task.measureRows({}, 0).vsr(), 0.0);
+        const SampleMetrics m = task.measure(encodings({-1, -1}, 4));
+        QCOMPARE(m.vsr(), 0.0);
+        QCOMPARE(m.histogram.invalid, int64_t(2));
+        QCOMPARE(m.valueOr0("odd_share_valid"), 0.0);
     }
 
     void dataIsUniformOverValues()
     {
         BinaryIntegersTask task(5);
         auto generator = makeGenerator(9, torch::kCPU);
-        const auto data = task.sampleData(6000, generator, torch::kCPU);
-        const SampleMetrics m = measureSamples(task, data);
-        QCOMPARE(m.vsr, 1.0);
-        for (int64_t count : m.histogram)
+        const SampleMetrics m = task.measure(task.sampleData(6000, generator, torch::kCPU));
+        QCOMPARE(m.vsr(), 1.0);
+        for (int64_t count : m.histogram.counts)
             QVERIFY(std::abs(count / 6000.0 - 1.0 / 6) < 0.02);
     }
 
@@ -97,16 +149,28 @@ private Q_SLOTS:
         QFETCH(int, length);
         BinaryIntegersTask task(length);
         auto generator = makeGenerator(10, torch::kCPU);
-        const auto [winners, losers] = task.rulePairs(3000, generator, torch::kCPU);
-        const SampleMetrics w = measureSamples(task, winners);
-        const SampleMetrics l = measureSamples(task, losers);
-        QCOMPARE(w.vsr, 1.0);
-        QCOMPARE(w.oddRatio, 1.0);
-        QCOMPARE(l.vsr, 1.0);
-        QCOMPARE(l.oddRatio, 0.0);
+        const auto [winners, losers] = task.rulePairs(3000, generator, torch::kCPU).value();
+        const SampleMetrics w = task.measure(winners);
+        const SampleMetrics l = task.measure(losers);
+        QCOMPARE(w.vsr(), 1.0);
+        QCOMPARE(w.valueOr0("odd_ratio"), 1.0);
+        QCOMPARE(l.vsr(), 1.0);
+        QCOMPARE(l.valueOr0("odd_ratio"), 0.0);
         for (int v = 0; v <= length; ++v) // every odd value is a winner, every even value a loser
-            QVERIFY((v % 2 == 1 ? w.histogram[size_t(v)] : l.histogram[size_t(v)]) > 0);
-        QVERIFY(task.ruleRank(winners).gt(task.ruleRank(losers)).all().item<bool>());
+            QVERIFY((v % 2 == 1 ? w.histogram.counts[size_t(v)] : l.histogram.counts[size_t(v)]) > 0);
+        const std::vector<int64_t> a = rowsToHost(winners), b = rowsToHost(losers);
+        for (int64_t i = 0; i < 3000; ++i)
+            QVERIFY(task.rank(a.data() + i * length) > task.rank(b.data() + i * length));
+    }
+
+    void onlyTheOddRule()
+    {
+        TaskConfig config;
+        config.length = 8;
+        config.rule = "motif:1";
+        const auto task = makeTask(config);
+        QVERIFY(!task.ok());
+        QVERIFY2(task.error().find("known: odd") != std::string::npos, task.error().c_str());
     }
 };
 

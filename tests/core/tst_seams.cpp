@@ -131,19 +131,16 @@ private Q_SLOTS:
         QVERIFY(name.substr(15) == "-abc123");
     }
 
-    void usablePairsCountOnlyTheModelsLength()
+    void usablePairsCountOnlyTheModelsTask()
     {
         std::vector<PreferenceRecord> prefs(5);
-        prefs[0].chosen = prefs[0].rejected = "110000";
-        prefs[1].chosen = prefs[1].rejected = "100000";
-        prefs[2].chosen = "1100";
-        prefs[2].rejected = "1000";
-        prefs[3].chosen = "110000";
-        prefs[3].rejected = "1000"; // a broken record: counts as another length
-        prefs[4].chosen = prefs[4].rejected = "111000";
-        const UsablePairs pairs = countUsablePairs(prefs, 6);
+        for (PreferenceRecord& r : prefs)
+            r.task = "binary-integers:6";
+        prefs[2].task = "binary-integers:4";
+        prefs[3].task = "sequences:8:0123456789abcdef";
+        const UsablePairs pairs = countUsablePairs(prefs, "binary-integers:6");
         QCOMPARE(pairs.usable, int64_t(3));
-        QCOMPARE(pairs.otherLength, int64_t(2));
+        QCOMPARE(pairs.otherTask, int64_t(2));
     }
 
     void exportOptionsCarryTheRun()
@@ -206,7 +203,7 @@ private Q_SLOTS:
     {
         auto store = PreferenceStore::open(path("codes.sqlite"));
         QVERIFY(store.ok());
-        auto ids = store.value()->addPairs({{0, "110000", "100000", "", ""}}, "test");
+        auto ids = store.value()->addPairs({{0, "110000", "100000", "", "", "binary-integers:6"}}, "test");
         QVERIFY(ids.ok());
         QVERIFY(store.value()->addLabel(ids->front(), Choice::Left, "me", 500).ok());
         const auto twice = store.value()->addLabel(ids->front(), Choice::Right, "me", 500);

@@ -17,7 +17,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include "tasks/binaryintegerstask.h"
-#include "tasks/binaryintegertext.h"
+#include "jobs/taskinfo.h"
 #include "jobs/pairgenerator.h"
 #include "store/preferencejsonl.h"
 #include "store/preferencestore.h"
@@ -52,6 +52,15 @@ ModelRecord modelRecord(const std::string& id, const std::string& parent, const 
     return m;
 }
 
+/// An import of binary-integers sequences of `length`.
+JsonlRules binaryRules(int length)
+{
+    TaskConfig binary;
+    binary.length = length;
+    const TaskInfo task = TaskInfo::fromConfig(binary).value();
+    return {task.key(), [task](const std::string& text) { return task.check(text); }};
+}
+
 std::vector<ShownPair> somePairs(int n)
 {
     std::vector<ShownPair> pairs;
@@ -63,7 +72,7 @@ std::vector<ShownPair> somePairs(int n)
             b[size_t(k)] = '1';
         if (a == b)
             b[7] = '1';
-        pairs.push_back({0, a, b, "", ""});
+        pairs.push_back({0, a, b, "", "", "binary-integers:8"});
     }
     return pairs;
 }
@@ -186,7 +195,7 @@ private Q_SLOTS:
     {
         auto store = openOrFail(path("identical.sqlite"));
         QVERIFY(store);
-        const auto result = store->addPairs({{0, "0110", "0110", "", ""}}, "generated");
+        const auto result = store->addPairs({{0, "0110", "0110", "", "", "binary-integers:4"}}, "generated");
         QVERIFY(!result.ok());
         QCOMPARE(store->counts("x").value().pending, int64_t(0));
     }
@@ -287,7 +296,7 @@ private Q_SLOTS:
 
         auto target = openOrFail(path("import.sqlite"));
         QVERIFY(target);
-        QCOMPARE(importPreferencesJsonl(*target, path("prefs.jsonl"), {8, 2}).value(), int64_t(2));
+        QCOMPARE(importPreferencesJsonl(*target, path("prefs.jsonl"), binaryRules(8)).value(), int64_t(2));
         const auto a = store->preferences().value();
         const auto b = target->preferences().value();
         QCOMPARE(b.size(), a.size());
@@ -311,9 +320,11 @@ private Q_SLOTS:
         QTest::newRow("no rejected") << R"({"chosen": "1000"})" << "'rejected' is missing";
         QTest::newRow("chosen not a string") << R"({"chosen": 1000, "rejected": "1100"})" << "must be a string";
         QTest::newRow("empty") << R"({"chosen": "", "rejected": "1100"})" << "is empty";
-        QTest::newRow("bad token") << R"({"chosen": "1020", "rejected": "1100"})" << "outside the vocabulary";
-        QTest::newRow("wrong length") << R"({"chosen": "10000", "rejected": "11000"})" << "expected 4";
-        QTest::newRow("lengths differ") << R"({"chosen": "1000", "rejected": "110"})" << "length";
+        QTest::newRow("bad token") << R"({"chosen": "1020", "rejected": "1100"})" << "'2' at position 3";
+        QTest::newRow("wrong length") << R"({"chosen": "10000", "rejected": "11000"})" << "sequences have 4";
+        QTest::newRow("lengths differ") << R"({"chosen": "1000", "rejected": "110"})" << "has 3 symbols";
+        QTest::newRow("another task") << R"({"chosen": "1000", "rejected": "1100", "task": "binary-integers:9"})"
+                                      << "a preference of the task binary-integers:9";
         QTest::newRow("same") << R"({"chosen": "1000", "rejected": "1000"})" << "same sequence";
         QTest::newRow("bad side") << R"({"chosen": "1000", "rejected": "1100", "chosen_side": "up"})"
                                   << "chosen_side";
@@ -332,7 +343,7 @@ private Q_SLOTS:
         auto store = openOrFail(path("rejections.sqlite"));
         QVERIFY(store);
         const int64_t before = store->counts("x").value().labelled;
-        const auto result = importPreferencesJsonl(*store, file, {4, 2});
+        const auto result = importPreferencesJsonl(*store, file, binaryRules(4));
         QVERIFY(!result.ok());
         QVERIFY2(result.error().find("line 3") != std::string::npos, result.error().c_str());
         QVERIFY2(result.error().find(phrase.toStdString()) != std::string::npos, result.error().c_str());
@@ -342,21 +353,19 @@ private Q_SLOTS:
 
     void oddRuleOnTextAgreesWithTheTask()
     {
-        BinaryIntegersTask task(5);
-        const std::vector<std::string> texts = {"00000", "10000", "11000", "11100", "11111", "01000", "10100", "11110"};
-        for (const std::string& text : texts) {
-            std::vector<int64_t> tokens;
-            for (char c : text)
-                tokens.push_back(c - '0');
-            const auto tensor = torch::tensor(tokens).view({1, 5});
-            QCOMPARE(int64_t(oddRuleRank(text)), task.ruleRank(tensor).item<int64_t>());
-            const auto decoded = task.decode(tensor).item<int64_t>();
-            QCOMPARE(decodeBinaryInteger(text).value_or(-1), int(decoded));
-        }
-        QCOMPARE(oddRuleChoice("10000", "11000"), Choice::Left);  // 1 (odd) over 2 (even)
-        QCOMPARE(oddRuleChoice("11000", "01000"), Choice::Left);  // even over invalid
-        QCOMPARE(oddRuleChoice("11000", "11110"), Choice::Tie);   // both even
-        QCOMPARE(oddRuleChoice("01000", "11100"), Choice::Right); // invalid vs odd
+        // The simulated expert the views and the CLI use (text in, a choice out) is the task's rule.
+        TaskConfig binary;
+        binary.length = 5;
+        const TaskInfo task = TaskInfo::fromConfig(binary).value();
+        QCOMPARE(task.simulatedExpertName(), std::string("rule:odd"));
+        QCOMPARE(task.ruleChoice("10000", "11000").value(), Choice::Left);  // 1 (odd) over 2 (even)
+        QCOMPARE(task.ruleChoice("11000", "01000").value(), Choice::Left);  // even over invalid
+        QCOMPARE(task.ruleChoice("11000", "11110").value(), Choice::Tie);   // both even
+        QCOMPARE(task.ruleChoice("01000", "11100").value(), Choice::Right); // invalid vs odd
+        QCOMPARE(task.hint("11100").value, std::string("i = 3"));
+        QCOMPARE(task.hint("11100").rule, std::string("odd"));
+        QVERIFY(!task.hint("01000").valid);
+        QVERIFY(!task.ruleChoice("1100", "11000").ok()); // not a sequence of this task
     }
 
     void formPairsShowsDistinctSequencesOnBothSides()

@@ -82,7 +82,7 @@ private:
     {
         DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, tinyDpo(steps), m_sampling, 3);
         auto generator = makeGenerator(8, torch::kCPU);
-        const auto [winners, losers] = m_task.rulePairs(256, generator, torch::kCPU);
+        const auto [winners, losers] = m_task.rulePairs(256, generator, torch::kCPU).value();
         trainer.setPreferences(winners, losers);
         return trainer;
     }
@@ -189,7 +189,7 @@ private Q_SLOTS:
         config.checkpointEvery = 2;
         DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, config, m_sampling, 3);
         auto generator = makeGenerator(8, torch::kCPU);
-        const auto [winners, losers] = m_task.rulePairs(64, generator, torch::kCPU);
+        const auto [winners, losers] = m_task.rulePairs(64, generator, torch::kCPU).value();
         trainer.setPreferences(winners, losers);
         trainer.setCheckpointing(dir.path().toStdString(), "p");
         Recorder recorder;

@@ -14,7 +14,7 @@
 
 #include "testsupport.h"
 
-#include "tasks/binaryintegertext.h"
+#include "jobs/taskinfo.h"
 #include "io/checkpoint.h"
 #include "model/denoiser.h"
 #include "ui/labelview.h"
@@ -38,7 +38,7 @@ std::vector<ShownPair> binaryPairs(int n)
             right[size_t(k)] = '1';
         if (left == right)
             right[9] = right[9] == '1' ? '0' : '1'; // make it differ (invalid)
-        pairs.push_back({0, left, right, "", ""});
+        pairs.push_back({0, left, right, "", "", "binary-integers:10"});
     }
     return pairs;
 }
@@ -207,9 +207,12 @@ private Q_SLOTS:
         freshView(12);
         QTest::keyClick(m_view.get(), Qt::Key_T); // one by the expert first
         QTest::mouseClick(m_view->findChild<QPushButton*>("autoLabelButton"), Qt::LeftButton);
+        TaskConfig binary;
+        binary.length = 10;
+        const TaskInfo oddRule = TaskInfo::fromConfig(binary).value();
         QCOMPARE(m_store->counts("x").value().pending, int64_t(0));
         for (const auto& [pair, label] : m_store->labelledPairs("rule:odd").value())
-            QCOMPARE(label.choice, oddRuleChoice(pair.left, pair.right));
+            QCOMPARE(label.choice, oddRule.ruleChoice(pair.left, pair.right).value());
         QCOMPARE(m_store->labelledPairs("rule:odd").value().size(), size_t(11));
     }
 

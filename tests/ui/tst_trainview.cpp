@@ -350,9 +350,9 @@ private Q_SLOTS:
         std::string modelId;
         auto store = storeWithReference(modelId);
         // Three labelled pairs: left, right, tie (the tie is left out).
-        auto ids = store->addPairs({{0, "1110000000", "1100000000", modelId, modelId},
-                                    {0, "1000000000", "1111000000", modelId, modelId},
-                                    {0, "1111100000", "1111110000", modelId, modelId}},
+        auto ids = store->addPairs({{0, "1110000000", "1100000000", modelId, modelId, "binary-integers:10"},
+                                    {0, "1000000000", "1111000000", modelId, modelId, "binary-integers:10"},
+                                    {0, "1111100000", "1111110000", modelId, modelId, "binary-integers:10"}},
                                    "generated");
         QVERIFY(ids.ok());
         QVERIFY(store->addLabel(ids.value()[0], Choice::Left, "expert", 900).ok());
@@ -457,7 +457,7 @@ private Q_SLOTS:
         QCOMPARE(labelFrom.at(0).at(0).toString(), QString::fromStdString(result->path));
         // The Label view shows the fine-tuned model's pairs next, ahead of older pending pairs,
         // and the store keeps the model's name, lineage and run.
-        QVERIFY(store->addPairs({{0, "1000000000", "1100000000", modelId, modelId}}, "generated").ok());
+        QVERIFY(store->addPairs({{0, "1000000000", "1100000000", modelId, modelId, "binary-integers:10"}}, "generated").ok());
         LabelView labels(*store);
         QCOMPARE(QString::fromStdString(labels.currentPair()->leftModelId), QString::fromStdString(modelId));
         labels.labelFrom(QString::fromStdString(result->path), 10);
