@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/mainwindow.h"
 
+#include <QFileInfo>
 #include <QInputDialog>
 
 #include "jobs/taskinfo.h"
+#include "ui/datamodeldialog.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -86,11 +88,27 @@ MainWindow::~MainWindow() = default;
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New model from a data file…"), this, &MainWindow::newModelFromDataFile);
+    file->addSeparator();
     file->addAction(tr("&Import preferences (JSONL)…"), this, &MainWindow::importPreferences);
     file->addAction(tr("&Export preferences (JSONL)…"), this, &MainWindow::exportPreferences);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+}
+
+void MainWindow::newModelFromDataFile()
+{
+    const QString folder = QFileInfo(QString::fromStdString(m_store->path())).absolutePath() + QStringLiteral("/models");
+    auto* dialog = new DataModelDialog(QString::fromStdString(m_store->path()), folder, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &DataModelDialog::modelCreated, this, [this](const QString& path) {
+        m_labelView->reload();
+        m_trainView->reload();
+        m_modelsView->reload();
+        statusBar()->showMessage(tr("New model %1 added to the store").arg(path), 8000);
+    });
+    dialog->open();
 }
 
 void MainWindow::importPreferences()

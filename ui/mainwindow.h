@@ -36,6 +36,7 @@ protected:
 
 private:
     void buildMenus();
+    void newModelFromDataFile();
     void importPreferences();
     void exportPreferences();
 

@@ -98,21 +98,28 @@ void TrainPlots::appendLoss(int64_t step, double loss)
 
 void TrainPlots::setSampleMetrics(const SampleMetrics& declared)
 {
+    // The rule's share first (the paper's headline figure), then the task's other plotted values.
     QStringList names, tips;
+    std::vector<MetricValue> plotted;
     for (const MetricValue& v : declared.values)
-        if (v.plotted) {
-            names << QString::fromStdString(v.name);
-            tips << QStringLiteral("%1: %2").arg(names.back(), QString::fromStdString(v.description));
-        }
+        if (v.plotted)
+            plotted.insert(v.name == declared.ruleMetric ? plotted.begin() : plotted.end(), v);
+    for (const MetricValue& v : plotted) {
+        names << QString::fromStdString(v.name);
+        tips << QStringLiteral("%1: %2").arg(names.back(), QString::fromStdString(v.description));
+    }
     if (names == m_sampleNames)
         return;
     m_samplePlot->removeAllSeries();
     m_sampleNames = names;
     // The rule's share in the paper's orange, VSR in green, then the rest.
-    const QColor colours[] = {kGreen, kOrange, kPurple, kBrown, kBlue, kRed};
-    for (int i = 0; i < names.size(); ++i) {
-        const bool rule = names[i].toStdString() == declared.ruleMetric;
-        m_samplePlot->addSeries(names[i], rule ? kOrange : colours[(i + (i >= 1 ? 1 : 0)) % 6], true);
+    const QColor others[] = {kPurple, kBrown, kBlue, kRed};
+    int next = 0;
+    for (const QString& name : names) {
+        const QColor colour = name.toStdString() == declared.ruleMetric ? kOrange
+                              : name == QLatin1String(metric::kVsr) ? kGreen
+                                                                    : others[next++ % 4];
+        m_samplePlot->addSeries(name, colour, true);
     }
     m_samplePlot->setToolTip(tips.join(QLatin1Char('\n')));
 }

@@ -313,7 +313,7 @@ void TrainView::showRun(qint64 runId)
     SampleMetrics declared;
     const RunRecord& shown = *record.value();
     if (auto reference = m_store.model(shown.referenceModelId); reference && reference->has_value()) {
-        if (auto spec = modelSpecFromJson((*reference)->specJson))
+        if (auto spec = modelSpecFromJson(reference.value()->specJson))
             if (auto task = TaskInfo::fromStore(m_store, taskKey(spec->task)))
                 declared = task->declaredMetrics();
     }

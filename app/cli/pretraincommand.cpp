@@ -19,6 +19,7 @@ struct PretrainOptions {
     SamplingConfig sampling;
     int64_t evalSamples = 2000;
     std::string out;
+    std::string db;
 };
 
 int run(const PretrainOptions& o)
@@ -37,6 +38,7 @@ int run(const PretrainOptions& o)
     job.seed = o.runtime.seed;
     job.device = o.runtime.device;
     job.outputPath = o.out;
+    job.storePath = o.db;
     ConsoleListener listener;
     StopToken stop;
     auto outcome = runPretrainJob(job, listener, stop);
@@ -63,6 +65,7 @@ void registerPretrain(CLI::App& app, int& exitCode)
     addSamplingOptions(c, options->sampling);
     c->add_option("--eval-samples", options->evalSamples, "Samples for the final evaluation")->capture_default_str();
     c->add_option("--out,-o", options->out, "Checkpoint file to write")->required();
+    c->add_option("--db", options->db, "Also add the new model (and its task) to this preference store");
     c->callback([options, &exitCode] { exitCode = run(*options); });
 }
 

@@ -8,6 +8,10 @@
 #include "io/checkpoint.h"
 #include "model/device.h"
 #include "tasks/task.h"
+#include "jobs/checkpointrecord.h"
+#include "store/preferencestore.h"
+
+#include <filesystem>
 #include "train/evaluation.h"
 #include "train/pretrainer.h"
 
@@ -51,6 +55,19 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, Experimen
     if (Status s = saveCheckpoint(spec.outputPath, model, info); !s)
         return makeError(s.error());
     outcome.checkpointId = info.id;
+    if (!spec.storePath.empty()) {
+        auto store = PreferenceStore::open(spec.storePath);
+        if (!store)
+            return makeError("the model was written to " + spec.outputPath + " but not added to the store: " +
+                             store.error());
+        std::error_code ec;
+        const std::string absolute = std::filesystem::absolute(spec.outputPath, ec).string();
+        const std::string name =
+            spec.modelName.empty() ? std::filesystem::path(spec.outputPath).filename().string() : spec.modelName;
+        if (Status s = store.value()->addModel(modelRecordFor(info, ec ? spec.outputPath : absolute, name)); !s)
+            return makeError("the model was written to " + spec.outputPath + " but not added to the store: " +
+                             s.error());
+    }
     return outcome;
 }
 

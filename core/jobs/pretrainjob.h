@@ -22,6 +22,8 @@ struct PretrainJobSpec {
     uint64_t seed = 0;
     std::string device = "auto"; ///< "auto", "cpu", "cuda", "cuda:N"
     std::string outputPath;      ///< the checkpoint file to write
+    std::string storePath;       ///< when given, the new model (and its task) is added to this store
+    std::string modelName;       ///< its name there; "" = the checkpoint's file name
 };
 
 struct PretrainJobOutcome {
@@ -31,7 +33,8 @@ struct PretrainJobOutcome {
 };
 
 /// Runs in the calling thread; once the spec is valid, `listener` hears the "pretrain" phase, a
-/// log line with the parameter count, and the progress. Stopped or failed training is an error.
+/// log line with the parameter count, and the progress. Stopped or failed training is an error;
+/// so is a store that cannot take the model (the checkpoint is then written all the same).
 Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, ExperimentListener& listener,
                                           const StopToken& stop);
 

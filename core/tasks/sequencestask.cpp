@@ -174,8 +174,11 @@ SampleMetrics SequencesTask::measureRows(const std::vector<int64_t>& rows, int64
                        std::to_string(m_config.minLength) + ".." + std::to_string(length()),
           true);
     addRuleMetric(m, "rule_share", ruleSum);
-    if (!inData)
+    if (!inData) {
+        m.set("in_data_share", double(valid - novel) / n,
+              "share of all samples that are one of the training sequences (for a word list: real words)", true);
         m.set("novel_share", double(novel) / n, "share of all samples that are valid and not in the training data", true);
+    }
     m.set("unique_share", double(distinct.size()) / n, "distinct valid samples as a share of all samples: diversity",
           true);
     return m;

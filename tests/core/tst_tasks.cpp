@@ -79,19 +79,20 @@ private Q_SLOTS:
     void formatThenParseIsTheIdentity()
     {
         QFETCH(QString, which);
-        auto task = makeTask(taskFor(which));
-        QVERIFY2(task.ok(), task.ok() ? "" : task.error().c_str());
+        auto made = makeTask(taskFor(which));
+        QVERIFY2(made.ok(), made.ok() ? "" : made.error().c_str());
+        const std::unique_ptr<Task> task = std::move(made.value());
         auto generator = makeGenerator(3, torch::kCPU);
         // Any token rows, valid or not (pads anywhere, masks too): text and back gives them again.
-        const auto random = torch::randint(0, (*task)->vocabSize() + 1, {200, (*task)->length()}, generator,
+        const auto random = torch::randint(0, task->vocabSize() + 1, {200, task->length()}, generator,
                                            torch::kLong);
         const std::vector<int64_t> rows = rowsToHost(random);
-        const std::vector<std::string> texts = formatRows(**task, random);
+        const std::vector<std::string> texts = formatRows(*task, random);
         for (size_t i = 0; i < texts.size(); ++i) {
-            const std::vector<int64_t> row(rows.begin() + int64_t(i) * (*task)->length(),
-                                           rows.begin() + int64_t(i + 1) * (*task)->length());
-            const bool hasMask = std::find(row.begin(), row.end(), (*task)->maskToken()) != row.end();
-            auto back = (*task)->parse(texts[i]);
+            const std::vector<int64_t> row(rows.begin() + int64_t(i) * task->length(),
+                                           rows.begin() + int64_t(i + 1) * task->length());
+            const bool hasMask = std::find(row.begin(), row.end(), task->maskToken()) != row.end();
+            auto back = task->parse(texts[i]);
             QCOMPARE(back.ok(), !hasMask); // a mask is never accepted as text
             if (!hasMask)
                 QCOMPARE(back.value(), row);

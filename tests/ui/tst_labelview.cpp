@@ -3,6 +3,7 @@
 // counters, hints on and off, double presses, clicks, the odd-rule auto-labeler, and labeling
 // while pairs are generated in the background (whose longest GUI stall is printed, not asserted).
 #include <QCheckBox>
+#include <QFile>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QPushButton>
@@ -15,6 +16,7 @@
 #include "testsupport.h"
 
 #include "jobs/taskinfo.h"
+#include "ui/sequencestrip.h"
 #include "io/checkpoint.h"
 #include "model/denoiser.h"
 #include "ui/labelview.h"
@@ -107,6 +109,49 @@ private Q_SLOTS:
         QCOMPARE(m_view->sessionCount(), 1);
     }
 
+    void proteinPairsAreDrawnInTheirAlphabetAndKeysLabelThem()
+    {
+        m_view.reset();
+        m_store = std::move(PreferenceStore::open(m_dir.filePath("protein.sqlite").toStdString()).value());
+        const QString fasta = m_dir.filePath("p.fasta");
+        QFile file(fasta);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(">a\nMKVLAG\n>b\nMKW\n>c\nGAVLIKDE\n");
+        file.close();
+        SequenceFileOptions options;
+        options.vocabulary = "protein";
+        options.rule = "motif:^M";
+        const TaskInfo task = TaskInfo::fromConfig(readDataFile(fasta.toStdString(), options).value().task).value();
+        QVERIFY(task.recordIn(*m_store).ok());
+        QCOMPARE(task.alphabet(), std::string("protein"));
+        QVERIFY(m_store->addPairs({{0, "MKVLAG", "GAVLIKDE", "", "", task.key()}, {0, "MKW", "M.K", "", "", task.key()}},
+                                  "generated")
+                    .ok());
+        m_view = std::make_unique<LabelView>(*m_store);
+        m_view->setLabeler("tester");
+        m_view->setMinimumDecisionMs(0);
+        m_view->resize(1000, 400);
+        m_view->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+        auto* left = m_view->findChild<ui::SequenceStrip*>("leftStrip");
+        QVERIFY(left);
+        QCOMPARE(left->alphabet(), QString("protein"));
+        QCOMPARE(left->tokens(), QString("MKVLAG"));
+        QVERIFY(ui::SequenceStrip::colourOf('K', "protein") != ui::SequenceStrip::colourOf('D', "protein")); // + against -
+        const QString hint = m_view->findChild<QLabel*>("leftHint")->text();
+        QVERIFY2(hint.contains("length 6") && hint.contains("matches ^M"), qPrintable(hint));
+        const QString invalid = m_view->findChild<QLabel*>("rightHint")->text();
+        QVERIFY2(invalid.contains("length 8"), qPrintable(invalid));
+        QTest::keyClick(m_view.get(), Qt::Key_Left);
+        QCOMPARE(lastLabel().choice, Choice::Left);
+        QCOMPARE(m_view->currentPair()->left, std::string("MKW"));
+        QVERIFY2(m_view->findChild<QLabel*>("rightHint")->text().contains("invalid"),
+                 qPrintable(m_view->findChild<QLabel*>("rightHint")->text())); // "M.K": a pad inside
+        QTest::keyClick(m_view.get(), Qt::Key_Right);
+        QCOMPARE(lastLabel().choice, Choice::Right);
+        QCOMPARE(m_store->counts("tester").value().byLabeler, int64_t(2));
+    }
+
     void undoShowsThePairAgainAndKeepsHistory()
     {
         freshView(5);
@@ -148,7 +193,7 @@ private Q_SLOTS:
         QVERIFY(counters->text().contains("pending: 3"));
         QVERIFY(counters->text().contains("usable for training: 2"));
         auto* statistics = m_view->findChild<QLabel*>("statistics");
-        QVERIFY(statistics->text().contains("Agreement with the odd rule"));
+        QVERIFY(statistics->text().contains("Agreement with the task's rule"));
     }
 
     void hintsToggle()

@@ -91,6 +91,18 @@ bool pythonTorchAvailable()
 
 } // namespace
 
+/// The binary task's metrics with the given VSR and odd ratio (the rest made up).
+SampleMetrics binaryMetrics(double vsr, double odd)
+{
+    SampleMetrics m;
+    m.samples = 2000;
+    m.ruleMetric = "odd_ratio";
+    m.set("vsr", vsr, "valid-sample ratio", true);
+    m.set("odd_ratio", odd, "odd ratio", true);
+    m.set("odd_share_valid", odd / vsr, "odd among valid");
+    return m;
+}
+
 class TestTrainView final : public QObject {
     Q_OBJECT
 
@@ -241,13 +253,13 @@ private Q_SLOTS:
         view.resize(1200, 800);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.onEvaluation({0, SampleMetrics{2000, 0.96, 0.47, 0.49, 0.5, 2.0, {}, 80}, true});
+        view.onEvaluation({0, binaryMetrics(0.96, 0.47), true});
         const int before = view.lossPlot()->replotCount();
         QElapsedTimer clock;
         clock.start();
         for (int step = 1; step <= 2000; ++step)
             view.onProgress({step, 2000, 0.69 - step * 1e-4, RewardStats{0.1, -0.1, 0.2, 0.75}, 100, step / 100.0});
-        view.onEvaluation({2000, SampleMetrics{2000, 0.98, 0.93, 0.95, 0.1, 1.5, {}, 40}, false});
+        view.onEvaluation({2000, binaryMetrics(0.98, 0.93), false});
         QTest::qWait(150);
         const qint64 elapsed = clock.elapsed();
         QCOMPARE(view.lossPlot()->pointCount(0), 2000);
@@ -270,6 +282,29 @@ private Q_SLOTS:
         QVERIFY(view.samplePlot()->savePdf(pdf));
         QVERIFY(QFileInfo(png).size() > 1000);
         QVERIFY(QFileInfo(pdf).size() > 1000);
+    }
+
+    void aSequenceFileTaskPlotsItsOwnMetrics()
+    {
+        std::string modelId;
+        auto store = storeWithReference(modelId);
+        TrainView view(*store);
+        SampleMetrics reference;
+        reference.samples = 1000;
+        reference.ruleMetric = "rule_share";
+        for (const char* name : {"vsr", "rule_share", "in_data_share", "novel_share", "unique_share"})
+            reference.set(name, 0.5, std::string("what ") + name + " is", true);
+        view.onEvaluation({0, reference, true});
+        SampleMetrics later = reference;
+        later.set("rule_share", 0.85, "", true);
+        view.onEvaluation({50, later, false});
+        QCOMPARE(view.samplePlot()->seriesCount(), 5);
+        QCOMPARE(view.samplePlot()->lastValue(0), 0.85); // the rule's share comes first
+        QVERIFY(view.samplePlot()->toolTip().contains("what novel_share is"));
+        QVERIFY(view.logText().contains("rule_share 0.8500"));
+        // A binary run afterwards goes back to its own two series.
+        view.onEvaluation({0, binaryMetrics(0.96, 0.47), true});
+        QCOMPARE(view.samplePlot()->seriesCount(), 2);
     }
 
     void theFormRefusesAbsurdValuesInWords_data()
@@ -393,7 +428,9 @@ private Q_SLOTS:
         QCOMPARE(finished.at(0).at(0).value<RunStatus>(), RunStatus::Completed);
         QCOMPARE(view.lossPlot()->pointCount(0), 25);
         QCOMPARE(view.samplePlot()->pointCount(0), 3); // steps 10, 20, 25
-        QVERIFY(view.logText().contains(QStringLiteral("reference: odd ratio")));
+        QVERIFY2(view.logText().contains(QStringLiteral("reference: vsr")) &&
+                     view.logText().contains(QStringLiteral("odd_ratio")),
+                 qPrintable(view.logText()));
 
         // The store has the run, its series and the fine-tuned model with its lineage.
         const auto runs = store->runs().value();

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/datamodeldialog.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <functional>
+
+#include "jobs/pretrainjob.h"
+#include "jobs/taskinfo.h"
+
+namespace d2dpo::ui {
+
+namespace {
+
+/// Forwards the pretraining's progress to the dialog in the GUI thread.
+class ProgressForwarder final : public ExperimentListener {
+public:
+    explicit ProgressForwarder(std::function<void(qint64, qint64, double)> report)
+        : m_report(std::move(report))
+    {
+    }
+    void onProgress(const ProgressEvent& e) override { m_report(e.step, e.totalSteps, e.loss); }
+
+private:
+    std::function<void(qint64, qint64, double)> m_report;
+};
+
+} // namespace
+
+DataModelDialog::DataModelDialog(const QString& storePath, const QString& modelFolder, QWidget* parent)
+    : QDialog(parent)
+    , m_storePath(storePath)
+    , m_modelFolder(modelFolder)
+{
+    setWindowTitle(tr("New model from a data file"));
+    m_file = new QLineEdit(this);
+    m_file->setObjectName(QStringLiteral("dataFile"));
+    m_file->setPlaceholderText(tr("A FASTA file or one sequence per line"));
+    auto* browse = new QPushButton(tr("Browse…"), this);
+    auto* fileRow = new QHBoxLayout;
+    fileRow->addWidget(m_file, 1);
+    fileRow->addWidget(browse);
+    m_vocabulary = new QComboBox(this);
+    m_vocabulary->addItem(tr("read from the data"), QStringLiteral("data"));
+    m_vocabulary->addItem(tr("protein (20 amino acids + X)"), QStringLiteral("protein"));
+    m_vocabulary->addItem(tr("DNA (ACGT)"), QStringLiteral("dna"));
+    m_vocabulary->addItem(tr("RNA (ACGU)"), QStringLiteral("rna"));
+    m_validity = new QComboBox(this);
+    m_validity->addItem(tr("well-formed: its symbols, pads only at the end, a length the data has"),
+                        QStringLiteral("symbols"));
+    m_validity->addItem(tr("one of the training sequences (for words: a real word)"), QStringLiteral("in-data"));
+    m_rule = new QLineEdit(this);
+    m_rule->setObjectName(QStringLiteral("rule"));
+    m_rule->setPlaceholderText(tr("motif:^[aeiou], composition:GC or in-data (optional)"));
+    m_steps = new QSpinBox(this);
+    m_steps->setRange(10, 1'000'000);
+    m_steps->setValue(3000);
+    m_steps->setSingleStep(500);
+    m_summary = new QLabel(tr("Choose a file."), this);
+    m_summary->setObjectName(QStringLiteral("summary"));
+    m_summary->setWordWrap(true);
+    m_progress = new QProgressBar(this);
+    m_progress->setVisible(false);
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
+    QPushButton* create = m_buttons->addButton(tr("Create"), QDialogButtonBox::AcceptRole);
+    create->setObjectName(QStringLiteral("createButton"));
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Data file"), fileRow);
+    form->addRow(tr("Vocabulary"), m_vocabulary);
+    form->addRow(tr("A valid sample is"), m_validity);
+    form->addRow(tr("Rule"), m_rule);
+    form->addRow(tr("Pretraining steps"), m_steps);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_buttons);
+    resize(640, sizeHint().height());
+
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Sequences"), {},
+                                                          tr("Sequences (*.fasta *.fa *.faa *.txt);;All files (*)"));
+        if (!path.isEmpty())
+            setDataFile(path);
+    });
+    connect(m_file, &QLineEdit::editingFinished, this, &DataModelDialog::readFile);
+    for (QComboBox* box : {m_vocabulary, m_validity})
+        connect(box, &QComboBox::currentIndexChanged, this, &DataModelDialog::readFile);
+    connect(m_rule, &QLineEdit::editingFinished, this, &DataModelDialog::readFile);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, [this] { start(); });
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &DataModelDialog::reject);
+    connect(&m_watcher, &QFutureWatcher<QString>::finished, this, [this] {
+        const QString error = m_watcher.result();
+        m_progress->setVisible(false);
+        for (QAbstractButton* b : m_buttons->buttons())
+            b->setEnabled(true);
+        if (m_stop.stopRequested()) {
+            QDialog::reject();
+            return;
+        }
+        if (!error.isEmpty()) {
+            m_error = error;
+            m_summary->setText(QStringLiteral("<span style='color:#b03a2e'>%1</span>").arg(error.toHtmlEscaped()));
+            return;
+        }
+        Q_EMIT modelCreated(m_created);
+        accept();
+    });
+}
+
+DataModelDialog::~DataModelDialog()
+{
+    m_stop.requestStop();
+    m_watcher.waitForFinished();
+}
+
+void DataModelDialog::setDataFile(const QString& path)
+{
+    m_file->setText(path);
+    readFile();
+}
+
+void DataModelDialog::readFile()
+{
+    m_fileUsable = false;
+    if (m_file->text().isEmpty())
+        return;
+    SequenceFileOptions options;
+    options.vocabulary = m_vocabulary->currentData().toString().toStdString();
+    options.validity = m_validity->currentData().toString().toStdString();
+    options.rule = m_rule->text().trimmed().toStdString();
+    auto read = readDataFile(m_file->text().toStdString(), options);
+    if (read) {
+        // The rule is checked by making the task (a bad pattern is named here, not after training).
+        auto task = TaskInfo::fromConfig(read->task);
+        if (!task)
+            read = makeError(task.error());
+    }
+    if (!read) {
+        m_error = QString::fromStdString(read.error());
+        m_summary->setText(QStringLiteral("<span style='color:#b03a2e'>%1</span>").arg(m_error.toHtmlEscaped()));
+        return;
+    }
+    m_fileUsable = true;
+    m_error.clear();
+    m_summary->setText(QString::fromStdString(read->report.summary()));
+}
+
+bool DataModelDialog::start()
+{
+    if (busy())
+        return false;
+    readFile();
+    if (!m_fileUsable)
+        return false;
+    SequenceFileOptions options;
+    options.vocabulary = m_vocabulary->currentData().toString().toStdString();
+    options.validity = m_validity->currentData().toString().toStdString();
+    options.rule = m_rule->text().trimmed().toStdString();
+    auto read = readDataFile(m_file->text().toStdString(), options);
+    if (!read)
+        return false;
+    QDir().mkpath(m_modelFolder);
+    const QString base = QFileInfo(m_file->text()).completeBaseName();
+    m_created = QDir(m_modelFolder).filePath(
+        QStringLiteral("%1-%2.d2dpo").arg(base, QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+    PretrainJobSpec job;
+    job.spec.task = read->task;
+    job.pretrain.steps = m_steps->value();
+    job.sampling.steps = 64;
+    job.evaluationSamples = 1000;
+    job.outputPath = m_created.toStdString();
+    job.storePath = m_storePath.toStdString();
+    job.modelName = base.toStdString() + " (pretrained)";
+    m_stop.reset();
+    m_progress->setRange(0, m_steps->value());
+    m_progress->setValue(0);
+    m_progress->setVisible(true);
+    for (QAbstractButton* b : m_buttons->buttons())
+        if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
+            b->setEnabled(false);
+    m_summary->setText(tr("Pretraining on %1…").arg(QString::fromStdString(read->report.summary())));
+    m_watcher.setFuture(QtConcurrent::run([this, job]() -> QString {
+        ProgressForwarder forward([this](qint64 step, qint64 total, double loss) {
+            QMetaObject::invokeMethod(this, [this, step, total, loss] { onProgress(step, total, loss); },
+                                      Qt::QueuedConnection);
+        });
+        auto outcome = runPretrainJob(job, forward, m_stop);
+        return outcome ? QString() : QString::fromStdString(outcome.error());
+    }));
+    return true;
+}
+
+void DataModelDialog::onProgress(qint64 step, qint64 total, double loss)
+{
+    m_progress->setRange(0, int(total));
+    m_progress->setValue(int(step));
+    m_progress->setFormat(tr("%v / %m steps · loss %1").arg(loss, 0, 'f', 3));
+}
+
+void DataModelDialog::reject()
+{
+    if (busy()) {
+        m_stop.requestStop(); // the job ends at its next step; the dialog closes then
+        m_summary->setText(tr("Stopping…"));
+        return;
+    }
+    QDialog::reject();
+}
+
+} // namespace d2dpo::ui

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// "New model from a data file…": the user picks a FASTA or line file, its vocabulary, what a
+// valid sample is, the rule its metrics measure and the pretraining steps; the file is read at
+// once (its summary, or the error naming the line, shows in the dialog) and the reference is
+// pretrained in the background with a progress bar, then added to the store with its task. The
+// dialog stays responsive and can be cancelled (the training stops at the next step).
+#pragma once
+
+#include <QDialog>
+#include <QFutureWatcher>
+
+#include <atomic>
+#include <string>
+
+#include "base/trainlistener.h"
+
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QSpinBox;
+
+namespace d2dpo::ui {
+
+class DataModelDialog final : public QDialog {
+    Q_OBJECT
+
+public:
+    /// New checkpoints go to `modelFolder`; the model is added to the store at `storePath`.
+    DataModelDialog(const QString& storePath, const QString& modelFolder, QWidget* parent = nullptr);
+    ~DataModelDialog() override;
+
+    /// Sets the data file (what the Browse… button does) and reads it.
+    void setDataFile(const QString& path);
+    /// Starts pretraining (what the Create button does); false when the inputs are not usable.
+    bool start();
+    bool busy() const { return m_watcher.isRunning(); }
+    QString lastError() const { return m_error; }
+    QString createdCheckpoint() const { return m_created; }
+
+Q_SIGNALS:
+    void modelCreated(const QString& checkpointPath);
+
+protected:
+    void reject() override;
+
+private:
+    void readFile();
+    void onProgress(qint64 step, qint64 total, double loss);
+
+    QString m_storePath;
+    QString m_modelFolder;
+    QLineEdit* m_file = nullptr;
+    QComboBox* m_vocabulary = nullptr;
+    QComboBox* m_validity = nullptr;
+    QLineEdit* m_rule = nullptr;
+    QSpinBox* m_steps = nullptr;
+    QLabel* m_summary = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QDialogButtonBox* m_buttons = nullptr;
+    QFutureWatcher<QString> m_watcher;
+    StopToken m_stop;
+    QString m_error;
+    QString m_created;
+    bool m_fileUsable = false;
+};
+
+} // namespace d2dpo::ui
