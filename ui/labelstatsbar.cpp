@@ -23,9 +23,8 @@ LabelStatsBar::LabelStatsBar(PreferenceStore& store, TaskCache& tasks, QWidget* 
     m_autoLabel->setFocusPolicy(Qt::NoFocus); // keys go to the view, never to a focused button
     m_autoLabel->setMinimumHeight(36);
     m_autoLabel->setObjectName(QStringLiteral("autoLabelButton"));
-    m_autoLabel->setToolTip(tr("For simulations: each pair is labelled by its task's rule (binary integers: valid "
-                               "odd beats valid even beats invalid); invalid loses to valid and equal ranks tie. "
-                               "Recorded under the labeler name rule:<the rule>."));
+    m_autoLabel->setToolTip(tr("For simulations: each pair is labelled by its task's rule; invalid loses to valid "
+                               "and equal ranks tie. Recorded under the labeler name rule:<the rule>."));
     auto* bottom = new QGridLayout(this);
     bottom->setContentsMargins(0, 0, 0, 0);
     bottom->addWidget(m_counters, 0, 0);

@@ -41,12 +41,11 @@ QString ratio(const QJsonObject& metrics, const QString& key)
     return metrics.contains(key) ? QString::number(metrics.value(key).toDouble(), 'f', 4) : QStringLiteral("–");
 }
 
-/// The name of the metric that is the rule's share ("odd_ratio", "rule_share"); stored metrics
-/// from before tasks declared theirs name odd_ratio.
+/// The name of the metric that is the rule's share, as the stored metrics say (older stores too).
 QString ruleMetricOf(const QJsonObject& metrics)
 {
-    const QString named = metrics.value(QStringLiteral("rule_metric")).toString();
-    return named.isEmpty() ? QStringLiteral("odd_ratio") : named;
+    auto stored = sampleMetricsFromJson(QJsonDocument(metrics).toJson(QJsonDocument::Compact).toStdString());
+    return stored ? QString::fromStdString(stored->ruleMetric) : QString();
 }
 
 } // namespace
@@ -60,8 +59,8 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     m_tree = new QTreeWidget(this);
     m_tree->setObjectName(QStringLiteral("models"));
     m_tree->setHeaderLabels({tr("Model"), tr("Kind"), tr("Rule share"), tr("VSR"), tr("Created (UTC)")});
-    m_tree->headerItem()->setToolTip(kRule, tr("The share of samples the model's task's rule prefers (odd ratio for "
-                                               "binary integers); each cell's tooltip names the rule's metric"));
+    m_tree->headerItem()->setToolTip(kRule, tr("The share of samples the model's task's rule prefers; each cell's "
+                                               "tooltip names the rule's metric"));
     m_tree->headerItem()->setToolTip(kVsr, QString::fromStdString(metric::describe(metric::kVsr)));
     m_tree->setRootIsDecorated(true);
     m_tree->setUniformRowHeights(true);

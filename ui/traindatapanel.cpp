@@ -37,7 +37,7 @@ TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
     m_reference->setMinimumContentsLength(20);
     dataLayout->addWidget(m_reference);
     m_fromLabels = new QRadioButton(tr("The experts' labels in the store"), this);
-    m_fromRule = new QRadioButton(tr("Rule-made pairs (the task's rule: odd over even for binary integers)"), this);
+    m_fromRule = new QRadioButton(tr("Rule-made pairs (ranked by the task's rule)"), this);
     auto* group = new QButtonGroup(this);
     group->addButton(m_fromLabels);
     group->addButton(m_fromRule);

@@ -66,7 +66,7 @@ TrainSettingsForm::TrainSettingsForm(QWidget* parent)
     m_tSamples = addField(QStringLiteral("tSamples"), tr("t-samples per pair"),
                           tr("Independent (t, x_t) draws per pair in one step."));
     m_evalEvery = addField(QStringLiteral("evalEvery"), tr("Evaluate every"),
-                           tr("Steps between evaluations (odd ratio, VSR); 0 = only at the end."));
+                           tr("Steps between evaluations (the task's metrics); 0 = only at the end."));
     m_evalSamples = addField(QStringLiteral("evalSamples"), tr("Evaluation samples"),
                              tr("Sequences drawn per evaluation."));
     m_samplingSteps = addField(QStringLiteral("samplingSteps"), tr("Sampling steps"),

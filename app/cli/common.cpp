@@ -57,6 +57,11 @@ Result<TaskConfig> makeTaskConfig(const TaskOptions& o)
     return read->task;
 }
 
+std::string ruleHelp()
+{
+    return "Rule that ranks sequences: " + TaskInfo::knownRules() + "; invalid always loses to valid, equal ranks tie";
+}
+
 void addRuleOption(CLI::App* c, std::string& rule, const std::string& help) { c->add_option("--rule", rule, help); }
 
 void addModelOptions(CLI::App* c, ModelSpec& s)

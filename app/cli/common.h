@@ -61,11 +61,9 @@ void registerReproduce(CLI::App& app, int& exitCode);
 void registerBench(CLI::App& app, int& exitCode);
 void registerStoreCommands(CLI::App& app, int& exitCode);
 
-/// One line with the task's metrics ("vsr 0.9800  odd_ratio 0.4795 ... (2000 samples)").
+/// One line with the task's metrics ("vsr 0.9800  rule_share 0.4795 ... (2000 samples)").
 std::string formatMetrics(const SampleMetrics& metrics);
-/// The rule the rule-share figures measure, as the user wrote it: "odd", "motif:^[aeiou]".
-inline constexpr const char* kRuleHelp =
-    "Rule that ranks sequences: odd (binary integers); motif:REGEX, composition:SYMBOLS or in-data (sequence "
-    "files); invalid always loses to valid, equal ranks tie";
+/// What --rule takes, from the tasks themselves.
+std::string ruleHelp();
 
 } // namespace d2dpo::cli

@@ -63,7 +63,7 @@ void registerEval(CLI::App& app, int& exitCode)
     c->add_option("--checkpoint,-c", options->checkpoint, "Checkpoint to evaluate")->required();
     c->add_option("--samples,-n", options->samples, "Number of samples")->capture_default_str();
     c->add_flag("--json", options->json, "Print the metrics as JSON");
-    addRuleOption(c, options->rule, std::string(kRuleHelp) + " (default: the checkpoint's task's rule)");
+    addRuleOption(c, options->rule, ruleHelp() + " (default: the checkpoint's task's rule)");
     c->callback([options, &exitCode] { exitCode = run(*options); });
 }
 

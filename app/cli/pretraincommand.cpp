@@ -56,7 +56,7 @@ void registerPretrain(CLI::App& app, int& exitCode)
     auto options = std::make_shared<PretrainOptions>();
     CLI::App* c = app.add_subcommand("pretrain", "Pretrain a reference denoiser on the binary-integers task or on --data FILE");
     addRuntimeOptions(c, options->runtime);
-    addTaskOptions(c, options->task, std::string(kRuleHelp) + "; what the checkpoint's rule metrics measure");
+    addTaskOptions(c, options->task, ruleHelp() + "; what the checkpoint's rule metrics measure");
     addModelOptions(c, options->spec);
     c->add_option("--steps", options->pretrain.steps, "Pretraining steps")->capture_default_str();
     c->add_option("--batch", options->pretrain.batch, "Batch size")->capture_default_str();

@@ -113,10 +113,10 @@ void registerReproduce(CLI::App& app, int& exitCode)
 {
     auto options = std::make_shared<ReproduceOptions>();
     CLI::App* c = app.add_subcommand(
-        "reproduce", "The paper's experiment: pretrain, evaluate, fine-tune toward a rule with D2-DPO (odd over even "
-                     "on binary integers, or --rule on --data FILE), summarise");
+        "reproduce", "The paper's experiment: pretrain, evaluate, fine-tune toward the task's rule with D2-DPO (the "
+                     "paper's task by default, or --data FILE with --rule), summarise");
     addRuntimeOptions(c, options->runtime);
-    addTaskOptions(c, options->task, std::string(kRuleHelp) + "; the rule-made pairs follow it (default: odd)");
+    addTaskOptions(c, options->task, ruleHelp() + "; the rule-made pairs follow it (default: the task's own)");
     c->add_option("--goal", options->goal, "Rule share the summary checks (default 0.95 on binary integers, 0.8 on files)");
     addModelOptions(c, options->config.spec);
     addPretrainOptions(c, options->config.pretrain);

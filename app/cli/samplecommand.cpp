@@ -61,7 +61,7 @@ void registerSample(CLI::App& app, int& exitCode)
     c->add_option("--checkpoint,-c", options->checkpoint, "Checkpoint to sample from")->required();
     c->add_option("--count,-n", options->count, "Number of sequences")->capture_default_str();
     c->add_option("--out,-o", options->out, "Write to this file instead of standard output");
-    addRuleOption(c, options->rule, std::string(kRuleHelp) + " (default: the checkpoint's task's rule)");
+    addRuleOption(c, options->rule, ruleHelp() + " (default: the checkpoint's task's rule)");
     c->callback([options, &exitCode] { exitCode = run(*options); });
 }
 

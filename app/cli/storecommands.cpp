@@ -169,7 +169,7 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         auto o = std::make_shared<LabelOptions>();
         CLI::App* c = app.add_subcommand("label", "Label the pending pairs with a rule (a simulated expert)");
         addDbOption(c, o->db);
-        addRuleOption(c, o->rule, std::string(kRuleHelp) + " (default: each pair's task's own rule)");
+        addRuleOption(c, o->rule, ruleHelp() + " (default: each pair's task's own rule)");
         c->add_option("--labeler", o->labeler, "Name recorded with the labels (default: rule:<the rule>)");
         c->add_option("--limit", o->limit, "Label at most this many pairs")->capture_default_str();
         c->callback([o, &exitCode] { exitCode = runLabel(*o); });

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `d2dpo train`: D2-DPO fine-tuning of a checkpoint on rule-made preference pairs (the paper's
-// dataset: winner b_i for a random odd i, loser b_j for a random even j) or on the experts' labels
+// `d2dpo train`: D2-DPO fine-tuning of a checkpoint on rule-made preference pairs (pairs the
+// checkpoint's task's rule ranks apart; the paper's dataset for its task) or on the experts' labels
 // in a store. The same job the desktop application runs (core/dpojob.h).
 #include <iostream>
 #include <memory>
@@ -69,7 +69,7 @@ void registerTrain(CLI::App& app, int& exitCode)
     c->add_option("--checkpoint,-c", options->checkpoint, "Reference checkpoint (the policy starts equal to it)")
         ->required();
     addRuleOption(c, options->rule,
-                  std::string(kRuleHelp) + "; the rule-made pairs and the rule share follow it (default: the "
+                  ruleHelp() + "; the rule-made pairs and the rule share follow it (default: the "
                                            "checkpoint's task's rule)");
     c->add_option("--pairs", options->pairs, "Number of rule-made pairs")->capture_default_str();
     c->add_option("--db", options->db,

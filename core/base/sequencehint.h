@@ -10,7 +10,7 @@ namespace d2dpo {
 struct SequenceHint {
     bool valid = false;
     std::string value; ///< what it is, for people ("i = 5", "length 6"); why not, when invalid
-    std::string rule;  ///< what the rule sees in it ("odd", "matches ^[aeiou]", "42% of AG"); empty without a rule
+    std::string rule;  ///< what the rule sees in it ("matches ^[aeiou]", "42% GC"); empty without a rule
 };
 
 } // namespace d2dpo

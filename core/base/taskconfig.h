@@ -17,7 +17,7 @@ namespace d2dpo {
 struct TaskConfig {
     std::string name = "binary-integers"; ///< "binary-integers" (the paper's) or "sequences"
     int length = 16;                      ///< sequence length D (for "sequences": the longest, pads included)
-    std::string rule;                     ///< what the rule metrics measure ("odd", "motif:^[aeiou]"); "" = the task's default
+    std::string rule;                     ///< what the rule metrics measure ("motif:^[aeiou]"); "" = the task's default
 
     // "sequences" only.
     std::string symbols;              ///< the vocabulary, one character per token, in token order

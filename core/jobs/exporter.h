@@ -19,7 +19,7 @@ struct ExportOptions {
     int64_t sampleCount = 100;
     SamplingConfig sampling;
     uint64_t seed = 0;
-    std::string preferenceCountsJson = "{}"; ///< e.g. {"pairs": 20000, "source": "rule:odd"}
+    std::string preferenceCountsJson = "{}"; ///< e.g. {"pairs": 20000, "source": "rule:motif:^[aeiou]"}
     std::string runJson = "{}";              ///< the run that made the model, for the card's lineage
     bool overwrite = false;                  ///< allow writing into a non-empty folder
 };

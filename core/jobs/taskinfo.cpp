@@ -118,6 +118,8 @@ Status TaskInfo::check(const std::string& text) const
     return Ok{};
 }
 
+std::string TaskInfo::knownRules() { return describeKnownRules(); }
+
 SampleMetrics TaskInfo::declaredMetrics() const { return m_task->measureRows({}, 0); }
 
 } // namespace d2dpo

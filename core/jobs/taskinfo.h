@@ -41,9 +41,9 @@ public:
     std::string alphabet() const;
 
     bool hasRule() const;
-    std::string ruleSpec() const;        ///< "odd", "motif:^[aeiou]"; empty without a rule
-    std::string ruleDescription() const; ///< "valid odd beats valid even beats invalid"
-    /// The labeler name of the rule's simulated expert ("rule:odd").
+    std::string ruleSpec() const;        ///< "motif:^[aeiou]"; empty without a rule
+    std::string ruleDescription() const; ///< "a match of ^[aeiou] beats no match"
+    /// The labeler name of the rule's simulated expert ("rule:motif:^[aeiou]").
     std::string simulatedExpertName() const;
     /// The rule's label for a pair as shown; an error when the task has no rule or a text is not
     /// a sequence of the task.
@@ -52,6 +52,8 @@ public:
     SequenceHint hint(const std::string& text) const;
     /// Ok when `text` is a sequence of this task as format() writes it.
     Status check(const std::string& text) const;
+    /// Every task's rules, for help texts.
+    static std::string knownRules();
     /// The metrics it declares, in order, with descriptions (values 0).
     SampleMetrics declaredMetrics() const;
 

@@ -65,6 +65,11 @@ Result<std::unique_ptr<Task>> makeTask(const TaskConfig& config)
     return SequencesTask::make(config);
 }
 
+std::string describeKnownRules()
+{
+    return "odd (binary-integers); motif:REGEX, composition:SYMBOLS or in-data (sequence files)";
+}
+
 TaskConfig withRule(TaskConfig config, const std::string& rule)
 {
     if (!rule.empty())

@@ -84,6 +84,9 @@ protected:
 /// Builds the task a spec describes (validated; a rule the task does not know is refused).
 Result<std::unique_ptr<Task>> makeTask(const TaskConfig& config);
 
+/// Every task's rules, for people: "odd (binary-integers); motif:REGEX, ... (sequence files)".
+std::string describeKnownRules();
+
 /// The spec with another rule ("" keeps the spec's): what `--rule` does to a model's task.
 TaskConfig withRule(TaskConfig config, const std::string& rule);
 

@@ -21,6 +21,7 @@
 #include "jobs/pairgenerator.h"
 #include "store/preferencejsonl.h"
 #include "store/preferencestore.h"
+#include "store/storeschema.h"
 
 using namespace d2dpo;
 
@@ -366,6 +367,42 @@ private Q_SLOTS:
         QCOMPARE(task.hint("11100").rule, std::string("odd"));
         QVERIFY(!task.hint("01000").valid);
         QVERIFY(!task.ruleChoice("1100", "11000").ok()); // not a sequence of this task
+    }
+
+    void schemaOneStoresMigrateWithoutLosingARow()
+    {
+        // A store as version 1 wrote it: binary-integers sequences of two lengths, no task column.
+        const std::string file = path("v1.sqlite");
+        {
+            SQLite::Database db(file, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+            db.exec(storeMigrations()[0]);
+            db.exec("PRAGMA application_id = 1144144976"); // "D2DP"
+            db.exec("PRAGMA user_version = 1");
+            db.exec("INSERT INTO sequences (id, tokens, created_at) VALUES (1, '1100', 't'), (2, '1000', 't'), "
+                    "(3, '111000', 't'), (4, '110000', 't')");
+            db.exec("INSERT INTO pairs (id, left_id, right_id, source, created_at) VALUES (1, 1, 2, 'generated', 't'), "
+                    "(2, 3, 4, 'imported', 't')");
+            db.exec("INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) VALUES (1, 'left', 'ana', 5, 't')");
+        }
+        auto store = openOrFail(file);
+        QVERIFY(store);
+        QCOMPARE(store->schemaVersion(), 2);
+        QCOMPARE(store->integrityCheck().value(), std::string("ok"));
+        const auto prefs = store->preferences().value();
+        QCOMPARE(prefs.size(), size_t(1));
+        QCOMPARE(prefs[0].task, std::string("binary-integers:4"));
+        const auto pending = store->pendingPairs(10).value();
+        QCOMPARE(pending.size(), size_t(1));
+        QCOMPARE(pending[0].task, std::string("binary-integers:6"));
+        QCOMPARE(store->pendingPairs(10, "binary-integers:4").value().size(), size_t(0));
+        // The tasks table knows both, so every view can read the old sequences.
+        for (const char* key : {"binary-integers:4", "binary-integers:6"}) {
+            const auto task = TaskInfo::fromStore(*store, key);
+            QVERIFY2(task.ok(), key);
+            QCOMPARE(task->key(), std::string(key));
+        }
+        QVERIFY(store->taskSpec("binary-integers:4").value().has_value());
+        QCOMPARE(store->counts("ana").value().labelled, int64_t(1));
     }
 
     void formPairsShowsDistinctSequencesOnBothSides()
