@@ -161,7 +161,7 @@ private Q_SLOTS:
         junk.write("definitely not sqlite");
         junk.close();
         expectFailure({"label", "--db", path("junk.sqlite"), "--rule", "odd"}, "not an SQLite database");
-        expectFailure({"prefs", "import", "--db", db, "-i", path("missing.jsonl")}, "cannot read");
+        expectFailure({"prefs", "import", "--db", db, "-i", path("missing.jsonl"), "--length", "6"}, "cannot read");
         expectFailure({"prefs", "import", "--db", db, "-i", m_reference, "--length", "6"}, "line 1");
         expectFailure({"prefs", "import", "--db", db, "-i", jsonl}, "name the sequences' task");
         expectFailure({"train", "--db", path("empty.sqlite"), "-c", m_reference, "-o", path("t2")},

@@ -14,6 +14,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTreeWidget>
@@ -25,6 +26,7 @@
 #include "io/checkpoint.h"
 #include "model/denoiser.h"
 #include "jobs/dpojob.h"
+#include "ui/datamodeldialog.h"
 #include "ui/labelview.h"
 #include "ui/pairsupply.h"
 #include "ui/metricplot.h"
@@ -305,6 +307,37 @@ private Q_SLOTS:
         // A binary run afterwards goes back to its own two series.
         view.onEvaluation({0, binaryMetrics(0.96, 0.47), true});
         QCOMPARE(view.samplePlot()->seriesCount(), 2);
+    }
+
+    void aNewModelFromADataFileIsPretrainedAndStored()
+    {
+        const QString words = m_dir.filePath(QStringLiteral("dialog-words.txt"));
+        QFile file(words);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("cat\ndog\nemu\nowl\nant\nyak\neel\npig\n");
+        file.close();
+        const QString storePath = m_dir.filePath(QStringLiteral("dialog.sqlite"));
+        DataModelDialog dialog(storePath, m_dir.filePath(QStringLiteral("dialog-models")));
+        // A bad rule is named before anything is trained.
+        dialog.findChild<QLineEdit*>(QStringLiteral("rule"))->setText(QStringLiteral("motif:("));
+        dialog.setDataFile(words);
+        QVERIFY(!dialog.start());
+        QVERIFY2(dialog.findChild<QLabel*>(QStringLiteral("summary"))->text().contains("regular expression"),
+                 qPrintable(dialog.findChild<QLabel*>(QStringLiteral("summary"))->text()));
+        dialog.findChild<QLineEdit*>(QStringLiteral("rule"))->setText(QStringLiteral("motif:^[aeiou]"));
+        dialog.setDataFile(words);
+        QVERIFY(dialog.findChild<QLabel*>(QStringLiteral("summary"))->text().contains("8 sequences"));
+        dialog.findChild<QSpinBox*>()->setValue(20);
+        QSignalSpy created(&dialog, &DataModelDialog::modelCreated);
+        QVERIFY(dialog.start());
+        QVERIFY(created.wait(120000));
+        QVERIFY(QFile::exists(dialog.createdCheckpoint()));
+        auto store = PreferenceStore::open(storePath.toStdString());
+        QVERIFY(store.ok());
+        const auto models = store.value()->models().value();
+        QCOMPARE(models.size(), size_t(1));
+        QCOMPARE(models[0].name, std::string("dialog-words (pretrained)"));
+        QVERIFY(QString::fromStdString(models[0].specJson).contains("sequences"));
     }
 
     void theFormRefusesAbsurdValuesInWords_data()
