@@ -79,11 +79,12 @@ Result<SampleMetrics> sampleMetricsFromJson(const std::string& text)
             m.histogram.counts = h.value("counts", std::vector<int64_t>{});
             m.histogram.invalid = h.value("invalid", int64_t(0));
         } else if (j.contains("histogram") && j.at("histogram").is_array()) {
-            m.histogram.axis = "i";
-            m.histogram.counts = j.at("histogram").get<std::vector<int64_t>>();
-            for (size_t i = 0; i < m.histogram.counts.size(); ++i)
-                m.histogram.labels.push_back(std::to_string(i));
-            m.histogram.invalid = j.value("invalid", int64_t(0));
+            // Built whole: GCC 12 at -O3 warns (wrongly) about assigning a literal to a member string.
+            Histogram older{std::string(1, 'i'), {}, j.at("histogram").get<std::vector<int64_t>>(),
+                            j.value("invalid", int64_t(0))};
+            for (size_t i = 0; i < older.counts.size(); ++i)
+                older.labels.push_back(std::to_string(i));
+            m.histogram = std::move(older);
         }
         if (m.histogram.labels.size() != m.histogram.counts.size())
             return makeError("sample metrics: the histogram's labels and counts differ in number");

@@ -38,7 +38,7 @@ std::vector<ShownPair> formPairs(const std::vector<std::string>& candidates, con
         const std::string& b = candidates[index];
         unpaired.pop_back();
         const bool aLeft = leftFirst(random);
-        pairs.push_back({0, aLeft ? a : b, aLeft ? b : a, modelId, modelId});
+        pairs.push_back({0, aLeft ? a : b, aLeft ? b : a, modelId, modelId, ""}); // the generator sets the task
     }
     return pairs;
 }
