@@ -86,6 +86,8 @@ Result<SequenceFileTask> readSequenceFile(const std::string& path, const Sequenc
         return makeError("data file '" + path + "' does not exist");
     if (fs::is_directory(path, ec))
         return makeError("data file '" + path + "' is a folder");
+    if (!fs::is_regular_file(path, ec)) // a device or a pipe may never end
+        return makeError("data file '" + path + "' is not a regular file (a device or a pipe?)");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return makeError("cannot open the data file '" + path + "' (no permission?)");
@@ -98,8 +100,11 @@ Result<SequenceFileTask> readSequenceFile(const std::string& path, const Sequenc
 
     // The vocabulary: named (and upper case, as sequence databases write it) or read from the data.
     std::string named;
-    if (options.vocabulary.rfind("symbols:", 0) == 0)
+    if (options.vocabulary.rfind("symbols:", 0) == 0) {
         named = options.vocabulary.substr(8);
+        if (named.empty())
+            return makeError("--vocabulary symbols: needs the symbols (for example symbols:ACGT)");
+    }
     else if (options.vocabulary != "data") {
         auto symbols = namedVocabulary(options.vocabulary);
         if (!symbols)

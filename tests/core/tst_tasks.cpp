@@ -213,6 +213,10 @@ private Q_SLOTS:
                  empty.c_str());
         QVERIFY(readSequenceFile(path("missing.txt"), {}).error().find("does not exist") != std::string::npos);
         QVERIFY(readSequenceFile(m_dir.path().toStdString(), {}).error().find("folder") != std::string::npos);
+        QVERIFY(readSequenceFile("/dev/zero", {}).error().find("not a regular file") != std::string::npos);
+        SequenceFileOptions noSymbols;
+        noSymbols.vocabulary = "symbols:";
+        QVERIFY(fileError("abc\n", noSymbols).find("needs the symbols") != std::string::npos);
         SequenceFileOptions unknown;
         unknown.vocabulary = "klingon";
         QVERIFY(fileError("abc\n", unknown).find("known: protein, dna, rna") != std::string::npos);
