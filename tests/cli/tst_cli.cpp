@@ -251,8 +251,11 @@ private Q_SLOTS:
         const QString db = path("words.sqlite");
         const Run pairs = d2dpo({"pairs", "--db", db, "-c", reference, "-n", "200", "--sampling-steps", "16"});
         QVERIFY2(pairs.exitCode == 0, qPrintable(pairs.err));
-        const Run label = d2dpo({"label", "--db", db});
+        const Run label = d2dpo({"label", "--db", db, "--rule", "motif:^[aeiou]"});
         QVERIFY2(label.exitCode == 0 && label.out.contains("motif:^[aeiou]"), qPrintable(label.out + label.err));
+        // Without --rule, the task's own rule: nothing is left to label, and nothing fails.
+        const Run again = d2dpo({"label", "--db", db});
+        QVERIFY2(again.exitCode == 0 && again.out.contains("labelled 0 pairs"), qPrintable(again.out + again.err));
         const Run train = d2dpo({"train", "--db", db, "-c", reference, "-o", path("words-train"), "--steps", "60",
                                  "--batch", "32", "--lr", "1e-3", "--eval-every", "0", "--eval-samples", "300",
                                  "--sampling-steps", "16", "--evaluate-reference"});
