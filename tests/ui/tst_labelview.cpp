@@ -61,6 +61,12 @@ private:
         m_view.reset();
         m_store = std::move(PreferenceStore::open(m_dir.filePath(QString("s%1.sqlite").arg(++m_stores)).toStdString()).value());
         QVERIFY(m_store->addPairs(binaryPairs(pairs), "generated").ok());
+        showView();
+    }
+
+    /// A Label view on m_store, shown, labelling as "tester" with no minimum decision time.
+    void showView()
+    {
         m_view = std::make_unique<LabelView>(*m_store);
         m_view->setLabeler("tester");
         m_view->setMinimumDecisionMs(0);
@@ -127,12 +133,7 @@ private Q_SLOTS:
         QVERIFY(m_store->addPairs({{0, "MKVLAG", "GAVLIKDE", "", "", task.key()}, {0, "MKW", "M.K", "", "", task.key()}},
                                   "generated")
                     .ok());
-        m_view = std::make_unique<LabelView>(*m_store);
-        m_view->setLabeler("tester");
-        m_view->setMinimumDecisionMs(0);
-        m_view->resize(1000, 400);
-        m_view->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+        showView();
         auto* left = m_view->findChild<ui::SequenceStrip*>("leftStrip");
         QVERIFY(left);
         QCOMPARE(left->alphabet(), QString("protein"));
