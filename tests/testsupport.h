@@ -26,6 +26,18 @@ inline ModelSpec tinySpec(int length = 6, bool timeConditioning = true)
     return spec;
 }
 
+/// D2-DPO settings for a few quick steps on a tiny model: no evaluations along the way.
+inline DpoConfig tinyDpo(int steps)
+{
+    DpoConfig config;
+    config.steps = steps;
+    config.batch = 16;
+    config.evalEvery = 0;
+    config.evalSamples = 50;
+    config.learningRate = 1e-3;
+    return config;
+}
+
 inline double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b)
 {
     return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();

@@ -41,17 +41,6 @@ public:
     void onFinished(const FinishedEvent& e) override { finished.push_back(e); }
 };
 
-DpoConfig tinyDpo(int steps)
-{
-    DpoConfig config;
-    config.steps = steps;
-    config.batch = 16;
-    config.evalEvery = 0;
-    config.evalSamples = 50;
-    config.learningRate = 1e-3;
-    return config;
-}
-
 } // namespace
 
 class TestDevicePath final : public QObject {
@@ -72,7 +61,7 @@ private:
     /// A D2-DPO run of `steps` on rule pairs, reading losses back every `readEvery` steps.
     std::pair<Recorder, Denoiser> run(int steps, int readEvery, int logEvery)
     {
-        DpoConfig config = tinyDpo(steps);
+        DpoConfig config = test::tinyDpo(steps);
         config.hostReadEvery = readEvery;
         config.logEvery = logEvery;
         config.evalEvery = 6;
@@ -161,7 +150,7 @@ private Q_SLOTS:
 
     void nonFiniteLossAtTheFirstStepSaysNothingCompleted()
     {
-        DpoConfig config = tinyDpo(5);
+        DpoConfig config = test::tinyDpo(5);
         config.beta = std::numeric_limits<double>::infinity(); // inf * 0 margin: NaN at step 1
         DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, config, m_sampling, 3);
         auto generator = makeGenerator(8, torch::kCPU);
@@ -190,7 +179,7 @@ private Q_SLOTS:
         StopToken stop;
         QCOMPARE(pretrainer.run(pretrainEvents, stop).status, RunStatus::Completed);
 
-        DpoConfig config = tinyDpo(30);
+        DpoConfig config = test::tinyDpo(30);
         config.evalEvery = 10;
         DpoTrainer trainer(model, m_task, m_noise, m_spec, config, m_sampling, 3);
         auto generator = makeGenerator(8, device.value());
@@ -230,7 +219,7 @@ private Q_SLOTS:
             job.referencePath = reference;
             job.source = PreferenceSource::RulePairs;
             job.rulePairs = 64;
-            job.dpo = tinyDpo(2);
+            job.dpo = test::tinyDpo(2);
             job.sampling = m_sampling;
             job.device = "cpu";
             job.threads = threads;

@@ -50,17 +50,6 @@ public:
     void onFinished(const FinishedEvent& e) override { finished.push_back(e); }
 };
 
-DpoConfig tinyDpo(int steps)
-{
-    DpoConfig config;
-    config.steps = steps;
-    config.batch = 16;
-    config.evalEvery = 0;
-    config.evalSamples = 50;
-    config.learningRate = 1e-3;
-    return config;
-}
-
 } // namespace
 
 class TestTrainer final : public QObject {
@@ -80,7 +69,7 @@ private:
 
     DpoTrainer dpoTrainer(int steps)
     {
-        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, tinyDpo(steps), m_sampling, 3);
+        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, test::tinyDpo(steps), m_sampling, 3);
         auto generator = makeGenerator(8, torch::kCPU);
         const auto [winners, losers] = m_task.rulePairs(256, generator, torch::kCPU).value();
         trainer.setPreferences(winners, losers);
@@ -185,7 +174,7 @@ private Q_SLOTS:
     void nonFiniteLossEndsTheRunAndKeepsTheLastGoodCheckpoint()
     {
         QTemporaryDir dir;
-        DpoConfig config = tinyDpo(50);
+        DpoConfig config = test::tinyDpo(50);
         config.checkpointEvery = 2;
         DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, config, m_sampling, 3);
         auto generator = makeGenerator(8, torch::kCPU);
@@ -215,7 +204,7 @@ private Q_SLOTS:
 
     void missingPreferencesFailCleanly()
     {
-        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, tinyDpo(5), m_sampling, 3);
+        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, test::tinyDpo(5), m_sampling, 3);
         Recorder recorder;
         StopToken stop;
         const FinishedEvent done = trainer.run(recorder, stop);
