@@ -150,7 +150,14 @@ void MainWindow::importPreferences()
         return;
     }
     m_labelView->reload();
-    statusBar()->showMessage(tr("Imported %1 preferences").arg(imported.value()), 8000);
+    m_trainView->reload();
+    const ImportOutcome& outcome = imported.value();
+    statusBar()->showMessage(outcome.duplicates == 0
+                                 ? tr("Imported %1 preferences").arg(outcome.imported)
+                                 : tr("Imported %1 preferences; %2 already in the store were left out")
+                                       .arg(outcome.imported)
+                                       .arg(outcome.duplicates),
+                             8000);
 }
 
 void MainWindow::exportPreferences()

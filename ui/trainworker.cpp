@@ -7,6 +7,8 @@
 
 #include <exception>
 
+#include "base/failurereport.h"
+
 namespace d2dpo::ui {
 
 /// Turns the core listener's calls (made in the worker thread) into the worker's signals.
@@ -43,7 +45,7 @@ void TrainWorker::run()
         done = m_job(listener, m_stop);
     } catch (const std::exception& e) {
         done.status = RunStatus::Failed;
-        done.error = std::string("training stopped by an error: ") + e.what();
+        done.error = "training stopped by an error: " + userMessage(e);
     } catch (...) {
         done.status = RunStatus::Failed;
         done.error = "training stopped by an unknown error";

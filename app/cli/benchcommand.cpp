@@ -122,9 +122,9 @@ void registerBench(CLI::App& app, int& exitCode)
     c->add_option("--settings", options->settings, "Settings to run: small, large, long")
         ->delimiter(',')
         ->capture_default_str();
-    c->add_option("--sampling-steps", options->samplingSteps, "Euler steps per sample")->capture_default_str();
-    c->add_option("--min-seconds", options->minSeconds, "Time spent on each figure")->capture_default_str();
-    c->add_option("--warmup", options->warmup, "Untimed calls before timing")->capture_default_str();
+    c->add_option("--sampling-steps", options->samplingSteps, "Euler steps per sample")->check(atLeast(1))->capture_default_str();
+    c->add_option("--min-seconds", options->minSeconds, "Time spent on each figure")->check(finitePositive())->capture_default_str();
+    c->add_option("--warmup", options->warmup, "Untimed calls before timing")->check(atLeast(0))->capture_default_str();
     c->add_flag("--json", options->json, "Print JSON");
     c->add_flag("--sampling-study", options->samplingStudy,
                 "Compare the cached and the reference sampler at 64, 256 and 1000 Euler steps");

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/common.h"
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <iostream>
 
 #include "base/samplemetrics.h"
@@ -10,9 +12,42 @@
 
 namespace d2dpo::cli {
 
+const CLI::Validator& finitePositive()
+{
+    static const CLI::Validator validator(
+        [](std::string& text) -> std::string {
+            double value = 0;
+            if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || !(value > 0))
+                return "must be a finite number > 0 (got " + text + ")";
+            return {};
+        },
+        "FINITE > 0");
+    return validator;
+}
+
+CLI::Validator atLeast(int64_t minimum)
+{
+    return CLI::Validator(
+        [minimum](std::string& text) -> std::string {
+            int64_t value = 0;
+            if (!CLI::detail::lexical_cast(text, value) || value < minimum)
+                return "must be a whole number >= " + std::to_string(minimum) + " (got " + text + ")";
+            return {};
+        },
+        "INT >= " + std::to_string(minimum));
+}
+
+const CLI::Validator& seedRange()
+{
+    static const CLI::Validator validator = CLI::Range(uint64_t(0), uint64_t(std::numeric_limits<int64_t>::max()));
+    return validator;
+}
+
 void addRuntimeOptions(CLI::App* c, RuntimeOptions& o)
 {
-    c->add_option("--seed", o.seed, "Random seed (same seed, same results on the same device)")->capture_default_str();
+    c->add_option("--seed", o.seed, "Random seed, 0..2^63-1 (same seed, same results on the same device)")
+        ->check(seedRange())
+        ->capture_default_str();
     c->add_option("--device", o.device, "auto (CUDA when available, else CPU), cpu, cuda or cuda:N")
         ->capture_default_str();
     c->add_option("--threads", o.threads, "CPU threads for LibTorch (0 = the physical cores not busy with other work)")
@@ -23,6 +58,7 @@ void addRuntimeOptions(CLI::App* c, RuntimeOptions& o)
 void addTaskOptions(CLI::App* c, TaskOptions& o, const std::string& ruleHelp)
 {
     c->add_option("--length,-N", o.length, "Sequence length N of the binary-integers task (2..512)")
+        ->check(CLI::Range(2, 512))
         ->capture_default_str();
     c->add_option("--data", o.data,
                   "Train on your own sequences: a FASTA file or one sequence per line (instead of binary integers)");
@@ -66,40 +102,44 @@ void addRuleOption(CLI::App* c, std::string& rule, const std::string& help) { c-
 
 void addModelOptions(CLI::App* c, ModelSpec& s)
 {
-    c->add_option("--d-model", s.model.dModel, "Transformer width")->capture_default_str();
-    c->add_option("--layers", s.model.layers, "Transformer layers")->capture_default_str();
-    c->add_option("--heads", s.model.heads, "Attention heads (must divide --d-model)")->capture_default_str();
+    c->add_option("--d-model", s.model.dModel, "Transformer width")->check(CLI::Range(1, 4096))->capture_default_str();
+    c->add_option("--layers", s.model.layers, "Transformer layers")->check(CLI::Range(1, 64))->capture_default_str();
+    c->add_option("--heads", s.model.heads, "Attention heads (must divide --d-model)")->check(CLI::Range(1, 256))->capture_default_str();
     c->add_flag("!--no-time", s.model.timeConditioning, "Drop the time conditioning of the denoiser");
     c->add_option("--eta", s.noise.eta, "Remasking coefficient eta of the reverse process (>= 0)")
+        ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str();
 }
 
 void addPretrainOptions(CLI::App* c, PretrainConfig& p)
 {
-    c->add_option("--pretrain-steps", p.steps, "Pretraining steps")->capture_default_str();
-    c->add_option("--pretrain-batch", p.batch, "Pretraining batch size")->capture_default_str();
-    c->add_option("--pretrain-lr", p.learningRate, "Pretraining learning rate (Adam)")->capture_default_str();
+    c->add_option("--pretrain-steps", p.steps, "Pretraining steps")->check(atLeast(1))->capture_default_str();
+    c->add_option("--pretrain-batch", p.batch, "Pretraining batch size")->check(atLeast(1))->capture_default_str();
+    c->add_option("--pretrain-lr", p.learningRate, "Pretraining learning rate (Adam)")->check(finitePositive())->capture_default_str();
     c->add_flag("--elbo", p.elboWeighting, "Weight the pretraining loss by 1/(1-t)");
 }
 
 void addDpoOptions(CLI::App* c, DpoConfig& d)
 {
     c->add_option("--beta", d.beta, "D2-DPO beta (> 0): smaller moves further from the reference")
+        ->check(finitePositive())
         ->capture_default_str();
-    c->add_option("--lr", d.learningRate, "D2-DPO learning rate (Adam)")->capture_default_str();
-    c->add_option("--batch", d.batch, "Preference pairs per step")->capture_default_str();
-    c->add_option("--steps", d.steps, "D2-DPO steps")->capture_default_str();
-    c->add_option("--t-samples", d.tSamplesPerPair, "Draws of t per pair in each step")->capture_default_str();
-    c->add_option("--eval-every", d.evalEvery, "Evaluate every k steps (0 = only at the end)")->capture_default_str();
-    c->add_option("--eval-samples", d.evalSamples, "Samples per evaluation")->capture_default_str();
+    c->add_option("--lr", d.learningRate, "D2-DPO learning rate (Adam)")->check(finitePositive())->capture_default_str();
+    c->add_option("--batch", d.batch, "Preference pairs per step")->check(atLeast(1))->capture_default_str();
+    c->add_option("--steps", d.steps, "D2-DPO steps")->check(atLeast(1))->capture_default_str();
+    c->add_option("--t-samples", d.tSamplesPerPair, "Draws of t per pair in each step")->check(atLeast(1))->capture_default_str();
+    c->add_option("--eval-every", d.evalEvery, "Evaluate every k steps (0 = only at the end)")
+        ->check(atLeast(0))->capture_default_str();
+    c->add_option("--eval-samples", d.evalSamples, "Samples per evaluation")->check(atLeast(1))->capture_default_str();
     c->add_option("--checkpoint-every", d.checkpointEvery, "Write a checkpoint every k steps (0 = only at the end)")
+        ->check(atLeast(0))
         ->capture_default_str();
 }
 
 void addSamplingOptions(CLI::App* c, SamplingConfig& s)
 {
-    c->add_option("--sampling-steps", s.steps, "Euler steps of the sampler")->capture_default_str();
-    c->add_option("--sampling-batch", s.batch, "Sequences per sampler forward pass")->capture_default_str();
+    c->add_option("--sampling-steps", s.steps, "Euler steps of the sampler")->check(atLeast(1))->capture_default_str();
+    c->add_option("--sampling-batch", s.batch, "Sequences per sampler forward pass")->check(atLeast(1))->capture_default_str();
 }
 
 Status setUpRuntime(const RuntimeOptions& options)

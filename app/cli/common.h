@@ -29,6 +29,12 @@ struct TaskOptions {
     SequenceFileOptions file;
 };
 
+/// Option checks: a finite number > 0 (beta, learning rates); a seed in 0..2^63-1.
+const CLI::Validator& finitePositive();
+const CLI::Validator& seedRange();
+/// A whole number >= `minimum` (counts: >= 1; "every k steps, 0 = never": >= 0).
+CLI::Validator atLeast(int64_t minimum);
+
 /// Adds --seed, --device, --threads.
 void addRuntimeOptions(CLI::App* command, RuntimeOptions& options);
 /// Adds --length, --data, --vocabulary, --max-length, --crop, --valid and --rule (with the given

@@ -65,7 +65,7 @@ void ConsoleListener::onCheckpoint(const CheckpointEvent& e)
 
 void ConsoleListener::onFinished(const FinishedEvent& e)
 {
-    if (m_bar)
+    if (m_bar && m_last.step > 0) // a run refused before its first step draws no empty bar
         m_bar->finish(detail());
     m_bar.reset();
     if (e.status != RunStatus::Completed)

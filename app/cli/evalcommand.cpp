@@ -61,7 +61,7 @@ void registerEval(CLI::App& app, int& exitCode)
     addRuntimeOptions(c, options->runtime);
     addSamplingOptions(c, options->sampling);
     c->add_option("--checkpoint,-c", options->checkpoint, "Checkpoint to evaluate")->required();
-    c->add_option("--samples,-n", options->samples, "Number of samples")->capture_default_str();
+    c->add_option("--samples,-n", options->samples, "Number of samples")->check(atLeast(1))->capture_default_str();
     c->add_flag("--json", options->json, "Print the metrics as JSON");
     addRuleOption(c, options->rule, ruleHelp() + " (default: the checkpoint's task's rule)");
     c->callback([options, &exitCode] { exitCode = run(*options); });

@@ -54,7 +54,7 @@ void registerExport(CLI::App& app, int& exitCode)
     addSamplingOptions(c, options->exportOptions.sampling);
     c->add_option("--checkpoint,-c", options->checkpoint, "Checkpoint to export")->required();
     c->add_option("--out,-o", options->out, "Folder to write (must be new or empty)")->required();
-    c->add_option("--samples,-n", options->exportOptions.sampleCount, "Samples to write")->capture_default_str();
+    c->add_option("--samples,-n", options->exportOptions.sampleCount, "Samples to write")->check(atLeast(0))->capture_default_str();
     c->add_flag("--force", options->exportOptions.overwrite, "Write into a non-empty folder");
     c->add_option("--db", options->db, "Preference store that recorded the checkpoint's run (read only; "
                                        "nothing is created)")

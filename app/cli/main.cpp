@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // d2dpo: the command-line twin of d2dpo-studio. Wiring only: each subcommand lives in its own file.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/common.h"
+#include "base/failurereport.h"
 #include "base/hostmemory.h"
 
 int main(int argc, char** argv)
@@ -21,6 +27,17 @@ int main(int argc, char** argv)
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
+    } catch (const std::exception& e) { // never a stack trace for the user (base/failurereport.h)
+        std::cerr << "d2dpo: error: " << d2dpo::userMessage(e) << "\n";
+        return 1;
+    }
+    // Results go to standard output: one that could not be written (a full disk, a closed pipe)
+    // is a failure, not a success with nothing printed.
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        const int error = errno;
+        std::cerr << "d2dpo: error: cannot write to standard output: " << std::strerror(error) << "\n";
+        return exitCode != 0 ? exitCode : 1;
     }
     return exitCode;
 }

@@ -5,6 +5,7 @@
 
 #include "cli/common.h"
 #include "cli/consolelistener.h"
+#include "cli/stopsignals.h"
 #include "jobs/pretrainjob.h"
 
 namespace d2dpo::cli {
@@ -39,11 +40,17 @@ int run(const PretrainOptions& o)
     job.device = o.runtime.device;
     job.outputPath = o.out;
     job.storePath = o.db;
+    if (!o.task.data.empty())
+        job.inputs.push_back(o.task.data);
     ConsoleListener listener;
-    StopToken stop;
-    auto outcome = runPretrainJob(job, listener, stop);
+    auto outcome = runPretrainJob(job, listener, stopOnSignals());
     if (!outcome)
-        return fail("pretrain", outcome.error());
+        return exitCodeAfterStop(fail("pretrain", outcome.error()));
+    if (outcome->stopped) {
+        std::cout << "stopped after " << outcome->steps << " of " << o.pretrain.steps << " steps; wrote " << o.out
+                  << " (id " << outcome->checkpointId << ", not evaluated: d2dpo eval -c " << o.out << ")\n";
+        return exitCodeAfterStop(130);
+    }
     std::cout << "reference: " << formatMetrics(outcome->metrics) << "\n";
     std::cout << "wrote " << o.out << " (id " << outcome->checkpointId << ")\n";
     return 0;
@@ -58,12 +65,12 @@ void registerPretrain(CLI::App& app, int& exitCode)
     addRuntimeOptions(c, options->runtime);
     addTaskOptions(c, options->task, ruleHelp() + "; what the checkpoint's rule metrics measure");
     addModelOptions(c, options->spec);
-    c->add_option("--steps", options->pretrain.steps, "Pretraining steps")->capture_default_str();
-    c->add_option("--batch", options->pretrain.batch, "Batch size")->capture_default_str();
-    c->add_option("--lr", options->pretrain.learningRate, "Learning rate (Adam)")->capture_default_str();
+    c->add_option("--steps", options->pretrain.steps, "Pretraining steps")->check(atLeast(1))->capture_default_str();
+    c->add_option("--batch", options->pretrain.batch, "Batch size")->check(atLeast(1))->capture_default_str();
+    c->add_option("--lr", options->pretrain.learningRate, "Learning rate (Adam)")->check(finitePositive())->capture_default_str();
     c->add_flag("--elbo", options->pretrain.elboWeighting, "Weight the loss by 1/(1-t)");
     addSamplingOptions(c, options->sampling);
-    c->add_option("--eval-samples", options->evalSamples, "Samples for the final evaluation")->capture_default_str();
+    c->add_option("--eval-samples", options->evalSamples, "Samples for the final evaluation")->check(atLeast(1))->capture_default_str();
     c->add_option("--out,-o", options->out, "Checkpoint file to write")->required();
     c->add_option("--db", options->db, "Also add the new model (and its task) to this preference store");
     c->callback([options, &exitCode] { exitCode = run(*options); });

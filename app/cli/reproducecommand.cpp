@@ -9,6 +9,7 @@
 #include "base/timeutil.h"
 #include "cli/common.h"
 #include "cli/consolelistener.h"
+#include "cli/stopsignals.h"
 #include "jobs/curves.h"
 #include "jobs/experiment.h"
 #include "cli/progressbar.h"
@@ -93,10 +94,9 @@ int run(ReproduceOptions o)
                                      "' is not empty; choose another with --out or pass --force");
 
     ConsoleListener listener;
-    StopToken stop;
-    auto report = reproduce(o.config, o.runtime.device, listener, stop);
+    auto report = reproduce(o.config, o.runtime.device, listener, stopOnSignals());
     if (!report)
-        return fail("reproduce", report.error());
+        return exitCodeAfterStop(fail("reproduce", report.error()));
     printSummary(report.value(), o.goal);
     if (Status s = writeCurves(o.config.outputFolder, report.value()); !s)
         return fail("reproduce", s.error());
@@ -104,7 +104,7 @@ int run(ReproduceOptions o)
                 "  checkpoints: %s (reference), %s (fine-tuned)\n",
                 o.config.outputFolder.c_str(), report->referenceCheckpoint.c_str(),
                 report->finetunedCheckpoint.c_str());
-    return 0;
+    return exitCodeAfterStop(0);
 }
 
 } // namespace
@@ -117,12 +117,13 @@ void registerReproduce(CLI::App& app, int& exitCode)
                      "paper's task by default, or --data FILE with --rule), summarise");
     addRuntimeOptions(c, options->runtime);
     addTaskOptions(c, options->task, ruleHelp() + "; the rule-made pairs follow it (default: the task's own)");
-    c->add_option("--goal", options->goal, "Rule share the summary checks (default 0.95 on binary integers, 0.8 on files)");
+    c->add_option("--goal", options->goal, "Rule share the summary checks (default 0.95 on binary integers, 0.8 on files)")
+        ->check(CLI::Range(0.0, 1.0));
     addModelOptions(c, options->config.spec);
     addPretrainOptions(c, options->config.pretrain);
     addDpoOptions(c, options->config.dpo);
     addSamplingOptions(c, options->config.sampling);
-    c->add_option("--pairs", options->config.preferencePairs, "Rule-made preference pairs")->capture_default_str();
+    c->add_option("--pairs", options->config.preferencePairs, "Rule-made preference pairs")->check(atLeast(1))->capture_default_str();
     c->add_option("--out,-o", options->config.outputFolder,
                   "Folder for checkpoints and curves (default: runs/reproduce-<UTC time>)");
     c->add_flag("--force", options->force, "Write into a non-empty output folder");

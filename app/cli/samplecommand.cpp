@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `d2dpo sample`: draw sequences from a checkpoint, one per line with what its task reads in it.
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 
+#include "base/safeoutput.h"
 #include "cli/common.h"
 #include "jobs/modelfiles.h"
 
@@ -27,26 +27,30 @@ int run(const SampleOptions& o)
         return fail("sample", s.error());
     if (o.count < 1)
         return fail("sample", "--count must be >= 1");
+    const bool toFile = !o.out.empty() && o.out != "-";
+    if (toFile) // before sampling: a refused output wastes no time
+        if (Status s = checkOutputFile(o.out, {o.checkpoint}); !s)
+            return fail("sample", s.error());
     if (Status s = setUpRuntime(o.runtime); !s)
         return fail("sample", s.error());
     auto drawn = sampleCheckpoint(o.checkpoint, o.count, o.sampling, o.runtime.seed, o.runtime.device, o.rule);
     if (!drawn)
         return fail("sample", drawn.error());
 
-    std::ofstream file;
-    if (!o.out.empty()) {
-        file.open(o.out, std::ios::trunc);
-        if (!file)
-            return fail("sample", "cannot write '" + o.out + "'");
-    }
-    std::ostream& out = o.out.empty() ? std::cout : file;
+    std::string text;
     for (size_t i = 0; i < drawn->samples.size(); ++i) {
         const SequenceHint& hint = drawn->hints[i];
-        out << drawn->samples[i] << "\t" << hint.value << (hint.rule.empty() ? "" : "; " + hint.rule) << "\n";
+        text += drawn->samples[i] + "\t" + hint.value;
+        if (!hint.rule.empty())
+            text += "; " + hint.rule;
+        text += "\n";
     }
-    out.flush();
-    if (!out)
-        return fail("sample", "writing the samples failed");
+    if (!toFile) {
+        std::cout << text; // write errors are caught when main flushes standard output
+        return 0;
+    }
+    if (Status s = AtomicFile::write(o.out, text, {o.checkpoint}); !s)
+        return fail("sample", s.error());
     return 0;
 }
 
@@ -59,8 +63,8 @@ void registerSample(CLI::App& app, int& exitCode)
     addRuntimeOptions(c, options->runtime);
     addSamplingOptions(c, options->sampling);
     c->add_option("--checkpoint,-c", options->checkpoint, "Checkpoint to sample from")->required();
-    c->add_option("--count,-n", options->count, "Number of sequences")->capture_default_str();
-    c->add_option("--out,-o", options->out, "Write to this file instead of standard output");
+    c->add_option("--count,-n", options->count, "Number of sequences")->check(CLI::Range(int64_t(1), int64_t(10'000'000)))->capture_default_str();
+    c->add_option("--out,-o", options->out, "Write to this file (- or none: standard output)");
     addRuleOption(c, options->rule, ruleHelp() + " (default: the checkpoint's task's rule)");
     c->callback([options, &exitCode] { exitCode = run(*options); });
 }

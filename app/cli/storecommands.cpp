@@ -5,10 +5,12 @@
 #include <iostream>
 #include <memory>
 
+#include <array>
 #include <map>
 
 #include "jobs/taskinfo.h"
 #include "jobs/runtimeinfo.h"
+#include "base/safeoutput.h"
 #include "cli/common.h"
 #include "jobs/pairgenerator.h"
 #include "store/preferencejsonl.h"
@@ -67,14 +69,14 @@ struct LabelOptions {
 
 int runLabel(const LabelOptions& o)
 {
-    auto store = PreferenceStore::open(o.db);
+    auto store = PreferenceStore::open(o.db, PreferenceStore::OpenMode::MustExist);
     if (!store)
         return fail("label", store.error());
+    if (o.limit < 1)
+        return fail("label", "--limit must be at least 1");
     auto pending = store.value()->pendingPairs(o.limit);
     if (!pending)
         return fail("label", pending.error());
-    if (o.limit < 1)
-        return fail("label", "--limit must be at least 1");
     // Each pair is labelled by the rule of its own task, read from the store.
     std::map<std::string, TaskInfo> tasks;
     int64_t counts[4] = {0, 0, 0, 0};
@@ -115,13 +117,78 @@ struct PrefsOptions {
 
 int runPrefsExport(const PrefsOptions& o)
 {
-    auto store = PreferenceStore::open(o.db);
+    // The output is checked before the store is opened: nothing is read (or created) for nothing.
+    const bool toStdout = o.file == "-";
+    if (!toStdout)
+        if (Status s = checkOutputFile(o.file, storeFiles(o.db)); !s)
+            return fail("prefs export", s.error());
+    auto store = PreferenceStore::open(o.db, PreferenceStore::OpenMode::MustExist);
     if (!store)
         return fail("prefs export", store.error());
+    if (toStdout) {
+        int64_t count = 0;
+        auto text = preferencesJsonl(*store.value(), count);
+        if (!text)
+            return fail("prefs export", text.error());
+        std::cout << text.value();
+        std::cerr << "d2dpo: exported " << count << " preferences (ties and skips left out)\n";
+        return 0;
+    }
     auto written = exportPreferencesJsonl(*store.value(), o.file);
     if (!written)
         return fail("prefs export", written.error());
     std::cout << "exported " << written.value() << " preferences (ties and skips left out) to " << o.file << "\n";
+    return 0;
+}
+
+struct DeleteOptions {
+    std::string db = PreferenceStore::defaultPath();
+    int64_t importId = 0;
+    std::string labeler;
+    std::string model;
+    bool dryRun = false;
+};
+
+int runPrefsDelete(const DeleteOptions& o)
+{
+    auto store = PreferenceStore::open(o.db, PreferenceStore::OpenMode::MustExist);
+    if (!store)
+        return fail("prefs delete", store.error());
+    LabelSelection selection;
+    if (o.importId > 0)
+        selection.importId = o.importId;
+    selection.labeler = o.labeler;
+    selection.modelId = o.model;
+    auto deleted = store.value()->deleteLabels(selection, o.dryRun);
+    if (!deleted)
+        return fail("prefs delete", deleted.error());
+    std::cout << (o.dryRun ? "would delete " : "deleted ") << deleted->labels << " labels";
+    if (deleted->pairs > 0)
+        std::cout << ", " << deleted->pairs << " pairs and " << deleted->sequences << " sequences";
+    std::cout << " from " << o.db << (o.dryRun ? " (nothing was changed)" : "") << "\n";
+    return 0;
+}
+
+int runPrefsList(const std::string& db)
+{
+    auto store = PreferenceStore::open(db, PreferenceStore::OpenMode::MustExist);
+    if (!store)
+        return fail("prefs list", store.error());
+    auto imports = store.value()->imports();
+    auto labels = store.value()->labels(false);
+    if (!imports || !labels)
+        return fail("prefs list", imports ? labels.error() : imports.error());
+    std::map<std::string, std::array<int64_t, 4>> byLabeler;
+    for (const LabelRecord& l : labels.value())
+        ++byLabeler[l.labeler][size_t(l.choice)];
+    std::cout << "labelers (left right tie skip):\n";
+    for (const auto& [labeler, counts] : byLabeler)
+        std::cout << "  " << labeler << ": " << counts[0] << " " << counts[1] << " " << counts[2] << " " << counts[3]
+                  << "\n";
+    std::cout << "imports:\n";
+    for (const ImportRecord& i : imports.value())
+        std::cout << "  " << i.id << ": " << i.pairs << " pairs of " << i.task << " from " << i.file << " at "
+                  << i.createdAt << "\n";
     return 0;
 }
 
@@ -147,7 +214,10 @@ int runPrefsImport(const PrefsOptions& o)
     auto imported = importPreferencesJsonl(*store.value(), o.file, rules);
     if (!imported)
         return fail("prefs import", imported.error());
-    std::cout << "imported " << imported.value() << " preferences into " << o.db << "\n";
+    std::cout << "imported " << imported->imported << " preferences into " << o.db;
+    if (imported->importId > 0)
+        std::cout << " as import " << imported->importId;
+    std::cout << "; " << imported->duplicates << " already there were left out\n";
     return 0;
 }
 
@@ -161,8 +231,8 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         addRuntimeOptions(c, o->runtime);
         addDbOption(c, o->db);
         c->add_option("--checkpoint,-c", o->checkpoint, "Model to draw sequences from")->required();
-        c->add_option("--count,-n", o->count, "Pairs to add")->capture_default_str();
-        c->add_option("--sampling-steps", o->samplingSteps, "Euler steps of the sampler")->capture_default_str();
+        c->add_option("--count,-n", o->count, "Pairs to add")->check(CLI::Range(int64_t(1), int64_t(1'000'000)))->capture_default_str();
+        c->add_option("--sampling-steps", o->samplingSteps, "Euler steps of the sampler")->check(atLeast(1))->capture_default_str();
         c->callback([o, &exitCode] { exitCode = runPairs(*o); });
     }
     {
@@ -171,16 +241,17 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         addDbOption(c, o->db);
         addRuleOption(c, o->rule, ruleHelp() + " (default: each pair's task's own rule)");
         c->add_option("--labeler", o->labeler, "Name recorded with the labels (default: rule:<the rule>)");
-        c->add_option("--limit", o->limit, "Label at most this many pairs")->capture_default_str();
+        c->add_option("--limit", o->limit, "Label at most this many pairs")->check(atLeast(1))->capture_default_str();
         c->callback([o, &exitCode] { exitCode = runLabel(*o); });
     }
     {
-        CLI::App* prefs = app.add_subcommand("prefs", "Export or import preferences as JSONL ({\"chosen\", \"rejected\"})");
+        CLI::App* prefs = app.add_subcommand(
+            "prefs", "Export or import preferences as JSONL ({\"chosen\", \"rejected\"}), list or delete labels");
         prefs->require_subcommand(1);
         auto o = std::make_shared<PrefsOptions>();
         CLI::App* out = prefs->add_subcommand("export", "Write every decisive label as one JSON line");
         addDbOption(out, o->db);
-        out->add_option("--out,-o", o->file, "JSONL file to write")->required();
+        out->add_option("--out,-o", o->file, "JSONL file to write (- for standard output)")->required();
         out->callback([o, &exitCode] { exitCode = runPrefsExport(*o); });
         auto i = std::make_shared<PrefsOptions>();
         CLI::App* in = prefs->add_subcommand("import", "Validate every line, then import all of them or none");
@@ -190,6 +261,20 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         in->add_option("--length", i->length, "Without --checkpoint: the sequences are binary integers of this length")
             ->check(CLI::Range(2, 512));
         in->callback([i, &exitCode] { exitCode = runPrefsImport(*i); });
+        auto d = std::make_shared<DeleteOptions>();
+        CLI::App* del = prefs->add_subcommand(
+            "delete", "Delete labels: those of an import (with its pairs), of a labeler, or of pairs from a model");
+        addDbOption(del, d->db);
+        del->add_option("--import", d->importId, "The import's number (see `d2dpo prefs list`): its pairs go too")
+            ->check(atLeast(1));
+        del->add_option("--labeler", d->labeler, "The labeler's labels (the pairs stay, pending again)");
+        del->add_option("--model", d->model, "The pairs with a sequence of this model id, with their labels");
+        del->add_flag("--dry-run", d->dryRun, "Only count what would be deleted");
+        del->callback([d, &exitCode] { exitCode = runPrefsDelete(*d); });
+        auto l = std::make_shared<std::string>(PreferenceStore::defaultPath());
+        CLI::App* list = prefs->add_subcommand("list", "Count the labels by labeler and list the imports");
+        addDbOption(list, *l);
+        list->callback([l, &exitCode] { exitCode = runPrefsList(*l); });
     }
 }
 

@@ -3,10 +3,13 @@
 // checkpoint's task's rule ranks apart; the paper's dataset for its task) or on the experts' labels
 // in a store. The same job the desktop application runs (core/dpojob.h).
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include "cli/common.h"
 #include "cli/consolelistener.h"
+#include "cli/stopsignals.h"
+#include "jobs/dporesume.h"
 #include "jobs/runtimeinfo.h"
 #include "jobs/dpojob.h"
 
@@ -24,12 +27,50 @@ struct TrainOptions {
     std::string out;
     std::string db; ///< train on the store's labels instead of rule-made pairs
     bool evaluateReference = false;
+    int64_t resume = 0; ///< continue this run of the store
 };
+
+/// The outcome for the user: the checkpoint, and the exit code (128 + signal when a signal stopped it).
+int report(const DpoJobOutcome& outcome, const std::string& db)
+{
+    const FinishedEvent& done = outcome.finished;
+    if (done.status == RunStatus::Failed)
+        return fail("train", done.error + (done.lastCheckpointPath.empty()
+                                               ? ""
+                                               : " (last good checkpoint: " + done.lastCheckpointPath + ")"));
+    if (!done.lastCheckpointPath.empty())
+        std::cout << (done.status == RunStatus::Stopped ? "stopped; last checkpoint: " : "fine-tuned checkpoint: ")
+                  << done.lastCheckpointPath << "\n";
+    if (done.status == RunStatus::Stopped && outcome.runId > 0)
+        std::cout << "continue it with: d2dpo train --resume " << outcome.runId << " --db " << db << "\n";
+    return done.status == RunStatus::Stopped ? exitCodeAfterStop(130) : 0;
+}
+
+int runResume(const TrainOptions& o)
+{
+    if (o.db.empty())
+        return fail("train", "--resume needs the store that recorded the run: --db STORE");
+    auto job = resumeJobSpec(o.db, o.resume);
+    if (!job)
+        return fail("train", job.error());
+    if (!o.runtime.device.empty() && o.runtime.device != "auto")
+        job->device = o.runtime.device;
+    job->threads = o.runtime.threads;
+    ConsoleListener console;
+    console.onPhase("d2dpo", job->dpo.steps);
+    const DpoJobOutcome outcome = runDpoJob(job.value(), console, stopOnSignals());
+    return report(outcome, o.db);
+}
 
 int run(const TrainOptions& o)
 {
     if (Status s = setCpuThreads(o.runtime.threads); !s)
         return fail("train", s.error());
+    if (o.resume > 0)
+        return runResume(o);
+    if (o.checkpoint.empty() || o.out.empty())
+        return fail("train", "name the reference (--checkpoint) and a new folder for the checkpoints (--out), or "
+                             "continue a run with --resume RUN --db STORE");
     DpoJobSpec job;
     job.referencePath = o.checkpoint;
     job.storePath = o.db;
@@ -46,15 +87,7 @@ int run(const TrainOptions& o)
 
     ConsoleListener console;
     console.onPhase("d2dpo", o.dpo.steps);
-    StopToken stop;
-    const DpoJobOutcome outcome = runDpoJob(job, console, stop);
-    const FinishedEvent& done = outcome.finished;
-    if (done.status == RunStatus::Failed)
-        return fail("train", done.error + (done.lastCheckpointPath.empty()
-                                               ? ""
-                                               : " (last good checkpoint: " + done.lastCheckpointPath + ")"));
-    std::cout << "fine-tuned checkpoint: " << done.lastCheckpointPath << "\n";
-    return 0;
+    return report(runDpoJob(job, console, stopOnSignals()), o.db);
 }
 
 } // namespace
@@ -66,16 +99,21 @@ void registerTrain(CLI::App& app, int& exitCode)
     addRuntimeOptions(c, options->runtime);
     addDpoOptions(c, options->dpo);
     addSamplingOptions(c, options->sampling);
-    c->add_option("--checkpoint,-c", options->checkpoint, "Reference checkpoint (the policy starts equal to it)")
-        ->required();
+    c->add_option("--checkpoint,-c", options->checkpoint, "Reference checkpoint (the policy starts equal to it)");
     addRuleOption(c, options->rule,
                   ruleHelp() + "; the rule-made pairs and the rule share follow it (default: the "
                                            "checkpoint's task's rule)");
-    c->add_option("--pairs", options->pairs, "Number of rule-made pairs")->capture_default_str();
+    c->add_option("--pairs", options->pairs, "Number of rule-made pairs")->check(atLeast(1))->capture_default_str();
     c->add_option("--db", options->db,
                   "Train on the labels in this preference store (ties and skips left out) instead of rule-made "
                   "pairs; the run and the fine-tuned model are recorded there");
-    c->add_option("--out,-o", options->out, "Folder for the checkpoints")->required();
+    c->add_option("--out,-o", options->out, "New (or empty) folder for the run's checkpoints");
+    c->add_option("--resume", options->resume,
+                  "Continue this stopped or interrupted run of the --db store from its last checkpoint, with the "
+                  "settings it started with")
+        ->check(CLI::Range(int64_t(1), std::numeric_limits<int64_t>::max()))
+        ->excludes("--checkpoint")
+        ->excludes("--out");
     c->add_flag("--evaluate-reference", options->evaluateReference,
                 "Measure the reference model first (the baselines of the curves)");
     c->callback([options, &exitCode] { exitCode = run(*options); });

@@ -68,8 +68,48 @@ std::string toJson(const DpoConfig& c)
                 {"t_samples_per_pair", c.tSamplesPerPair},
                 {"t_epsilon", c.tEpsilon},
                 {"eval_every", c.evalEvery},
-                {"eval_samples", c.evalSamples}}
+                {"eval_samples", c.evalSamples},
+                {"checkpoint_every", c.checkpointEvery},
+                {"log_every", c.logEvery}}
         .dump();
+}
+
+Result<DpoConfig> dpoConfigFromJson(const std::string& text)
+{
+    try {
+        const json j = json::parse(text);
+        DpoConfig c;
+        c.beta = j.value("beta", c.beta);
+        c.learningRate = j.value("learning_rate", c.learningRate);
+        c.batch = j.value("batch", c.batch);
+        c.steps = j.value("steps", c.steps);
+        c.tSamplesPerPair = j.value("t_samples_per_pair", c.tSamplesPerPair);
+        c.tEpsilon = j.value("t_epsilon", c.tEpsilon);
+        c.evalEvery = j.value("eval_every", c.evalEvery);
+        c.evalSamples = j.value("eval_samples", c.evalSamples);
+        c.checkpointEvery = j.value("checkpoint_every", c.checkpointEvery);
+        c.logEvery = j.value("log_every", c.logEvery);
+        if (Status s = validate(c); !s)
+            return makeError(s.error());
+        return c;
+    } catch (const json::exception& e) {
+        return makeError(std::string("D2-DPO configuration is not valid JSON of the expected shape: ") + e.what());
+    }
+}
+
+Result<SamplingConfig> samplingConfigFromJson(const std::string& text)
+{
+    try {
+        const json j = json::parse(text);
+        SamplingConfig c;
+        c.steps = j.value("steps", c.steps);
+        c.batch = j.value("batch", c.batch);
+        if (Status s = validate(c); !s)
+            return makeError(s.error());
+        return c;
+    } catch (const json::exception& e) {
+        return makeError(std::string("sampling configuration is not valid JSON of the expected shape: ") + e.what());
+    }
 }
 
 std::string toJson(const SamplingConfig& c) { return json{{"steps", c.steps}, {"batch", c.batch}}.dump(); }

@@ -67,6 +67,9 @@ std::string toJson(const PretrainConfig& config);
 std::string toJson(const DpoConfig& config);
 std::string toJson(const SamplingConfig& config);
 Result<ModelSpec> modelSpecFromJson(const std::string& json);
+/// The configs as toJson wrote them (keys it did not write take their defaults), validated.
+Result<DpoConfig> dpoConfigFromJson(const std::string& json);
+Result<SamplingConfig> samplingConfigFromJson(const std::string& json);
 
 /// Each returns Ok or the first problem, phrased for the user.
 Status validate(const ModelConfig& config);

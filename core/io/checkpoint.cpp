@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/failurereport.h"
+#include "base/safeoutput.h"
 #include "tasks/task.h"
 
 namespace d2dpo {
@@ -98,7 +100,8 @@ std::string newCheckpointId()
     return buffer;
 }
 
-Status saveCheckpoint(const std::string& path, const Denoiser& model, const CheckpointInfo& info)
+Status saveCheckpoint(const std::string& path, const Denoiser& model, const CheckpointInfo& info,
+                      const std::vector<std::string>& inputs)
 {
     std::ostringstream payloadStream;
     try {
@@ -112,7 +115,7 @@ Status saveCheckpoint(const std::string& path, const Denoiser& model, const Chec
         archive.write("weights", weights);
         archive.save_to(payloadStream);
     } catch (const std::exception& e) {
-        return makeError("cannot serialise the checkpoint: " + std::string(e.what()));
+        return makeError("cannot serialise the checkpoint: " + userMessage(e));
     }
     const std::string payload = payloadStream.str();
 
@@ -121,27 +124,16 @@ Status saveCheckpoint(const std::string& path, const Denoiser& model, const Chec
     appendRaw(header, uint64_t(payload.size()));
     appendRaw(header, crc32Of(payload));
 
-    namespace fs = std::filesystem;
-    const fs::path target(path);
     std::error_code ec;
-    if (target.has_parent_path())
-        fs::create_directories(target.parent_path(), ec);
-    const fs::path temporary = target.string() + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out.write(header.data(), std::streamsize(header.size()));
-        out.write(payload.data(), std::streamsize(payload.size()));
-        out.flush();
-        if (!out) {
-            fs::remove(temporary, ec);
-            return makeError("cannot write checkpoint '" + path + "' (disk full or no permission?)");
-        }
-    }
-    fs::rename(temporary, target, ec);
-    if (ec) {
-        fs::remove(temporary, ec);
-        return makeError("cannot move the checkpoint into place at '" + path + "': " + ec.message());
-    }
+    if (const std::filesystem::path target(path); target.has_parent_path())
+        std::filesystem::create_directories(target.parent_path(), ec);
+    auto file = AtomicFile::open(path, inputs);
+    if (!file)
+        return makeError("checkpoint: " + file.error());
+    file->append(header);
+    file->append(payload);
+    if (Status s = file->commit(); !s)
+        return makeError("checkpoint: " + s.error());
     return Ok{};
 }
 
@@ -208,10 +200,15 @@ Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device d
         for (auto& item : loaded.model->named_buffers())
             if (Status s = copyInto(item.key(), item.value(), true); !s)
                 return makeError(s.error());
+        // A checksum proves the bytes are the ones written, not that the weights are numbers: a
+        // model whose training diverged would evaluate and export as if it were sound.
+        if (!allFinite(loaded.model))
+            return makeError(where + "its weights hold NaN or infinite values (training diverged before it was "
+                                     "written); it cannot be used");
         loaded.model->to(device);
         return loaded;
     } catch (const std::exception& e) {
-        return makeError(where + "unreadable contents: " + std::string(e.what()).substr(0, 300));
+        return makeError(where + "unreadable contents: " + userMessage(e));
     }
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -36,10 +37,14 @@ struct LoadedCheckpoint {
 /// A fresh random id (16 hex digits).
 std::string newCheckpointId();
 
-/// Writes atomically: to a temporary file in the same folder, then renamed over `path`.
-Status saveCheckpoint(const std::string& path, const Denoiser& model, const CheckpointInfo& info);
+/// Writes atomically (base/safeoutput.h): to a temporary file in the same folder, then renamed
+/// over `path`; never over a device, a folder or one of `inputs` (the files the caller reads).
+Status saveCheckpoint(const std::string& path, const Denoiser& model, const CheckpointInfo& info,
+                      const std::vector<std::string>& inputs = {});
 
-/// Reads and verifies a checkpoint and rebuilds its model on `device`.
+
+/// Reads and verifies a checkpoint and rebuilds its model on `device`; refuses one whose weights
+/// are not all finite.
 Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device device);
 
 } // namespace d2dpo

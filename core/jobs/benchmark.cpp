@@ -7,6 +7,7 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include "base/failurereport.h"
 #include "diffusion/eulersampler.h"
 #include "diffusion/noiseprocess.h"
 #include "model/device.h"
@@ -103,7 +104,7 @@ Result<BenchFigures> measureSetting(const BenchSetting& setting, const BenchRun&
     try {
         return measureOn(setting, run, device.value());
     } catch (const std::exception& e) {
-        return makeError("benchmark '" + setting.name + "' failed: " + std::string(e.what()).substr(0, 300));
+        return makeError("benchmark '" + setting.name + "' failed: " + userMessage(e));
     }
 }
 

@@ -9,9 +9,14 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "base/failurereport.h"
 #include "base/metricnames.h"
 #include "base/cputhreads.h"
+#include "base/runlock.h"
+#include "base/safeoutput.h"
 #include "jobs/checkpointrecord.h"
+#include "jobs/dporesume.h"
+#include "jobs/runrecorder.h"
 #include "jobs/openmodel.h"
 #include "jobs/runpolicy.h"
 #include "model/device.h"
@@ -57,70 +62,6 @@ Result<std::pair<torch::Tensor, torch::Tensor>> storePreferences(PreferenceStore
     return std::pair{torch::tensor(winners).view({count, length}), torch::tensor(losers).view({count, length})};
 }
 
-/// Mirrors the run into the store. Metric points are buffered and written in one transaction
-/// every so often (a durable commit per step would cost more than a small training step), and
-/// always at evaluations and at the end. Holds back onFinished: the job forwards it once the
-/// result is recorded, so whoever listens finds the fine-tuned model already in the store.
-class StoreRecorder final : public TrainListener {
-public:
-    StoreRecorder(TrainListener& forward, PreferenceStore* store, int64_t runId)
-        : m_forward(forward)
-        , m_store(store)
-        , m_runId(runId)
-    {
-    }
-    ~StoreRecorder() override { flush(); }
-
-    void onProgress(const ProgressEvent& e) override
-    {
-        record(e.step, metric::kLoss, e.loss);
-        if (e.rewards)
-            for (const auto& [name, value] : metric::named(*e.rewards))
-                record(e.step, name, value);
-        record(e.step, metric::kStepsPerSecond, e.stepsPerSecond);
-        if (m_pending.size() >= 200)
-            flush();
-        m_forward.onProgress(e);
-    }
-    void onEvaluation(const EvaluationEvent& e) override
-    {
-        for (const auto& [name, value] : metric::recorded(e.metrics))
-            record(e.step, e.ofReference ? metric::ofReference(name) : std::string(name), value);
-        flush();
-        m_forward.onEvaluation(e);
-    }
-    void onCheckpoint(const CheckpointEvent& e) override { m_forward.onCheckpoint(e); }
-    void onFinished(const FinishedEvent& e) override
-    {
-        flush();
-        m_finished = e;
-    }
-    void onLog(const std::string& line) override { m_forward.onLog(line); }
-
-    const std::optional<FinishedEvent>& finished() const { return m_finished; }
-
-private:
-    void record(int64_t step, const std::string& name, double value)
-    {
-        if (m_store)
-            m_pending.push_back({step, name, value});
-    }
-    void flush()
-    {
-        if (!m_store || m_pending.empty())
-            return;
-        if (Status s = m_store->appendMetrics(m_runId, m_pending); !s)
-            m_forward.onLog("warning: " + s.error());
-        m_pending.clear();
-    }
-
-    TrainListener& m_forward;
-    PreferenceStore* m_store;
-    int64_t m_runId;
-    std::vector<MetricPoint> m_pending;
-    std::optional<FinishedEvent> m_finished;
-};
-
 FinishedEvent failedBeforeTraining(const std::string& error)
 {
     FinishedEvent finished;
@@ -137,10 +78,11 @@ std::string preferenceSourceJson(PreferenceSource source, int64_t pairs, const s
         .dump();
 }
 
-DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const StopToken& stop)
+DpoJobOutcome runDpoJob(const DpoJobSpec& given, TrainListener& listener, const StopToken& stop)
 {
     DpoJobOutcome outcome;
     std::unique_ptr<PreferenceStore> store;
+    RunLock lock;
     auto finishWith = [&](FinishedEvent finished) {
         if (store && outcome.runId > 0) {
             if (Status s = store->finishRun(outcome.runId, toString(finished.status), finished.error,
@@ -148,22 +90,37 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
                 !s)
                 listener.onLog("warning: " + s.error());
         }
+        lock.release(); // after the status is written: a live lock always means a live run
         outcome.finished = std::move(finished);
         listener.onFinished(outcome.finished);
         return outcome;
     };
 
     try {
+        // Paths are kept absolute: the store outlives the working folder the run was started in.
+        DpoJobSpec spec = given;
+        std::error_code ec;
+        for (std::string* path : {&spec.referencePath, &spec.storePath, &spec.outputFolder})
+            if (!path->empty())
+                *path = std::filesystem::absolute(*path, ec).lexically_normal().string();
+        const bool resuming = spec.resumeRunId > 0;
         if (Status s = validate(spec.dpo); !s)
             return finishWith(failedBeforeTraining(s.error()));
         if (Status s = validate(spec.sampling); !s)
             return finishWith(failedBeforeTraining(s.error()));
         if (spec.source == PreferenceSource::RulePairs && spec.rulePairs < 1)
             return finishWith(failedBeforeTraining("the number of rule-made pairs must be at least 1"));
-        if (spec.source == PreferenceSource::StoreLabels && spec.storePath.empty())
-            return finishWith(failedBeforeTraining("training on the experts' labels needs a preference store"));
+        if ((spec.source == PreferenceSource::StoreLabels || resuming) && spec.storePath.empty())
+            return finishWith(failedBeforeTraining("training on the experts' labels, or resuming a run, needs a "
+                                                   "preference store"));
         if (spec.outputFolder.empty())
             return finishWith(failedBeforeTraining("no folder was given for the checkpoints"));
+        // Each run writes into its own new folder: never over an earlier run's checkpoints.
+        if (!resuming)
+            if (Status s = checkOutputFolder(spec.outputFolder, {spec.referencePath, spec.storePath},
+                                             "the checkpoint folder");
+                !s)
+                return finishWith(failedBeforeTraining(s.error()));
 
         // Thread counts are per calling thread under OpenMP: set them where the job runs (which
         // also keeps the 150 ms look at the machine's load out of a GUI thread).
@@ -193,7 +150,9 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
                        std::to_string(reference.step) + ") from " + spec.referencePath);
 
         if (!spec.storePath.empty()) {
-            auto opened = PreferenceStore::open(spec.storePath);
+            auto opened = PreferenceStore::open(spec.storePath, spec.source == PreferenceSource::StoreLabels || resuming
+                                                                    ? PreferenceStore::OpenMode::MustExist
+                                                                    : PreferenceStore::OpenMode::CreateIfMissing);
             if (!opened)
                 return finishWith(failedBeforeTraining(opened.error()));
             store = std::move(opened.value());
@@ -216,7 +175,44 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
         }
         outcome.pairs = winners.size(0);
 
+        // The folder and its lock come before the run's record: a "running" run always has a lock.
+        std::filesystem::create_directories(spec.outputFolder, ec);
+        if (ec)
+            return finishWith(failedBeforeTraining("cannot create the checkpoint folder " + spec.outputFolder + ": " +
+                                                   ec.message()));
         if (store) {
+            auto acquired = RunLock::acquire((std::filesystem::path(spec.outputFolder) / "run.lock").string());
+            if (!acquired)
+                return finishWith(failedBeforeTraining(acquired.error()));
+            lock = std::move(acquired.value());
+        }
+
+        // Resuming: the run's newest recorded checkpoint holds the policy, its ".adam" file Adam's state.
+        std::optional<ResumePoint> resumePoint;
+        Denoiser resumedPolicy{nullptr};
+        if (resuming) {
+            auto point = findResumePoint(*store, spec.resumeRunId);
+            if (!point)
+                return finishWith(failedBeforeTraining(point.error()));
+            resumePoint = point.value();
+            if (Status s = store->reopenRun(spec.resumeRunId, lock.path()); !s)
+                return finishWith(failedBeforeTraining(s.error()));
+            outcome.runId = spec.resumeRunId;
+            if (!resumePoint->checkpointPath.empty()) {
+                auto policy = loadCheckpoint(resumePoint->checkpointPath, device.value());
+                if (!policy)
+                    return finishWith(failedBeforeTraining(policy.error()));
+                if (policy->info.parentId != reference.id)
+                    return finishWith(failedBeforeTraining("the run's checkpoint " + resumePoint->checkpointPath +
+                                                           " was not trained from the reference " + reference.id));
+                resumedPolicy = policy->model;
+                outcome.resultModelId = resumePoint->modelId;
+            }
+            listener.onLog("resuming run " + std::to_string(outcome.runId) + " at step " +
+                           std::to_string(resumePoint->step) + " of " + std::to_string(spec.dpo.steps) +
+                           (resumePoint->checkpointPath.empty() ? " (no checkpoint was written: from the reference)"
+                                                                : " from " + resumePoint->checkpointPath));
+        } else if (store) {
             auto known = store->model(reference.id);
             if (!known)
                 return finishWith(failedBeforeTraining(known.error()));
@@ -230,12 +226,16 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
             run.configJson = json{{"dpo", json::parse(toJson(spec.dpo))},
                                   {"sampling", json::parse(toJson(spec.sampling))},
                                   {"preferences", json::parse(preferenceSourceJson(spec.source, outcome.pairs, task.rule() ? task.rule()->spec() : ""))},
+                                  {"rule_pairs", spec.rulePairs},
+                                  {"rule", spec.rule},
                                   {"seed", spec.seed},
                                   {"eta", reference.spec.noise.eta},
+                                  {"device", spec.device},
                                   {"reference_path", spec.referencePath},
                                   {"output_folder", spec.outputFolder}}
                                  .dump();
             run.device = device->str();
+            run.lockPath = lock.path();
             auto runId = store->startRun(run);
             if (!runId)
                 return finishWith(failedBeforeTraining(runId.error()));
@@ -243,20 +243,24 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
             listener.onLog("run " + std::to_string(outcome.runId) + " recorded in " + spec.storePath);
         }
 
-        std::error_code ec;
-        std::filesystem::create_directories(spec.outputFolder, ec);
-        if (ec)
-            return finishWith(failedBeforeTraining("cannot create the checkpoint folder " + spec.outputFolder + ": " +
-                                                   ec.message()));
-
-        StoreRecorder recorder(listener, store.get(), outcome.runId);
+        RunRecorder recorder(listener, store.get(), outcome.runId);
         DpoTrainer trainer(loaded->model, task, noise, reference.spec, spec.dpo, spec.sampling,
                            spec.seed);
+        if (resumedPolicy) {
+            // Into the policy only: the trainer has already frozen its copy of the run's reference.
+            torch::NoGradGuard noGrad;
+            auto into = trainer.policy()->parameters();
+            auto from = resumedPolicy->parameters();
+            for (size_t k = 0; k < into.size(); ++k)
+                into[k].copy_(from[k]);
+        }
         trainer.setPreferences(winners, losers);
         trainer.setCheckpointing(spec.outputFolder, reference.id);
+        if (resumePoint)
+            trainer.resumeFrom(resumePoint->step, resumePoint->checkpointPath, resumePoint->optimizerState);
         const uint64_t evaluationSeed = spec.seed + 1;
         trainer.setEvaluationSeed(evaluationSeed);
-        if (spec.evaluateReference && !stop.stopRequested()) {
+        if (spec.evaluateReference && !resuming && !stop.stopRequested()) {
             listener.onLog("measuring the reference on " + std::to_string(spec.dpo.evalSamples) + " samples");
             torch::NoGradGuard noGrad;
             auto generator = makeGenerator(evaluationSeed, device.value());
@@ -267,25 +271,11 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const S
         }
         trainer.run(recorder, stop);
         FinishedEvent finished = recorder.finished().value_or(failedBeforeTraining("the trainer did not finish"));
-
-        if (store && !finished.lastCheckpointPath.empty()) {
-            auto result = loadCheckpoint(finished.lastCheckpointPath, torch::kCPU);
-            if (!result) {
-                listener.onLog("warning: the fine-tuned checkpoint cannot be read back: " + result.error());
-            } else {
-                ModelRecord model = modelRecordFor(result->info, finished.lastCheckpointPath,
-                                              "d2dpo run " + std::to_string(outcome.runId) + " step " +
-                                                  std::to_string(result->info.step));
-                model.runId = outcome.runId;
-                if (Status s = store->addModel(model); !s)
-                    listener.onLog("warning: " + s.error());
-                else
-                    outcome.resultModelId = model.id;
-            }
-        }
+        if (!recorder.lastModelId().empty())
+            outcome.resultModelId = recorder.lastModelId();
         return finishWith(std::move(finished));
     } catch (const std::exception& e) {
-        return finishWith(failedBeforeTraining(std::string("D2-DPO training failed: ") + e.what()));
+        return finishWith(failedBeforeTraining("D2-DPO training failed: " + userMessage(e)));
     }
 }
 

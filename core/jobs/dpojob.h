@@ -36,6 +36,7 @@ struct DpoJobSpec {
     uint64_t seed = 0;
     std::string outputFolder;      ///< the checkpoints go here
     bool evaluateReference = true; ///< measure the reference first, reported with ofReference
+    int64_t resumeRunId = 0;       ///< continue this stopped or interrupted run (jobs/dporesume.h)
 };
 
 struct DpoJobOutcome {
@@ -45,8 +46,10 @@ struct DpoJobOutcome {
     int64_t pairs = 0;             ///< preference pairs trained on
 };
 
-/// Runs the job in the calling thread, reporting through `listener` (onFinished is always
-/// called exactly once). Never throws: every failure ends as RunStatus::Failed with a message.
+/// Runs the job in the calling thread. A new run writes into `outputFolder`, which must be new or
+/// empty, and holds a lock there while it lives (base/runlock.h); each checkpoint is recorded as a
+/// model of the run when written. Stored paths are absolute. Reports through `listener` (onFinished
+/// is always called exactly once). Never throws: every failure ends as RunStatus::Failed with a message.
 DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const StopToken& stop);
 
 /// What the job records as the run's preference source: {"source": ..., "pairs": N}.

@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "base/failurereport.h"
 #include "io/checkpoint.h"
 #include "model/denoiser.h"
 #include "model/device.h"
@@ -155,7 +156,7 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
             return makeError(report.dpoFinished.error);
         report.finetuned = report.evaluations.back().metrics;
     } catch (const std::exception& e) {
-        return makeError(std::string("experiment failed: ") + std::string(e.what()).substr(0, 400));
+        return makeError(std::string("experiment failed: ") + userMessage(e));
     }
     return report;
 }

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/failurereport.h"
+#include "base/safeoutput.h"
 #include "jobs/openmodel.h"
 #include "model/device.h"
 #include "diffusion/eulersampler.h"
@@ -25,15 +27,8 @@ using nlohmann::json;
 
 namespace {
 
-Status writeText(const fs::path& path, const std::string& text)
-{
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out)
-        return makeError("cannot write '" + path.string() + "' (disk full or no permission?)");
-    return Ok{};
-}
+/// All or nothing, and never over a device, FIFO or folder (base/safeoutput.h).
+Status writeText(const fs::path& path, const std::string& text) { return AtomicFile::write(path.string(), text); }
 
 /// torch::pickle_save without its TorchScript type tags: the same zip archive, but the dict is a
 /// plain pickled dict. The tag (a torch.jit._pickle.restore_type_tag call around the dict) is
@@ -143,7 +138,7 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
         };
         return writeText(root / "model_card.json", card.dump(2) + "\n");
     } catch (const std::exception& e) {
-        return makeError("export failed: " + std::string(e.what()).substr(0, 300));
+        return makeError("export failed: " + userMessage(e));
     }
 }
 

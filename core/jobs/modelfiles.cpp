@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include "base/failurereport.h"
 #include "diffusion/eulersampler.h"
 #include "jobs/openmodel.h"
 #include "model/device.h"
@@ -36,7 +37,7 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
             summary.hints.push_back(task.hint({rows.begin() + i * task.length(), rows.begin() + (i + 1) * task.length()}));
         return summary;
     } catch (const std::exception& e) {
-        return makeError("sampling failed: " + std::string(e.what()).substr(0, 300));
+        return makeError("sampling failed: " + userMessage(e));
     }
 }
 

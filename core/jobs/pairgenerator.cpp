@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include "base/failurereport.h"
 #include "jobs/checkpointrecord.h"
 #include "jobs/openmodel.h"
 #include "model/device.h"
@@ -100,7 +101,7 @@ Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, int 
         }
         return batch;
     } catch (const std::exception& e) {
-        return makeError("generating pairs failed: " + std::string(e.what()).substr(0, 300));
+        return makeError("generating pairs failed: " + userMessage(e));
     }
 }
 

@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include "base/safeoutput.h"
 #include "base/timeutil.h"
 #include "diffusion/noiseprocess.h"
 #include "io/checkpoint.h"
@@ -34,6 +35,11 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, Experimen
     if (!noise)
         return makeError(noise.error());
 
+    std::vector<std::string> inputs = storeFiles(spec.storePath);
+    inputs.insert(inputs.end(), spec.inputs.begin(), spec.inputs.end());
+    if (Status s = checkOutputFile(spec.outputPath, inputs); !s)
+        return makeError("checkpoint " + s.error());
+
     listener.onPhase("pretrain", spec.pretrain.steps);
     PretrainJobOutcome outcome;
     torch::manual_seed(spec.seed);
@@ -42,17 +48,23 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, Experimen
     listener.onLog(std::to_string(outcome.parameters) + " parameters");
     Pretrainer trainer(model, *task.value(), *noise.value(), spec.pretrain, spec.seed);
     const FinishedEvent done = trainer.run(listener, stop);
-    if (done.status != RunStatus::Completed)
+    outcome.stopped = done.status == RunStatus::Stopped;
+    outcome.steps = done.stepsDone;
+    if (done.status == RunStatus::Failed)
         return makeError(done.error);
+    if (outcome.stopped && done.stepsDone == 0)
+        return makeError("stopped before the first step; nothing was written");
 
-    auto generator = makeGenerator(spec.seed + 1000, device.value());
-    outcome.metrics =
-        evaluateModel(model, *task.value(), spec.spec.noise, spec.sampling, spec.evaluationSamples, generator);
+    if (!outcome.stopped) { // a stop asks to end soon: the evaluation waits for a later `d2dpo eval`
+        auto generator = makeGenerator(spec.seed + 1000, device.value());
+        outcome.metrics =
+            evaluateModel(model, *task.value(), spec.spec.noise, spec.sampling, spec.evaluationSamples, generator);
+    }
     ModelSpec modelSpec = spec.spec;
     modelSpec.task = task.value()->config(); // with its rule resolved
     CheckpointInfo info{newCheckpointId(), "", "pretrained", modelSpec, toJson(spec.pretrain),
-                        outcome.metrics.toJson(), spec.pretrain.steps, utcNow()};
-    if (Status s = saveCheckpoint(spec.outputPath, model, info); !s)
+                        outcome.stopped ? std::string("{}") : outcome.metrics.toJson(), done.stepsDone, utcNow()};
+    if (Status s = saveCheckpoint(spec.outputPath, model, info, inputs); !s)
         return makeError(s.error());
     outcome.checkpointId = info.id;
     if (!spec.storePath.empty()) {

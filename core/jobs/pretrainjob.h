@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/config.h"
 #include "base/result.h"
@@ -24,17 +25,21 @@ struct PretrainJobSpec {
     std::string outputPath;      ///< the checkpoint file to write
     std::string storePath;       ///< when given, the new model (and its task) is added to this store
     std::string modelName;       ///< its name there; "" = the checkpoint's file name
+    std::vector<std::string> inputs; ///< files the caller read (the data file): the output may not be one
 };
 
 struct PretrainJobOutcome {
     int64_t parameters = 0;
     SampleMetrics metrics; ///< the reference's evaluation, stored in the checkpoint too
     std::string checkpointId;
+    bool stopped = false;  ///< stopped early: the checkpoint holds the steps done, without an evaluation
+    int64_t steps = 0;     ///< pretraining steps in the checkpoint
 };
 
 /// Runs in the calling thread; once the spec is valid, `listener` hears the "pretrain" phase, a
-/// log line with the parameter count, and the progress. Stopped or failed training is an error;
-/// so is a store that cannot take the model (the checkpoint is then written all the same).
+/// log line with the parameter count, and the progress. The output is checked before training
+/// (base/safeoutput.h). Stopped training writes the steps done (outcome.stopped); failed training
+/// is an error, and so is a store that cannot take the model (the checkpoint is written all the same).
 Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, ExperimentListener& listener,
                                           const StopToken& stop);
 

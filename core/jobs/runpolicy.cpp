@@ -22,7 +22,12 @@ std::string newRunFolder(const std::string& storePath, const std::string& refere
     localtime_r(&now, &local);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-    return (store.parent_path() / "runs" / (std::string(stamp) + "-" + referenceModelId)).string();
+    const fs::path base = store.parent_path() / "runs" / (std::string(stamp) + "-" + referenceModelId);
+    // Two runs started within the same second get their own folders too.
+    fs::path folder = base;
+    for (int n = 2; fs::exists(folder, ec); ++n)
+        folder = base.string() + "-" + std::to_string(n);
+    return folder.string();
 }
 
 void checkpointAtEveryEvaluation(DpoConfig& config) { config.checkpointEvery = config.evalEvery; }

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/failurereport.h"
 #include "io/checkpoint.h"
 #include "tasks/sequencefile.h"
 #include "tasks/task.h"
@@ -24,7 +25,7 @@ Result<TaskInfo> TaskInfo::fromConfig(const TaskConfig& config, const std::strin
             return makeError(task.error());
         return TaskInfo(std::shared_ptr<const Task>(std::move(task.value())));
     } catch (const std::exception& e) {
-        return makeError("cannot make the task: " + std::string(e.what()).substr(0, 300));
+        return makeError("cannot make the task: " + userMessage(e));
     }
 }
 

@@ -6,6 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/boundedline.h"
+#include "base/safeoutput.h"
+
 namespace d2dpo {
 
 using nlohmann::json;
@@ -24,28 +27,27 @@ std::string toJsonLine(const PreferenceRecord& r)
         .dump();
 }
 
-Result<int64_t> exportPreferencesJsonl(PreferenceStore& store, const std::string& path)
+Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count)
 {
     auto records = store.preferences();
     if (!records)
         return makeError(records.error());
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::trunc);
-        for (const PreferenceRecord& r : records.value())
-            out << toJsonLine(r) << "\n";
-        out.flush();
-        if (!out) {
-            std::error_code ec;
-            std::filesystem::remove(temporary, ec);
-            return makeError("cannot write '" + path + "' (disk full or no permission?)");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary, path, ec);
-    if (ec)
-        return makeError("cannot move '" + temporary + "' to '" + path + "': " + ec.message());
-    return int64_t(records->size());
+    std::string text;
+    for (const PreferenceRecord& r : records.value())
+        text += toJsonLine(r) + "\n";
+    count = int64_t(records->size());
+    return text;
+}
+
+Result<int64_t> exportPreferencesJsonl(PreferenceStore& store, const std::string& path)
+{
+    int64_t count = 0;
+    auto text = preferencesJsonl(store, count);
+    if (!text)
+        return makeError(text.error());
+    if (Status s = AtomicFile::write(path, text.value(), storeFiles(store.path())); !s)
+        return makeError(s.error());
+    return count;
 }
 
 namespace {
@@ -119,18 +121,26 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
     return r;
 }
 
-Result<int64_t> importPreferencesJsonl(PreferenceStore& store, const std::string& path, const JsonlRules& rules)
+Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::string& path, const JsonlRules& rules)
 {
-    std::ifstream in(path);
-    if (!in || std::filesystem::is_directory(path))
-        return makeError("cannot read '" + path + "'");
-    std::vector<PreferenceRecord> records;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        return makeError("'" + path + "' does not exist; nothing was imported");
+    if (!std::filesystem::is_regular_file(path, ec)) // a device or a pipe may never end
+        return makeError("'" + path + "' is not a regular file (a folder, device or pipe?); nothing was imported");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return makeError("cannot read '" + path + "' (no permission?); nothing was imported");
     if (rules.task.empty())
         return makeError("an import needs the task its sequences belong to; nothing was imported");
+    std::vector<PreferenceRecord> records;
     std::string line;
     int64_t number = 0;
-    while (std::getline(in, line)) {
+    for (LineRead read; (read = readBoundedLine(in, line)) != LineRead::End;) {
         ++number;
+        if (read == LineRead::TooLong)
+            return makeError("'" + path + "' line " + std::to_string(number) +
+                             ": longer than 1 MB (is this a JSONL file?); nothing was imported");
         if (line.find_first_not_of(" \t\r") == std::string::npos)
             continue; // blank lines are allowed
         auto record = parsePreferenceLine(line, number, rules);
@@ -138,11 +148,14 @@ Result<int64_t> importPreferencesJsonl(PreferenceStore& store, const std::string
             return makeError("'" + path + "' " + record.error() + "; nothing was imported");
         records.push_back(std::move(record.value()));
     }
+    if (in.bad())
+        return makeError("reading '" + path + "' failed; nothing was imported");
     if (records.empty())
         return makeError("'" + path + "' holds no preferences; nothing was imported");
-    if (Status s = store.importPreferences(records); !s)
-        return makeError(s.error() + "; nothing was imported");
-    return int64_t(records.size());
+    auto outcome = store.importPreferences(records, std::filesystem::absolute(path, ec).string());
+    if (!outcome)
+        return makeError(outcome.error() + "; nothing was imported");
+    return outcome.value();
 }
 
 } // namespace d2dpo

@@ -20,11 +20,16 @@ struct JsonlRules {
     std::function<Status(const std::string&)> check;    ///< Ok for a sequence the task can read
 };
 
-/// Writes every decisive label (left/right) to `path` (atomically); returns how many.
+/// Every decisive label (left/right) as JSON lines.
+Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count);
+
+/// Writes every decisive label (left/right) to `path` (all or nothing, never over the store
+/// itself, a device or a folder: base/safeoutput.h); returns how many.
 Result<int64_t> exportPreferencesJsonl(PreferenceStore& store, const std::string& path);
 
-/// Reads `path`, validates every line, then imports all in one transaction; returns how many.
-Result<int64_t> importPreferencesJsonl(PreferenceStore& store, const std::string& path, const JsonlRules& rules);
+/// Reads `path` (a regular file; lines up to 1 MB), validates every line, then imports all in one
+/// transaction, leaving out exact duplicates of stored preferences (PreferenceStore::importPreferences).
+Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::string& path, const JsonlRules& rules);
 
 /// Parses one line (1-based `lineNumber` for messages) into a record.
 Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t lineNumber, const JsonlRules& rules);

@@ -40,7 +40,7 @@ std::string PreferenceStore::defaultPath()
     return (base / "d2dpo-studio" / "preferences.sqlite").string();
 }
 
-Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string& path)
+Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string& path, OpenMode mode)
 {
     const std::string where = "preference store '" + path + "': ";
     std::error_code ec;
@@ -54,12 +54,18 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
     if (existed && (!ownerWritable || access(path.c_str(), W_OK) != 0))
         return makeError(ErrorCode::ReadOnly, where + "the file is read-only; nothing was changed (fix its "
                                                       "permissions or choose another store with --db)");
+    if (!existed && mode == OpenMode::MustExist)
+        return makeError(ErrorCode::NotFound, where + "no such store (this command creates none; label pairs in the "
+                                                      "application or with `d2dpo pairs` first)");
     if (!existed) {
+        // Only the default store's folder is made: a mistyped --db folder is an error, not a new tree.
         const fs::path parent = fs::path(path).parent_path();
-        if (!parent.empty())
+        if (!parent.empty() && path == defaultPath())
             fs::create_directories(parent, ec);
         if (ec)
             return makeError(where + "cannot create its folder: " + ec.message());
+        if (!parent.empty() && !fs::is_directory(parent, ec))
+            return makeError(where + "the folder '" + parent.string() + "' does not exist");
     }
     std::unique_ptr<Impl> impl;
     try {
@@ -91,7 +97,6 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
         if (sqlite3_db_readonly(db.getHandle(), "main") == 1)
             return makeError(ErrorCode::ReadOnly, where + "opened read-only; nothing was changed");
 
-        db.exec("PRAGMA foreign_keys = ON");
         db.exec("PRAGMA journal_mode = WAL");
         // Each label is one transaction; FULL makes it durable past a crash of the machine too,
         // not only of the application.
@@ -102,8 +107,14 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
             db.exec(migrations[size_t(v)]);
             db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
             db.exec("PRAGMA user_version = " + std::to_string(v + 1));
+            // Migrations run with foreign keys off (a rebuilt table is dropped and renamed, as
+            // SQLite's documentation prescribes); none may leave a dangling reference.
+            if (db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt() != 0)
+                throw SQLite::Exception("the upgrade to schema " + std::to_string(v + 1) +
+                                        " would leave dangling references; nothing was changed");
             transaction.commit();
         }
+        db.exec("PRAGMA foreign_keys = ON");
         impl->version = db.execAndGet("PRAGMA user_version").getInt();
     } catch (const SQLite::Exception& e) {
         if (e.getErrorCode() == SQLITE_READONLY)
@@ -111,7 +122,10 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
                              where + "cannot write to it (read-only file or folder); nothing was changed");
         return makeError(where + "cannot open it: " + e.what());
     }
-    return std::unique_ptr<PreferenceStore>(new PreferenceStore(std::move(impl)));
+    std::unique_ptr<PreferenceStore> store(new PreferenceStore(std::move(impl)));
+    if (auto marked = store->markDeadRunsInterrupted(); !marked)
+        return makeError(where + marked.error());
+    return store;
 }
 
 Result<std::string> PreferenceStore::integrityCheck()

@@ -86,20 +86,57 @@ struct RunRecord {
     std::string resultModelId;
     std::string configJson = "{}";
     std::string device;
-    std::string status;            ///< "running", "completed", "stopped", "failed"
+    std::string status;            ///< "running", "completed", "stopped", "failed", "interrupted"
     std::string error;
     std::string startedAt;
     std::string finishedAt;
+    std::string lockPath;          ///< the file its process keeps locked while it lives (base/runlock.h)
+};
+
+/// How many labels (and pairs, and sequences) a deletion removed, or would remove.
+struct DeletedLabels {
+    int64_t labels = 0;
+    int64_t pairs = 0;
+    int64_t sequences = 0;
+};
+
+/// Which labels `PreferenceStore::deleteLabels` removes; the set criteria must all hold.
+struct LabelSelection {
+    std::optional<int64_t> importId;  ///< the pairs of this import, with their labels and sequences
+    std::string labeler;              ///< this labeler's labels (the pairs stay, pending again)
+    std::string modelId;              ///< the pairs with a sequence of this model, with their labels
+};
+
+/// One JSONL import as recorded.
+struct ImportRecord {
+    int64_t id = 0;
+    std::string file;
+    std::string task;
+    std::string createdAt;
+    int64_t pairs = 0; ///< its pairs still in the store
+};
+
+/// What an import stored and what it left out.
+struct ImportOutcome {
+    int64_t importId = 0;
+    int64_t imported = 0;
+    int64_t duplicates = 0; ///< already in the store, or earlier in the same file (same chosen, rejected, labeler)
 };
 
 class PreferenceStore {
 public:
     /// The latest schema this build writes and reads.
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
 
+    enum class OpenMode {
+        CreateIfMissing, ///< a new store file (not its folder) is created; the default path's folder too
+        MustExist,       ///< for commands that only read, or change what is there: nothing is created
+    };
     /// Opens (or creates) the store at `path`. Refuses, without changing the file, one that is
-    /// not a database, is corrupt, comes from a newer schema, or cannot be written.
-    static Result<std::unique_ptr<PreferenceStore>> open(const std::string& path);
+    /// not a database, is corrupt, comes from a newer schema, or cannot be written. Runs left
+    /// "running" by a process that died (its run lock is free) are marked "interrupted".
+    static Result<std::unique_ptr<PreferenceStore>> open(const std::string& path,
+                                                         OpenMode mode = OpenMode::CreateIfMissing);
     /// $XDG_DATA_HOME/d2dpo-studio/preferences.sqlite, else ~/.local/share/d2dpo-studio/...
     static std::string defaultPath();
 
@@ -146,13 +183,25 @@ public:
     Status appendMetrics(int64_t runId, const std::vector<MetricPoint>& points);
     Status finishRun(int64_t runId, const std::string& status, const std::string& error,
                      const std::string& resultModelId);
+    /// A stopped or interrupted run running again (resumed), now alive under `lockPath`.
+    Status reopenRun(int64_t runId, const std::string& lockPath);
     Result<std::vector<RunRecord>> runs();
     Result<std::optional<RunRecord>> run(int64_t id);
     /// (step, value) of one metric of one run, by step.
     Result<std::vector<std::pair<int64_t, double>>> metricSeries(int64_t runId, const std::string& name);
 
-    /// Runs a multi-statement import: all or nothing. Used by the JSONL importer.
-    Status importPreferences(const std::vector<PreferenceRecord>& records);
+    /// Runs a multi-statement import: all or nothing. Used by the JSONL importer. A record equal
+    /// to a stored decisive label (same task, chosen, rejected and labeler) or to an earlier
+    /// record is left out and counted; nothing at all is recorded when every record is one.
+    Result<ImportOutcome> importPreferences(const std::vector<PreferenceRecord>& records, const std::string& file);
+    Result<std::vector<ImportRecord>> imports();
+
+    /// Deletes the selected labels (history included) in one transaction, and the pairs of an
+    /// import or model with their sequences; with `dryRun`, only counts them.
+    Result<DeletedLabels> deleteLabels(const LabelSelection& selection, bool dryRun);
+
+    /// Marks running runs whose lock no process holds as interrupted; returns how many.
+    Result<int64_t> markDeadRunsInterrupted();
 
     /// PRAGMA integrity_check: "ok" or SQLite's report.
     Result<std::string> integrityCheck();

@@ -2,6 +2,7 @@
 // PreferenceStore: the training runs, their status, and their metric series.
 #include "store/preferencestore.h"
 
+#include "base/runlock.h"
 #include "base/timeutil.h"
 #include "store/storeimpl.h"
 
@@ -11,12 +12,13 @@ Result<int64_t> PreferenceStore::startRun(const RunRecord& run)
 {
     return m_impl->guard<int64_t>("recording the run", [&] {
         SQLite::Statement q(m_impl->db, "INSERT INTO runs (kind, reference_model_id, config_json, device, status, "
-                                        "started_at) VALUES (?, ?, ?, ?, 'running', ?)");
+                                        "started_at, lock_path) VALUES (?, ?, ?, ?, 'running', ?, ?)");
         q.bind(1, run.kind);
         bindOptionalText(q, 2, run.referenceModelId);
         q.bind(3, run.configJson);
         q.bind(4, run.device);
         q.bind(5, run.startedAt.empty() ? utcNow() : run.startedAt);
+        q.bind(6, run.lockPath);
         q.exec();
         return m_impl->db.getLastInsertRowid();
     });
@@ -79,17 +81,54 @@ Status PreferenceStore::finishRun(int64_t runId, const std::string& status, cons
 namespace {
 
 constexpr const char* kRunColumns = "SELECT id, kind, reference_model_id, result_model_id, config_json, device, "
-                                    "status, error, started_at, finished_at FROM runs ";
+                                    "status, error, started_at, finished_at, lock_path FROM runs ";
 
 RunRecord readRun(SQLite::Statement& q)
 {
     return {q.getColumn(0).getInt64(), q.getColumn(1).getString(), nullableText(q.getColumn(2)),
             nullableText(q.getColumn(3)), q.getColumn(4).getString(), q.getColumn(5).getString(),
             q.getColumn(6).getString(), q.getColumn(7).getString(), q.getColumn(8).getString(),
-            q.getColumn(9).getString()};
+            q.getColumn(9).getString(), q.getColumn(10).getString()};
 }
 
 } // namespace
+
+Status PreferenceStore::reopenRun(int64_t runId, const std::string& lockPath)
+{
+    return m_impl->guard<Ok>("resuming the run", [&]() -> Ok {
+        SQLite::Statement q(m_impl->db, "UPDATE runs SET status = 'running', error = '', finished_at = '', "
+                                        "lock_path = ? WHERE id = ? AND status IN ('stopped', 'interrupted')");
+        q.bind(1, lockPath);
+        q.bind(2, runId);
+        if (q.exec() != 1)
+            throw SQLite::Exception("run " + std::to_string(runId) + " is not stopped or interrupted");
+        return Ok{};
+    });
+}
+
+Result<int64_t> PreferenceStore::markDeadRunsInterrupted()
+{
+    return m_impl->guard<int64_t>("checking which runs are alive", [&] {
+        std::vector<int64_t> dead;
+        {
+            SQLite::Statement q(m_impl->db, "SELECT id, lock_path FROM runs WHERE status = 'running'");
+            while (q.executeStep())
+                if (!runLockHeld(q.getColumn(1).getString()))
+                    dead.push_back(q.getColumn(0).getInt64());
+        }
+        SQLite::Statement mark(m_impl->db,
+                               "UPDATE runs SET status = 'interrupted', finished_at = ?, error = 'the process running "
+                               "it ended without stopping it (killed, crashed or the machine went down)' "
+                               "WHERE id = ? AND status = 'running'");
+        for (int64_t id : dead) {
+            mark.reset();
+            mark.bind(1, utcNow());
+            mark.bind(2, id);
+            mark.exec();
+        }
+        return int64_t(dead.size());
+    });
+}
 
 Result<std::vector<RunRecord>> PreferenceStore::runs()
 {

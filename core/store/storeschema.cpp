@@ -83,6 +83,40 @@ INSERT OR IGNORE INTO tasks (key, spec_json, created_at)
     FROM sequences;
 CREATE INDEX sequences_by_task ON sequences(task);
 )sql",
+        // Version 3: a run may end 'interrupted' (its process died without stopping it); the
+        // operating-system lock that proves a run alive is a file named in lock_path. Imports are
+        // recorded, so their pairs can be deleted as one (`d2dpo prefs delete --import N`).
+        // SQLite cannot change a CHECK in place: the runs table is rebuilt (foreign keys are off
+        // while migrations run, see PreferenceStore::open).
+        R"sql(
+CREATE TABLE runs_v3 (
+    id                 INTEGER PRIMARY KEY,
+    kind               TEXT NOT NULL,
+    reference_model_id TEXT REFERENCES models(id),
+    result_model_id    TEXT REFERENCES models(id),
+    config_json        TEXT NOT NULL,
+    device             TEXT NOT NULL,
+    status             TEXT NOT NULL CHECK (status IN ('running', 'completed', 'stopped', 'failed', 'interrupted')),
+    error              TEXT NOT NULL DEFAULT '',
+    started_at         TEXT NOT NULL,
+    finished_at        TEXT NOT NULL DEFAULT '',
+    lock_path          TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO runs_v3 (id, kind, reference_model_id, result_model_id, config_json, device, status, error, started_at,
+                     finished_at)
+    SELECT id, kind, reference_model_id, result_model_id, config_json, device, status, error, started_at, finished_at
+    FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v3 RENAME TO runs;
+CREATE TABLE imports (
+    id         INTEGER PRIMARY KEY,
+    file       TEXT NOT NULL,
+    task       TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+ALTER TABLE pairs ADD COLUMN import_id INTEGER REFERENCES imports(id);
+CREATE INDEX pairs_by_import ON pairs(import_id);
+)sql",
     };
     return migrations;
 }

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "base/boundedline.h"
 #include "base/configlimits.h"
 #include "tasks/vocabulary.h"
 
@@ -15,7 +16,6 @@ namespace d2dpo {
 
 namespace {
 
-constexpr size_t kMaxLineBytes = 1 << 20;
 
 struct Record {
     std::string text;
@@ -38,10 +38,10 @@ Result<std::vector<Record>> readRecords(std::istream& in, const std::string& pat
     std::string line;
     int64_t number = 0;
     bool sawContent = false;
-    while (std::getline(in, line)) {
+    for (LineRead read; (read = readBoundedLine(in, line)) != LineRead::End;) {
         ++number;
-        if (line.size() > kMaxLineBytes)
-            return makeError(path + ":" + std::to_string(number) + ": a line longer than 1 MB");
+        if (read == LineRead::TooLong)
+            return makeError(path + ":" + std::to_string(number) + ": a line longer than 1 MB; is this a text file?");
         line = trimmed(std::move(line));
         if (line.empty())
             continue;

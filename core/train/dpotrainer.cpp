@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 
 #include <torch/torch.h>
 
+#include "base/failurereport.h"
+#include "base/safeoutput.h"
 #include "io/checkpoint.h"
 #include "model/device.h"
 #include "train/evaluation.h"
@@ -35,6 +38,30 @@ void DpoTrainer::setPreferences(const torch::Tensor& winners, const torch::Tenso
     m_losers = losers.to(device, torch::kLong);
 }
 
+std::string optimizerStatePath(const std::string& checkpointPath)
+{
+    return std::filesystem::path(checkpointPath).replace_extension(".adam").string();
+}
+
+void DpoTrainer::resumeFrom(int64_t step, std::string checkpointPath, std::string optimizerState)
+{
+    m_startStep = step;
+    m_resumedCheckpoint = std::move(checkpointPath);
+    m_optimizerStateToLoad = std::move(optimizerState);
+}
+
+void DpoTrainer::saveOptimizerState(const std::string& checkpointPath)
+{
+    if (!m_optimizer)
+        return;
+    std::ostringstream bytes;
+    torch::serialize::OutputArchive archive;
+    m_optimizer->save(archive);
+    archive.save_to(bytes);
+    if (Status s = AtomicFile::write(optimizerStatePath(checkpointPath), bytes.str()); !s)
+        throw std::runtime_error("the optimizer state: " + s.error());
+}
+
 void DpoTrainer::setCheckpointing(std::string folder, std::string parentId)
 {
     m_checkpointFolder = std::move(folder);
@@ -57,6 +84,15 @@ std::string DpoTrainer::saveCheckpoint(int64_t step, const std::string& metricsJ
     char name[32];
     std::snprintf(name, sizeof name, "step-%06lld.d2dpo", static_cast<long long>(step));
     const std::string path = (std::filesystem::path(m_checkpointFolder) / name).string();
+    // The optimizer state first: a checkpoint on disk always has the state `--resume` needs.
+    std::error_code ec;
+    std::filesystem::create_directories(m_checkpointFolder, ec);
+    try {
+        saveOptimizerState(path);
+    } catch (const std::exception& e) {
+        error = userMessage(e);
+        return {};
+    }
     if (Status s = d2dpo::saveCheckpoint(path, m_policy, info); !s) {
         error = s.error();
         return {};
@@ -68,9 +104,15 @@ DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
 {
     const auto device = m_policy->parameters().front().device();
     if (!m_optimizer) {
-        m_generator = makeGenerator(m_seed, device);
+        // A resumed run draws other batches than the first attempt did after the same step.
+        m_generator = makeGenerator(m_seed + uint64_t(m_startStep) * 1000003u, device);
         m_optimizer = std::make_unique<FusedAdam>(m_policy->parameters(),
                                                            torch::optim::AdamOptions(m_config.learningRate));
+        if (!m_optimizerStateToLoad.empty()) {
+            torch::serialize::InputArchive archive;
+            archive.load_from(m_optimizerStateToLoad, device);
+            m_optimizer->load(archive);
+        }
         m_policy->train();
     }
     const auto index = torch::randint(0, m_winners.size(0), {m_config.batch}, *m_generator,
@@ -112,6 +154,8 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
     const auto start = Clock::now();
     const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
     FinishedEvent finished;
+    finished.stepsDone = m_startStep;
+    finished.lastCheckpointPath = m_resumedCheckpoint;
     std::string lastMetrics = "{}";
 
     auto evaluate = [&](int64_t step) {
@@ -165,7 +209,7 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
                 if (!std::isfinite(loss[i])) {
                     finished.status = RunStatus::Failed;
                     const bool applied = !u.figures.loss.is_cpu(); // on a GPU the update went ahead
-                    std::string kept = finished.stepsDone == 0
+                    std::string kept = finished.stepsDone == m_startStep && m_startStep == 0
                                            ? "no step completed, so the model was not changed"
                                            : "the weights of step " + std::to_string(finished.stepsDone) + " are kept";
                     if (applied)
@@ -185,13 +229,14 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
                 }
                 if (u.report) {
                     const double seconds = elapsed();
-                    listener.onProgress({u.step, m_config.steps, loss[i], rewards, u.step / seconds, seconds});
+                    listener.onProgress(
+                        {u.step, m_config.steps, loss[i], rewards, double(u.step - m_startStep) / seconds, seconds});
                 }
             }
             unread.clear();
             return true;
         };
-        for (int64_t step = 1; step <= m_config.steps; ++step) {
+        for (int64_t step = m_startStep + 1; step <= m_config.steps; ++step) {
             if (stop.stopRequested()) {
                 if (readBack())
                     finished.status = RunStatus::Stopped;
@@ -216,11 +261,11 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
         // A non-finite loss leaves the weights of the last step untouched, so they are still
         // good unless the previous update itself produced non-finite weights: then the last
         // interval checkpoint stays the last good one.
-        if (finished.stepsDone > 0 && allFinite(m_policy))
+        if (finished.stepsDone > m_startStep && allFinite(m_policy))
             checkpoint(finished.stepsDone);
     } catch (const std::exception& e) {
         finished.status = RunStatus::Failed;
-        finished.error = std::string("D2-DPO training failed: ") + e.what();
+        finished.error = "D2-DPO training failed: " + userMessage(e);
     }
     m_policy->eval();
     finished.elapsedSeconds = elapsed();

@@ -21,6 +21,9 @@
 
 namespace d2dpo {
 
+/// Where the optimizer state of the checkpoint at `checkpointPath` is kept: beside it, ".adam".
+std::string optimizerStatePath(const std::string& checkpointPath);
+
 class DpoTrainer {
 public:
     DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noise, ModelSpec spec, DpoConfig config,
@@ -31,6 +34,11 @@ public:
     /// Write checkpoints into `folder` (every config.checkpointEvery steps and at the end),
     /// recording `parentId` as their lineage. Without this, nothing is written.
     void setCheckpointing(std::string folder, std::string parentId);
+    /// Continue a run from its checkpoint at `step` (the policy given to the constructor holds its
+    /// weights): steps run from step + 1 to config.steps, Adam's moments are read from
+    /// `optimizerState` (written beside every checkpoint; "" restarts them), and the step's random
+    /// draws are seeded apart from the first attempt's.
+    void resumeFrom(int64_t step, std::string checkpointPath, std::string optimizerState);
     /// Seed of the generator used for every evaluation (the same draws each time, so curves
     /// compare models rather than sampling noise).
     void setEvaluationSeed(uint64_t seed) { m_evalSeed = seed; }
@@ -59,6 +67,7 @@ public:
 
 private:
     std::string saveCheckpoint(int64_t step, const std::string& metricsJson, std::string& error);
+    void saveOptimizerState(const std::string& checkpointPath);
     /// Steps between host reads of the loss: DpoConfig::hostReadEvery, or 1 on the CPU and
     /// kGpuHostReadEvery on a GPU (one device sync per that many steps).
     int hostReadEvery() const;
@@ -77,6 +86,9 @@ private:
     torch::Tensor m_losers;
     std::string m_checkpointFolder;
     std::string m_parentId;
+    int64_t m_startStep = 0;
+    std::string m_resumedCheckpoint;
+    std::string m_optimizerStateToLoad;
     std::optional<torch::Generator> m_generator;
     std::unique_ptr<FusedAdam> m_optimizer;
 };

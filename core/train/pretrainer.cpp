@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "base/failurereport.h"
 #include "model/device.h"
 #include "diffusion/losses.h"
 
@@ -67,7 +68,7 @@ FinishedEvent Pretrainer::run(TrainListener& listener, const StopToken& stop)
         }
     } catch (const std::exception& e) {
         finished.status = RunStatus::Failed;
-        finished.error = std::string("pretraining failed: ") + e.what();
+        finished.error = "pretraining failed: " + userMessage(e);
     }
     m_model->eval();
     finished.elapsedSeconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include "store/preferencestore.h"
+
 namespace {
 
 struct Run {
@@ -19,7 +21,7 @@ struct Run {
     QString err;
 };
 
-Run d2dpo(const QStringList& arguments, int timeoutMs = 600000)
+Run runCli(const QStringList& arguments, int timeoutMs = 600000)
 {
     QProcess process;
     process.start(QStringLiteral(D2DPO_CLI_PATH), arguments);
@@ -49,7 +51,7 @@ private:
 
     void expectFailure(const QStringList& arguments, const QString& phrase)
     {
-        const Run run = d2dpo(arguments);
+        const Run run = runCli(arguments);
         QVERIFY2(run.exitCode != 0, qPrintable(arguments.join(' ')));
         QVERIFY2(run.err.contains(phrase, Qt::CaseInsensitive), qPrintable(arguments.join(' ') + "\n" + run.err));
     }
@@ -59,11 +61,11 @@ private Q_SLOTS:
 
     void helpOnEverySubcommand()
     {
-        const Run top = d2dpo({"--help"});
+        const Run top = runCli({"--help"});
         QCOMPARE(top.exitCode, 0);
         for (const char* command : {"pretrain", "sample", "eval", "train", "export", "reproduce", "bench", "pairs"}) {
             QVERIFY2(top.out.contains(command), command);
-            const Run run = d2dpo({command, "--help"});
+            const Run run = runCli({command, "--help"});
             QCOMPARE(run.exitCode, 0);
             QVERIFY2(run.out.contains("--seed") && run.out.contains("--device") && run.out.contains("--threads"),
                      command);
@@ -73,7 +75,7 @@ private Q_SLOTS:
     void tinyReproduceBeatsTheReference()
     {
         const QString out = path("reproduce");
-        const Run run = d2dpo({"reproduce", "--length", "6", "--d-model", "32", "--layers", "1", "--heads", "2",
+        const Run run = runCli({"reproduce", "--length", "6", "--d-model", "32", "--layers", "1", "--heads", "2",
                                "--pretrain-steps", "500", "--steps", "80", "--lr", "1e-3", "--beta", "0.1",
                                "--eval-every", "40", "--eval-samples", "600", "--sampling-steps", "32",
                                "--pairs", "2000", "--seed", "1", "--out", out});
@@ -106,21 +108,21 @@ private Q_SLOTS:
     {
         if (m_finetuned.isEmpty())
             QSKIP("needs the reproduce test's checkpoints");
-        const Run eval = d2dpo({"eval", "-c", m_finetuned, "-n", "200", "--sampling-steps", "16", "--json"});
+        const Run eval = runCli({"eval", "-c", m_finetuned, "-n", "200", "--sampling-steps", "16", "--json"});
         QVERIFY2(eval.exitCode == 0, qPrintable(eval.err));
         QVERIFY(QJsonDocument::fromJson(eval.out.toUtf8()).object().contains("vsr"));
 
-        const Run sample = d2dpo({"sample", "-c", m_finetuned, "-n", "5", "--sampling-steps", "16"});
+        const Run sample = runCli({"sample", "-c", m_finetuned, "-n", "5", "--sampling-steps", "16"});
         QVERIFY2(sample.exitCode == 0, qPrintable(sample.err));
         QCOMPARE(sample.out.split('\n', Qt::SkipEmptyParts).size(), 5);
 
         const QString exported = path("export");
-        const Run exportRun = d2dpo({"export", "-c", m_finetuned, "-o", exported, "-n", "10"});
+        const Run exportRun = runCli({"export", "-c", m_finetuned, "-o", exported, "-n", "10"});
         QVERIFY2(exportRun.exitCode == 0, qPrintable(exportRun.err));
         for (const char* name : {"weights.pt", "model_card.json", "samples.txt"})
             QVERIFY2(QFile::exists(exported + "/" + name), name);
 
-        const Run train = d2dpo({"train", "-c", m_reference, "-o", path("train"), "--steps", "5", "--batch", "8",
+        const Run train = runCli({"train", "-c", m_reference, "-o", path("train"), "--steps", "5", "--batch", "8",
                                  "--eval-samples", "50", "--sampling-steps", "8", "--pairs", "100"});
         QVERIFY2(train.exitCode == 0, qPrintable(train.err));
         QVERIFY(train.out.contains("fine-tuned checkpoint"));
@@ -131,16 +133,16 @@ private Q_SLOTS:
         if (m_reference.isEmpty())
             QSKIP("needs the reproduce test's checkpoints");
         for (const char* command : {"label", "prefs"})
-            QCOMPARE(d2dpo({command, "--help"}).exitCode, 0);
+            QCOMPARE(runCli({command, "--help"}).exitCode, 0);
         const QString db = path("store.sqlite");
-        const Run pairs = d2dpo({"pairs", "--db", db, "-c", m_reference, "-n", "40", "--sampling-steps", "16"});
+        const Run pairs = runCli({"pairs", "--db", db, "-c", m_reference, "-n", "40", "--sampling-steps", "16"});
         QVERIFY2(pairs.exitCode == 0, qPrintable(pairs.err));
         QVERIFY(pairs.out.contains("added"));
-        const Run label = d2dpo({"label", "--db", db, "--rule", "odd"});
+        const Run label = runCli({"label", "--db", db, "--rule", "odd"});
         QVERIFY2(label.exitCode == 0, qPrintable(label.err));
         QVERIFY(label.out.contains("labelled"));
         const QString jsonl = path("prefs.jsonl");
-        const Run exported = d2dpo({"prefs", "export", "--db", db, "-o", jsonl});
+        const Run exported = runCli({"prefs", "export", "--db", db, "-o", jsonl});
         QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
         QFile file(jsonl);
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -148,9 +150,9 @@ private Q_SLOTS:
         QVERIFY(lines.size() > 2);
         const QJsonObject first = QJsonDocument::fromJson(lines.first()).object();
         QVERIFY(first.contains("chosen") && first.contains("rejected") && first.contains("labeler"));
-        const Run imported = d2dpo({"prefs", "import", "--db", path("other.sqlite"), "-i", jsonl, "--length", "6"});
+        const Run imported = runCli({"prefs", "import", "--db", path("other.sqlite"), "-i", jsonl, "--length", "6"});
         QVERIFY2(imported.exitCode == 0, qPrintable(imported.err));
-        const Run train = d2dpo({"train", "--db", db, "-c", m_reference, "-o", path("train-db"), "--steps", "4",
+        const Run train = runCli({"train", "--db", db, "-c", m_reference, "-o", path("train-db"), "--steps", "4",
                                  "--batch", "8", "--eval-samples", "50", "--sampling-steps", "8"});
         QVERIFY2(train.exitCode == 0, qPrintable(train.err));
         QVERIFY(train.err.contains("labelled pairs from"));
@@ -161,9 +163,15 @@ private Q_SLOTS:
         junk.write("definitely not sqlite");
         junk.close();
         expectFailure({"label", "--db", path("junk.sqlite"), "--rule", "odd"}, "not an SQLite database");
-        expectFailure({"prefs", "import", "--db", db, "-i", path("missing.jsonl"), "--length", "6"}, "cannot read");
+        expectFailure({"prefs", "import", "--db", db, "-i", path("missing.jsonl"), "--length", "6"}, "does not exist");
         expectFailure({"prefs", "import", "--db", db, "-i", m_reference, "--length", "6"}, "line 1");
         expectFailure({"prefs", "import", "--db", db, "-i", jsonl}, "name the sequences' task");
+        // A store that does not exist is never created by a command that needs its labels.
+        expectFailure({"train", "--db", path("none.sqlite"), "-c", m_reference, "-o", path("t2")}, "no such store");
+        expectFailure({"prefs", "export", "--db", path("nofolder/none.sqlite"), "-o", path("x.jsonl")},
+                      "no such store");
+        QVERIFY(!QFile::exists(path("none.sqlite")) && !QFile::exists(path("nofolder")));
+        QVERIFY(d2dpo::PreferenceStore::open(path("empty.sqlite").toStdString()).ok());
         expectFailure({"train", "--db", path("empty.sqlite"), "-c", m_reference, "-o", path("t2")},
                       "no decisive labels");
     }
@@ -177,7 +185,7 @@ private Q_SLOTS:
         if (!probe.waitForFinished(60000) || probe.exitStatus() != QProcess::NormalExit || probe.exitCode() != 0)
             QSKIP("/usr/bin/python3 with torch (Debian's python3-torch) is not installed");
         const QString folder = path("export-python");
-        QVERIFY(d2dpo({"export", "-c", m_finetuned, "-o", folder, "-n", "5"}).exitCode == 0);
+        QVERIFY(runCli({"export", "-c", m_finetuned, "-o", folder, "-n", "5"}).exitCode == 0);
         const QString script = QStringLiteral(
             "import json, torch\n"
             "w = torch.load('%1/weights.pt', weights_only=True)\n"
@@ -197,11 +205,22 @@ private Q_SLOTS:
     void badInputGivesAClearMessage()
     {
         expectFailure({"no-such-command"}, "");
-        expectFailure({"reproduce", "--beta", "0", "--out", path("x1")}, "beta must be > 0");
-        expectFailure({"reproduce", "--lr", "-1", "--out", path("x2")}, "learning rate");
-        expectFailure({"reproduce", "--length", "1", "--out", path("x3")}, "length must be in 2..512");
+        // Each numeric option is checked with a message naming it and its range.
+        expectFailure({"reproduce", "--beta", "0", "--out", path("x1")}, "--beta: must be a finite number > 0");
+        expectFailure({"reproduce", "--beta", "inf", "--out", path("x1")}, "--beta: must be a finite number > 0");
+        expectFailure({"reproduce", "--beta", "nan", "--out", path("x1")}, "--beta: must be a finite number > 0");
+        expectFailure({"reproduce", "--lr", "-1", "--out", path("x2")}, "--lr: must be a finite number > 0");
+        expectFailure({"reproduce", "--length", "1", "--out", path("x3")}, "--length: Value 1 not in range 2 to 512");
         expectFailure({"reproduce", "--heads", "3", "--out", path("x4")}, "heads");
-        expectFailure({"reproduce", "--steps", "0", "--out", path("x5")}, "steps must be >= 1");
+        expectFailure({"reproduce", "--steps", "0", "--out", path("x5")}, "--steps: must be a whole number >= 1");
+        expectFailure({"sample", "-c", "x", "--seed", "-1"}, "--seed: Value -1 not in range 0 to 9223372036854775807");
+        expectFailure({"sample", "-c", "x", "--seed", "99999999999999999999"}, "--seed");
+        expectFailure({"sample", "-c", "x", "--seed", "9223372036854775808"}, "not in range");
+        expectFailure({"label", "--limit", "-5"}, "--limit: must be a whole number >= 1 (got -5)");
+        expectFailure({"pairs", "-c", "x", "--count", "0"}, "--count");
+        expectFailure({"prefs", "import", "-i", "x", "--length", "-1"}, "--length");
+        expectFailure({"train", "-c", "x", "-o", path("x7"), "--batch", "0"}, "--batch: must be a whole number >= 1");
+        expectFailure({"train", "-c", "x", "-o", path("x7"), "--eval-every", "-1"}, "--eval-every");
         expectFailure({"reproduce", "--device", "tpu", "--out", path("x6")}, "unknown device");
         expectFailure({"reproduce", "--threads", "-2"}, "threads");
         expectFailure({"eval", "-c", path("missing.d2dpo")}, "cannot open");
@@ -240,7 +259,7 @@ private Q_SLOTS:
                 words.write(QByteArray(w) + "\n");
         words.close();
         const QString reference = path("words.d2dpo");
-        const Run pretrain = d2dpo({"pretrain", "--data", path("words.txt"), "--valid", "in-data", "--rule",
+        const Run pretrain = runCli({"pretrain", "--data", path("words.txt"), "--valid", "in-data", "--rule",
                                     "motif:^[aeiou]", "--d-model", "32", "--layers", "1", "--heads", "2", "--steps",
                                     "400", "--eval-samples", "300", "--sampling-steps", "16", "--seed", "2", "-o",
                                     reference});
@@ -249,30 +268,30 @@ private Q_SLOTS:
         QVERIFY2(pretrain.out.contains("rule_share"), qPrintable(pretrain.out));
 
         const QString db = path("words.sqlite");
-        const Run pairs = d2dpo({"pairs", "--db", db, "-c", reference, "-n", "200", "--sampling-steps", "16"});
+        const Run pairs = runCli({"pairs", "--db", db, "-c", reference, "-n", "200", "--sampling-steps", "16"});
         QVERIFY2(pairs.exitCode == 0, qPrintable(pairs.err));
-        const Run label = d2dpo({"label", "--db", db, "--rule", "motif:^[aeiou]"});
+        const Run label = runCli({"label", "--db", db, "--rule", "motif:^[aeiou]"});
         QVERIFY2(label.exitCode == 0 && label.out.contains("motif:^[aeiou]"), qPrintable(label.out + label.err));
         // Without --rule, the task's own rule: nothing is left to label, and nothing fails.
-        const Run again = d2dpo({"label", "--db", db});
+        const Run again = runCli({"label", "--db", db});
         QVERIFY2(again.exitCode == 0 && again.out.contains("labelled 0 pairs"), qPrintable(again.out + again.err));
-        const Run train = d2dpo({"train", "--db", db, "-c", reference, "-o", path("words-train"), "--steps", "60",
+        const Run train = runCli({"train", "--db", db, "-c", reference, "-o", path("words-train"), "--steps", "60",
                                  "--batch", "32", "--lr", "1e-3", "--eval-every", "0", "--eval-samples", "300",
                                  "--sampling-steps", "16", "--evaluate-reference"});
         QVERIFY2(train.exitCode == 0, qPrintable(train.err));
         const QString finetuned = train.out.section("fine-tuned checkpoint: ", 1).trimmed();
         const auto ruleShare = [&](const QString& checkpoint) {
-            const Run eval = d2dpo({"eval", "-c", checkpoint, "-n", "600", "--sampling-steps", "16", "--json"});
+            const Run eval = runCli({"eval", "-c", checkpoint, "-n", "600", "--sampling-steps", "16", "--json"});
             return QJsonDocument::fromJson(eval.out.toUtf8()).object()["rule_share"].toDouble(-1);
         };
         const double before = ruleShare(reference), after = ruleShare(finetuned);
         QVERIFY2(before >= 0 && after > before + 0.1, qPrintable(QString("rule share %1 -> %2").arg(before).arg(after)));
-        const Run sample = d2dpo({"sample", "-c", finetuned, "-n", "3", "--sampling-steps", "16"});
+        const Run sample = runCli({"sample", "-c", finetuned, "-n", "3", "--sampling-steps", "16"});
         QVERIFY2(sample.exitCode == 0 && sample.out.contains("length"), qPrintable(sample.out + sample.err));
 
         // Another task's checkpoint on this store: its labels are left out, and said so.
         if (!m_reference.isEmpty()) {
-            const Run other = d2dpo({"train", "--db", db, "-c", m_reference, "-o", path("other-task"), "--steps", "2"});
+            const Run other = runCli({"train", "--db", db, "-c", m_reference, "-o", path("other-task"), "--steps", "2"});
             QVERIFY(other.exitCode != 0);
             QVERIFY2(other.err.contains("of other tasks") && other.err.contains("no decisive labels"),
                      qPrintable(other.err));
@@ -284,7 +303,7 @@ private Q_SLOTS:
 
     void cudaRequestWithoutCudaIsExplained()
     {
-        const Run run = d2dpo({"sample", "-c", path("whatever.d2dpo"), "--device", "cuda"});
+        const Run run = runCli({"sample", "-c", path("whatever.d2dpo"), "--device", "cuda"});
         if (run.err.contains("cannot open"))
             QSKIP("CUDA is available here");
         QVERIFY(run.exitCode != 0);

@@ -118,6 +118,12 @@ private Q_SLOTS:
 
     void createsTheSchema()
     {
+        // A mistyped folder is an error, not a new tree of folders.
+        auto refused = PreferenceStore::open(path("new/folder/store.sqlite"));
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().find("does not exist") != std::string::npos, refused.error().c_str());
+        QVERIFY(!std::filesystem::exists(path("new")));
+        std::filesystem::create_directories(path("new/folder"));
         auto store = openOrFail(path("new/folder/store.sqlite"));
         QVERIFY(store);
         QCOMPARE(store->schemaVersion(), PreferenceStore::kSchemaVersion);
@@ -297,7 +303,13 @@ private Q_SLOTS:
 
         auto target = openOrFail(path("import.sqlite"));
         QVERIFY(target);
-        QCOMPARE(importPreferencesJsonl(*target, path("prefs.jsonl"), binaryRules(8)).value(), int64_t(2));
+        QCOMPARE(importPreferencesJsonl(*target, path("prefs.jsonl"), binaryRules(8)).value().imported, int64_t(2));
+        // Importing the same file again changes nothing: each line is already there.
+        const ImportOutcome again = importPreferencesJsonl(*target, path("prefs.jsonl"), binaryRules(8)).value();
+        QCOMPARE(again.imported, int64_t(0));
+        QCOMPARE(again.duplicates, int64_t(2));
+        QCOMPARE(target->counts("").value().labelled, int64_t(2));
+        QCOMPARE(target->imports().value().size(), size_t(1));
         const auto a = store->preferences().value();
         const auto b = target->preferences().value();
         QCOMPARE(b.size(), a.size());
@@ -383,10 +395,24 @@ private Q_SLOTS:
             db.exec("INSERT INTO pairs (id, left_id, right_id, source, created_at) VALUES (1, 1, 2, 'generated', 't'), "
                     "(2, 3, 4, 'imported', 't')");
             db.exec("INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) VALUES (1, 'left', 'ana', 5, 't')");
+            // A run its process left "running", and the model it wrote (schema 3 rebuilds runs).
+            db.exec("INSERT INTO runs (id, kind, config_json, device, status, started_at) VALUES "
+                    "(1, 'd2dpo', '{}', 'cpu', 'running', 't')");
+            db.exec("INSERT INTO models (id, kind, name, path, spec_json, training_json, metrics_json, run_id, "
+                    "created_at) VALUES ('m1', 'd2dpo', 'm1', '/m1', '{}', '{}', '{}', 1, 't')");
+            db.exec("INSERT INTO run_metrics (run_id, name, step, value) VALUES (1, 'loss', 1, 0.5)");
         }
         auto store = openOrFail(file);
         QVERIFY(store);
-        QCOMPARE(store->schemaVersion(), 2);
+        QCOMPARE(store->schemaVersion(), PreferenceStore::kSchemaVersion);
+        // The old run had no lock: its process is gone, so it is interrupted; its model and curve stay linked.
+        QCOMPARE(store->run(1).value()->status, std::string("interrupted"));
+        QCOMPARE(store->model("m1").value()->runId.value_or(0), int64_t(1));
+        QCOMPARE(store->metricSeries(1, "loss").value().size(), size_t(1));
+        {
+            SQLite::Database db(file);
+            QCOMPARE(db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt(), 0);
+        }
         QCOMPARE(store->integrityCheck().value(), std::string("ok"));
         const auto prefs = store->preferences().value();
         QCOMPARE(prefs.size(), size_t(1));

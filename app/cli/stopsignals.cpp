@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cli/stopsignals.h"
+
+#include <atomic>
+#include <csignal>
+#include <unistd.h>
+
+namespace d2dpo::cli {
+
+namespace {
+
+StopToken g_stop;
+std::atomic<int> g_signal{0};
+
+extern "C" void onStopSignal(int signal)
+{
+    // Only async-signal-safe calls here: atomic stores and write(2). SA_RESETHAND has put the
+    // default action back, so a second signal ends the process at once.
+    g_stop.requestStop();
+    g_signal.store(signal);
+    static const char message[] = "\nd2dpo: stopping after the current step (a checkpoint is written); press Ctrl-C "
+                                  "again to end at once\n";
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message, sizeof message - 1);
+}
+
+} // namespace
+
+const StopToken& stopOnSignals()
+{
+    static const bool installed = [] {
+        struct sigaction action {};
+        action.sa_handler = onStopSignal;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_RESTART | SA_RESETHAND;
+        sigaction(SIGINT, &action, nullptr);
+        sigaction(SIGTERM, &action, nullptr);
+        return true;
+    }();
+    (void)installed;
+    return g_stop;
+}
+
+int stopSignal() { return g_signal.load(); }
+
+int exitCodeAfterStop(int otherwise)
+{
+    const int signal = stopSignal();
+    return signal != 0 ? 128 + signal : otherwise;
+}
+
+} // namespace d2dpo::cli

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Ctrl-C (SIGINT) and SIGTERM during a long command stop it as the Stop button does: the current
+// step finishes, a checkpoint is written, the run is recorded as stopped, and the command exits
+// with 128 + the signal's number (130 for Ctrl-C). A second signal ends the process at once.
+#pragma once
+
+#include "base/trainlistener.h"
+
+namespace d2dpo::cli {
+
+/// Installs the handlers (once) and returns the token they raise.
+const StopToken& stopOnSignals();
+
+/// 0 until a stop signal arrives; then its number.
+int stopSignal();
+
+/// The exit code of a command that stopped on a signal (128 + its number), else `otherwise`.
+int exitCodeAfterStop(int otherwise);
+
+} // namespace d2dpo::cli

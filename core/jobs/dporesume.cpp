@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobs/dporesume.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <torch/types.h>
+
+#include "io/checkpoint.h"
+#include "train/dpotrainer.h"
+
+namespace d2dpo {
+
+using nlohmann::json;
+
+Result<ResumePoint> findResumePoint(PreferenceStore& store, int64_t runId)
+{
+    auto run = store.run(runId);
+    if (!run)
+        return makeError(run.error());
+    if (!run->has_value())
+        return makeError("the store has no run " + std::to_string(runId));
+    const RunRecord& record = *run.value();
+    if (record.kind != "d2dpo")
+        return makeError("run " + std::to_string(runId) + " is a " + record.kind + " run; only D2-DPO runs resume");
+    if (record.status != "stopped" && record.status != "interrupted")
+        return makeError("run " + std::to_string(runId) + " is " + record.status +
+                         "; only a stopped or interrupted run can be resumed");
+    auto models = store.models();
+    if (!models)
+        return makeError(models.error());
+    // The run's checkpoints are named step-NNNNNN.d2dpo: the greatest name is the newest.
+    const ModelRecord* newest = nullptr;
+    for (const ModelRecord& m : models.value())
+        if (m.runId == runId && (!newest || m.path > newest->path))
+            newest = &m;
+    ResumePoint point;
+    if (!newest)
+        return point;
+    auto checkpoint = loadCheckpoint(newest->path, torch::kCPU);
+    if (!checkpoint)
+        return makeError("the run's newest checkpoint cannot be resumed from: " + checkpoint.error());
+    point.step = checkpoint->info.step;
+    point.checkpointPath = newest->path;
+    point.modelId = newest->id;
+    std::error_code ec;
+    if (const std::string adam = optimizerStatePath(newest->path); std::filesystem::is_regular_file(adam, ec))
+        point.optimizerState = adam;
+    return point;
+}
+
+Result<DpoJobSpec> resumeJobSpec(const std::string& storePath, int64_t runId)
+{
+    auto store = PreferenceStore::open(storePath, PreferenceStore::OpenMode::MustExist);
+    if (!store)
+        return makeError(store.error());
+    auto run = store.value()->run(runId);
+    if (!run)
+        return makeError(run.error());
+    if (!run->has_value())
+        return makeError("the store has no run " + std::to_string(runId));
+    try {
+        const json config = json::parse(run.value()->configJson);
+        DpoJobSpec spec;
+        spec.resumeRunId = runId;
+        spec.storePath = storePath;
+        auto dpo = dpoConfigFromJson(config.at("dpo").dump());
+        if (!dpo)
+            return makeError(dpo.error());
+        spec.dpo = dpo.value();
+        auto sampling = samplingConfigFromJson(config.at("sampling").dump());
+        if (!sampling)
+            return makeError(sampling.error());
+        spec.sampling = sampling.value();
+        const std::string source = config.at("preferences").at("source").get<std::string>();
+        spec.source = source == "store-labels" ? PreferenceSource::StoreLabels : PreferenceSource::RulePairs;
+        spec.rulePairs = config.value("rule_pairs", config.at("preferences").value("pairs", int64_t(20000)));
+        spec.rule = config.value("rule", source.rfind("rule:", 0) == 0 ? source.substr(5) : std::string());
+        spec.seed = config.at("seed").get<uint64_t>();
+        spec.eta = config.at("eta").get<double>();
+        spec.device = config.value("device", std::string("auto"));
+        spec.referencePath = config.at("reference_path").get<std::string>();
+        spec.outputFolder = config.at("output_folder").get<std::string>();
+        spec.evaluateReference = false;
+        return spec;
+    } catch (const json::exception& e) {
+        return makeError("run " + std::to_string(runId) + "'s recorded settings cannot be read: " + e.what());
+    }
+}
+
+} // namespace d2dpo

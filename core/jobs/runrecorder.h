@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Mirrors a D2-DPO run into the store as it happens: its metric series, and each checkpoint as a
+// model of the run the moment it is written (so a run that dies leaves its checkpoints listed,
+// ready to resume or export). Metric points are buffered and written in one transaction every so
+// often (a durable commit per step would cost more than a small training step), and always at
+// evaluations, checkpoints and the end. Holds back onFinished: the job forwards it once the run's
+// status is recorded, so whoever listens finds the fine-tuned model already in the store.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/trainlistener.h"
+#include "store/preferencestore.h"
+
+namespace d2dpo {
+
+class RunRecorder final : public TrainListener {
+public:
+    /// `store` may be null: then events are only forwarded.
+    RunRecorder(TrainListener& forward, PreferenceStore* store, int64_t runId);
+    ~RunRecorder() override;
+
+    void onProgress(const ProgressEvent& e) override;
+    void onEvaluation(const EvaluationEvent& e) override;
+    void onCheckpoint(const CheckpointEvent& e) override;
+    void onFinished(const FinishedEvent& e) override;
+    void onLog(const std::string& line) override { m_forward.onLog(line); }
+
+    const std::optional<FinishedEvent>& finished() const { return m_finished; }
+    /// The model the newest checkpoint was recorded as ("" when none was).
+    const std::string& lastModelId() const { return m_lastModelId; }
+    /// Record `path` as a model of the run now (a checkpoint written before this recorder).
+    Status recordCheckpoint(const std::string& path);
+
+private:
+    void record(int64_t step, const std::string& name, double value);
+    void flush();
+
+    TrainListener& m_forward;
+    PreferenceStore* m_store;
+    int64_t m_runId;
+    std::vector<MetricPoint> m_pending;
+    std::optional<FinishedEvent> m_finished;
+    std::string m_lastModelId;
+};
+
+} // namespace d2dpo

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// PreferenceStore: JSONL imports (recorded, so they can be removed as one; exact duplicates left
+// out, so importing a file twice changes nothing) and the deletion of labels by import, labeler
+// or model (`d2dpo prefs delete`).
+#include "store/preferencestore.h"
+
+#include <set>
+#include <tuple>
+
+#include "base/timeutil.h"
+#include "store/storeimpl.h"
+
+namespace d2dpo {
+
+namespace {
+
+/// What makes two decisive labels the same preference.
+using PreferenceKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+std::string importedLabeler(const PreferenceRecord& r) { return r.labeler.empty() ? std::string("import") : r.labeler; }
+
+PreferenceKey keyOf(const PreferenceRecord& r) { return {r.task, r.chosen, r.rejected, importedLabeler(r)}; }
+
+} // namespace
+
+Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<PreferenceRecord>& records,
+                                                         const std::string& file)
+{
+    auto stored = preferences();
+    if (!stored)
+        return makeError(stored.error());
+    std::set<PreferenceKey> seen;
+    for (const PreferenceRecord& r : stored.value())
+        seen.insert(keyOf(r));
+    return m_impl->guard<ImportOutcome>("importing preferences", [&] {
+        ImportOutcome outcome;
+        std::vector<const PreferenceRecord*> fresh;
+        for (const PreferenceRecord& r : records) {
+            if (r.task.empty())
+                throw SQLite::Exception("an imported preference has no task");
+            if (seen.insert(keyOf(r)).second)
+                fresh.push_back(&r);
+            else
+                ++outcome.duplicates;
+        }
+        if (fresh.empty())
+            return outcome;
+        SQLite::Database& db = m_impl->db;
+        SQLite::Transaction transaction(db);
+        const std::string now = utcNow();
+        SQLite::Statement import(db, "INSERT INTO imports (file, task, created_at) VALUES (?, ?, ?)");
+        import.bind(1, file);
+        import.bind(2, fresh.front()->task);
+        import.bind(3, now);
+        import.exec();
+        outcome.importId = db.getLastInsertRowid();
+        // A model id only links when that model is in this store (lineage may come from elsewhere).
+        SQLite::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at, task) "
+                                       "VALUES ((SELECT id FROM models WHERE id = ?), ?, ?, ?)");
+        SQLite::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at, import_id) "
+                                   "VALUES (?, ?, 'imported', ?, ?)");
+        SQLite::Statement label(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "
+                                    "VALUES (?, ?, ?, ?, ?)");
+        auto addSequence = [&](const std::string& tokens, const std::string& modelId, const std::string& task) {
+            sequence.reset();
+            sequence.bind(1, modelId);
+            sequence.bind(2, tokens);
+            sequence.bind(3, now);
+            sequence.bind(4, task);
+            sequence.exec();
+            return db.getLastInsertRowid();
+        };
+        for (const PreferenceRecord* r : fresh) {
+            const bool chosenLeft = r->chosenSide != "right";
+            const int64_t chosen = addSequence(r->chosen, r->chosenModelId, r->task);
+            const int64_t rejected = addSequence(r->rejected, r->rejectedModelId, r->task);
+            pair.reset();
+            pair.bind(1, chosenLeft ? chosen : rejected);
+            pair.bind(2, chosenLeft ? rejected : chosen);
+            pair.bind(3, now);
+            pair.bind(4, outcome.importId);
+            pair.exec();
+            label.reset();
+            label.bind(1, db.getLastInsertRowid());
+            label.bind(2, chosenLeft ? "left" : "right");
+            label.bind(3, importedLabeler(*r));
+            label.bind(4, std::max<int64_t>(0, r->decideMs));
+            label.bind(5, r->labelledAt.empty() ? now : r->labelledAt);
+            label.exec();
+            ++outcome.imported;
+        }
+        transaction.commit();
+        return outcome;
+    });
+}
+
+Result<std::vector<ImportRecord>> PreferenceStore::imports()
+{
+    return m_impl->guard<std::vector<ImportRecord>>("listing imports", [&] {
+        SQLite::Statement q(m_impl->db, "SELECT i.id, i.file, i.task, i.created_at, "
+                                        "(SELECT count(*) FROM pairs p WHERE p.import_id = i.id) FROM imports i "
+                                        "ORDER BY i.id");
+        std::vector<ImportRecord> out;
+        while (q.executeStep())
+            out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString(),
+                           q.getColumn(3).getString(), q.getColumn(4).getInt64()});
+        return out;
+    });
+}
+
+Result<DeletedLabels> PreferenceStore::deleteLabels(const LabelSelection& selection, bool dryRun)
+{
+    if (!selection.importId && selection.labeler.empty() && selection.modelId.empty())
+        return makeError("name what to delete: an import, a labeler or a model");
+    return m_impl->guard<DeletedLabels>("deleting labels", [&] {
+        SQLite::Database& db = m_impl->db;
+        SQLite::Transaction transaction(db);
+        // The selected pairs, in a temporary table the statements below share.
+        db.exec("CREATE TEMP TABLE IF NOT EXISTS selected_pairs (id INTEGER PRIMARY KEY)");
+        db.exec("DELETE FROM selected_pairs");
+        const bool wholePairs = selection.importId || !selection.modelId.empty();
+        SQLite::Statement select(db, R"sql(
+            INSERT INTO selected_pairs (id)
+            SELECT p.id FROM pairs p JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
+            WHERE (?1 IS NULL OR p.import_id = ?1)
+              AND (?2 IS NULL OR ls.model_id = ?2 OR rs.model_id = ?2)
+              AND (?3 IS NULL OR EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.labeler = ?3)))sql");
+        if (selection.importId)
+            select.bind(1, *selection.importId);
+        bindOptionalText(select, 2, selection.modelId);
+        bindOptionalText(select, 3, selection.labeler);
+        select.exec();
+
+        DeletedLabels counted;
+        // With a labeler only that labeler's labels go; otherwise every label of the selected pairs.
+        SQLite::Statement labels(db, "SELECT count(*) FROM labels WHERE pair_id IN (SELECT id FROM selected_pairs) "
+                                     "AND (?1 IS NULL OR labeler = ?1)");
+        bindOptionalText(labels, 1, selection.labeler);
+        labels.executeStep();
+        counted.labels = labels.getColumn(0).getInt64();
+        if (wholePairs) {
+            counted.pairs = db.execAndGet("SELECT count(*) FROM selected_pairs").getInt64();
+            counted.sequences = db.execAndGet(R"sql(
+                SELECT count(*) FROM sequences s WHERE
+                    EXISTS (SELECT 1 FROM pairs p WHERE p.id IN (SELECT id FROM selected_pairs)
+                            AND (p.left_id = s.id OR p.right_id = s.id))
+                    AND NOT EXISTS (SELECT 1 FROM pairs p WHERE p.id NOT IN (SELECT id FROM selected_pairs)
+                            AND (p.left_id = s.id OR p.right_id = s.id)))sql")
+                                    .getInt64();
+        }
+        if (dryRun)
+            return counted; // the transaction rolls back
+        SQLite::Statement removeLabels(db, "DELETE FROM labels WHERE pair_id IN (SELECT id FROM selected_pairs) "
+                                           "AND (?1 IS NULL OR labeler = ?1)");
+        bindOptionalText(removeLabels, 1, selection.labeler);
+        removeLabels.exec();
+        if (wholePairs) {
+            db.exec("CREATE TEMP TABLE IF NOT EXISTS selected_sequences (id INTEGER PRIMARY KEY)");
+            db.exec("DELETE FROM selected_sequences");
+            db.exec("INSERT OR IGNORE INTO selected_sequences SELECT left_id FROM pairs WHERE id IN "
+                    "(SELECT id FROM selected_pairs) UNION SELECT right_id FROM pairs WHERE id IN "
+                    "(SELECT id FROM selected_pairs)");
+            db.exec("DELETE FROM pairs WHERE id IN (SELECT id FROM selected_pairs)");
+            db.exec("DELETE FROM sequences WHERE id IN (SELECT id FROM selected_sequences) AND NOT EXISTS "
+                    "(SELECT 1 FROM pairs p WHERE p.left_id = sequences.id OR p.right_id = sequences.id)");
+            db.exec("DELETE FROM imports WHERE NOT EXISTS (SELECT 1 FROM pairs p WHERE p.import_id = imports.id)");
+        }
+        transaction.commit();
+        return counted;
+    });
+}
+
+} // namespace d2dpo
