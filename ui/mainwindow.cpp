@@ -174,9 +174,17 @@ void MainWindow::exportPreferences()
     statusBar()->showMessage(tr("Exported %1 preferences to %2").arg(written.value()).arg(path), 8000);
 }
 
+void MainWindow::closeWithoutAsking()
+{
+    m_askBeforeClosing = false;
+    close();
+}
+
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (m_trainView->training()) {
+    if (m_trainView->training() && !m_askBeforeClosing) {
+        m_trainView->shutdown();
+    } else if (m_trainView->training()) {
         const auto answer = QMessageBox::question(
             this, tr("Training in progress"),
             tr("A D2-DPO run is in progress. Stop it (its last checkpoint is kept) and quit?"));

@@ -30,6 +30,9 @@ public:
     /// Shows the Label (0), Train (1) or Models (2) view.
     void showView(int index);
     PreferenceStore& store() const { return *m_store; }
+    /// Closes as Quit does but without asking: a run in progress stops after its current step with
+    /// its checkpoint kept (SIGINT and SIGTERM do this: closeonsignals.h).
+    void closeWithoutAsking();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -45,6 +48,7 @@ private:
     TrainView* m_trainView = nullptr;
     ModelsView* m_modelsView = nullptr;
     class QTabWidget* m_tabs = nullptr;
+    bool m_askBeforeClosing = true;
 };
 
 } // namespace d2dpo::ui

@@ -2,6 +2,7 @@
 #include "ui/runhistory.h"
 
 #include <QListWidget>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 namespace d2dpo::ui {
@@ -15,19 +16,49 @@ RunHistory::RunHistory(PreferenceStore& store, QWidget* parent)
     m_runs->setObjectName(QStringLiteral("runs"));
     m_runs->setMinimumHeight(90);
     runsLayout->addWidget(m_runs);
+    m_resume = new QPushButton(tr("&Resume"), this);
+    m_resume->setObjectName(QStringLiteral("resume"));
+    m_resume->setToolTip(tr("Continue the selected stopped or interrupted run from its last checkpoint, with the "
+                            "settings it started with"));
+    runsLayout->addWidget(m_resume, 0, Qt::AlignRight);
 
     connect(m_runs, &QListWidget::currentRowChanged, this, [this](int row) {
+        updateResume();
         if (row >= 0)
             Q_EMIT runSelected(m_runs->item(row)->data(Qt::UserRole).toLongLong());
     });
+    connect(m_resume, &QPushButton::clicked, this, [this] {
+        if (const qint64 run = selectedRun(); run > 0)
+            Q_EMIT resumeRequested(run);
+    });
+    updateResume();
 }
 
-void RunHistory::setSelectable(bool selectable) { m_runs->setEnabled(selectable); }
+void RunHistory::setSelectable(bool selectable)
+{
+    m_selectable = selectable;
+    m_runs->setEnabled(selectable);
+    updateResume();
+}
+
+qint64 RunHistory::selectedRun() const
+{
+    const QListWidgetItem* item = m_runs->currentItem();
+    return item ? item->data(Qt::UserRole).toLongLong() : 0;
+}
+
+void RunHistory::updateResume()
+{
+    const QListWidgetItem* item = m_runs->currentItem();
+    m_resume->setEnabled(m_selectable && item && item->data(Qt::UserRole + 1).toBool());
+}
 
 void RunHistory::reload(bool training)
 {
     const QSignalBlocker block(m_runs);
     m_runs->clear();
+    // A run of another process may have died since the store was opened.
+    (void)m_store.markDeadRunsInterrupted();
     auto runs = m_store.runs();
     if (!runs)
         return;
@@ -35,11 +66,11 @@ void RunHistory::reload(bool training)
     for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
         if (it->kind != "d2dpo")
             continue;
-        // "running" is only certain for this window's own run (the newest, while it trains):
-        // any other was cut short by a closed or killed process, or runs in another one.
+        // A dead run's status was set to interrupted when the store was opened; one still
+        // "running" that is not this window's own is alive in another process.
         QString status = QString::fromStdString(it->status);
         if (it->status == "running" && !(newest && training))
-            status = tr("interrupted or running elsewhere");
+            status = tr("running in another process");
         newest = false;
         auto* item = new QListWidgetItem(QStringLiteral("#%1 · %2 · %3 · %4")
                                              .arg(it->id)
@@ -48,11 +79,13 @@ void RunHistory::reload(bool training)
                                                   QString::fromStdString(it->device)),
                                          m_runs);
         item->setData(Qt::UserRole, qint64(it->id));
+        item->setData(Qt::UserRole + 1, it->status == "stopped" || it->status == "interrupted");
         if (!it->error.empty())
             item->setToolTip(QString::fromStdString(it->error));
         if (it->id == m_shownRun)
             m_runs->setCurrentItem(item);
     }
+    updateResume();
 }
 
 } // namespace d2dpo::ui

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Train view's past runs: the store's D2-DPO runs, newest first, each with its status, start
 // time and device (and its error as the tooltip); selecting one asks for its curves to be shown
-// again. A run the store still calls "running" that is not this window's own is said to be
-// interrupted or running elsewhere.
+// again, and a stopped or interrupted one can be resumed from its last checkpoint. A run the store
+// calls "running" that is not this window's own is alive in another process (a dead one is
+// marked interrupted when the store is opened: base/runlock.h).
 #pragma once
 
 #include <QGroupBox>
@@ -10,6 +11,7 @@
 #include "store/preferencestore.h"
 
 class QListWidget;
+class QPushButton;
 
 namespace d2dpo::ui {
 
@@ -26,12 +28,21 @@ public:
     /// Whether a run can be chosen (not while one trains).
     void setSelectable(bool selectable);
 
+    /// The selected run (0 for none).
+    qint64 selectedRun() const;
+
 Q_SIGNALS:
     void runSelected(qint64 runId);
+    /// Resume was pressed for a stopped or interrupted run.
+    void resumeRequested(qint64 runId);
 
 private:
     PreferenceStore& m_store;
+    void updateResume();
+
     QListWidget* m_runs = nullptr;
+    QPushButton* m_resume = nullptr;
+    bool m_selectable = true;
     qint64 m_shownRun = 0;
 };
 

@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "jobs/dpojob.h"
+#include "jobs/dporesume.h"
 #include "jobs/runpolicy.h"
 #include "ui/runhistory.h"
 #include "ui/traindatapanel.h"
@@ -117,6 +118,7 @@ QWidget* TrainView::buildControls()
         if (!training())
             showRun(runId);
     });
+    connect(m_runs, &RunHistory::resumeRequested, this, &TrainView::resume);
     return panel;
 }
 
@@ -226,6 +228,30 @@ bool TrainView::start()
     m_runner->start([job](TrainListener& listener, const StopToken& stop) { return runDpoJob(job, listener, stop).finished; });
     setRunning(true);
     Q_EMIT statusMessage(tr("Training…"));
+    return true;
+}
+
+bool TrainView::resume(qint64 runId)
+{
+    if (training())
+        return false;
+    auto job = resumeJobSpec(m_store.path(), runId);
+    if (!job) {
+        appendLog(tr("cannot resume run #%1: %2").arg(runId).arg(QString::fromStdString(job.error())));
+        return false;
+    }
+    leaveACoreForTheGui(job.value());
+    showRun(runId); // the stored curves, which the resumed steps continue
+    m_banner->setVisible(false);
+    m_progress->setRange(0, job->dpo.steps);
+    m_plots->setStepRange(job->dpo.steps);
+    m_rate->setText(tr("Resuming…"));
+    appendLog(tr("resuming run #%1; checkpoints in %2").arg(runId).arg(QString::fromStdString(job->outputFolder)));
+    m_runner->start([spec = job.value()](TrainListener& listener, const StopToken& stop) {
+        return runDpoJob(spec, listener, stop).finished;
+    });
+    setRunning(true);
+    Q_EMIT statusMessage(tr("Training (resumed)…"));
     return true;
 }
 

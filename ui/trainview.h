@@ -56,6 +56,8 @@ public Q_SLOTS:
     /// Starts a run with the form's settings; false (with the reason in the log) when it cannot.
     bool start();
     void stop();
+    /// Continues a stopped or interrupted run from its last checkpoint (its curves go on).
+    bool resume(qint64 runId);
     /// Shows the stored curves of a past run.
     void showRun(qint64 runId);
 

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 
+#include "ui/closeonsignals.h"
 #include "ui/firstrun.h"
 #include "base/hostmemory.h"
 #include "ui/labelview.h"
@@ -71,6 +72,7 @@ int main(int argc, char** argv)
     settings.setValue("labeler/name", labeler.trimmed());
 
     d2dpo::ui::MainWindow window(std::move(store.value()));
+    d2dpo::ui::CloseOnSignals closeOnSignals(&window, [&window] { window.closeWithoutAsking(); });
     d2dpo::ui::LabelView* view = window.labelView();
     view->setLabeler(labeler);
     if (parser.isSet(hideHintsOption))
