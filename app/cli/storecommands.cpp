@@ -96,7 +96,8 @@ int runLabel(const LabelOptions& o)
             return fail("label", "pair " + std::to_string(p.id) + ": " + choice.error());
         const std::string labeler = o.labeler.empty() ? known->second.simulatedExpertName() : o.labeler;
         if (auto id = store.value()->addLabel(p.id, choice.value(), labeler, 0); !id)
-            return fail("label", id.error());
+            return fail("label", id.error() + " (the " + std::to_string(counts[0] + counts[1] + counts[2]) +
+                                     " labels before it are committed)");
         ++counts[int(choice.value())];
         ++byRule[known->second.ruleSpec()];
     }

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The d2dpo binary under faults, as a hostile user would cause them: outputs aimed at its own
+// inputs and at devices, a second run into the first run's folder, Ctrl-C and kill -9 in the middle
+// of training (then --resume), a NaN checkpoint, a full disk while labelling and training, and a
+// full standard output. After each, nothing committed is lost and the store passes integrity_check.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <csignal>
+#include <filesystem>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "testsupport.h"
+
+#include "io/checkpoint.h"
+#include "model/denoiser.h"
+#include "store/preferencestore.h"
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+const QString kCli = QStringLiteral(D2DPO_CLI_PATH);
+
+Run finish(QProcess& process, int timeoutMs = 300000)
+{
+    Run run;
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+        run.err = QStringLiteral("timed out");
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err = QString::fromUtf8(process.readAllStandardError());
+    return run;
+}
+
+Run runCli(const QStringList& arguments)
+{
+    QProcess process;
+    process.start(kCli, arguments);
+    return finish(process);
+}
+
+/// Runs the CLI under bash with a file-size limit of `kib` KiB: a disk that fills up.
+Run runWithDiskLimit(int kib, const QStringList& arguments)
+{
+    QStringList quoted;
+    for (const QString& a : arguments)
+        quoted << QLatin1Char('\'') + a + QLatin1Char('\'');
+    QProcess process;
+    process.start(QStringLiteral("bash"),
+                  {QStringLiteral("-c"), QStringLiteral("trap '' XFSZ; ulimit -f %1; exec '%2' %3")
+                                             .arg(kib)
+                                             .arg(kCli, quoted.join(QLatin1Char(' ')))});
+    return finish(process);
+}
+
+QByteArray fileBytes(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+using namespace d2dpo;
+
+class TestCliFaults final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_reference;
+    QString m_store;
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    void expectRefusal(const QStringList& arguments, const QString& phrase)
+    {
+        const Run run = runCli(arguments);
+        QVERIFY2(run.exitCode == 1, qPrintable(arguments.join(' ') + "\n" + run.err));
+        QVERIFY2(run.err.contains(phrase), qPrintable(arguments.join(' ') + "\n" + run.err));
+        QVERIFY2(!run.err.contains(QStringLiteral("frame #")), qPrintable(run.err));
+    }
+
+    std::unique_ptr<PreferenceStore> openStore()
+    {
+        auto store = PreferenceStore::open(m_store.toStdString());
+        return store ? std::move(store.value()) : nullptr;
+    }
+
+    void checkIntegrity()
+    {
+        auto store = openStore();
+        QVERIFY(store);
+        QCOMPARE(store->integrityCheck().value(), std::string("ok"));
+    }
+
+    /// Starts `d2dpo train` on the store's labels and waits until it has written `checkpoints`.
+    void startTraining(QProcess& process, const QString& folder, int steps, int checkpoints)
+    {
+        process.start(kCli, {"train", "-c", m_reference, "--db", m_store, "-o", folder, "--steps",
+                             QString::number(steps), "--checkpoint-every", "20", "--eval-every", "0",
+                             "--eval-samples", "50", "--batch", "16", "--threads", "1"});
+        QVERIFY(process.waitForStarted());
+        QString err;
+        const QString wanted = QStringLiteral("checkpoint @ step %1").arg(20 * checkpoints);
+        QElapsedTimer timer;
+        timer.start();
+        while (!err.contains(wanted) && timer.elapsed() < 120000 && process.state() == QProcess::Running) {
+            process.waitForReadyRead(200);
+            err += QString::fromUtf8(process.readAllStandardError());
+        }
+        QVERIFY2(err.contains(wanted), qPrintable(err));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_reference = path("reference.d2dpo");
+        m_store = path("store.sqlite");
+        const Run pretrain = runCli({"pretrain", "-N", "6", "--steps", "300", "--d-model", "32", "--layers", "1",
+                                     "--heads", "2", "--eval-samples", "100", "--threads", "1", "-o", m_reference,
+                                     "--db", m_store});
+        QVERIFY2(pretrain.exitCode == 0, qPrintable(pretrain.err));
+        const Run pairs = runCli({"pairs", "--db", m_store, "-c", m_reference, "-n", "60", "--threads", "1"});
+        QVERIFY2(pairs.exitCode == 0, qPrintable(pairs.err));
+        const Run label = runCli({"label", "--db", m_store});
+        QVERIFY2(label.exitCode == 0, qPrintable(label.err));
+    }
+
+    void outputsNeverReplaceTheirInputsOrDevices()
+    {
+        const QByteArray reference = fileBytes(m_reference);
+        const QByteArray store = fileBytes(m_store);
+        expectRefusal({"sample", "-c", m_reference, "-o", m_reference}, "this command reads that file");
+        expectRefusal({"prefs", "export", "--db", m_store, "-o", m_store}, "this command reads that file");
+        expectRefusal({"pretrain", "-N", "6", "--steps", "5", "-o", m_store, "--db", m_store},
+                      "this command reads that file");
+        QFile words(path("words.txt"));
+        QVERIFY(words.open(QIODevice::WriteOnly));
+        words.write("cat\ndog\nemu\n");
+        words.close();
+        expectRefusal({"pretrain", "--data", path("words.txt"), "--steps", "5", "-o", path("words.txt")},
+                      "this command reads that file");
+        QCOMPARE(fileBytes(m_reference), reference);
+        QCOMPARE(fileBytes(m_store), store);
+        QCOMPARE(fileBytes(path("words.txt")), QByteArray("cat\ndog\nemu\n"));
+
+        // A copy of /dev/null (mknod needs root) and a FIFO stay what they are.
+        const std::string device = path("null-copy").toStdString();
+        const bool haveDevice = ::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0;
+        const std::string fifo = path("fifo").toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        if (haveDevice) {
+            expectRefusal({"prefs", "export", "--db", m_store, "-o", QString::fromStdString(device)},
+                          "a character device");
+            QVERIFY(std::filesystem::is_character_file(device));
+        }
+        expectRefusal({"sample", "-c", m_reference, "-o", QString::fromStdString(fifo)}, "a FIFO");
+        QVERIFY(std::filesystem::is_fifo(fifo));
+
+        // "-" is standard output; a standard output that cannot be written is a failure.
+        const Run toStdout = runCli({"prefs", "export", "--db", m_store, "-o", "-"});
+        QCOMPARE(toStdout.exitCode, 0);
+        QVERIFY(toStdout.out.contains(QStringLiteral("\"chosen\"")));
+        QProcess full;
+        full.setStandardOutputFile(QStringLiteral("/dev/full"));
+        full.start(kCli, {"eval", "-c", m_reference, "-n", "20", "--threads", "1"});
+        const Run eval = finish(full);
+        QCOMPARE(eval.exitCode, 1);
+        QVERIFY2(eval.err.contains(QStringLiteral("cannot write to standard output")), qPrintable(eval.err));
+    }
+
+    void aSecondRunNeverTouchesTheFirstRunsFiles()
+    {
+        const QString folder = path("runs/first");
+        const Run first = runCli({"train", "-c", m_reference, "-o", folder, "--steps", "5", "--pairs", "200",
+                                  "--eval-every", "0", "--eval-samples", "50", "--threads", "1"});
+        QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+        const QByteArray checkpoint = fileBytes(folder + "/step-000005.d2dpo");
+        QVERIFY(!checkpoint.isEmpty());
+        expectRefusal({"train", "-c", m_reference, "-o", folder, "--steps", "5", "--pairs", "200"}, "is not empty");
+        QCOMPARE(fileBytes(folder + "/step-000005.d2dpo"), checkpoint);
+    }
+
+    void ctrlCStopsWithACheckpointAndExitCode130()
+    {
+        QProcess train;
+        startTraining(train, path("runs/interrupted-by-ctrl-c"), 100000, 1);
+        ::kill(pid_t(train.processId()), SIGINT);
+        const Run run = finish(train);
+        QCOMPARE(run.exitCode, 130);
+        QVERIFY2(run.out.contains(QStringLiteral("stopped; last checkpoint: ")), qPrintable(run.out + run.err));
+        const QString checkpoint = run.out.section(QStringLiteral("last checkpoint: "), 1).section('\n', 0, 0);
+        const Run eval = runCli({"eval", "-c", checkpoint, "-n", "20", "--threads", "1"});
+        QVERIFY2(eval.exitCode == 0, qPrintable(eval.err)); // loadable
+        auto store = openStore();
+        const auto runs = store->runs().value();
+        QCOMPARE(runs.back().status, std::string("stopped"));
+        QCOMPARE(store->model(runs.back().resultModelId).value()->path, checkpoint.toStdString());
+        QCOMPARE(store->integrityCheck().value(), std::string("ok"));
+    }
+
+    void killNineLeavesAnInterruptedRunThatResumes()
+    {
+        const int steps = 120;
+        QProcess train;
+        startTraining(train, path("runs/killed"), steps, 2);
+        train.kill(); // SIGKILL
+        train.waitForFinished();
+        const int64_t runId = [&] {
+            auto store = openStore(); // any process that opens the store sees the run is dead
+            const RunRecord run = store->runs().value().back();
+            return run.status == "interrupted" ? run.id : -1;
+        }();
+        QVERIFY(runId > 0);
+        {
+            auto store = openStore();
+            int64_t models = 0;
+            for (const ModelRecord& m : store->models().value())
+                models += m.runId.value_or(0) == runId ? 1 : 0;
+            QVERIFY2(models >= 2, "the checkpoints written before the kill are models of the run");
+        }
+        checkIntegrity();
+        const Run resumed = runCli({"train", "--resume", QString::number(runId), "--db", m_store, "--threads", "1"});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+        QVERIFY2(resumed.err.contains(QStringLiteral("resuming run")), qPrintable(resumed.err));
+        auto store = openStore();
+        const RunRecord run = *store->run(runId).value();
+        QCOMPARE(run.status, std::string("completed"));
+        const auto loss = store->metricSeries(runId, "loss").value();
+        QCOMPARE(loss.size(), size_t(steps)); // the curve goes on to the planned step count, no gap
+        QCOMPARE(loss.front().first, int64_t(1));
+        QCOMPARE(loss.back().first, int64_t(steps));
+        QVERIFY(store->model(run.resultModelId).value()->path.find("step-000120") != std::string::npos);
+        QCOMPARE(store->integrityCheck().value(), std::string("ok"));
+        expectRefusal({"train", "--resume", QString::number(runId), "--db", m_store}, "is completed");
+    }
+
+    void aCheckpointWithNaNWeightsIsRefused()
+    {
+        auto loaded = loadCheckpoint(m_reference.toStdString(), torch::kCPU);
+        QVERIFY(loaded.ok());
+        {
+            torch::NoGradGuard noGrad;
+            loaded->model->parameters().front().view(-1)[0] = std::numeric_limits<float>::quiet_NaN();
+        }
+        QVERIFY(saveCheckpoint(path("nan.d2dpo").toStdString(), loaded->model, loaded->info).ok());
+        for (const char* command : {"eval", "sample"})
+            expectRefusal({command, "-c", path("nan.d2dpo")}, "NaN or infinite");
+        expectRefusal({"export", "-c", path("nan.d2dpo"), "-o", path("nan-export")}, "NaN or infinite");
+    }
+
+    void aFullDiskLosesNoCommittedLabelOrCheckpoint()
+    {
+        // Labelling: the store fills the disk part way; every label it reported stays, and the
+        // rest can be labelled once there is room.
+        const Run more = runCli({"pairs", "--db", m_store, "-c", m_reference, "-n", "400", "--threads", "1"});
+        QVERIFY2(more.exitCode == 0, qPrintable(more.err));
+        const qint64 size = QFileInfo(m_store).size() + QFileInfo(m_store + "-wal").size();
+        const int64_t before = openStore()->counts("").value().labelled;
+        const Run label = runWithDiskLimit(int(size / 1024) + 8, {"label", "--db", m_store});
+        QCOMPARE(label.exitCode, 1);
+        const QRegularExpression committed(QStringLiteral("the (\\d+) labels before it are committed"));
+        const auto match = committed.match(label.err);
+        QVERIFY2(match.hasMatch(), qPrintable(label.err));
+        QVERIFY2(match.captured(1).toLongLong() > 0, "the disk filled up before the first label");
+        QCOMPARE(openStore()->counts("").value().labelled, before + match.captured(1).toLongLong());
+        checkIntegrity();
+        const Run rest = runCli({"label", "--db", m_store});
+        QVERIFY2(rest.exitCode == 0, qPrintable(rest.err));
+        QCOMPARE(openStore()->counts("").value().pending, int64_t(0));
+
+        // Training: no room for the first checkpoint; it fails with a message, leaves no partial
+        // checkpoint, and the run is recorded as failed.
+        const QString folder = path("runs/full-disk");
+        const Run train = runWithDiskLimit(64, {"train", "-c", m_reference, "--db", m_store, "-o", folder, "--steps",
+                                                "30", "--checkpoint-every", "10", "--eval-every", "0",
+                                                "--eval-samples", "50", "--threads", "1"});
+        QCOMPARE(train.exitCode, 1);
+        QVERIFY2(train.err.contains(QStringLiteral("File too large")) || train.err.contains(QStringLiteral("full")),
+                 qPrintable(train.err));
+        for (const QString& name : QDir(folder).entryList(QDir::Files)) {
+            QVERIFY2(!name.contains(QStringLiteral(".tmp")), qPrintable(name));
+            if (name.endsWith(QStringLiteral(".d2dpo")))
+                QVERIFY2(loadCheckpoint((folder + "/" + name).toStdString(), torch::kCPU).ok(), qPrintable(name));
+        }
+        checkIntegrity();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliFaults)
+#include "tst_clifaults.moc"
