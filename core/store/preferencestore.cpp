@@ -79,7 +79,10 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
             version = db.execAndGet("PRAGMA user_version").getInt();
             applicationId = db.execAndGet("PRAGMA application_id").getInt();
         } catch (const SQLite::Exception& e) {
-            return makeError(where + "not an SQLite database (" + e.what() + "); nothing was changed");
+            if (e.getErrorCode() == SQLITE_NOTADB)
+                return makeError(where + "not an SQLite database (" + e.what() + "); nothing was changed");
+            return makeError(where + "cannot read it (" + e.what() + "; a full disk or a failing device?); nothing "
+                                     "was changed");
         }
         const int tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
         if (applicationId != kApplicationId && (applicationId != 0 || tables > 0))

@@ -300,6 +300,81 @@ private Q_SLOTS:
         }
         checkIntegrity();
     }
+
+    void aRealFullDiskLosesNoCompletedCheckpointOrLabel()
+    {
+        // A small tmpfs (needs root: skipped elsewhere; the file-size limit above runs everywhere).
+        const QString disk = path("small-disk");
+        QVERIFY(QDir().mkpath(disk));
+        if (QProcess::execute(QStringLiteral("mount"), {"-t", "tmpfs", "-o", "size=320k", "tmpfs", disk}) != 0)
+            QSKIP("cannot mount a tmpfs here (not root)");
+        struct Unmount {
+            QString at;
+            ~Unmount() { QProcess::execute(QStringLiteral("umount"), {at}); }
+        } unmount{disk};
+
+        // Training: the first checkpoint and its Adam state fit, a later one does not. The run
+        // fails saying so, the completed checkpoint stays whole and listed, no partial file is left.
+        const QString folder = disk + "/run";
+        const Run train = runCli({"train", "-c", m_reference, "--db", m_store, "-o", folder, "--steps", "200",
+                                  "--checkpoint-every", "10", "--eval-every", "0", "--eval-samples", "50",
+                                  "--threads", "1"});
+        QCOMPARE(train.exitCode, 1);
+        QVERIFY2(train.err.contains(QStringLiteral("No space left on device")), qPrintable(train.err));
+        QVERIFY2(train.err.contains(QStringLiteral("last good checkpoint")), qPrintable(train.err));
+        int whole = 0;
+        for (const QString& name : QDir(folder).entryList(QDir::Files)) {
+            QVERIFY2(!name.contains(QStringLiteral(".tmp")), qPrintable(name));
+            if (name.endsWith(QStringLiteral(".d2dpo"))) {
+                QVERIFY2(loadCheckpoint((folder + "/" + name).toStdString(), torch::kCPU).ok(), qPrintable(name));
+                ++whole;
+            }
+        }
+        QVERIFY(whole >= 1);
+        auto store = openStore();
+        const RunRecord run = store->runs().value().back();
+        QCOMPARE(run.status, std::string("failed"));
+        int64_t models = 0;
+        for (const ModelRecord& m : store->models().value())
+            models += m.runId.value_or(0) == run.id ? 1 : 0;
+        QCOMPARE(models, int64_t(whole));
+        QCOMPARE(store->integrityCheck().value(), std::string("ok"));
+        store.reset();
+        QProcess::execute(QStringLiteral("rm"), {"-rf", folder});
+
+        // Labelling into a store on the full disk: every label reported as committed is there once
+        // room is made (a filler file is removed), and the store is whole.
+        const qint64 storeBytes = QFileInfo(m_store).size() + QFileInfo(m_store + "-wal").size();
+        const QString size = QStringLiteral("size=%1k").arg((storeBytes + 48 * 1024 + 96 * 1024) / 1024);
+        QCOMPARE(QProcess::execute(QStringLiteral("mount"), {"-o", "remount," + size, disk}), 0);
+        const QString filler = disk + "/filler";
+        {
+            QFile file(filler);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QByteArray(48 * 1024, 'x'));
+        }
+        const QString small = disk + "/store.sqlite";
+        QVERIFY(QFile::copy(m_store, small));
+        const int64_t before = [&] {
+            auto copy = PreferenceStore::open(small.toStdString());
+            return copy ? copy.value()->counts("").value().labelled : -1;
+        }();
+        const Run more = runCli({"pairs", "--db", small, "-c", m_reference, "-n", "3000", "--threads", "1"});
+        const Run label = runCli({"label", "--db", small});
+        QVERIFY(QFile::remove(filler));
+        auto full = PreferenceStore::open(small.toStdString());
+        QVERIFY2(full.ok(), full.ok() ? "" : full.error().c_str());
+        QCOMPARE(full.value()->integrityCheck().value(), std::string("ok"));
+        const auto match = QRegularExpression(QStringLiteral("the (\\d+) labels before it are committed"))
+                               .match(label.err);
+        if (label.exitCode != 0 && match.hasMatch())
+            QCOMPARE(full.value()->counts("").value().labelled, before + match.captured(1).toLongLong());
+        QVERIFY2(!label.err.contains(QStringLiteral("frame #")), qPrintable(label.err));
+        QVERIFY2(more.exitCode != 0 || label.exitCode != 0, "the disk never filled up; make it smaller");
+        qInfo("full disk: pairs said %s; label said %s", qPrintable(more.err.trimmed().section('\n', -1)),
+              qPrintable(label.err.trimmed().section('\n', -1)));
+        QVERIFY2(more.exitCode != 0 || label.exitCode != 0, "the disk never filled up; make it smaller");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliFaults)
