@@ -12,8 +12,12 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRandomGenerator>
+#include <QTimer>
 #include <QVBoxLayout>
 
+#include "ui/autolabel.h"
+#include "ui/labelkeys.h"
+#include "ui/pairorigin.h"
 #include "ui/taskcache.h"
 #include "ui/labelstatsbar.h"
 #include "ui/pairpanel.h"
@@ -66,8 +70,19 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     top->addStretch();
     top->addWidget(m_hints);
 
-    // The pair, or why there is none.
+    // Where the pair comes from, the pair (or why there is none), and a press that was ignored.
+    m_provenance = new QLabel(this);
+    m_provenance->setObjectName(QStringLiteral("provenance"));
+    m_provenance->setWordWrap(true);
+    m_provenance->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_provenance->setFocusPolicy(Qt::NoFocus);
     m_pair = new PairPanel(this);
+    m_pair->installEventFilter(this);
+    m_ignored = new QLabel(tr("Key ignored: it was pressed before this pair was on screen. Press again."), this);
+    m_ignored->setObjectName(QStringLiteral("ignoredPress"));
+    m_ignored->setAlignment(Qt::AlignCenter);
+    m_ignored->setStyleSheet(QStringLiteral("background: #f5a623; color: black; padding: 4px; border-radius: 4px;"));
+    m_ignored->hide();
     m_emptyMessage = new QLabel(this);
     m_emptyMessage->setAlignment(Qt::AlignCenter);
     m_emptyMessage->setWordWrap(true);
@@ -88,7 +103,9 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addSpacing(6);
+    layout->addWidget(m_provenance);
     layout->addWidget(m_pair);
+    layout->addWidget(m_ignored);
     layout->addWidget(m_emptyMessage, 1);
     layout->addLayout(actions);
     layout->addStretch(1);
@@ -186,6 +203,10 @@ void LabelView::showNext()
         m_emptyMessage->setText(m_supply->busy() ? tr("Generating pairs…")
                                                 : tr("No pairs left to label. Generate more from a model above."));
     m_shownAt.restart();
+    // Presses count once the pair has been painted; a hidden view has nothing to wait for.
+    m_awaitingPaint = have && isVisible();
+    m_pair->update();
+    m_provenance->setText(provenance());
     // Keep a stock of pairs so the next one always appears at once.
     if (m_queue.size() < kRefillBelow && !m_supply->busy() && m_models->count() > 0)
         generateMore();
@@ -198,8 +219,10 @@ void LabelView::choose(Choice choice)
         return;
     }
     const qint64 elapsed = m_shownAt.elapsed();
-    if (m_minimumDecisionMs > 0 && elapsed < m_minimumDecisionMs)
-        return; // too soon to be a decision about this pair: a bounce or a double press
+    if (m_awaitingPaint) { // meant for the pair before, or a bounce: this pair was not seen yet
+        showIgnored();
+        return;
+    }
     auto id = m_store.addLabel(m_current->id, choice, m_labeler.toStdString(), elapsed);
     if (!id) {
         reportError(QString::fromStdString(id.error()));
@@ -207,6 +230,7 @@ void LabelView::choose(Choice choice)
             return; // keep the pair on screen: nothing was stored
     } else {
         ++m_sessionCount;
+        m_undoBatches.push_back({id.value()});
         Q_EMIT labelled(m_current->id);
     }
     showNext();
@@ -215,27 +239,35 @@ void LabelView::choose(Choice choice)
 
 void LabelView::undo()
 {
-    auto undone = m_store.undoLastLabel(m_labeler.toStdString());
+    if (m_undoBatches.empty()) {
+        Q_EMIT statusMessage(tr("Nothing to undo in this session"));
+        return;
+    }
+    const std::vector<int64_t> batch = m_undoBatches.back();
+    auto undone = m_store.undoLabels(batch);
     if (!undone) {
         reportError(QString::fromStdString(undone.error()));
         return;
     }
-    if (!undone.value()) {
-        Q_EMIT statusMessage(tr("Nothing to undo"));
-        return;
-    }
-    auto pair = m_store.pair(*undone.value());
-    if (!pair) {
-        reportError(QString::fromStdString(pair.error()));
-        return;
-    }
-    m_sessionCount = std::max(0, m_sessionCount - 1);
+    m_undoBatches.pop_back();
     if (m_current)
         m_queue.push_front(*m_current);
-    m_queue.push_front(pair.value());
+    // The undone pairs come next, the latest first.
+    for (auto it = undone->begin(); it != undone->end(); ++it) {
+        auto pair = m_store.pair(*it);
+        if (!pair) {
+            reportError(QString::fromStdString(pair.error()));
+            return;
+        }
+        m_queue.push_front(pair.value());
+    }
+    if (batch.size() == 1)
+        m_sessionCount = std::max(0, m_sessionCount - int(undone->size()));
     showNext();
     updateStatistics();
-    Q_EMIT statusMessage(tr("Label undone: the pair is shown again"));
+    Q_EMIT statusMessage(batch.size() == 1 ? tr("Label undone: the pair is shown again")
+                                           : tr("Undid the %1 auto-labels: their pairs are pending again")
+                                                 .arg(undone->size()));
 }
 
 void LabelView::generateMore()
@@ -322,36 +354,48 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
 
 void LabelView::autoLabelWithRule()
 {
-    auto pending = m_store.pendingPairs(10'000'000);
-    if (!pending) {
-        reportError(QString::fromStdString(pending.error()));
+    auto plan = planAutoLabel(m_store, *m_tasks);
+    if (!plan) {
+        reportError(QString::fromStdString(plan.error()));
         return;
     }
-    int count = 0, withoutRule = 0;
-    for (const ShownPair& p : pending.value()) {
-        const TaskInfo* task = m_tasks->find(p.task);
-        const std::optional<Choice> choice = m_tasks->ruleChoice(p);
-        if (!task || !choice) {
-            ++withoutRule;
-            continue;
-        }
-        if (auto id = m_store.addLabel(p.id, *choice, task->simulatedExpertName(), 0); id)
-            ++count;
+    if (plan->labels.empty()) {
+        Q_EMIT statusMessage(tr("No pending pair has a task with a rule to label it"));
+        return;
     }
+    const int count = int(plan->labels.size());
+    const bool go = m_confirmAutoLabel ? m_confirmAutoLabel(count) : confirmAutoLabel(this, plan.value());
+    if (!go)
+        return;
+    const std::vector<int64_t> batch = applyAutoLabel(m_store, plan.value());
+    if (!batch.empty())
+        m_undoBatches.push_back(batch);
     m_queue.clear();
     m_current.reset();
     showNext();
     updateStatistics();
-    Q_EMIT statusMessage(withoutRule == 0 ? tr("Auto-labelled %1 pairs with their task's rule").arg(count)
-                                          : tr("Auto-labelled %1 pairs with their task's rule; %2 pairs of tasks "
-                                               "without a rule were left for you")
-                                                .arg(count)
-                                                .arg(withoutRule));
+    Q_EMIT statusMessage(autoLabelSummary(plan.value(), int(batch.size())));
 }
 
 void LabelView::updateStatistics() { m_stats->refresh(m_labeler, m_sessionCount); }
 
 void LabelView::reportError(const QString& message) { Q_EMIT statusMessage(tr("Error: %1").arg(message)); }
+
+void LabelView::showIgnored()
+{
+    ++m_ignoredPresses;
+    m_ignored->show();
+    QTimer::singleShot(900, m_ignored, &QWidget::hide);
+}
+
+bool LabelView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_pair && event->type() == QEvent::Paint)
+        m_awaitingPaint = false; // from now on a press is about the pair on screen
+    return QWidget::eventFilter(watched, event);
+}
+
+QString LabelView::provenance() const { return m_current ? pairOrigin(m_store, *m_current) : QString(); }
 
 void LabelView::keyPressEvent(QKeyEvent* event)
 {
@@ -359,31 +403,15 @@ void LabelView::keyPressEvent(QKeyEvent* event)
         event->accept();
         return;
     }
-    if (event->matches(QKeySequence::Undo)) {
-        undo();
-        return;
+    switch (labelActionFor(*event)) {
+    case LabelAction::Left: chooseLeft(); return;
+    case LabelAction::Right: chooseRight(); return;
+    case LabelAction::Tie: chooseTie(); return;
+    case LabelAction::Skip: skip(); return;
+    case LabelAction::Undo: undo(); return;
+    case LabelAction::None: break;
     }
-    switch (event->key()) {
-    case Qt::Key_Left:
-    case Qt::Key_1:
-    case Qt::Key_A:
-        chooseLeft();
-        return;
-    case Qt::Key_Right:
-    case Qt::Key_2:
-    case Qt::Key_L:
-        chooseRight();
-        return;
-    case Qt::Key_T:
-        chooseTie();
-        return;
-    case Qt::Key_S:
-    case Qt::Key_Space:
-        skip();
-        return;
-    default:
-        QWidget::keyPressEvent(event);
-    }
+    QWidget::keyPressEvent(event);
 }
 
 } // namespace d2dpo::ui

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Label view: two sequences side by side (PairPanel); the expert picks the better one from the
 // keyboard (Left/Right, 1/2, A/L; T tie; S or Space skip; Ctrl+Z undo) and the next pair appears at
-// once. Every label is committed to the store as it is made. Each pair is drawn in its task's
+// once. Every label is committed to the store as it is made. Every deliberate press counts; only a
+// held key's auto-repeat and a press that lands before the new pair was painted are ignored, and
+// the latter is shown. Undo takes back what this session labelled, newest first, an auto-labelled
+// batch as one; it never reaches another session's or another labeler's labels. The model that
+// made the pair on screen is named above it. Each pair is drawn in its task's
 // alphabet; hints (what the task reads in a sequence, valid or not, the rule's view) can be hidden to avoid bias; the counters and statistics are below (LabelStatsBar); more pairs
 // are generated from a chosen model in the background (PairSupply).
 #pragma once
@@ -10,8 +14,10 @@
 #include <QWidget>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "store/preferencestore.h"
 
@@ -38,9 +44,13 @@ public:
 
     void setLabeler(const QString& name);
     QString labeler() const { return m_labeler; }
-    /// Choices made sooner than this after a pair appears are ignored (an accidental double
-    /// press must not label a pair nobody has seen). 0 turns it off.
-    void setMinimumDecisionMs(int ms) { m_minimumDecisionMs = ms; }
+    /// Asked before auto-labelling `count` pending pairs with their tasks' rules; true goes ahead.
+    /// The default asks with a dialog.
+    void setAutoLabelConfirmation(std::function<bool(int count)> confirm) { m_confirmAutoLabel = std::move(confirm); }
+    /// Keys pressed since the view was made that were ignored because the pair was not on screen yet.
+    int ignoredPresses() const { return m_ignoredPresses; }
+    /// Where the pair on screen comes from, in words.
+    QString provenance() const;
     void setHintsVisible(bool visible);
     bool hintsVisible() const;
 
@@ -71,6 +81,7 @@ Q_SIGNALS:
 
 protected:
     void keyPressEvent(QKeyEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void choose(Choice choice);
@@ -79,12 +90,16 @@ private:
     void updateStatistics();
     void onPairsGenerated(const PairSupplyResult& result);
     void reportError(const QString& message);
+    void showIgnored();
 
     PreferenceStore& m_store;
     std::unique_ptr<TaskCache> m_tasks;
     QString m_labeler = QStringLiteral("expert");
-    int m_minimumDecisionMs = 150;
     int m_sessionCount = 0;
+    int m_ignoredPresses = 0;
+    bool m_awaitingPaint = false; ///< the pair on screen was not painted yet
+    std::vector<std::vector<int64_t>> m_undoBatches; ///< this session's labels, one entry per action
+    std::function<bool(int)> m_confirmAutoLabel;
     bool m_newPairsFirst = false;
     std::deque<ShownPair> m_queue;
     std::optional<ShownPair> m_current;
@@ -92,6 +107,8 @@ private:
 
     PairPanel* m_pair = nullptr;
     QLabel* m_emptyMessage = nullptr;
+    QLabel* m_provenance = nullptr;
+    QLabel* m_ignored = nullptr;
     QPushButton* m_tieButton = nullptr;
     QPushButton* m_skipButton = nullptr;
     QPushButton* m_undoButton = nullptr;

@@ -1,25 +1,29 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/mainwindow.h"
 
-#include <QFileInfo>
-#include <QInputDialog>
-
-#include "jobs/taskinfo.h"
-#include "ui/datamodeldialog.h"
-
 #include <QAction>
 #include <QCloseEvent>
+#include <QCoreApplication>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProcess>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 
+#include "jobs/taskinfo.h"
+#include "store/preferencejsonl.h"
+#include "ui/datamodeldialog.h"
+#include "ui/helptexts.h"
+#include "ui/labelkeys.h"
 #include "ui/labelview.h"
 #include "ui/modelsview.h"
 #include "ui/trainview.h"
-#include "store/preferencejsonl.h"
 
 namespace d2dpo::ui {
 
@@ -45,7 +49,7 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
     connect(m_modelsView, &ModelsView::statusMessage, this, showMessage);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         if (index == 0)
-            m_labelView->setFocus();
+            refocus();
         else if (index == 1 && !m_trainView->training())
             m_trainView->reload();
         else if (index == 2)
@@ -93,8 +97,72 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Import preferences (JSONL)…"), this, &MainWindow::importPreferences);
     file->addAction(tr("&Export preferences (JSONL)…"), this, &MainWindow::exportPreferences);
     file->addSeparator();
+    file->addAction(tr("&Open store…"), this, &MainWindow::openStore);
+    file->addAction(tr("Change &labeler…"), this, &MainWindow::changeLabeler);
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const QString names[] = {tr("&Label"), tr("&Train"), tr("&Models")};
+    for (int i = 0; i < 3; ++i) {
+        QAction* show = view->addAction(names[i], this, [this, i] { showView(i); });
+        show->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+        QMessageBox::information(this, tr("Keyboard shortcuts"), labelKeysSheet());
+    });
+    keys->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("The &workflow"), this, [this] { QMessageBox::information(this, tr("The workflow"), workflowText()); });
+    help->addAction(tr("&About d2dpo-studio"), this, [this] {
+        QMessageBox::about(this, tr("About d2dpo-studio"), aboutText(QString::fromStdString(m_store->path())));
+    });
+
+    // Keys go back to the Label view whenever a menu closes (also with Esc), so labelling goes on.
+    for (QMenu* menu : {file, view, help})
+        connect(menu, &QMenu::aboutToHide, this, &MainWindow::refocus);
+}
+
+void MainWindow::refocus()
+{
+    QTimer::singleShot(0, this, [this] {
+        if (m_tabs->currentWidget() == m_labelView && isActiveWindow())
+            m_labelView->setFocus(Qt::OtherFocusReason);
+    });
+}
+
+void MainWindow::openStore()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a preference store"),
+                                                      QFileInfo(QString::fromStdString(m_store->path())).absolutePath(),
+                                                      tr("Preference stores (*.sqlite *.db);;All files (*)"));
+    refocus();
+    if (path.isEmpty())
+        return;
+    // The views hold this store for their lifetime: the other store opens in a new window
+    // (the same program with --db), and this one closes as Quit does.
+    if (!QProcess::startDetached(QCoreApplication::applicationFilePath(), {QStringLiteral("--db"), path})) {
+        QMessageBox::warning(this, tr("Open store"), tr("Could not start a window for %1.").arg(path));
+        return;
+    }
+    close();
+}
+
+void MainWindow::changeLabeler()
+{
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Change labeler"),
+                                               tr("Your name (recorded with each label from now on):"),
+                                               QLineEdit::Normal, m_labelView->labeler(), &ok)
+                             .trimmed();
+    refocus();
+    if (!ok || name.isEmpty())
+        return;
+    m_labelView->setLabeler(name);
+    QSettings().setValue("labeler/name", name);
+    statusBar()->showMessage(tr("Labelling as %1").arg(name), 8000);
 }
 
 void MainWindow::newModelFromDataFile()
@@ -149,6 +217,7 @@ void MainWindow::importPreferences()
         QMessageBox::warning(this, tr("Import failed"), QString::fromStdString(imported.error()));
         return;
     }
+    refocus();
     m_labelView->reload();
     m_trainView->reload();
     const ImportOutcome& outcome = imported.value();

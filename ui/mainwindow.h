@@ -42,6 +42,10 @@ private:
     void newModelFromDataFile();
     void importPreferences();
     void exportPreferences();
+    void openStore();
+    void changeLabeler();
+    /// Gives the keys back to the Label view when it is the current view (after a menu or dialog).
+    void refocus();
 
     std::unique_ptr<PreferenceStore> m_store;
     LabelView* m_labelView = nullptr;

@@ -9,6 +9,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QListWidget>
 #include <QRadioButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -43,6 +44,13 @@ TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
     group->addButton(m_fromRule);
     m_fromLabels->setChecked(true);
     dataLayout->addWidget(m_fromLabels);
+    m_labelers = new QListWidget(this);
+    m_labelers->setObjectName(QStringLiteral("labelers"));
+    m_labelers->setAccessibleName(tr("Labelers whose labels train"));
+    m_labelers->setToolTip(tr("Only ticked labelers' labels train. Simulated experts (rule:…) are unticked "
+                              "unless you tick them."));
+    m_labelers->setMaximumHeight(90);
+    dataLayout->addWidget(m_labelers);
     auto* ruleRow = new QHBoxLayout;
     ruleRow->addWidget(m_fromRule);
     m_rulePairs = new QSpinBox(this);
@@ -61,6 +69,10 @@ TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
         updatePairCount();
     });
     connect(m_fromLabels, &QRadioButton::toggled, this, &TrainDataPanel::updatePairCount);
+    connect(m_labelers, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
+        m_ticked[item->data(Qt::UserRole).toString()] = item->checkState() == Qt::Checked;
+        updatePairCount();
+    });
     connect(m_rulePairs, &QSpinBox::valueChanged, this, &TrainDataPanel::updatePairCount);
 }
 
@@ -106,6 +118,43 @@ void TrainDataPanel::setEditable(bool editable)
     m_fromLabels->setEnabled(editable);
     m_fromRule->setEnabled(editable);
     m_rulePairs->setEnabled(editable && m_fromRule->isChecked());
+    m_labelers->setEnabled(editable && m_fromLabels->isChecked());
+}
+
+std::vector<std::string> TrainDataPanel::chosenLabelers() const
+{
+    std::vector<std::string> chosen;
+    for (int i = 0; i < m_labelers->count(); ++i)
+        if (m_labelers->item(i)->checkState() == Qt::Checked)
+            chosen.push_back(m_labelers->item(i)->data(Qt::UserRole).toString().toStdString());
+    return chosen;
+}
+
+bool TrainDataPanel::setLabelerChosen(const QString& labeler, bool chosen)
+{
+    for (int i = 0; i < m_labelers->count(); ++i)
+        if (m_labelers->item(i)->data(Qt::UserRole).toString() == labeler) {
+            m_labelers->item(i)->setCheckState(chosen ? Qt::Checked : Qt::Unchecked);
+            return true;
+        }
+    return false;
+}
+
+void TrainDataPanel::listLabelers(const std::vector<PreferenceRecord>& preferences, const std::string& task)
+{
+    const QSignalBlocker block(m_labelers);
+    m_labelers->clear();
+    for (const LabelerCount& l : labelersOf(preferences, task)) {
+        const QString name = QString::fromStdString(l.labeler);
+        auto* item = new QListWidgetItem(l.simulated ? tr("%1 · %L2 decisive labels (simulated expert)")
+                                                           .arg(name)
+                                                           .arg(qint64(l.decisive))
+                                                     : tr("%1 · %L2 decisive labels").arg(name).arg(qint64(l.decisive)),
+                                         m_labelers);
+        item->setData(Qt::UserRole, name);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(m_ticked.value(name, !l.simulated) ? Qt::Checked : Qt::Unchecked);
+    }
 }
 
 std::optional<ModelRecord> TrainDataPanel::selectedModel() const
@@ -134,6 +183,7 @@ void TrainDataPanel::updatePairCount()
     m_pairCount = 0;
     const auto model = selectedModel();
     m_rulePairs->setEnabled(m_fromRule->isChecked());
+    m_labelers->setEnabled(m_fromLabels->isChecked());
     if (!model) {
         m_pairSummary->setText(tr("No model in the store yet: generate pairs in the Label view first."));
     } else if (m_fromRule->isChecked()) {
@@ -151,12 +201,21 @@ void TrainDataPanel::updatePairCount()
         m_pairSummary->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(prefs.error())));
     } else {
         const auto spec = specOf(*model);
-        const UsablePairs pairs = countUsablePairs(prefs.value(), spec ? taskKey(spec->task) : std::string());
+        const std::string task = spec ? taskKey(spec->task) : std::string();
+        listLabelers(prefs.value(), task);
+        const std::vector<std::string> chosen = chosenLabelers();
+        const UsablePairs pairs =
+            chosen.empty() ? countUsablePairs(prefs.value(), task, {std::string()}) // nobody: none usable
+                           : countUsablePairs(prefs.value(), task, chosen);
         m_pairCount = pairs.usable;
         QString text = m_pairCount > 0
                            ? tr("%L1 labelled pairs to train on (ties and skips left out).").arg(m_pairCount)
+                       : m_labelers->count() > 0
+                           ? tr("No decisive labels by the ticked labelers: tick one above.")
                            : tr("No decisive labels yet for this model's task: label some pairs first, or use "
                                 "rule-made pairs.");
+        if (pairs.otherLabelers > 0 && m_pairCount > 0)
+            text += QLatin1Char(' ') + tr("%L1 by unticked labelers are left out.").arg(qint64(pairs.otherLabelers));
         if (pairs.otherTask > 0)
             text += QLatin1Char(' ') +
                     tr("%L1 labels of other tasks' sequences are left out.").arg(qint64(pairs.otherTask));

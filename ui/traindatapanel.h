@@ -2,17 +2,23 @@
 // The Train view's "Model and preferences" box: the reference model (the policy starts equal to
 // it), the preferences to train on (the experts' labels in the store, or rule-made pairs) and how
 // many pairs that gives, said in words; labels of other tasks' sequences are counted and left out.
+// The labelers of the reference's task are listed with their decisive-label counts: people ticked,
+// simulated experts (rule:*) listed apart and unticked unless chosen; only ticked ones train.
 #pragma once
 
 #include <QGroupBox>
+#include <QHash>
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "base/config.h"
 #include "store/preferencestore.h"
 
 class QComboBox;
 class QLabel;
+class QListWidget;
 class QRadioButton;
 class QSpinBox;
 
@@ -38,6 +44,10 @@ public:
     std::optional<ModelSpec> selectedSpec() const;
     bool rulePairs() const;
     int rulePairCount() const;
+    /// The ticked labelers (with the store's labels as the source).
+    std::vector<std::string> chosenLabelers() const;
+    /// Ticks or unticks a listed labeler; false when it is not listed.
+    bool setLabelerChosen(const QString& labeler, bool chosen);
     /// Pairs the chosen source gives for the chosen model (0 when none or not usable).
     qint64 pairCount() const { return m_pairCount; }
     /// The pair count in words, or why there are none.
@@ -52,12 +62,15 @@ Q_SIGNALS:
 
 private:
     void updatePairCount();
+    void listLabelers(const std::vector<PreferenceRecord>& preferences, const std::string& task);
 
     PreferenceStore& m_store;
     QComboBox* m_reference = nullptr;
     QRadioButton* m_fromLabels = nullptr;
     QRadioButton* m_fromRule = nullptr;
     QSpinBox* m_rulePairs = nullptr;
+    QListWidget* m_labelers = nullptr;
+    QHash<QString, bool> m_ticked; ///< the user's ticks, kept while the list is rebuilt
     QLabel* m_pairSummary = nullptr;
     qint64 m_pairCount = 0;
 };

@@ -204,6 +204,7 @@ bool TrainView::start()
     job.storePath = m_store.path();
     job.source = m_data->rulePairs() ? PreferenceSource::RulePairs : PreferenceSource::StoreLabels;
     job.rulePairs = m_data->rulePairCount();
+    job.labelers = m_data->chosenLabelers();
     job.dpo = settings->dpo;
     job.sampling = settings->sampling;
     job.eta = settings->eta;

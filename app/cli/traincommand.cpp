@@ -4,6 +4,7 @@
 // in a store. The same job the desktop application runs (core/dpojob.h).
 #include <iostream>
 #include <limits>
+#include <vector>
 #include <memory>
 
 #include "cli/common.h"
@@ -28,6 +29,7 @@ struct TrainOptions {
     std::string db; ///< train on the store's labels instead of rule-made pairs
     bool evaluateReference = false;
     int64_t resume = 0; ///< continue this run of the store
+    std::vector<std::string> labelers; ///< with --db: only these labelers' labels
 };
 
 /// The outcome for the user: the checkpoint, and the exit code (128 + signal when a signal stopped it).
@@ -76,6 +78,7 @@ int run(const TrainOptions& o)
     job.storePath = o.db;
     job.source = o.db.empty() ? PreferenceSource::RulePairs : PreferenceSource::StoreLabels;
     job.rulePairs = o.pairs;
+    job.labelers = o.labelers;
     job.rule = o.rule;
     job.dpo = o.dpo;
     job.sampling = o.sampling;
@@ -107,6 +110,9 @@ void registerTrain(CLI::App& app, int& exitCode)
     c->add_option("--db", options->db,
                   "Train on the labels in this preference store (ties and skips left out) instead of rule-made "
                   "pairs; the run and the fine-tuned model are recorded there");
+    c->add_option("--labeler", options->labelers,
+                  "With --db: train only on this labeler's labels (repeat for several; default: every labeler's, "
+                  "simulated rule:* ones included; `d2dpo prefs list` shows them)");
     c->add_option("--out,-o", options->out, "New (or empty) folder for the run's checkpoints");
     c->add_option("--resume", options->resume,
                   "Continue this stopped or interrupted run of the --db store from its last checkpoint, with the "

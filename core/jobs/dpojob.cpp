@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/dpojob.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -35,18 +36,23 @@ using json = nlohmann::json;
 /// The store's decisive labels of the task's sequences as (winners, losers) [P, D] int64, read
 /// with the task; labels of other tasks are left out and counted in the log.
 Result<std::pair<torch::Tensor, torch::Tensor>> storePreferences(PreferenceStore& store, const Task& task,
+                                                                 const std::vector<std::string>& labelers,
                                                                  TrainListener& listener)
 {
     const int64_t length = task.length();
     auto records = store.preferences();
     if (!records)
         return makeError(records.error());
-    if (const UsablePairs pairs = countUsablePairs(records.value(), task.key()); pairs.otherTask > 0)
+    const UsablePairs pairs = countUsablePairs(records.value(), task.key(), labelers);
+    if (pairs.otherTask > 0)
         listener.onLog(std::to_string(pairs.otherTask) + " labelled pairs of other tasks than the reference's (" +
                        task.key() + ") are left out");
+    if (pairs.otherLabelers > 0)
+        listener.onLog(std::to_string(pairs.otherLabelers) + " labelled pairs by labelers not chosen are left out");
     std::vector<int64_t> winners, losers;
     for (const PreferenceRecord& r : records.value()) {
-        if (r.task != task.key())
+        if (r.task != task.key() ||
+            (!labelers.empty() && std::find(labelers.begin(), labelers.end(), r.labeler) == labelers.end()))
             continue;
         for (const auto& [text, into] : {std::pair{&r.chosen, &winners}, std::pair{&r.rejected, &losers}}) {
             auto tokens = task.parse(*text);
@@ -56,8 +62,9 @@ Result<std::pair<torch::Tensor, torch::Tensor>> storePreferences(PreferenceStore
         }
     }
     if (winners.empty())
-        return makeError("the store has no decisive labels (left/right) of this task (" + task.key() +
-                         ") to train on; label some pairs first");
+        return makeError("the store has no decisive labels (left/right) of this task (" + task.key() + ")" +
+                         (labelers.empty() ? std::string() : std::string(" by the chosen labelers")) +
+                         " to train on; label some pairs first");
     const int64_t count = int64_t(winners.size()) / length;
     return std::pair{torch::tensor(winners).view({count, length}), torch::tensor(losers).view({count, length})};
 }
@@ -160,7 +167,7 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& given, TrainListener& listener, const 
 
         torch::Tensor winners, losers;
         if (spec.source == PreferenceSource::StoreLabels) {
-            auto prefs = storePreferences(*store, task, listener);
+            auto prefs = storePreferences(*store, task, spec.labelers, listener);
             if (!prefs)
                 return finishWith(failedBeforeTraining(prefs.error()));
             std::tie(winners, losers) = prefs.value();
@@ -228,6 +235,7 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& given, TrainListener& listener, const 
                                   {"preferences", json::parse(preferenceSourceJson(spec.source, outcome.pairs, task.rule() ? task.rule()->spec() : ""))},
                                   {"rule_pairs", spec.rulePairs},
                                   {"rule", spec.rule},
+                                  {"labelers", spec.labelers},
                                   {"seed", spec.seed},
                                   {"eta", reference.spec.noise.eta},
                                   {"device", spec.device},

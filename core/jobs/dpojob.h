@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/config.h"
 #include "base/result.h"
@@ -27,6 +28,7 @@ struct DpoJobSpec {
     PreferenceSource source = PreferenceSource::StoreLabels;
     int64_t rulePairs = 20000;     ///< with PreferenceSource::RulePairs
     std::string rule;              ///< the rule for rule-made pairs and the metrics; "" = the reference's task's
+    std::vector<std::string> labelers; ///< with StoreLabels: whose labels count; empty = everyone's
     DpoConfig dpo;
     SamplingConfig sampling;
     std::optional<double> eta;     ///< remasking coefficient for training and sampling; unset: the reference's

@@ -77,6 +77,7 @@ Result<DpoJobSpec> resumeJobSpec(const std::string& storePath, int64_t runId)
         spec.source = source == "store-labels" ? PreferenceSource::StoreLabels : PreferenceSource::RulePairs;
         spec.rulePairs = config.value("rule_pairs", config.at("preferences").value("pairs", int64_t(20000)));
         spec.rule = config.value("rule", source.rfind("rule:", 0) == 0 ? source.substr(5) : std::string());
+        spec.labelers = config.value("labelers", std::vector<std::string>());
         spec.seed = config.at("seed").get<uint64_t>();
         spec.eta = config.at("eta").get<double>();
         spec.device = config.value("device", std::string("auto"));

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/runpolicy.h"
 
+#include <algorithm>
 #include <ctime>
+#include <map>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -34,12 +36,35 @@ void checkpointAtEveryEvaluation(DpoConfig& config) { config.checkpointEvery = c
 
 void leaveACoreForTheGui(DpoJobSpec& job) { job.reservedCores = 1; }
 
-UsablePairs countUsablePairs(const std::vector<PreferenceRecord>& preferences, const std::string& task)
+UsablePairs countUsablePairs(const std::vector<PreferenceRecord>& preferences, const std::string& task,
+                             const std::vector<std::string>& labelers)
 {
     UsablePairs pairs;
-    for (const PreferenceRecord& r : preferences)
-        ++(r.task == task ? pairs.usable : pairs.otherTask);
+    for (const PreferenceRecord& r : preferences) {
+        if (r.task != task)
+            ++pairs.otherTask;
+        else if (!labelers.empty() && std::find(labelers.begin(), labelers.end(), r.labeler) == labelers.end())
+            ++pairs.otherLabelers;
+        else
+            ++pairs.usable;
+    }
     return pairs;
+}
+
+bool isSimulatedLabeler(const std::string& labeler) { return labeler.rfind("rule:", 0) == 0; }
+
+std::vector<LabelerCount> labelersOf(const std::vector<PreferenceRecord>& preferences, const std::string& task)
+{
+    std::map<std::string, int64_t> counts;
+    for (const PreferenceRecord& r : preferences)
+        if (r.task == task)
+            ++counts[r.labeler];
+    std::vector<LabelerCount> out;
+    for (const auto& [labeler, count] : counts)
+        out.push_back({labeler, count, isSimulatedLabeler(labeler)});
+    std::stable_sort(out.begin(), out.end(),
+                     [](const LabelerCount& a, const LabelerCount& b) { return !a.simulated && b.simulated; });
+    return out;
 }
 
 ExportOptions exportOptionsFor(PreferenceStore& store, const ModelRecord& model)

@@ -29,10 +29,24 @@ void leaveACoreForTheGui(DpoJobSpec& job);
 
 /// The store's decisive labels as a model of the task with key `task` sees them.
 struct UsablePairs {
-    int64_t usable = 0;    ///< left/right labels of that task's sequences
-    int64_t otherTask = 0; ///< labels of other tasks' sequences (left out of the run, and counted)
+    int64_t usable = 0;         ///< left/right labels of that task's sequences by the chosen labelers
+    int64_t otherTask = 0;      ///< labels of other tasks' sequences (left out of the run, and counted)
+    int64_t otherLabelers = 0;  ///< labels of the task by labelers not chosen (left out, and counted)
 };
-UsablePairs countUsablePairs(const std::vector<PreferenceRecord>& preferences, const std::string& task);
+/// `labelers` empty: every labeler's labels count.
+UsablePairs countUsablePairs(const std::vector<PreferenceRecord>& preferences, const std::string& task,
+                             const std::vector<std::string>& labelers = {});
+
+/// A simulated expert ("rule:odd", as `d2dpo label` and auto-labelling record it) rather than a person.
+bool isSimulatedLabeler(const std::string& labeler);
+
+/// Who labelled a task's sequences, with their decisive-label counts, people first.
+struct LabelerCount {
+    std::string labeler;
+    int64_t decisive = 0;
+    bool simulated = false;
+};
+std::vector<LabelerCount> labelersOf(const std::vector<PreferenceRecord>& preferences, const std::string& task);
 
 /// Export options for a stored model: the preference counts and the run (status, device, times,
 /// config) that made it, for the model card's lineage. Defaults when the model has no run.

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/runtimeinfo.h"
 
+#include <torch/version.h>
+
 #include <torch/cuda.h>
 
 #include "model/device.h"
 
 namespace d2dpo {
+
+std::string libtorchVersion() { return TORCH_VERSION; }
+
 
 bool cudaAvailable() { return torch::cuda::is_available(); }
 

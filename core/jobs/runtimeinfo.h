@@ -8,6 +8,9 @@
 
 namespace d2dpo {
 
+/// LibTorch's version ("2.1.2").
+std::string libtorchVersion();
+
 /// torch::cuda::is_available().
 bool cudaAvailable();
 /// The device "auto" picks, with threads and BLAS (see describeRuntime in device.h).

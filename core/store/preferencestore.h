@@ -170,6 +170,9 @@ public:
     /// Marks the labeler's latest active label as undone (kept as history); returns its pair id,
     /// or nothing when there is nothing to undo.
     Result<std::optional<int64_t>> undoLastLabel(const std::string& labeler);
+    /// Marks these labels undone (kept as history), in one transaction; returns the pairs of those
+    /// that were active. The Label view undoes exactly what its session labelled this way.
+    Result<std::vector<int64_t>> undoLabels(const std::vector<int64_t>& labelIds);
     Result<LabelCounts> counts(const std::string& labeler);
     Result<std::vector<LabelRecord>> labels(bool includeUndone);
     /// The labeler's active labels with the pairs they label, oldest first.

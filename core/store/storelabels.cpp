@@ -130,6 +130,27 @@ Result<std::optional<int64_t>> PreferenceStore::undoLastLabel(const std::string&
     });
 }
 
+Result<std::vector<int64_t>> PreferenceStore::undoLabels(const std::vector<int64_t>& labelIds)
+{
+    return m_impl->guard<std::vector<int64_t>>("undoing labels", [&] {
+        SQLite::Transaction transaction(m_impl->db);
+        SQLite::Statement q(m_impl->db,
+                            "UPDATE labels SET undone_at = ? WHERE id = ? AND undone_at IS NULL RETURNING pair_id");
+        const std::string now = utcNow();
+        std::vector<int64_t> pairs;
+        for (int64_t id : labelIds) {
+            q.reset();
+            q.bind(1, now);
+            q.bind(2, id);
+            if (q.executeStep())
+                pairs.push_back(q.getColumn(0).getInt64());
+        }
+        q.reset(); // a statement still in progress would keep the commit from happening
+        transaction.commit();
+        return pairs;
+    });
+}
+
 Result<LabelCounts> PreferenceStore::counts(const std::string& labeler)
 {
     return m_impl->guard<LabelCounts>("counting labels", [&] {

@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QSignalSpy>
@@ -20,6 +22,7 @@
 #include "io/checkpoint.h"
 #include "model/denoiser.h"
 #include "ui/labelview.h"
+#include "ui/mainwindow.h"
 #include "ui/pairsupply.h"
 #include "store/preferencestore.h"
 
@@ -69,10 +72,17 @@ private:
     {
         m_view = std::make_unique<LabelView>(*m_store);
         m_view->setLabeler("tester");
-        m_view->setMinimumDecisionMs(0);
         m_view->resize(1000, 400);
         m_view->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+    }
+
+    /// A deliberate press: the key, then the time for the next pair to be painted (as a person
+    /// needs far longer than that to see it).
+    void press(Qt::Key key, Qt::KeyboardModifiers modifiers = Qt::NoModifier)
+    {
+        QTest::keyClick(m_view.get(), key, modifiers);
+        QTest::qWait(20);
     }
 
     LabelRecord lastLabel()
@@ -105,7 +115,7 @@ private Q_SLOTS:
         freshView(5);
         const auto shown = m_view->currentPair();
         QVERIFY(shown.has_value());
-        QTest::keyClick(m_view.get(), Qt::Key(key));
+        press(Qt::Key(key));
         const LabelRecord label = lastLabel();
         QCOMPARE(label.pairId, shown->id);
         QCOMPARE(int(label.choice), choice);
@@ -143,12 +153,12 @@ private Q_SLOTS:
         QVERIFY2(hint.contains("length 6") && hint.contains("matches ^M"), qPrintable(hint));
         const QString invalid = m_view->findChild<QLabel*>("rightHint")->text();
         QVERIFY2(invalid.contains("length 8"), qPrintable(invalid));
-        QTest::keyClick(m_view.get(), Qt::Key_Left);
+        press(Qt::Key_Left);
         QCOMPARE(lastLabel().choice, Choice::Left);
         QCOMPARE(m_view->currentPair()->left, std::string("MKW"));
         QVERIFY2(m_view->findChild<QLabel*>("rightHint")->text().contains("invalid"),
                  qPrintable(m_view->findChild<QLabel*>("rightHint")->text())); // "M.K": a pad inside
-        QTest::keyClick(m_view.get(), Qt::Key_Right);
+        press(Qt::Key_Right);
         QCOMPARE(lastLabel().choice, Choice::Right);
         QCOMPARE(m_store->counts("tester").value().byLabeler, int64_t(2));
     }
@@ -157,15 +167,15 @@ private Q_SLOTS:
     {
         freshView(5);
         const auto first = m_view->currentPair();
-        QTest::keyClick(m_view.get(), Qt::Key_Left);
+        press(Qt::Key_Left);
         const auto second = m_view->currentPair();
-        QTest::keyClick(m_view.get(), Qt::Key_Z, Qt::ControlModifier);
+        press(Qt::Key_Z, Qt::ControlModifier);
         QCOMPARE(m_view->currentPair()->id, first->id);
         QCOMPARE(m_view->sessionCount(), 0);
         QVERIFY(lastLabel().undone);
         QCOMPARE(m_store->counts("tester").value().labelled, int64_t(0));
         // Relabel it; the pair that was next comes next again.
-        QTest::keyClick(m_view.get(), Qt::Key_Right);
+        press(Qt::Key_Right);
         QCOMPARE(m_view->currentPair()->id, second->id);
         QCOMPARE(m_store->labels(true).value().size(), size_t(2));
         QCOMPARE(lastLabel().choice, Choice::Right);
@@ -176,7 +186,7 @@ private Q_SLOTS:
         freshView(3);
         QSignalSpy messages(m_view.get(), &LabelView::statusMessage);
         const auto shown = m_view->currentPair();
-        QTest::keyClick(m_view.get(), Qt::Key_Z, Qt::ControlModifier);
+        press(Qt::Key_Z, Qt::ControlModifier);
         QCOMPARE(m_view->currentPair()->id, shown->id);
         QVERIFY(m_store->labels(true).value().empty());
         QVERIFY(!messages.isEmpty());
@@ -187,7 +197,7 @@ private Q_SLOTS:
     {
         freshView(6);
         for (Qt::Key key : {Qt::Key_Left, Qt::Key_Right, Qt::Key_T})
-            QTest::keyClick(m_view.get(), key);
+            press(key);
         QCOMPARE(m_view->sessionCount(), 3);
         auto* counters = m_view->findChild<QLabel*>("counters");
         QVERIFY(counters->text().contains("This session: <b>3</b>"));
@@ -221,16 +231,18 @@ private Q_SLOTS:
         QCOMPARE(lastLabel().choice, Choice::Right);
     }
 
-    void doublePressesNeverLabelTwiceOrUnseen()
+    void aPressBeforeThePairIsOnScreenIsIgnoredAndShown()
     {
         freshView(4);
-        m_view->setMinimumDecisionMs(5000);
-        QTest::keyClick(m_view.get(), Qt::Key_Left); // too soon after the pair appeared
-        QVERIFY(m_store->labels(true).value().empty());
-        m_view->setMinimumDecisionMs(0);
         QTest::keyClick(m_view.get(), Qt::Key_Left);
+        // The next pair was not painted yet: this press is a bounce or meant for the pair before.
         QTest::keyClick(m_view.get(), Qt::Key_Left);
-        QTest::keyClick(m_view.get(), Qt::Key_Left, Qt::NoModifier, -1);
+        QCOMPARE(m_store->labels(false).value().size(), size_t(1));
+        QCOMPARE(m_view->ignoredPresses(), 1);
+        QVERIFY(m_view->findChild<QLabel*>("ignoredPress")->isVisible());
+        QTest::qWait(20); // painted now: the same key counts
+        QTest::keyClick(m_view.get(), Qt::Key_Left);
+        QCOMPARE(m_store->labels(false).value().size(), size_t(2));
         const auto labels = m_store->labels(false).value();
         std::set<int64_t> pairs;
         for (const LabelRecord& l : labels)
@@ -242,16 +254,53 @@ private Q_SLOTS:
         QCOMPARE(m_store->labels(false).value().size(), labels.size());
         // Keys after the last pair: no crash, nothing stored.
         for (int i = 0; i < 5; ++i)
-            QTest::keyClick(m_view.get(), Qt::Key_Right);
+            press(Qt::Key_Right);
         QCOMPARE(m_store->counts("tester").value().pending, int64_t(0));
         QCOMPARE(m_store->labels(false).value().size(), size_t(4));
         QVERIFY(!m_view->currentPair().has_value());
     }
 
-    void autoLabelWithTheOddRule()
+    void twentyPressesEightyMillisecondsApartGiveTwentyLabels()
+    {
+        freshView(25);
+        QElapsedTimer clock;
+        clock.start();
+        for (int i = 0; i < 20; ++i) {
+            QTest::keyClick(m_view.get(), i % 2 ? Qt::Key_Right : Qt::Key_Left);
+            QTest::qWait(80);
+        }
+        QCOMPARE(m_store->labels(false).value().size(), size_t(20));
+        QCOMPARE(m_view->ignoredPresses(), 0);
+        qInfo("20 labels in %lld ms: %.0f pairs per minute at this pace", clock.elapsed(),
+              20 * 60000.0 / double(clock.elapsed()));
+    }
+
+    void undoNeverReachesAnotherSessionsLabels()
+    {
+        m_view.reset();
+        m_store = std::move(PreferenceStore::open(m_dir.filePath(QString("s%1.sqlite").arg(++m_stores)).toStdString()).value());
+        const auto ids = m_store->addPairs(binaryPairs(4), "generated").value();
+        QVERIFY(m_store->addLabel(ids[0], Choice::Left, "tester", 900).ok()); // yesterday's session
+        showView();
+        QSignalSpy messages(m_view.get(), &LabelView::statusMessage);
+        press(Qt::Key_Z, Qt::ControlModifier);
+        QVERIFY(messages.last().first().toString().contains("Nothing to undo in this session"));
+        QCOMPARE(m_store->counts("tester").value().labelled, int64_t(1));
+    }
+
+    void autoLabelAsksFirstAndUndoesAsOneBatch()
     {
         freshView(12);
-        QTest::keyClick(m_view.get(), Qt::Key_T); // one by the expert first
+        press(Qt::Key_T); // one by the expert first
+        int asked = -1;
+        m_view->setAutoLabelConfirmation([&](int count) {
+            asked = count;
+            return false;
+        });
+        QTest::mouseClick(m_view->findChild<QPushButton*>("autoLabelButton"), Qt::LeftButton);
+        QCOMPARE(asked, 11); // told how many, and declined: nothing stored
+        QCOMPARE(m_store->counts("x").value().pending, int64_t(11));
+        m_view->setAutoLabelConfirmation([](int) { return true; });
         QTest::mouseClick(m_view->findChild<QPushButton*>("autoLabelButton"), Qt::LeftButton);
         TaskConfig binary;
         binary.length = 10;
@@ -260,6 +309,59 @@ private Q_SLOTS:
         for (const auto& [pair, label] : m_store->labelledPairs("rule:odd").value())
             QCOMPARE(label.choice, oddRule.ruleChoice(pair.left, pair.right).value());
         QCOMPARE(m_store->labelledPairs("rule:odd").value().size(), size_t(11));
+        // One Ctrl+Z takes the whole batch back; the expert's tie stays.
+        press(Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(m_store->labelledPairs("rule:odd").value().size(), size_t(0));
+        QCOMPARE(m_store->counts("tester").value().byLabeler, int64_t(1));
+        QCOMPARE(m_store->counts("x").value().pending, int64_t(11));
+    }
+
+    void keysWorkAfterTheFileMenuIsClosedWithEsc()
+    {
+        m_view.reset();
+        auto store = PreferenceStore::open(m_dir.filePath(QString("s%1.sqlite").arg(++m_stores)).toStdString());
+        QVERIFY(store.ok());
+        PreferenceStore* kept = store.value().get();
+        QVERIFY(kept->addPairs(binaryPairs(5), "generated").ok());
+        d2dpo::ui::MainWindow window(std::move(store.value()));
+        window.showView(0);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.activateWindow();
+        QMenu* file = window.menuBar()->actions().at(0)->menu();
+        QVERIFY(file);
+        file->popup(window.mapToGlobal(QPoint(10, 10)));
+        QTRY_VERIFY(file->isVisible());
+        QTest::keyClick(file, Qt::Key_Escape);
+        QTRY_VERIFY(!file->isVisible());
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(window.labelView()));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Left);
+        QCOMPARE(kept->labels(false).value().size(), size_t(1));
+    }
+
+    void thePairNamesTheModelThatMadeIt()
+    {
+        m_view.reset();
+        m_store = std::move(PreferenceStore::open(m_dir.filePath(QString("s%1.sqlite").arg(++m_stores)).toStdString()).value());
+        ModelRecord parent, child;
+        parent.id = "p1";
+        parent.kind = "pretrained";
+        parent.name = "the reference";
+        parent.path = "/p1";
+        child.id = "c1";
+        child.parentId = "p1";
+        child.kind = "d2dpo";
+        child.name = "d2dpo run 4 step 300";
+        child.path = "/c1";
+        QVERIFY(m_store->addModel(parent).ok() && m_store->addModel(child).ok());
+        auto pairs = binaryPairs(2);
+        for (ShownPair& p : pairs)
+            p.leftModelId = p.rightModelId = "c1";
+        QVERIFY(m_store->addPairs(pairs, "generated").ok());
+        showView();
+        const QString origin = m_view->findChild<QLabel*>("provenance")->text();
+        QVERIFY2(origin.contains("d2dpo run 4 step 300") && origin.contains("fine-tuned from “the reference”"),
+                 qPrintable(origin));
     }
 
     void labelingWhilePairsAreGenerated()
@@ -301,7 +403,7 @@ private Q_SLOTS:
         QVERIFY(shown->left != shown->right);
         QCOMPARE(shown->left.size(), size_t(10));
         QCOMPARE(shown->leftModelId, info.id);
-        QTest::keyClick(m_view.get(), Qt::Key_Left);
+        press(Qt::Key_Left);
         QCOMPARE(lastLabel().pairId, shown->id);
         QVERIFY(m_store->model(info.id).value().has_value()); // the model was recorded
         m_view->supply().waitForIdle(); // a refill may have started

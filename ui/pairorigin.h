@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Where a pair on screen comes from, in words: the model that made each sequence (name, kind, id)
+// and the model it was fine-tuned from, or that the pair was imported.
+#pragma once
+
+#include <QString>
+
+#include "store/preferencestore.h"
+
+namespace d2dpo::ui {
+
+/// "Pair #12 · both sequences from “d2dpo run 3 step 300” (d2dpo, 4f…), fine-tuned from “reference”".
+QString pairOrigin(PreferenceStore& store, const ShownPair& pair);
+
+} // namespace d2dpo::ui
