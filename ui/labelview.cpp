@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/labelview.h"
 
+#include <algorithm>
 #include <utility>
 
 #include <QCheckBox>
@@ -386,6 +387,13 @@ void LabelView::showIgnored()
     ++m_ignoredPresses;
     m_ignored->show();
     QTimer::singleShot(900, m_ignored, &QWidget::hide);
+}
+
+void LabelView::resizeEvent(QResizeEvent* event)
+{
+    // The cells grow with the window (44 px at 1024x640, about 100 px on a 4K screen).
+    m_pair->setMaxCell(std::clamp(height() / 12.0, 44.0, 110.0));
+    QWidget::resizeEvent(event);
 }
 
 bool LabelView::eventFilter(QObject* watched, QEvent* event)

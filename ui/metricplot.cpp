@@ -48,10 +48,21 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
     m_plot->plotLayout()->addElement(0, 0, heading);
     m_plot->xAxis->setLabel(xLabel);
     m_plot->yAxis->setLabel(yLabel);
+    // The legend sits in a row of its own under the plot, its entries side by side: it never
+    // covers a curve, at any size.
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(QFont(font().family(), font().pointSize() - 1));
-    m_plot->legend->setBrush(QColor(255, 255, 255, 210));
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setBrush(Qt::NoBrush);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(3);
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+    m_plot->legend->setMargins(QMargins(4, 0, 4, 2));
+    // Few enough ticks that their labels never run together ("10001250") on a narrow plot.
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2})
+        axis->ticker()->setTickCount(4);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setNoAntialiasingOnDrag(true);
     m_plot->setPlottingHint(QCP::phFastPolylines, true);

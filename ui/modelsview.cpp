@@ -269,14 +269,20 @@ void ModelsView::showSelected()
             const QJsonObject prefs = config.value(QStringLiteral("preferences")).toObject();
             const QJsonObject dpo = config.value(QStringLiteral("dpo")).toObject();
             const QString source = prefs.value(QStringLiteral("source")).toString();
-            lines << tr("Run #%1 (%2, %3): %L4 %5; beta %6, lr %7, %8 steps of %9 pairs")
+            // What the run did, not only what it planned: a stopped run says where it stopped.
+            const auto loss = m_store.metricSeries(*model->runId, "loss");
+            const qint64 done = loss && !loss->empty() ? loss->back().first : 0;
+            const qint64 planned = dpo.value(QStringLiteral("steps")).toInteger();
+            const QString status = QString::fromStdString(run.value()->status);
+            const QString state = done < planned ? tr("%1 at step %L2 of %L3").arg(status).arg(done).arg(planned)
+                                                 : tr("%1, %L2 steps").arg(status).arg(done);
+            lines << tr("Run #%1 (%2, %3): %L4 %5; beta %6, lr %7, batches of %8 pairs")
                          .arg(*model->runId)
-                         .arg(QString::fromStdString(run.value()->status), QString::fromStdString(run.value()->device))
+                         .arg(state, QString::fromStdString(run.value()->device))
                          .arg(prefs.value(QStringLiteral("pairs")).toInteger())
                          .arg(source == QLatin1String("store-labels") ? tr("expert-labelled pairs") : tr("rule-made pairs"))
                          .arg(dpo.value(QStringLiteral("beta")).toDouble())
                          .arg(dpo.value(QStringLiteral("learning_rate")).toDouble())
-                         .arg(dpo.value(QStringLiteral("steps")).toInteger())
                          .arg(dpo.value(QStringLiteral("batch")).toInteger());
         }
     }

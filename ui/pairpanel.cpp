@@ -79,6 +79,12 @@ void PairPanel::showPair(const std::optional<ShownPair>& pair, const TaskInfo* t
     setVisible(have);
 }
 
+void PairPanel::setMaxCell(double pixels)
+{
+    m_left->setMaxCell(pixels);
+    m_right->setMaxCell(pixels);
+}
+
 void PairPanel::setHintsVisible(bool visible)
 {
     m_leftHint->setVisible(visible);

@@ -10,10 +10,8 @@
 namespace d2dpo::ui {
 
 namespace {
-constexpr double kMaxCell = 44;
 constexpr double kMinCell = 8;
 constexpr int kMaxPerRow = 32;
-constexpr int kCellHeight = 44;
 constexpr int kTickHeight = 14;
 constexpr int kRowGap = 6;
 } // namespace
@@ -21,6 +19,16 @@ constexpr int kRowGap = 6;
 SequenceStrip::SequenceStrip(QWidget* parent) : QWidget(parent)
 {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+}
+
+void SequenceStrip::setMaxCell(double pixels)
+{
+    if (qFuzzyCompare(pixels, m_maxCell))
+        return;
+    m_maxCell = std::max(16.0, pixels);
+    setFixedHeight(stripHeight());
+    updateGeometry();
+    update();
 }
 
 void SequenceStrip::setTokens(const QString& tokens)
@@ -87,7 +95,7 @@ SequenceStrip::Layout SequenceStrip::layoutFor(int width) const
     const int n = std::max<int>(1, int(m_tokens.size()));
     layout.rows = rowsFor(n);
     layout.perRow = (n + layout.rows - 1) / layout.rows;
-    layout.cell = std::min(kMaxCell, double(std::max(1, width)) / layout.perRow);
+    layout.cell = std::min(m_maxCell, double(std::max(1, width)) / layout.perRow);
     return layout;
 }
 
@@ -96,7 +104,7 @@ int SequenceStrip::rowsFor(int length) { return std::max(1, (length + kMaxPerRow
 int SequenceStrip::stripHeight() const
 {
     const int rows = rowsFor(std::max<int>(1, int(m_tokens.size())));
-    return rows * (kCellHeight + kTickHeight) + (rows - 1) * kRowGap;
+    return rows * (int(m_maxCell) + kTickHeight) + (rows - 1) * kRowGap;
 }
 
 QSize SequenceStrip::sizeHint() const
@@ -126,19 +134,22 @@ void SequenceStrip::paintEvent(QPaintEvent*)
         const int row = i / layout.perRow;
         const int column = i % layout.perRow;
         const double x = offset + column * layout.cell;
-        const double y = row * (kCellHeight + kTickHeight + kRowGap);
-        const QRectF cell(x + gap / 2, y, layout.cell - gap, kCellHeight);
+        const int cellHeight = int(m_maxCell);
+        const double y = row * (cellHeight + kTickHeight + kRowGap);
+        const QRectF cell(x + gap / 2, y, layout.cell - gap, cellHeight);
         painter.fillRect(cell, colourOf(m_tokens[i], m_alphabet));
         if (m_tokens[i] == QLatin1Char('.'))
             painter.fillRect(cell, QBrush(QColor(0, 0, 0, 30), Qt::BDiagPattern));
         painter.setPen(QColor(0, 0, 0, 40));
         painter.drawRect(cell);
-        if (m_alphabet != QLatin1String("binary") && m_tokens[i] != QLatin1Char('.') && layout.cell >= 10) {
+        if (m_tokens[i] != QLatin1Char('.') && layout.cell >= 10) {
             QFont letter = font();
             letter.setBold(true);
-            letter.setPixelSize(int(std::clamp(layout.cell * 0.55, 8.0, 22.0)));
+            letter.setPixelSize(int(std::clamp(layout.cell * 0.55, 8.0, 40.0)));
             painter.setFont(letter);
-            painter.setPen(QColor(0x20, 0x20, 0x20));
+            // Ink that contrasts with the fill: light on dark cells, dark on light ones.
+            const QColor fill = colourOf(m_tokens[i], m_alphabet);
+            painter.setPen(fill.lightnessF() < 0.5 ? QColor(0xf4, 0xf4, 0xf4) : QColor(0x20, 0x20, 0x20));
             painter.drawText(cell, Qt::AlignCenter, QString(m_tokens[i]));
             painter.setFont(tickFont);
         }
@@ -146,7 +157,7 @@ void SequenceStrip::paintEvent(QPaintEvent*)
         const bool mark = layout.cell >= 28 || i % 8 == 0;
         if (mark) {
             painter.setPen(palette().text().color());
-            painter.drawText(QRectF(x, y + kCellHeight, std::max(layout.cell, 24.0), kTickHeight),
+            painter.drawText(QRectF(x, y + cellHeight, std::max(layout.cell, 24.0), kTickHeight),
                              Qt::AlignLeft | Qt::AlignVCenter, QString::number(i + 1));
         }
     }

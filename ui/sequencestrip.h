@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // One sequence drawn as rows of cells, one colour per symbol from the task's alphabet: the two
-// binary colours (no letters: ink on paper), nucleotides A/C/G/T(U) in the usual four colours,
-// amino acids by chemical class as sequence viewers colour them, plain text on light cells; every
-// other alphabet shows its letter in each cell. At most 32 cells a row (long sequences wrap);
+// binary colours, nucleotides A/C/G/T(U) in the usual four colours, amino acids by chemical class
+// as sequence viewers colour them, plain text on light cells. Every cell also shows its symbol (in
+// a contrasting ink), so a sequence reads without colour too. Cells grow with the window up to the
+// largest cell size the view sets. At most 32 cells a row (long sequences wrap);
 // when cells are narrow every 8th position is numbered so positions can be counted. A pad ('.')
 // is a hatched light cell and a mask ('_') a grey one.
 #pragma once
@@ -25,6 +26,9 @@ public:
     void setTokens(const QString& tokens);
     QString tokens() const { return m_tokens; }
 
+    /// The largest cell (its height, and its width when there is room): the view scales it with
+    /// the window.
+    void setMaxCell(double pixels);
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
@@ -46,6 +50,7 @@ private:
 
     QString m_tokens;
     QString m_alphabet = QStringLiteral("binary");
+    double m_maxCell = 44;
 };
 
 } // namespace d2dpo::ui

@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QRadioButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -78,19 +79,32 @@ TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
 
 void TrainDataPanel::reload()
 {
-    const QString selected = m_reference->currentData().toString();
+    // Keep the selection; else the reference of the last run started here; else the newest model
+    // that is not the stub of an unfinished (interrupted, failed or running) run.
+    QString selected = m_reference->currentData().toString();
+    if (selected.isEmpty())
+        selected = QSettings().value(QStringLiteral("train/reference")).toString();
     {
         const QSignalBlocker block(m_reference);
         m_reference->clear();
+        QString newestFinished;
         if (auto models = m_store.models()) {
-            for (const ModelRecord& m : models.value())
+            for (const ModelRecord& m : models.value()) {
                 m_reference->addItem(QStringLiteral("%1 · %2").arg(QString::fromStdString(m.name),
                                                                    QString::fromStdString(m.id)),
                                      QString::fromStdString(m.id));
+                const auto run = m.runId ? m_store.run(*m.runId) : Result<std::optional<RunRecord>>(std::nullopt);
+                const bool finished = !run || !run.value() || run.value()->status == "completed" ||
+                                      run.value()->status == "stopped";
+                if (finished)
+                    newestFinished = QString::fromStdString(m.id);
+            }
         } else {
             Q_EMIT logLine(tr("error: %1").arg(QString::fromStdString(models.error())));
         }
-        const int index = m_reference->findData(selected);
+        int index = m_reference->findData(selected);
+        if (index < 0)
+            index = m_reference->findData(newestFinished);
         m_reference->setCurrentIndex(index >= 0 ? index : m_reference->count() - 1);
     }
     Q_EMIT referenceChanged();
@@ -221,6 +235,9 @@ void TrainDataPanel::updatePairCount()
                     tr("%L1 labels of other tasks' sequences are left out.").arg(qint64(pairs.otherTask));
         m_pairSummary->setText(text);
     }
+    if (m_fromRule->isChecked())
+        m_labelers->clear();
+    m_labelers->setVisible(m_labelers->count() > 0);
     Q_EMIT pairCountChanged();
 }
 

@@ -9,6 +9,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSettings>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTime>
@@ -46,14 +47,20 @@ TrainView::TrainView(PreferenceStore& store, QWidget* parent)
     , m_store(store)
     , m_runner(new TrainRunner(this))
 {
+    // Left: the settings scroll; Start/Stop and the progress stay in view below them at any size.
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    auto* scroll = new QScrollArea(splitter);
+    auto* left = new QWidget(splitter);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(left);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(buildControls());
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setMinimumWidth(scroll->widget()->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
-    splitter->addWidget(scroll);
+    leftLayout->addWidget(scroll, 1);
+    leftLayout->addWidget(buildRunBar(left));
+    splitter->addWidget(left);
     splitter->addWidget(buildPlots());
     splitter->setStretchFactor(1, 1);
     auto* layout = new QHBoxLayout(this);
@@ -89,22 +96,6 @@ QWidget* TrainView::buildControls()
     settingsLayout->addWidget(m_form);
     column->addWidget(settings);
 
-    auto* buttons = new QHBoxLayout;
-    m_start = new QPushButton(tr("Start training"), panel);
-    m_start->setObjectName(QStringLiteral("start"));
-    m_start->setDefault(true);
-    m_stop = new QPushButton(tr("Stop"), panel);
-    m_stop->setObjectName(QStringLiteral("stop"));
-    buttons->addWidget(m_start);
-    buttons->addWidget(m_stop);
-    column->addLayout(buttons);
-    m_progress = new QProgressBar(panel);
-    m_progress->setFormat(QStringLiteral("%v / %m steps"));
-    column->addWidget(m_progress);
-    m_rate = new QLabel(panel);
-    m_rate->setObjectName(QStringLiteral("rate"));
-    column->addWidget(m_rate);
-
     m_runs = new RunHistory(m_store, panel);
     column->addWidget(m_runs, 1);
 
@@ -112,14 +103,39 @@ QWidget* TrainView::buildControls()
     connect(m_data, &TrainDataPanel::pairCountChanged, this, &TrainView::updateStartEnabled);
     connect(m_data, &TrainDataPanel::logLine, this, &TrainView::appendLog);
     connect(m_form, &TrainSettingsForm::validityChanged, this, &TrainView::updateStartEnabled);
-    connect(m_start, &QPushButton::clicked, this, &TrainView::start);
-    connect(m_stop, &QPushButton::clicked, this, &TrainView::stop);
     connect(m_runs, &RunHistory::runSelected, this, [this](qint64 runId) {
         if (!training())
             showRun(runId);
     });
     connect(m_runs, &RunHistory::resumeRequested, this, &TrainView::resume);
     return panel;
+}
+
+QWidget* TrainView::buildRunBar(QWidget* parent)
+{
+    auto* bar = new QWidget(parent);
+    auto* column = new QVBoxLayout(bar);
+    column->setContentsMargins(9, 4, 9, 4);
+    auto* buttons = new QHBoxLayout;
+    m_start = new QPushButton(tr("Start training"), bar);
+    m_start->setObjectName(QStringLiteral("start"));
+    m_start->setDefault(true);
+    m_stop = new QPushButton(tr("Stop"), bar);
+    m_stop->setObjectName(QStringLiteral("stop"));
+    buttons->addWidget(m_start);
+    buttons->addWidget(m_stop);
+    column->addLayout(buttons);
+    m_progress = new QProgressBar(bar);
+    m_progress->setFormat(QStringLiteral("%v / %m steps"));
+    m_progress->setAccessibleName(tr("Training progress"));
+    column->addWidget(m_progress);
+    m_rate = new QLabel(bar);
+    m_rate->setObjectName(QStringLiteral("rate"));
+    m_rate->setWordWrap(true);
+    column->addWidget(m_rate);
+    connect(m_start, &QPushButton::clicked, this, &TrainView::start);
+    connect(m_stop, &QPushButton::clicked, this, &TrainView::stop);
+    return bar;
 }
 
 QWidget* TrainView::buildPlots()
@@ -214,6 +230,7 @@ bool TrainView::start()
     leaveACoreForTheGui(job);
     job.outputFolder = newRunFolder(m_store.path(), model->id);
     m_form->saveSettings();
+    QSettings().setValue(QStringLiteral("train/reference"), QString::fromStdString(model->id));
 
     m_plots->clear();
     m_runs->setShownRun(0);
@@ -222,6 +239,7 @@ bool TrainView::start()
     m_progress->setValue(0);
     m_plots->setStepRange(settings->dpo.steps);
     m_rate->setText(tr("Starting…"));
+    m_log->appendPlainText(QStringLiteral("\n── %1 ──").arg(tr("new run")));
     appendLog(tr("starting D2-DPO from %1 on %L2 pairs; checkpoints in %3")
                   .arg(QString::fromStdString(model->name))
                   .arg(pairs)
@@ -247,6 +265,7 @@ bool TrainView::resume(qint64 runId)
     m_progress->setRange(0, job->dpo.steps);
     m_plots->setStepRange(job->dpo.steps);
     m_rate->setText(tr("Resuming…"));
+    m_log->appendPlainText(QStringLiteral("\n── %1 ──").arg(tr("run #%1 resumed").arg(runId)));
     appendLog(tr("resuming run #%1; checkpoints in %2").arg(runId).arg(QString::fromStdString(job->outputFolder)));
     m_runner->start([spec = job.value()](TrainListener& listener, const StopToken& stop) {
         return runDpoJob(spec, listener, stop).finished;
@@ -325,6 +344,8 @@ void TrainView::onFinished(const FinishedEvent& e)
 void TrainView::appendLog(const QString& line)
 {
     m_log->appendPlainText(QStringLiteral("%1  %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), line));
+    // The newest line is always in view: a new run's log is never left below the fold.
+    m_log->verticalScrollBar()->setValue(m_log->verticalScrollBar()->maximum());
 }
 
 void TrainView::reloadRuns() { m_runs->reload(training()); }

@@ -74,6 +74,8 @@ Q_SIGNALS:
 
 private:
     QWidget* buildControls();
+    /// Start, Stop, the progress bar and the rate line: kept in view under the scrolling settings.
+    QWidget* buildRunBar(QWidget* parent);
     QWidget* buildPlots();
     void updateStartEnabled();
     void setRunning(bool running);

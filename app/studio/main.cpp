@@ -18,35 +18,70 @@
 #include "ui/mainwindow.h"
 #include "store/preferencestore.h"
 
+namespace {
+
+/// The command line: the same for --help and --version (which need no display) and for a run.
+struct Options {
+    QCommandLineParser parser;
+    QCommandLineOption db{QStringLiteral("db"), QStringLiteral("Preference store (SQLite file) to use."),
+                          QStringLiteral("path")};
+    QCommandLineOption labeler{QStringLiteral("labeler"), QStringLiteral("Labeler name (remembered)."),
+                               QStringLiteral("name")};
+    QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                  QStringLiteral("Save a picture of the window once a pair is shown, then quit."),
+                                  QStringLiteral("png")};
+    QCommandLineOption tab{QStringLiteral("tab"), QStringLiteral("The view to open: label, train or models."),
+                           QStringLiteral("view")};
+    QCommandLineOption size{QStringLiteral("size"), QStringLiteral("Window size, WIDTHxHEIGHT (for screenshots)."),
+                            QStringLiteral("size")};
+    QCommandLineOption hideHints{QStringLiteral("hide-hints"), QStringLiteral("Start with hints hidden.")};
+
+    Options()
+    {
+        parser.setApplicationDescription(QStringLiteral("Label pairs of generated sequences, fine-tune the model on "
+                                                        "them with D2-DPO, browse and export the models."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addOptions({db, labeler, screenshot, tab, size, hideHints});
+    }
+};
+
+void nameApplication()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("d2dpo-studio"));
+    QCoreApplication::setApplicationName(QStringLiteral("d2dpo-studio"));
+    QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+}
+
+} // namespace
+
 int main(int argc, char** argv)
 {
     Q_INIT_RESOURCE(resources);
     d2dpo::keepFreedHostMemory(); // every training step reuses the previous step's pages
     QElapsedTimer sinceStart;
     sinceStart.start();
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" || arg == "--version") {
+            // Answered without a display: QCoreApplication needs none.
+            QCoreApplication core(argc, argv);
+            nameApplication();
+            Options help;
+            help.parser.process(core); // prints and exits
+            return 0;
+        }
+    }
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("d2dpo-studio"));
-    QApplication::setApplicationName(QStringLiteral("d2dpo-studio"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    nameApplication();
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Label pairs of generated sequences, fine-tune the model on them with D2-DPO, browse and export the models."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Preference store (SQLite file) to use."),
-                                      QStringLiteral("path"));
-    const QCommandLineOption labelerOption(QStringLiteral("labeler"), QStringLiteral("Labeler name (remembered)."),
-                                           QStringLiteral("name"));
-    const QCommandLineOption screenshotOption(
-        QStringLiteral("screenshot"), QStringLiteral("Save a picture of the window once a pair is shown, then quit."),
-        QStringLiteral("png"));
-    const QCommandLineOption hideHintsOption(QStringLiteral("hide-hints"), QStringLiteral("Start with hints hidden."));
-    parser.addOptions({dbOption, labelerOption, screenshotOption, hideHintsOption});
+    Options options;
+    QCommandLineParser& parser = options.parser;
     parser.process(app);
 
     QSettings settings;
-    const QString storePath = parser.isSet(dbOption)
-                                  ? parser.value(dbOption)
+    const QString storePath = parser.isSet(options.db)
+                                  ? parser.value(options.db)
                                   : settings.value("store/path", QString::fromStdString(d2dpo::PreferenceStore::defaultPath()))
                                         .toString();
     auto store = d2dpo::PreferenceStore::open(storePath.toStdString());
@@ -56,11 +91,11 @@ int main(int argc, char** argv)
         QMessageBox::critical(nullptr, QStringLiteral("d2dpo-studio"), message);
         return 1;
     }
-    if (parser.isSet(dbOption))
+    if (parser.isSet(options.db))
         settings.setValue("store/path", storePath);
     const bool noModels = store.value()->models().ok() && store.value()->models().value().empty();
 
-    QString labeler = parser.isSet(labelerOption) ? parser.value(labelerOption) : settings.value("labeler/name").toString();
+    QString labeler = parser.isSet(options.labeler) ? parser.value(options.labeler) : settings.value("labeler/name").toString();
     if (labeler.trimmed().isEmpty()) {
         bool ok = false;
         labeler = QInputDialog::getText(nullptr, QStringLiteral("d2dpo-studio"),
@@ -75,8 +110,23 @@ int main(int argc, char** argv)
     d2dpo::ui::CloseOnSignals closeOnSignals(&window, [&window] { window.closeWithoutAsking(); });
     d2dpo::ui::LabelView* view = window.labelView();
     view->setLabeler(labeler);
-    if (parser.isSet(hideHintsOption))
+    if (parser.isSet(options.hideHints))
         view->setHintsVisible(false);
+    if (parser.isSet(options.size)) {
+        const QStringList wh = parser.value(options.size).split(QLatin1Char('x'));
+        if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)
+            window.resize(wh[0].toInt(), wh[1].toInt());
+    }
+    if (parser.isSet(options.tab)) {
+        const QString tab = parser.value(options.tab);
+        const int index = tab == QLatin1String("label") ? 0 : tab == QLatin1String("train") ? 1
+                        : tab == QLatin1String("models") ? 2 : -1;
+        if (index < 0) {
+            std::fprintf(stderr, "d2dpo-studio: --tab takes label, train or models (got %s)\n", qPrintable(tab));
+            return 2;
+        }
+        window.showView(index);
+    }
     window.show();
 
     if (noModels) {
@@ -97,9 +147,9 @@ int main(int argc, char** argv)
         poll->stop();
         std::fprintf(stderr, "d2dpo-studio: %s after %.1f s\n", shown ? "first pair on screen" : "no pair yet",
                      sinceStart.elapsed() / 1000.0);
-        if (parser.isSet(screenshotOption)) {
+        if (parser.isSet(options.screenshot)) {
             QTimer::singleShot(300, &window, [&] {
-                window.grab().save(parser.value(screenshotOption));
+                window.grab().save(parser.value(options.screenshot));
                 window.close();
             });
         }
