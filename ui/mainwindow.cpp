@@ -59,6 +59,11 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
         m_modelsView->reload();
         m_labelView->reload();
     });
+    connect(m_modelsView, &ModelsView::modelsChanged, this, [this] {
+        m_labelView->reload();
+        if (!m_trainView->training())
+            m_trainView->reload();
+    });
     connect(m_modelsView, &ModelsView::labelPairsFrom, this, [this](const QString& path) {
         m_labelView->labelFrom(path);
         showView(0);

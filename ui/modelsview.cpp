@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/modelsview.h"
 
-#include <QDir>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -17,6 +15,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "base/metricnames.h"
+#include "ui/modelactions.h"
+#include "ui/modeldetails.h"
 #include "ui/modelexporter.h"
 #include "ui/samplehistogram.h"
 #include "jobs/taskinfo.h"
@@ -84,6 +84,10 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     m_export->setToolTip(tr("Write weights.pt (Python: torch.load), model_card.json and samples.txt to a folder"));
     m_label = new QPushButton(tr("Label pairs from this model"), this);
     m_train = new QPushButton(tr("Train from this model"), this);
+    m_rename = new QPushButton(tr("Rename…"), this);
+    m_rename->setObjectName(QStringLiteral("renameModel"));
+    m_delete = new QPushButton(tr("Delete…"), this);
+    m_delete->setObjectName(QStringLiteral("deleteModel"));
 
     auto* right = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(right);
@@ -93,6 +97,8 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     buttons->addWidget(m_export);
     buttons->addWidget(m_label);
     buttons->addWidget(m_train);
+    buttons->addWidget(m_rename);
+    buttons->addWidget(m_delete);
     buttons->addStretch(1);
     rightLayout->addLayout(buttons);
     rightLayout->addWidget(m_histogram, 2);
@@ -116,6 +122,18 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     connect(m_train, &QPushButton::clicked, this, [this] {
         if (const auto model = selected())
             Q_EMIT trainFrom(QString::fromStdString(model->id));
+    });
+    connect(m_rename, &QPushButton::clicked, this, [this] {
+        if (const auto model = selected(); model && renameModelWithDialog(this, m_store, *model)) {
+            reload();
+            Q_EMIT modelsChanged();
+        }
+    });
+    connect(m_delete, &QPushButton::clicked, this, [this] {
+        if (const auto model = selected(); model && deleteModelWithDialog(this, m_store, *model)) {
+            reload();
+            Q_EMIT modelsChanged();
+        }
     });
     connect(m_sampler, &QFutureWatcherBase::finished, this, [this] {
         for (const DrawnSamples& drawn : m_sampler->result()) {
@@ -243,6 +261,8 @@ void ModelsView::showSelected()
     m_export->setEnabled(model.has_value() && !m_exporter->running());
     m_label->setEnabled(model.has_value());
     m_train->setEnabled(model.has_value());
+    m_rename->setEnabled(model.has_value());
+    m_delete->setEnabled(model.has_value());
     if (!model) {
         m_details->setText(tr("No model yet. The first launch installs the shipped reference model; "
                               "fine-tuned models appear here after training."));
@@ -251,62 +271,8 @@ void ModelsView::showSelected()
         return;
     }
     const auto reference = referenceOf(*model);
-    const QJsonObject metrics = parseObject(model->metricsJson);
-    QStringList lines;
-    lines << tr("<b>%1</b> &nbsp; <code>%2</code> (%3)")
-                 .arg(QString::fromStdString(model->name).toHtmlEscaped(), QString::fromStdString(model->id),
-                      QString::fromStdString(model->kind));
-    lines << tr("Trained from: %1")
-                 .arg(reference ? QStringLiteral("%1 <code>%2</code>")
-                                      .arg(QString::fromStdString(reference->name).toHtmlEscaped(),
-                                           QString::fromStdString(reference->id))
-                                : model->parentId.empty() ? tr("— (a pretrained root)")
-                                                          : QString::fromStdString(model->parentId));
-    if (model->runId) {
-        auto run = m_store.run(*model->runId);
-        if (run && run.value()) {
-            const QJsonObject config = parseObject(run.value()->configJson);
-            const QJsonObject prefs = config.value(QStringLiteral("preferences")).toObject();
-            const QJsonObject dpo = config.value(QStringLiteral("dpo")).toObject();
-            const QString source = prefs.value(QStringLiteral("source")).toString();
-            // What the run did, not only what it planned: a stopped run says where it stopped.
-            const auto loss = m_store.metricSeries(*model->runId, "loss");
-            const qint64 done = loss && !loss->empty() ? loss->back().first : 0;
-            const qint64 planned = dpo.value(QStringLiteral("steps")).toInteger();
-            const QString status = QString::fromStdString(run.value()->status);
-            const QString state = done < planned ? tr("%1 at step %L2 of %L3").arg(status).arg(done).arg(planned)
-                                                 : tr("%1, %L2 steps").arg(status).arg(done);
-            lines << tr("Run #%1 (%2, %3): %L4 %5; beta %6, lr %7, batches of %8 pairs")
-                         .arg(*model->runId)
-                         .arg(state, QString::fromStdString(run.value()->device))
-                         .arg(prefs.value(QStringLiteral("pairs")).toInteger())
-                         .arg(source == QLatin1String("store-labels") ? tr("expert-labelled pairs") : tr("rule-made pairs"))
-                         .arg(dpo.value(QStringLiteral("beta")).toDouble())
-                         .arg(dpo.value(QStringLiteral("learning_rate")).toDouble())
-                         .arg(dpo.value(QStringLiteral("batch")).toInteger());
-        }
-    }
-    if (!metrics.isEmpty()) {
-        // The task's metrics as its last evaluation recorded them, in the task's order.
-        QStringList values;
-        auto stored = sampleMetricsFromJson(QJsonDocument(metrics).toJson(QJsonDocument::Compact).toStdString());
-        if (stored)
-            for (const MetricValue& v : stored->values)
-                values << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
-        lines << tr("Last evaluation: %1 (%2 samples)")
-                     .arg(values.join(QStringLiteral(", ")).toHtmlEscaped())
-                     .arg(metrics.value(QLatin1String(metric::kSamples)).toInteger());
-    }
-    if (auto spec = modelSpecFromJson(model->specJson))
-        if (auto task = TaskInfo::fromStore(m_store, taskKey(spec->task)))
-            lines << tr("Task: %1%2")
-                         .arg(QString::fromStdString(task->summary()).toHtmlEscaped())
-                         .arg(task->hasRule() ? tr("; rule %1").arg(QString::fromStdString(task->ruleSpec()).toHtmlEscaped())
-                                              : QString());
-    lines << tr("File: <code>%1</code>").arg(QString::fromStdString(model->path).toHtmlEscaped());
-    if (!QFileInfo::exists(QString::fromStdString(model->path)))
-        lines << tr("<span style='color:#b3261e'>The checkpoint file is missing.</span>");
-    m_details->setText(lines.join(QStringLiteral("<br>")));
+    m_details->setText(modelDetails(m_store, *model, reference));
+
 
     std::vector<ModelRecord> needed;
     for (const auto& m : {std::optional(*model), reference})
@@ -382,11 +348,9 @@ void ModelsView::exportWithDialog()
     const auto model = selected();
     if (!model || m_exporter->running())
         return;
-    const QString parent = QFileDialog::getExistingDirectory(this, tr("Export the model into a new folder inside…"),
-                                                             QDir::homePath());
-    if (parent.isEmpty())
+    const QString folder = exportFolderWithDialog(this, *model);
+    if (folder.isEmpty())
         return;
-    const QString folder = QDir(parent).filePath(QStringLiteral("d2dpo-%1").arg(QString::fromStdString(model->id)));
     m_export->setEnabled(false);
     Q_EMIT statusMessage(tr("Exporting to %1…").arg(folder));
     m_exporter->start(*model, folder);

@@ -61,6 +61,8 @@ Q_SIGNALS:
     void statusMessage(const QString& message);
     /// A model's samples arrived (tests wait on this).
     void summaryReady(const QString& modelId);
+    /// A model was renamed or deleted (the other views list the models again).
+    void modelsChanged();
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -81,6 +83,8 @@ private:
     QPushButton* m_export = nullptr;
     QPushButton* m_label = nullptr;
     QPushButton* m_train = nullptr;
+    QPushButton* m_rename = nullptr;
+    QPushButton* m_delete = nullptr;
     QHash<QString, ModelSummary> m_summaries;
     QHash<QString, QString> m_pathById;
     QFutureWatcher<std::vector<DrawnSamples>>* m_sampler = nullptr;

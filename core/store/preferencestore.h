@@ -151,6 +151,12 @@ public:
     Status addModel(const ModelRecord& model);
     Result<std::vector<ModelRecord>> models();
     Result<std::optional<ModelRecord>> model(const std::string& id);
+    Status renameModel(const std::string& id, const std::string& name);
+    /// How many models were fine-tuned from this one.
+    Result<int64_t> modelChildren(const std::string& id);
+    /// Removes a model from the store (its file stays); refused while models descend from it. Its
+    /// sequences and their labels stay, no longer naming it.
+    Status deleteModel(const std::string& id);
 
     /// Records a task's spec (with its data) under its key; a known key is left as it is.
     Status addTask(const std::string& key, const std::string& specJson);

@@ -104,4 +104,55 @@ Result<std::optional<std::string>> PreferenceStore::taskSpec(const std::string& 
     });
 }
 
+Status PreferenceStore::renameModel(const std::string& id, const std::string& name)
+{
+    if (name.empty())
+        return makeError("a model's name cannot be empty");
+    return m_impl->guard<Ok>("renaming model " + id, [&]() -> Ok {
+        SQLite::Statement q(m_impl->db, "UPDATE models SET name = ? WHERE id = ?");
+        q.bind(1, name);
+        q.bind(2, id);
+        if (q.exec() != 1)
+            throw SQLite::Exception("no model " + id + " in the store");
+        return Ok{};
+    });
+}
+
+Result<int64_t> PreferenceStore::modelChildren(const std::string& id)
+{
+    return m_impl->guard<int64_t>("counting a model's descendants", [&] {
+        SQLite::Statement q(m_impl->db, "SELECT count(*) FROM models WHERE parent_id = ?");
+        q.bind(1, id);
+        q.executeStep();
+        return q.getColumn(0).getInt64();
+    });
+}
+
+Status PreferenceStore::deleteModel(const std::string& id)
+{
+    auto children = modelChildren(id);
+    if (!children)
+        return makeError(children.error());
+    if (children.value() > 0)
+        return makeError(std::to_string(children.value()) + " models were fine-tuned from it; delete them first "
+                                                              "(their lineage would point nowhere)");
+    return m_impl->guard<Ok>("deleting model " + id, [&]() -> Ok {
+        SQLite::Transaction transaction(m_impl->db);
+        // Its sequences and their labels stay (they are the experts' work); they no longer name it.
+        for (const char* sql : {"UPDATE sequences SET model_id = NULL WHERE model_id = ?1",
+                                "UPDATE runs SET reference_model_id = NULL WHERE reference_model_id = ?1",
+                                "UPDATE runs SET result_model_id = NULL WHERE result_model_id = ?1"}) {
+            SQLite::Statement q(m_impl->db, sql);
+            q.bind(1, id);
+            q.exec();
+        }
+        SQLite::Statement q(m_impl->db, "DELETE FROM models WHERE id = ?");
+        q.bind(1, id);
+        if (q.exec() != 1)
+            throw SQLite::Exception("no model " + id + " in the store");
+        transaction.commit();
+        return Ok{};
+    });
+}
+
 } // namespace d2dpo

@@ -431,6 +431,42 @@ private Q_SLOTS:
         QCOMPARE(store->counts("ana").value().labelled, int64_t(1));
     }
 
+    void modelsAreRenamedAndDeletedWithoutBreakingLineageOrLabels()
+    {
+        auto store = openOrFail(path("rename.sqlite"));
+        QVERIFY(store);
+        ModelRecord parent, child;
+        parent.id = "p";
+        parent.kind = "pretrained";
+        parent.name = "reference";
+        parent.path = "/p";
+        child = parent;
+        child.id = "c";
+        child.parentId = "p";
+        child.kind = "d2dpo";
+        child.name = "fine-tuned";
+        QVERIFY(store->addModel(parent).ok() && store->addModel(child).ok());
+        QVERIFY(store->renameModel("c", "my best model").ok());
+        QCOMPARE(store->model("c").value()->name, std::string("my best model"));
+        QVERIFY(!store->renameModel("c", "").ok());
+        QVERIFY(!store->renameModel("nope", "x").ok());
+        // A model others descend from is refused; its child can go, and its pairs' labels stay.
+        auto pairs = somePairs(2);
+        for (ShownPair& p : pairs)
+            p.leftModelId = p.rightModelId = "c";
+        const auto ids = store->addPairs(pairs, "generated").value();
+        QVERIFY(store->addLabel(ids[0], Choice::Left, "ana", 5).ok());
+        const Status refused = store->deleteModel("p");
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().find("1 models were fine-tuned from it") != std::string::npos, refused.error().c_str());
+        QVERIFY(store->deleteModel("c").ok());
+        QVERIFY(!store->model("c").value().has_value());
+        QCOMPARE(store->preferences().value().size(), size_t(1));
+        QVERIFY(store->preferences().value()[0].chosenModelId.empty());
+        QVERIFY(store->deleteModel("p").ok());
+        QCOMPARE(store->integrityCheck().value(), std::string("ok"));
+    }
+
     void formPairsShowsDistinctSequencesOnBothSides()
     {
         std::vector<std::string> candidates;

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/modeldetails.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStringList>
+
+#include "base/config.h"
+#include "base/metricnames.h"
+#include "base/samplemetrics.h"
+#include "jobs/taskinfo.h"
+
+namespace d2dpo::ui {
+
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("ModelDetails", text); }
+
+QJsonObject parseObject(const std::string& json)
+{
+    return QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
+}
+
+} // namespace
+
+QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std::optional<ModelRecord>& reference)
+{
+    const QJsonObject metrics = parseObject(model.metricsJson);
+    QStringList lines;
+    lines << tr("<b>%1</b> &nbsp; <code>%2</code> (%3)")
+                 .arg(QString::fromStdString(model.name).toHtmlEscaped(), QString::fromStdString(model.id),
+                      QString::fromStdString(model.kind));
+    lines << tr("Trained from: %1")
+                 .arg(reference ? QStringLiteral("%1 <code>%2</code>")
+                                      .arg(QString::fromStdString(reference->name).toHtmlEscaped(),
+                                           QString::fromStdString(reference->id))
+                                : model.parentId.empty() ? tr("— (a pretrained root)")
+                                                          : QString::fromStdString(model.parentId));
+    if (model.runId) {
+        auto run = store.run(*model.runId);
+        if (run && run.value()) {
+            const QJsonObject config = parseObject(run.value()->configJson);
+            const QJsonObject prefs = config.value(QStringLiteral("preferences")).toObject();
+            const QJsonObject dpo = config.value(QStringLiteral("dpo")).toObject();
+            const QString source = prefs.value(QStringLiteral("source")).toString();
+            // What the run did, not only what it planned: a stopped run says where it stopped.
+            const auto loss = store.metricSeries(*model.runId, "loss");
+            const qint64 done = loss && !loss->empty() ? loss->back().first : 0;
+            const qint64 planned = dpo.value(QStringLiteral("steps")).toInteger();
+            const QString status = QString::fromStdString(run.value()->status);
+            const QString state = done < planned ? tr("%1 at step %L2 of %L3").arg(status).arg(done).arg(planned)
+                                                 : tr("%1, %L2 steps").arg(status).arg(done);
+            lines << tr("Run #%1 (%2, %3): %L4 %5; beta %6, lr %7, batches of %8 pairs")
+                         .arg(*model.runId)
+                         .arg(state, QString::fromStdString(run.value()->device))
+                         .arg(prefs.value(QStringLiteral("pairs")).toInteger())
+                         .arg(source == QLatin1String("store-labels") ? tr("expert-labelled pairs") : tr("rule-made pairs"))
+                         .arg(dpo.value(QStringLiteral("beta")).toDouble())
+                         .arg(dpo.value(QStringLiteral("learning_rate")).toDouble())
+                         .arg(dpo.value(QStringLiteral("batch")).toInteger());
+        }
+    }
+    if (!metrics.isEmpty()) {
+        // The task's metrics as its last evaluation recorded them, in the task's order.
+        QStringList values;
+        auto stored = sampleMetricsFromJson(QJsonDocument(metrics).toJson(QJsonDocument::Compact).toStdString());
+        if (stored)
+            for (const MetricValue& v : stored->values)
+                values << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
+        lines << tr("Last evaluation: %1 (%2 samples)")
+                     .arg(values.join(QStringLiteral(", ")).toHtmlEscaped())
+                     .arg(metrics.value(QLatin1String(metric::kSamples)).toInteger());
+    }
+    if (auto spec = modelSpecFromJson(model.specJson))
+        if (auto task = TaskInfo::fromStore(store, taskKey(spec->task)))
+            lines << tr("Task: %1%2")
+                         .arg(QString::fromStdString(task->summary()).toHtmlEscaped())
+                         .arg(task->hasRule() ? tr("; rule %1").arg(QString::fromStdString(task->ruleSpec()).toHtmlEscaped())
+                                              : QString());
+    lines << tr("File: <code>%1</code>").arg(QString::fromStdString(model.path).toHtmlEscaped());
+    if (!QFileInfo::exists(QString::fromStdString(model.path)))
+        lines << tr("<span style='color:#b3261e'>The checkpoint file is missing.</span>");
+    return lines.join(QStringLiteral("<br>"));
+}
+
+} // namespace d2dpo::ui
