@@ -69,9 +69,12 @@ QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std
         if (stored)
             for (const MetricValue& v : stored->values)
                 values << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
-        lines << tr("Last evaluation: %1 (%2 samples)")
+        // Its provenance (samples, seed): figures drawn with other seeds (the curves, the histogram
+        // below) differ by sampling noise alone.
+        lines << tr("Last evaluation: %1 (%2)")
                      .arg(values.join(QStringLiteral(", ")).toHtmlEscaped())
-                     .arg(metrics.value(QLatin1String(metric::kSamples)).toInteger());
+                     .arg(stored ? QString::fromStdString(stored->provenance())
+                                 : tr("%1 samples").arg(metrics.value(QLatin1String(metric::kSamples)).toInteger()));
     }
     if (auto spec = modelSpecFromJson(model.specJson))
         if (auto task = TaskInfo::fromStore(store, taskKey(spec->task)))

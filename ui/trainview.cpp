@@ -314,7 +314,7 @@ void TrainView::onEvaluation(const EvaluationEvent& e)
     for (const MetricValue& v : e.metrics.values)
         values << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
     const QString who = e.ofReference ? tr("reference") : tr("step %1").arg(e.step);
-    appendLog(tr("%1: %2 (%3 samples)").arg(who, values.join(QStringLiteral(", "))).arg(e.metrics.samples));
+    appendLog(tr("%1: %2 (%3)").arg(who, values.join(QStringLiteral(", ")), QString::fromStdString(e.metrics.provenance())));
 }
 
 void TrainView::onFinished(const FinishedEvent& e)

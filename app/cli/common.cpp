@@ -165,7 +165,7 @@ std::string formatMetrics(const SampleMetrics& m)
         std::snprintf(buffer, sizeof buffer, "%s %.4f  ", v.name.c_str(), v.value);
         line += buffer;
     }
-    return line + "(" + std::to_string(m.samples) + " samples)";
+    return line + "(" + m.provenance() + ")";
 }
 
 } // namespace d2dpo::cli

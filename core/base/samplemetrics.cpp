@@ -29,10 +29,23 @@ void SampleMetrics::set(const std::string& name, double value, const std::string
     values.push_back({name, value, description, plotted});
 }
 
+std::string SampleMetrics::provenance() const
+{
+    std::string text = std::to_string(samples);
+    text += " samples";
+    if (seed) {
+        text += ", seed ";
+        text += std::to_string(*seed);
+    }
+    return text;
+}
+
 std::string SampleMetrics::toJson() const
 {
     nlohmann::json j = nlohmann::json::object();
     j["samples"] = samples;
+    if (seed)
+        j["seed"] = *seed;
     nlohmann::json plottedNames = nlohmann::json::array();
     nlohmann::json order = nlohmann::json::array();
     for (const MetricValue& v : values) {
@@ -59,12 +72,14 @@ Result<SampleMetrics> sampleMetricsFromJson(const std::string& text)
             return makeError("sample metrics are not a JSON object");
         SampleMetrics m;
         m.samples = j.value("samples", int64_t(0));
+        if (j.contains("seed") && j.at("seed").is_number_unsigned())
+            m.seed = j.at("seed").get<uint64_t>();
         std::vector<std::string> order;
         if (j.contains("order"))
             order = j.at("order").get<std::vector<std::string>>();
         else // the older form: every number but the counts, in the file's order
             for (const auto& [key, value] : j.items())
-                if (value.is_number() && key != "samples" && key != "invalid")
+                if (value.is_number() && key != "samples" && key != "invalid" && key != "seed")
                     order.push_back(key);
         std::vector<std::string> plotted = j.value("plotted", std::vector<std::string>{});
         for (const std::string& name : order)

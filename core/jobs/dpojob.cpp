@@ -273,8 +273,9 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& given, TrainListener& listener, const 
             torch::NoGradGuard noGrad;
             auto generator = makeGenerator(evaluationSeed, device.value());
             Denoiser frozen = trainer.reference();
-            const SampleMetrics metrics = evaluateModel(frozen, task, reference.spec.noise, spec.sampling,
-                                                        spec.dpo.evalSamples, generator);
+            SampleMetrics metrics = evaluateModel(frozen, task, reference.spec.noise, spec.sampling,
+                                                  spec.dpo.evalSamples, generator);
+            metrics.seed = evaluationSeed; // the policy's evaluations draw with the same seed
             recorder.onEvaluation({0, metrics, true});
         }
         trainer.run(recorder, stop);

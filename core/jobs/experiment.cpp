@@ -117,6 +117,7 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
             auto generator = makeGenerator(evalSeed, device);
             report.reference = evaluateModel(model, *task.value(), config.spec.noise, config.sampling,
                                              config.dpo.evalSamples, generator);
+            report.reference.seed = evalSeed;
         }
         report.referenceEvalSeconds = secondsSince(start);
         report.evaluations.push_back({0, report.reference});

@@ -31,6 +31,7 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
         ModelSummary summary;
         summary.checkpoint = {info.id, info.kind, info.parentId, info.step};
         summary.metrics = task.measure(samples);
+        summary.metrics.seed = seed;
         summary.samples = formatRows(task, samples);
         const std::vector<int64_t> rows = rowsToHost(samples);
         for (int64_t i = 0; i < count; ++i)

@@ -59,6 +59,7 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, Experimen
         auto generator = makeGenerator(spec.seed + 1000, device.value());
         outcome.metrics =
             evaluateModel(model, *task.value(), spec.spec.noise, spec.sampling, spec.evaluationSamples, generator);
+        outcome.metrics.seed = spec.seed + 1000;
     }
     ModelSpec modelSpec = spec.spec;
     modelSpec.task = task.value()->config(); // with its rule resolved

@@ -160,8 +160,9 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
 
     auto evaluate = [&](int64_t step) {
         auto generator = makeGenerator(m_evalSeed, m_policy->parameters().front().device());
-        const SampleMetrics metrics =
+        SampleMetrics metrics =
             evaluateModel(m_policy, m_task, m_spec.noise, m_sampling, m_config.evalSamples, generator);
+        metrics.seed = m_evalSeed;
         lastMetrics = metrics.toJson();
         listener.onEvaluation({step, metrics});
     };

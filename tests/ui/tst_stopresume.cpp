@@ -120,6 +120,24 @@ private Q_SLOTS:
         QVERIFY(!resume->isEnabled()); // a completed run does not resume
     }
 
+    void startStaysInViewAt1024x640()
+    {
+        auto store = storeWithReference();
+        QVERIFY(store);
+        MainWindow window(std::move(store));
+        window.resize(1024, 640);
+        window.showView(1);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        for (const char* name : {"start", "stop"}) {
+            auto* button = window.findChild<QPushButton*>(QString::fromLatin1(name));
+            QVERIFY(button);
+            const QRect inWindow(button->mapTo(&window, QPoint(0, 0)), button->size());
+            QVERIFY2(window.rect().contains(inWindow), name);
+            QVERIFY2(!button->visibleRegion().isEmpty(), name); // not scrolled out of view
+        }
+    }
+
     void closingOnASignalStopsTheRunWithoutAsking()
     {
         auto store = storeWithReference();
