@@ -3,49 +3,123 @@
 
 #include <QCoreApplication>
 #include <QKeyEvent>
-#include <QKeySequence>
+#include <QSettings>
+#include <QStringList>
 
 namespace d2dpo::ui {
 
-LabelAction labelActionFor(const QKeyEvent& event)
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("LabelKeys", text); }
+
+QString settingsKey(LabelAction action) { return QStringLiteral("labelKeys/%1").arg(int(action)); }
+
+} // namespace
+
+QList<LabelAction> KeyBindings::actions()
 {
-    if (event.matches(QKeySequence::Undo))
-        return LabelAction::Undo;
-    if (event.modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier))
-        return LabelAction::None; // menu shortcuts (Ctrl+Q, Alt+F) are not labels
-    switch (event.key()) {
-    case Qt::Key_Left:
-    case Qt::Key_1:
-    case Qt::Key_A:
-        return LabelAction::Left;
-    case Qt::Key_Right:
-    case Qt::Key_2:
-    case Qt::Key_L:
-        return LabelAction::Right;
-    case Qt::Key_T:
-        return LabelAction::Tie;
-    case Qt::Key_S:
-    case Qt::Key_Space:
-        return LabelAction::Skip;
-    default:
-        return LabelAction::None;
-    }
+    return {LabelAction::Left, LabelAction::Right, LabelAction::Tie, LabelAction::Skip, LabelAction::Undo};
 }
 
-QString labelKeysSheet()
+QString KeyBindings::describe(LabelAction action)
 {
-    return QCoreApplication::translate(
-        "LabelKeys",
-        "<table cellpadding='4'>"
-        "<tr><td><b>← &nbsp; 1 &nbsp; A</b></td><td>the left sequence is better</td></tr>"
-        "<tr><td><b>→ &nbsp; 2 &nbsp; L</b></td><td>the right sequence is better</td></tr>"
-        "<tr><td><b>T</b></td><td>a tie: both as good (not trained on)</td></tr>"
-        "<tr><td><b>S &nbsp; Space</b></td><td>skip this pair (not trained on)</td></tr>"
-        "<tr><td><b>Ctrl+Z</b></td><td>undo this session's last label (an auto-labelled batch at once)</td></tr>"
-        "<tr><td><b>Ctrl+1 / 2 / 3</b></td><td>the Label, Train and Models views</td></tr>"
-        "</table>"
-        "<p>Every press counts. A held key does not repeat, and a press that lands before the next pair "
-        "is on screen is ignored and shown as such, so it never labels a pair you have not seen.</p>");
+    switch (action) {
+    case LabelAction::Left: return tr("the left sequence is better");
+    case LabelAction::Right: return tr("the right sequence is better");
+    case LabelAction::Tie: return tr("a tie: both as good (not trained on)");
+    case LabelAction::Skip: return tr("skip this pair (not trained on)");
+    case LabelAction::Undo: return tr("undo this session's last label (an auto-labelled batch at once)");
+    case LabelAction::None: break;
+    }
+    return {};
+}
+
+KeyBindings KeyBindings::defaults()
+{
+    KeyBindings b;
+    b.m_keys[LabelAction::Left] = {QKeySequence(Qt::Key_Left), QKeySequence(Qt::Key_1), QKeySequence(Qt::Key_A)};
+    b.m_keys[LabelAction::Right] = {QKeySequence(Qt::Key_Right), QKeySequence(Qt::Key_2), QKeySequence(Qt::Key_L)};
+    b.m_keys[LabelAction::Tie] = {QKeySequence(Qt::Key_T)};
+    b.m_keys[LabelAction::Skip] = {QKeySequence(Qt::Key_S), QKeySequence(Qt::Key_Space)};
+    b.m_keys[LabelAction::Undo] = QKeySequence::keyBindings(QKeySequence::Undo);
+    return b;
+}
+
+KeyBindings KeyBindings::load()
+{
+    KeyBindings b = defaults();
+    QSettings settings;
+    for (LabelAction action : actions()) {
+        const QString saved = settings.value(settingsKey(action)).toString();
+        const QList<QKeySequence> keys = QKeySequence::listFromString(saved, QKeySequence::PortableText);
+        if (!saved.isEmpty() && !keys.isEmpty())
+            b.m_keys[action] = keys;
+    }
+    return b;
+}
+
+void KeyBindings::save() const
+{
+    QSettings settings;
+    for (LabelAction action : actions())
+        settings.setValue(settingsKey(action), QKeySequence::listToString(keys(action), QKeySequence::PortableText));
+}
+
+LabelAction KeyBindings::actionFor(const QKeyEvent& event) const
+{
+    // The keypad's 1 is the 1 key; other modifiers make another key (Ctrl+A is not A).
+    const QKeyCombination pressed(event.modifiers() & ~Qt::KeypadModifier, Qt::Key(event.key()));
+    for (LabelAction action : actions())
+        for (const QKeySequence& key : m_keys.value(action))
+            if (key.count() == 1 && key[0] == pressed)
+                return action;
+    return LabelAction::None;
+}
+
+QString KeyBindings::bind(LabelAction action, const QList<QKeySequence>& keys)
+{
+    if (keys.isEmpty()) {
+        m_keys[action] = {};
+        return tr("“%1” needs at least one key").arg(describe(action));
+    }
+    for (const QKeySequence& key : keys) {
+        if (key.count() != 1)
+            return tr("%1 is not a single key press").arg(key.toString(QKeySequence::NativeText));
+        for (LabelAction other : actions())
+            if (other != action && m_keys.value(other).contains(key))
+                return tr("%1 is already the key for “%2”").arg(key.toString(QKeySequence::NativeText),
+                                                                describe(other));
+    }
+    m_keys[action] = keys;
+    return {};
+}
+
+QString KeyBindings::shown(LabelAction action) const
+{
+    QStringList names;
+    for (const QKeySequence& key : keys(action)) {
+        QString name = key.toString(QKeySequence::NativeText);
+        if (name == QLatin1String("Left"))
+            name = QStringLiteral("←");
+        else if (name == QLatin1String("Right"))
+            name = QStringLiteral("→");
+        names << name;
+    }
+    return names.join(QStringLiteral(" · "));
+}
+
+QString KeyBindings::sheet() const
+{
+    QString rows;
+    for (LabelAction action : actions())
+        rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                    .arg(shown(action).toHtmlEscaped(), describe(action).toHtmlEscaped());
+    rows += QStringLiteral("<tr><td><b>Ctrl+1 · Ctrl+2 · Ctrl+3</b></td><td>%1</td></tr>")
+                .arg(tr("the Label, Train and Models views"));
+    return QStringLiteral("<table cellpadding='4'>%1</table><p>%2</p>")
+        .arg(rows, tr("Every press counts. A held key does not repeat, and a press that lands before the next pair "
+                      "is on screen is ignored and shown as such, so it never labels a pair you have not seen. "
+                      "Settings ▸ Label keys… rebinds them."));
 }
 
 } // namespace d2dpo::ui

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Label view's keys: which action a key press asks for. Left, 1 or A: the left sequence is
-// better; Right, 2 or L: the right one; T: a tie; S or Space: skip; Ctrl+Z (the platform's Undo):
-// undo.
+// The Label view's keys, which the expert can rebind (Settings ▸ Label keys…, kept in QSettings).
+// Defaults: Left, 1 or A: the left sequence is better; Right, 2 or L: the right one; T: a tie;
+// S or Space: skip; Ctrl+Z (the platform's Undo): undo.
 #pragma once
 
+#include <QKeySequence>
+#include <QList>
+#include <QMap>
 #include <QString>
 
 class QKeyEvent;
@@ -12,9 +15,28 @@ namespace d2dpo::ui {
 
 enum class LabelAction { None, Left, Right, Tie, Skip, Undo };
 
-LabelAction labelActionFor(const QKeyEvent& event);
+class KeyBindings {
+public:
+    static KeyBindings defaults();
+    /// The saved bindings, or the defaults.
+    static KeyBindings load();
+    void save() const;
 
-/// The keys sheet: one line per action with its keys.
-QString labelKeysSheet();
+    LabelAction actionFor(const QKeyEvent& event) const;
+    QList<QKeySequence> keys(LabelAction action) const { return m_keys.value(action); }
+    /// Binds `keys` to `action`; "" when fine, else why not (empty: the action is left without keys;
+    /// a key of another action: nothing changes).
+    QString bind(LabelAction action, const QList<QKeySequence>& keys);
+    /// "← · 1 · A": the keys as the buttons show them.
+    QString shown(LabelAction action) const;
+    /// The keys sheet (Help ▸ Keyboard shortcuts).
+    QString sheet() const;
+
+    static QList<LabelAction> actions();
+    static QString describe(LabelAction action);
+
+private:
+    QMap<LabelAction, QList<QKeySequence>> m_keys;
+};
 
 } // namespace d2dpo::ui

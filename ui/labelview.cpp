@@ -17,7 +17,6 @@
 #include <QVBoxLayout>
 
 #include "ui/autolabel.h"
-#include "ui/labelkeys.h"
 #include "ui/pairorigin.h"
 #include "ui/taskcache.h"
 #include "ui/labelstatsbar.h"
@@ -53,6 +52,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     m_models = new QComboBox(this);
     m_models->setFocusPolicy(Qt::NoFocus);
     m_models->setMinimumContentsLength(28);
+    m_models->setAccessibleName(tr("Model new pairs come from"));
     m_generate = makeButton(tr("Generate %1 more pairs").arg(kPairsPerRequest), this);
     m_busy = new QProgressBar(this);
     m_busy->setRange(0, 0);
@@ -63,6 +63,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     m_hints->setFocusPolicy(Qt::NoFocus);
     m_hints->setChecked(true);
     m_hints->setObjectName(QStringLiteral("hintsCheckBox"));
+    m_hints->setAccessibleName(tr("Show hints"));
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Pairs from model:"), this));
     top->addWidget(m_models, 1);
@@ -77,6 +78,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     m_provenance->setWordWrap(true);
     m_provenance->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_provenance->setFocusPolicy(Qt::NoFocus);
+    m_provenance->setAccessibleName(tr("Where this pair comes from"));
     m_pair = new PairPanel(this);
     m_pair->installEventFilter(this);
     m_ignored = new QLabel(tr("Key ignored: it was pressed before this pair was on screen. Press again."), this);
@@ -128,7 +130,17 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     });
     connect(m_supply, &PairSupply::finished, this, &LabelView::onPairsGenerated);
 
+    setKeyBindings(m_keys);
     reload();
+}
+
+void LabelView::setKeyBindings(const KeyBindings& keys)
+{
+    m_keys = keys;
+    m_pair->setButtonKeys(keys.shown(LabelAction::Left), keys.shown(LabelAction::Right));
+    m_tieButton->setText(tr("Tie   [%1]").arg(keys.shown(LabelAction::Tie)));
+    m_skipButton->setText(tr("Skip   [%1]").arg(keys.shown(LabelAction::Skip)));
+    m_undoButton->setText(tr("Undo   [%1]").arg(keys.shown(LabelAction::Undo)));
 }
 
 LabelView::~LabelView() { m_supply->waitForIdle(); }
@@ -411,7 +423,7 @@ void LabelView::keyPressEvent(QKeyEvent* event)
         event->accept();
         return;
     }
-    switch (labelActionFor(*event)) {
+    switch (m_keys.actionFor(*event)) {
     case LabelAction::Left: chooseLeft(); return;
     case LabelAction::Right: chooseRight(); return;
     case LabelAction::Tie: chooseTie(); return;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "store/preferencestore.h"
+#include "ui/labelkeys.h"
 
 class QCheckBox;
 class QComboBox;
@@ -47,6 +48,9 @@ public:
     /// Asked before auto-labelling `count` pending pairs with their tasks' rules; true goes ahead.
     /// The default asks with a dialog.
     void setAutoLabelConfirmation(std::function<bool(int count)> confirm) { m_confirmAutoLabel = std::move(confirm); }
+    /// The keys for each choice (Settings ▸ Label keys…); the buttons show them.
+    void setKeyBindings(const KeyBindings& keys);
+    const KeyBindings& keyBindings() const { return m_keys; }
     /// Keys pressed since the view was made that were ignored because the pair was not on screen yet.
     int ignoredPresses() const { return m_ignoredPresses; }
     /// Where the pair on screen comes from, in words.
@@ -101,6 +105,7 @@ private:
     bool m_awaitingPaint = false; ///< the pair on screen was not painted yet
     std::vector<std::vector<int64_t>> m_undoBatches; ///< this session's labels, one entry per action
     std::function<bool(int)> m_confirmAutoLabel;
+    KeyBindings m_keys = KeyBindings::load();
     bool m_newPairsFirst = false;
     std::deque<ShownPair> m_queue;
     std::optional<ShownPair> m_current;

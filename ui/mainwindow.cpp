@@ -20,6 +20,7 @@
 #include "store/preferencejsonl.h"
 #include "ui/datamodeldialog.h"
 #include "ui/helptexts.h"
+#include "ui/keysdialog.h"
 #include "ui/labelkeys.h"
 #include "ui/labelview.h"
 #include "ui/modelsview.h"
@@ -115,9 +116,21 @@ void MainWindow::buildMenus()
         show->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
     }
 
+    QMenu* settingsMenu = menuBar()->addMenu(tr("&Settings"));
+    settingsMenu->addAction(tr("Label &keys…"), this, [this] {
+        KeysDialog dialog(m_labelView->keyBindings(), this);
+        if (dialog.exec() == QDialog::Accepted) {
+            dialog.bindings().save();
+            m_labelView->setKeyBindings(dialog.bindings());
+            statusBar()->showMessage(tr("Label keys saved"), 8000);
+        }
+        refocus();
+    });
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
-        QMessageBox::information(this, tr("Keyboard shortcuts"), labelKeysSheet());
+        QMessageBox::information(this, tr("Keyboard shortcuts"), m_labelView->keyBindings().sheet());
+        refocus();
     });
     keys->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("The &workflow"), this, [this] { QMessageBox::information(this, tr("The workflow"), workflowText()); });
@@ -126,7 +139,7 @@ void MainWindow::buildMenus()
     });
 
     // Keys go back to the Label view whenever a menu closes (also with Esc), so labelling goes on.
-    for (QMenu* menu : {file, view, help})
+    for (QMenu* menu : {file, view, settingsMenu, help})
         connect(menu, &QMenu::aboutToHide, this, &MainWindow::refocus);
 }
 

@@ -55,6 +55,9 @@ QWidget* PairPanel::makeSide(const QString& title, SequenceStrip*& strip, QLabel
     strip->setObjectName(title.toLower() + QStringLiteral("Strip"));
     hint->setObjectName(title.toLower() + QStringLiteral("Hint"));
     button->setObjectName(title.toLower() + QStringLiteral("Button"));
+    strip->setAccessibleName(tr("%1 sequence").arg(title));
+    button->setAccessibleName(tr("%1 is better").arg(title));
+    hint->setAccessibleName(tr("What the task reads in the %1 sequence").arg(title.toLower()));
     auto* layout = new QVBoxLayout(box);
     layout->addWidget(strip);
     layout->addWidget(hint);
@@ -77,6 +80,12 @@ void PairPanel::showPair(const std::optional<ShownPair>& pair, const TaskInfo* t
     m_leftButton->setEnabled(have);
     m_rightButton->setEnabled(have);
     setVisible(have);
+}
+
+void PairPanel::setButtonKeys(const QString& left, const QString& right)
+{
+    m_leftButton->setText(tr("◀  Left is better   [%1]").arg(left));
+    m_rightButton->setText(tr("Right is better  ▶   [%1]").arg(right));
 }
 
 void PairPanel::setMaxCell(double pixels)

@@ -29,6 +29,8 @@ public:
     /// (the view says why instead).
     void showPair(const std::optional<ShownPair>& pair, const TaskInfo* task);
     void setHintsVisible(bool visible);
+    /// The keys shown on the "is better" buttons ("← · 1 · A").
+    void setButtonKeys(const QString& left, const QString& right);
     /// The largest cell of both strips (the view scales it with the window).
     void setMaxCell(double pixels);
 

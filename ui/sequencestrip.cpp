@@ -34,6 +34,7 @@ void SequenceStrip::setMaxCell(double pixels)
 void SequenceStrip::setTokens(const QString& tokens)
 {
     m_tokens = tokens;
+    setAccessibleDescription(tokens); // a screen reader reads the symbols the cells show
     setFixedHeight(stripHeight());
     updateGeometry();
     update();

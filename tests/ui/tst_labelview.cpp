@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QFile>
 #include <QElapsedTimer>
+#include <QDialogButtonBox>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -21,12 +22,14 @@
 #include "ui/sequencestrip.h"
 #include "io/checkpoint.h"
 #include "model/denoiser.h"
+#include "ui/keysdialog.h"
 #include "ui/labelview.h"
 #include "ui/mainwindow.h"
 #include "ui/pairsupply.h"
 #include "store/preferencestore.h"
 
 using namespace d2dpo;
+using namespace d2dpo::ui;
 using d2dpo::ui::LabelView;
 
 namespace {
@@ -337,6 +340,36 @@ private Q_SLOTS:
         QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(window.labelView()));
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Left);
         QCOMPARE(kept->labels(false).value().size(), size_t(1));
+    }
+
+    void keysCanBeRebound()
+    {
+        freshView(5);
+        KeysDialog dialog(m_view->keyBindings());
+        auto* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+        dialog.setKeysText(LabelAction::Skip, QStringLiteral("T"));
+        QVERIFY(!ok->isEnabled()); // T is the tie's key already
+        QVERIFY(dialog.findChild<QLabel*>("problem")->text().contains("already the key for"));
+        dialog.setKeysText(LabelAction::Skip, QString());
+        QVERIFY(!ok->isEnabled()); // skip needs a key
+        dialog.setKeysText(LabelAction::Skip, QStringLiteral("S; Space"));
+        dialog.setKeysText(LabelAction::Left, QStringLiteral("J; Left"));
+        dialog.setKeysText(LabelAction::Right, QStringLiteral("K; Right"));
+        QVERIFY(ok->isEnabled());
+        m_view->setKeyBindings(dialog.bindings()); // as Settings ▸ Label keys… does (without saving here)
+        QVERIFY(m_view->findChild<QPushButton*>("leftButton")->text().contains("J · ←"));
+        press(Qt::Key_A); // no longer a key
+        QVERIFY(m_store->labels(false).value().empty());
+        press(Qt::Key_J);
+        QCOMPARE(lastLabel().choice, Choice::Left);
+        press(Qt::Key_K);
+        QCOMPARE(lastLabel().choice, Choice::Right);
+        QTest::keyClick(m_view.get(), Qt::Key_1, Qt::KeypadModifier); // unbound now: nothing
+        QCOMPARE(m_store->labels(false).value().size(), size_t(2));
+        m_view->setKeyBindings(KeyBindings::defaults());
+        QTest::qWait(20);
+        QTest::keyClick(m_view.get(), Qt::Key_1, Qt::KeypadModifier); // the keypad's 1 is the 1 key
+        QCOMPARE(m_store->labels(false).value().size(), size_t(3));
     }
 
     void thePairNamesTheModelThatMadeIt()
