@@ -5,6 +5,8 @@
 
 #include "jobs/runpolicy.h"
 
+#include <algorithm>
+
 #include <QButtonGroup>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -50,7 +52,6 @@ TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
     m_labelers->setAccessibleName(tr("Labelers whose labels train"));
     m_labelers->setToolTip(tr("Only ticked labelers' labels train. Simulated experts (rule:…) are unticked "
                               "unless you tick them."));
-    m_labelers->setMaximumHeight(90);
     dataLayout->addWidget(m_labelers);
     auto* ruleRow = new QHBoxLayout;
     ruleRow->addWidget(m_fromRule);
@@ -238,6 +239,9 @@ void TrainDataPanel::updatePairCount()
     if (m_fromRule->isChecked())
         m_labelers->clear();
     m_labelers->setVisible(m_labelers->count() > 0);
+    if (m_labelers->count() > 0) // as tall as its rows, up to four
+        m_labelers->setFixedHeight(std::min(4, m_labelers->count()) * m_labelers->sizeHintForRow(0) +
+                                   2 * m_labelers->frameWidth() + 2);
     Q_EMIT pairCountChanged();
 }
 
