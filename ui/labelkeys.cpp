@@ -18,7 +18,8 @@ QString settingsKey(LabelAction action) { return QStringLiteral("labelKeys/%1").
 
 QList<LabelAction> KeyBindings::actions()
 {
-    return {LabelAction::Left, LabelAction::Right, LabelAction::Tie, LabelAction::Skip, LabelAction::Undo};
+    return {LabelAction::Left, LabelAction::Right, LabelAction::Tie, LabelAction::BothBad, LabelAction::Skip,
+            LabelAction::Undo};
 }
 
 QString KeyBindings::describe(LabelAction action)
@@ -27,6 +28,7 @@ QString KeyBindings::describe(LabelAction action)
     case LabelAction::Left: return tr("the left sequence is better");
     case LabelAction::Right: return tr("the right sequence is better");
     case LabelAction::Tie: return tr("a tie: both as good (not trained on)");
+    case LabelAction::BothBad: return tr("both are bad: neither is acceptable (recorded, not trained on)");
     case LabelAction::Skip: return tr("skip this pair (not trained on)");
     case LabelAction::Undo: return tr("undo this session's last label (an auto-labelled batch at once)");
     case LabelAction::None: break;
@@ -40,6 +42,7 @@ KeyBindings KeyBindings::defaults()
     b.m_keys[LabelAction::Left] = {QKeySequence(Qt::Key_Left), QKeySequence(Qt::Key_1), QKeySequence(Qt::Key_A)};
     b.m_keys[LabelAction::Right] = {QKeySequence(Qt::Key_Right), QKeySequence(Qt::Key_2), QKeySequence(Qt::Key_L)};
     b.m_keys[LabelAction::Tie] = {QKeySequence(Qt::Key_T)};
+    b.m_keys[LabelAction::BothBad] = {QKeySequence(Qt::Key_B)};
     b.m_keys[LabelAction::Skip] = {QKeySequence(Qt::Key_S), QKeySequence(Qt::Key_Space)};
     b.m_keys[LabelAction::Undo] = QKeySequence::keyBindings(QKeySequence::Undo);
     return b;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Label view's keys, which the expert can rebind (Settings ▸ Label keys…, kept in QSettings).
 // Defaults: Left, 1 or A: the left sequence is better; Right, 2 or L: the right one; T: a tie;
-// S or Space: skip; Ctrl+Z (the platform's Undo): undo.
+// B: both bad; S or Space: skip; Ctrl+Z (the platform's Undo): undo.
 #pragma once
 
 #include <QKeySequence>
@@ -13,7 +13,7 @@ class QKeyEvent;
 
 namespace d2dpo::ui {
 
-enum class LabelAction { None, Left, Right, Tie, Skip, Undo };
+enum class LabelAction { None, Left, Right, Tie, BothBad, Skip, Undo };
 
 class KeyBindings {
 public:

@@ -92,11 +92,14 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     m_emptyMessage->hide();
 
     m_tieButton = makeButton(tr("Tie   [T]"), this);
+    m_bothBadButton = makeButton(tr("Both bad   [B]"), this);
+    m_bothBadButton->setObjectName(QStringLiteral("bothBadButton"));
     m_skipButton = makeButton(tr("Skip   [S · Space]"), this);
     m_undoButton = makeButton(tr("Undo   [Ctrl+Z]"), this);
     auto* actions = new QHBoxLayout;
     actions->addStretch();
     actions->addWidget(m_tieButton);
+    actions->addWidget(m_bothBadButton);
     actions->addWidget(m_skipButton);
     actions->addWidget(m_undoButton);
     actions->addStretch();
@@ -117,6 +120,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     connect(m_pair, &PairPanel::leftChosen, this, &LabelView::chooseLeft);
     connect(m_pair, &PairPanel::rightChosen, this, &LabelView::chooseRight);
     connect(m_tieButton, &QPushButton::clicked, this, &LabelView::chooseTie);
+    connect(m_bothBadButton, &QPushButton::clicked, this, &LabelView::chooseBothBad);
     connect(m_skipButton, &QPushButton::clicked, this, &LabelView::skip);
     connect(m_undoButton, &QPushButton::clicked, this, &LabelView::undo);
     connect(m_generate, &QPushButton::clicked, this, &LabelView::generateMore);
@@ -139,6 +143,7 @@ void LabelView::setKeyBindings(const KeyBindings& keys)
     m_keys = keys;
     m_pair->setButtonKeys(keys.shown(LabelAction::Left), keys.shown(LabelAction::Right));
     m_tieButton->setText(tr("Tie   [%1]").arg(keys.shown(LabelAction::Tie)));
+    m_bothBadButton->setText(tr("Both bad   [%1]").arg(keys.shown(LabelAction::BothBad)));
     m_skipButton->setText(tr("Skip   [%1]").arg(keys.shown(LabelAction::Skip)));
     m_undoButton->setText(tr("Undo   [%1]").arg(keys.shown(LabelAction::Undo)));
 }
@@ -209,7 +214,7 @@ void LabelView::showNext()
     }
     const bool have = m_current.has_value();
     m_pair->showPair(m_current, m_current ? m_tasks->find(m_current->task) : nullptr);
-    for (QPushButton* b : {m_tieButton, m_skipButton})
+    for (QPushButton* b : {m_tieButton, m_bothBadButton, m_skipButton})
         b->setEnabled(have);
     m_emptyMessage->setVisible(!have);
     if (!have)
@@ -427,6 +432,7 @@ void LabelView::keyPressEvent(QKeyEvent* event)
     case LabelAction::Left: chooseLeft(); return;
     case LabelAction::Right: chooseRight(); return;
     case LabelAction::Tie: chooseTie(); return;
+    case LabelAction::BothBad: chooseBothBad(); return;
     case LabelAction::Skip: skip(); return;
     case LabelAction::Undo: undo(); return;
     case LabelAction::None: break;

@@ -74,6 +74,7 @@ public Q_SLOTS:
     void chooseLeft() { choose(Choice::Left); }
     void chooseRight() { choose(Choice::Right); }
     void chooseTie() { choose(Choice::Tie); }
+    void chooseBothBad() { choose(Choice::BothBad); }
     void skip() { choose(Choice::Skip); }
     void undo();
     void generateMore();
@@ -116,6 +117,7 @@ private:
     QLabel* m_provenance = nullptr;
     QLabel* m_ignored = nullptr;
     QPushButton* m_tieButton = nullptr;
+    QPushButton* m_bothBadButton = nullptr;
     QPushButton* m_skipButton = nullptr;
     QPushButton* m_undoButton = nullptr;
     QCheckBox* m_hints = nullptr;

@@ -251,14 +251,29 @@ void MainWindow::exportPreferences()
 {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export preferences"), QStringLiteral("preferences.jsonl"),
                                                       tr("JSON Lines (*.jsonl)"));
-    if (path.isEmpty())
+    if (path.isEmpty()) {
+        refocus();
         return;
-    auto written = exportPreferencesJsonl(*m_store, path.toStdString());
+    }
+    // The DPO convention carries only "chosen over rejected": ties, skips and both-bad go in only
+    // when asked for, with a shape of their own.
+    const auto answer = QMessageBox::question(
+        this, tr("Export preferences"),
+        tr("Also export ties, skips and “both bad” labels?\n\nThe DPO format ({\"chosen\", \"rejected\"}) has no "
+           "place for them: they are written as {\"sequence_a\", \"sequence_b\", \"choice\"} lines, which DPO "
+           "readers skip. Choose No for a plain DPO file."),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+    refocus();
+    auto written = exportPreferencesJsonl(*m_store, path.toStdString(), answer == QMessageBox::Yes);
     if (!written) {
         QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(written.error()));
         return;
     }
-    statusBar()->showMessage(tr("Exported %1 preferences to %2").arg(written.value()).arg(path), 8000);
+    statusBar()->showMessage(answer == QMessageBox::Yes ? tr("Exported %1 labels to %2").arg(written.value()).arg(path)
+                                                        : tr("Exported %1 preferences (ties and skips left out) to %2")
+                                                              .arg(written.value())
+                                                              .arg(path),
+                             8000);
 }
 
 void MainWindow::closeWithoutAsking()

@@ -79,7 +79,7 @@ int runLabel(const LabelOptions& o)
         return fail("label", pending.error());
     // Each pair is labelled by the rule of its own task, read from the store.
     std::map<std::string, TaskInfo> tasks;
-    int64_t counts[4] = {0, 0, 0, 0};
+    int64_t counts[kChoiceCount] = {};
     std::map<std::string, int64_t> byRule;
     for (const ShownPair& p : pending.value()) {
         auto known = tasks.find(p.task);
@@ -112,6 +112,7 @@ int runLabel(const LabelOptions& o)
 struct PrefsOptions {
     std::string db = PreferenceStore::defaultPath();
     std::string file;
+    bool withUndecided = false; ///< export: ties, skips and both-bad labels too
     std::string checkpoint; ///< import: the sequences are this model's task's
     int length = 0;         ///< import without a checkpoint: binary integers of this length
 };
@@ -128,17 +129,20 @@ int runPrefsExport(const PrefsOptions& o)
         return fail("prefs export", store.error());
     if (toStdout) {
         int64_t count = 0;
-        auto text = preferencesJsonl(*store.value(), count);
+        auto text = preferencesJsonl(*store.value(), count, o.withUndecided);
         if (!text)
             return fail("prefs export", text.error());
         std::cout << text.value();
-        std::cerr << "d2dpo: exported " << count << " preferences (ties and skips left out)\n";
+        std::cerr << "d2dpo: exported " << count << (o.withUndecided ? " labels\n" : " preferences (ties and skips left out)\n");
         return 0;
     }
-    auto written = exportPreferencesJsonl(*store.value(), o.file);
+    auto written = exportPreferencesJsonl(*store.value(), o.file, o.withUndecided);
     if (!written)
         return fail("prefs export", written.error());
-    std::cout << "exported " << written.value() << " preferences (ties and skips left out) to " << o.file << "\n";
+    std::cout << "exported " << written.value()
+              << (o.withUndecided ? " labels (ties, skips and both-bad as {\"choice\": ...} lines) to "
+                                  : " preferences (ties and skips left out; --with-undecided adds them) to ")
+              << o.file << "\n";
     return 0;
 }
 
@@ -179,13 +183,13 @@ int runPrefsList(const std::string& db)
     auto labels = store.value()->labels(false);
     if (!imports || !labels)
         return fail("prefs list", imports ? labels.error() : imports.error());
-    std::map<std::string, std::array<int64_t, 4>> byLabeler;
+    std::map<std::string, std::array<int64_t, kChoiceCount>> byLabeler;
     for (const LabelRecord& l : labels.value())
         ++byLabeler[l.labeler][size_t(l.choice)];
-    std::cout << "labelers (left right tie skip):\n";
+    std::cout << "labelers (left right tie skip both-bad):\n";
     for (const auto& [labeler, counts] : byLabeler)
         std::cout << "  " << labeler << ": " << counts[0] << " " << counts[1] << " " << counts[2] << " " << counts[3]
-                  << "\n";
+                  << " " << counts[4] << "\n";
     std::cout << "imports:\n";
     for (const ImportRecord& i : imports.value())
         std::cout << "  " << i.id << ": " << i.pairs << " pairs of " << i.task << " from " << i.file << " at "
@@ -218,7 +222,10 @@ int runPrefsImport(const PrefsOptions& o)
     std::cout << "imported " << imported->imported << " preferences into " << o.db;
     if (imported->importId > 0)
         std::cout << " as import " << imported->importId;
-    std::cout << "; " << imported->duplicates << " already there were left out\n";
+    std::cout << "; " << imported->duplicates << " already there were left out";
+    if (imported->undecided > 0)
+        std::cout << ", and " << imported->undecided << " ties, skips or both-bad lines (no preference to train on)";
+    std::cout << "\n";
     return 0;
 }
 
@@ -253,6 +260,9 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         CLI::App* out = prefs->add_subcommand("export", "Write every decisive label as one JSON line");
         addDbOption(out, o->db);
         out->add_option("--out,-o", o->file, "JSONL file to write (- for standard output)")->required();
+        out->add_flag("--with-undecided", o->withUndecided,
+                      "Also write ties, skips and both-bad labels, as {\"sequence_a\", \"sequence_b\", \"choice\"} lines "
+                      "(the DPO convention has no chosen/rejected for them; DPO readers skip them)");
         out->callback([o, &exitCode] { exitCode = runPrefsExport(*o); });
         auto i = std::make_shared<PrefsOptions>();
         CLI::App* in = prefs->add_subcommand("import", "Validate every line, then import all of them or none");

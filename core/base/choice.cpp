@@ -14,13 +14,15 @@ const char* toString(Choice choice)
         return "tie";
     case Choice::Skip:
         return "skip";
+    case Choice::BothBad:
+        return "both-bad";
     }
     return "skip";
 }
 
 std::optional<Choice> choiceFromString(const std::string& text)
 {
-    for (Choice c : {Choice::Left, Choice::Right, Choice::Tie, Choice::Skip})
+    for (Choice c : {Choice::Left, Choice::Right, Choice::Tie, Choice::Skip, Choice::BothBad})
         if (text == toString(c))
             return c;
     return std::nullopt;

@@ -10,8 +10,8 @@ LabelStats computeLabelStats(const std::vector<std::pair<ShownPair, LabelRecord>
     int64_t left = 0;
     for (const auto& [pair, label] : labelled) {
         ++stats.labels;
-        if (label.choice == Choice::Skip)
-            continue;
+        if (label.choice == Choice::Skip || label.choice == Choice::BothBad)
+            continue; // no ranking to agree with the rule on
         if (const std::optional<Choice> ruled = rule(pair)) {
             ++stats.compared;
             agree += *ruled == label.choice;

@@ -27,7 +27,7 @@ std::string toJsonLine(const PreferenceRecord& r)
         .dump();
 }
 
-Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count)
+Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count, bool withUndecided)
 {
     auto records = store.preferences();
     if (!records)
@@ -36,13 +36,32 @@ Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count)
     for (const PreferenceRecord& r : records.value())
         text += toJsonLine(r) + "\n";
     count = int64_t(records->size());
+    if (withUndecided) {
+        auto undecided = store.undecidedLabels();
+        if (!undecided)
+            return makeError(undecided.error());
+        for (const auto& [pair, label] : undecided.value()) {
+            text += json{{"sequence_a", pair.left},
+                         {"sequence_b", pair.right},
+                         {"choice", toString(label.choice)},
+                         {"labeler", label.labeler},
+                         {"labelled_at", label.createdAt},
+                         {"decide_ms", label.decideMs},
+                         {"sequence_a_model_id", pair.leftModelId},
+                         {"sequence_b_model_id", pair.rightModelId},
+                         {"task", pair.task}}
+                        .dump();
+            text += "\n";
+            ++count;
+        }
+    }
     return text;
 }
 
-Result<int64_t> exportPreferencesJsonl(PreferenceStore& store, const std::string& path)
+Result<int64_t> exportPreferencesJsonl(PreferenceStore& store, const std::string& path, bool withUndecided)
 {
     int64_t count = 0;
-    auto text = preferencesJsonl(store, count);
+    auto text = preferencesJsonl(store, count, withUndecided);
     if (!text)
         return makeError(text.error());
     if (Status s = AtomicFile::write(path, text.value(), storeFiles(store.path())); !s)
@@ -136,6 +155,7 @@ Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::
     std::vector<PreferenceRecord> records;
     std::string line;
     int64_t number = 0;
+    int64_t undecided = 0;
     for (LineRead read; (read = readBoundedLine(in, line)) != LineRead::End;) {
         ++number;
         if (read == LineRead::TooLong)
@@ -143,6 +163,15 @@ Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::
                              ": longer than 1 MB (is this a JSONL file?); nothing was imported");
         if (line.find_first_not_of(" \t\r") == std::string::npos)
             continue; // blank lines are allowed
+        if (const json object = json::parse(line, nullptr, false); object.is_object() && object.contains("choice") &&
+                                                                      object.at("choice").is_string() &&
+                                                                      !object.contains("chosen")) {
+            const std::string choice = object.at("choice").get<std::string>();
+            if (choice == "tie" || choice == "skip" || choice == "both-bad") {
+                ++undecided; // a tie, skip or both-bad: no preference for D2-DPO
+                continue;
+            }
+        }
         auto record = parsePreferenceLine(line, number, rules);
         if (!record)
             return makeError("'" + path + "' " + record.error() + "; nothing was imported");
@@ -151,10 +180,11 @@ Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::
     if (in.bad())
         return makeError("reading '" + path + "' failed; nothing was imported");
     if (records.empty())
-        return makeError("'" + path + "' holds no preferences; nothing was imported");
+        return makeError("'" + path + "' holds no preferences (chosen over rejected); nothing was imported");
     auto outcome = store.importPreferences(records, std::filesystem::absolute(path, ec).string());
     if (!outcome)
         return makeError(outcome.error() + "; nothing was imported");
+    outcome->undecided = undecided;
     return outcome.value();
 }
 

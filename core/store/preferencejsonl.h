@@ -20,12 +20,15 @@ struct JsonlRules {
     std::function<Status(const std::string&)> check;    ///< Ok for a sequence the task can read
 };
 
-/// Every decisive label (left/right) as JSON lines.
-Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count);
+/// Every decisive label (left/right) as JSON lines. With `withUndecided`, ties, skips and both-bad
+/// labels follow as {"sequence_a", "sequence_b", "choice": "tie"|"skip"|"both-bad", ...}: the DPO
+/// convention has no place for them (no chosen, no rejected), so they get a shape of their own
+/// that DPO readers skip and that our import leaves out with a count.
+Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count, bool withUndecided = false);
 
-/// Writes every decisive label (left/right) to `path` (all or nothing, never over the store
-/// itself, a device or a folder: base/safeoutput.h); returns how many.
-Result<int64_t> exportPreferencesJsonl(PreferenceStore& store, const std::string& path);
+/// Writes the lines of preferencesJsonl() to `path` (all or nothing, never over the store itself,
+/// a device or a folder: base/safeoutput.h); returns how many lines.
+Result<int64_t> exportPreferencesJsonl(PreferenceStore& store, const std::string& path, bool withUndecided = false);
 
 /// Reads `path` (a regular file; lines up to 1 MB), validates every line, then imports all in one
 /// transaction, leaving out exact duplicates of stored preferences (PreferenceStore::importPreferences).

@@ -121,12 +121,13 @@ struct ImportOutcome {
     int64_t importId = 0;
     int64_t imported = 0;
     int64_t duplicates = 0; ///< already in the store, or earlier in the same file (same chosen, rejected, labeler)
+    int64_t undecided = 0;  ///< tie, skip and both-bad lines: no preference to train on, left out
 };
 
 class PreferenceStore {
 public:
     /// The latest schema this build writes and reads.
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
 
     enum class OpenMode {
         CreateIfMissing, ///< a new store file (not its folder) is created; the default path's folder too
@@ -183,6 +184,8 @@ public:
     Result<std::vector<LabelRecord>> labels(bool includeUndone);
     /// The labeler's active labels with the pairs they label, oldest first.
     Result<std::vector<std::pair<ShownPair, LabelRecord>>> labelledPairs(const std::string& labeler);
+    /// Active ties, skips and both-bad labels with their pairs, oldest first (what DPO cannot use).
+    Result<std::vector<std::pair<ShownPair, LabelRecord>>> undecidedLabels();
     /// Active left/right labels, oldest first (ties and skips left out).
     Result<std::vector<PreferenceRecord>> preferences();
 
@@ -216,6 +219,8 @@ public:
     Result<std::string> integrityCheck();
 
 private:
+    Result<std::vector<std::pair<ShownPair, LabelRecord>>> activeLabels(const std::string& labeler,
+                                                                        bool undecidedOnly);
     struct Impl;
     explicit PreferenceStore(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> m_impl;

@@ -185,21 +185,35 @@ Result<std::vector<LabelRecord>> PreferenceStore::labels(bool includeUndone)
 
 Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::labelledPairs(const std::string& labeler)
 {
+    return activeLabels(labeler, false);
+}
+
+Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::undecidedLabels()
+{
+    return activeLabels("", true);
+}
+
+Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::activeLabels(const std::string& labeler,
+                                                                                    bool undecidedOnly)
+{
     using Row = std::pair<ShownPair, LabelRecord>;
     return m_impl->guard<std::vector<Row>>("reading labels", [&] {
         // The pair's columns as kPairSelect has them, then the label's.
         SQLite::Statement full(m_impl->db, R"sql(
             SELECT p.id, ls.tokens, rs.tokens, ls.model_id, rs.model_id, ls.task,
-                   l.id, l.choice, l.decide_ms, l.created_at
+                   l.id, l.choice, l.decide_ms, l.created_at, l.labeler
             FROM labels l JOIN pairs p ON p.id = l.pair_id
                  JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
-            WHERE l.undone_at IS NULL AND l.labeler = ? ORDER BY l.id)sql");
-        full.bind(1, labeler);
+            WHERE l.undone_at IS NULL AND (?1 IS NULL OR l.labeler = ?1)
+              AND (?2 = 0 OR l.choice NOT IN ('left', 'right')) ORDER BY l.id)sql");
+        bindOptionalText(full, 1, labeler);
+        full.bind(2, undecidedOnly ? 1 : 0);
         std::vector<Row> out;
         while (full.executeStep()) {
             LabelRecord label{full.getColumn(6).getInt64(), full.getColumn(0).getInt64(),
-                              choiceFromString(full.getColumn(7).getString()).value_or(Choice::Skip), labeler,
-                              full.getColumn(8).getInt64(), full.getColumn(9).getString(), false};
+                              choiceFromString(full.getColumn(7).getString()).value_or(Choice::Skip),
+                              full.getColumn(10).getString(), full.getColumn(8).getInt64(),
+                              full.getColumn(9).getString(), false};
             out.emplace_back(readPair(full), label);
         }
         return out;

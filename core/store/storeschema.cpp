@@ -117,6 +117,24 @@ CREATE TABLE imports (
 ALTER TABLE pairs ADD COLUMN import_id INTEGER REFERENCES imports(id);
 CREATE INDEX pairs_by_import ON pairs(import_id);
 )sql",
+        // Version 4: a label may say both sequences are bad ('both-bad'); the labels table is rebuilt
+        // for the new CHECK (nothing references it), with its indexes.
+        R"sql(
+CREATE TABLE labels_v4 (
+    id         INTEGER PRIMARY KEY,
+    pair_id    INTEGER NOT NULL REFERENCES pairs(id),
+    choice     TEXT NOT NULL CHECK (choice IN ('left', 'right', 'tie', 'skip', 'both-bad')),
+    labeler    TEXT NOT NULL CHECK (length(labeler) > 0),
+    decide_ms  INTEGER NOT NULL CHECK (decide_ms >= 0),
+    created_at TEXT NOT NULL,
+    undone_at  TEXT
+);
+INSERT INTO labels_v4 SELECT id, pair_id, choice, labeler, decide_ms, created_at, undone_at FROM labels;
+DROP TABLE labels;
+ALTER TABLE labels_v4 RENAME TO labels;
+CREATE UNIQUE INDEX labels_one_active ON labels(pair_id) WHERE undone_at IS NULL;
+CREATE INDEX labels_by_labeler ON labels(labeler, id);
+)sql",
     };
     return migrations;
 }

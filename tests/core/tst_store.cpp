@@ -310,6 +310,17 @@ private Q_SLOTS:
         QCOMPARE(again.duplicates, int64_t(2));
         QCOMPARE(target->counts("").value().labelled, int64_t(2));
         QCOMPARE(target->imports().value().size(), size_t(1));
+
+        // Ties and skips on request, in a shape DPO readers skip; an import leaves them out, counted.
+        QVERIFY(store->addLabel(ids[4], Choice::BothBad, "ana", 700).ok());
+        QCOMPARE(exportPreferencesJsonl(*store, path("all.jsonl"), true).value(), int64_t(5));
+        const std::string all = readAll(path("all.jsonl"));
+        QVERIFY2(all.find("\"choice\":\"tie\"") != std::string::npos, all.c_str());
+        QVERIFY(all.find("\"choice\":\"both-bad\"") != std::string::npos);
+        auto third = openOrFail(path("import3.sqlite"));
+        const ImportOutcome mixed = importPreferencesJsonl(*third, path("all.jsonl"), binaryRules(8)).value();
+        QCOMPARE(mixed.imported, int64_t(2));
+        QCOMPARE(mixed.undecided, int64_t(3));
         const auto a = store->preferences().value();
         const auto b = target->preferences().value();
         QCOMPARE(b.size(), a.size());

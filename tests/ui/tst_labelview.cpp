@@ -108,6 +108,7 @@ private Q_SLOTS:
         QTest::newRow("2") << int(Qt::Key_2) << int(Choice::Right);
         QTest::newRow("L") << int(Qt::Key_L) << int(Choice::Right);
         QTest::newRow("T") << int(Qt::Key_T) << int(Choice::Tie);
+        QTest::newRow("B") << int(Qt::Key_B) << int(Choice::BothBad);
         QTest::newRow("S") << int(Qt::Key_S) << int(Choice::Skip);
         QTest::newRow("Space") << int(Qt::Key_Space) << int(Choice::Skip);
     }
