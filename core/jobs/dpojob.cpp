@@ -183,6 +183,9 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& given, TrainListener& listener, const 
         outcome.pairs = winners.size(0);
 
         // The folder and its lock come before the run's record: a "running" run always has a lock.
+        if (resuming && !std::filesystem::is_directory(spec.outputFolder, ec))
+            return finishWith(failedBeforeTraining("the run's checkpoint folder " + spec.outputFolder +
+                                                   " no longer exists; it cannot be resumed"));
         std::filesystem::create_directories(spec.outputFolder, ec);
         if (ec)
             return finishWith(failedBeforeTraining("cannot create the checkpoint folder " + spec.outputFolder + ": " +
