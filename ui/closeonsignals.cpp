@@ -4,6 +4,7 @@
 #include <QSocketNotifier>
 #include <QWidget>
 
+#include <cerrno>
 #include <csignal>
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,8 +17,15 @@ int g_pipe[2] = {-1, -1};
 
 extern "C" void onCloseSignal(int signal)
 {
+    const int savedErrno = errno;
     const char byte = char(signal);
     [[maybe_unused]] const ssize_t n = ::write(g_pipe[1], &byte, 1); // async-signal-safe
+    // Both signals get their default action back: a second one ends the application at once.
+    struct sigaction standard {};
+    standard.sa_handler = SIG_DFL;
+    sigaction(SIGINT, &standard, nullptr);
+    sigaction(SIGTERM, &standard, nullptr);
+    errno = savedErrno;
 }
 
 } // namespace
@@ -39,7 +47,7 @@ CloseOnSignals::CloseOnSignals(QWidget* window, std::function<void()> closeForSi
     struct sigaction action {};
     action.sa_handler = onCloseSignal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART | SA_RESETHAND; // the second signal takes the default action
+    action.sa_flags = SA_RESTART;
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
 }

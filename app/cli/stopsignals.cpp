@@ -2,6 +2,7 @@
 #include "cli/stopsignals.h"
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <unistd.h>
 
@@ -14,13 +15,20 @@ std::atomic<int> g_signal{0};
 
 extern "C" void onStopSignal(int signal)
 {
-    // Only async-signal-safe calls here: atomic stores and write(2). SA_RESETHAND has put the
-    // default action back, so a second signal ends the process at once.
+    // Only async-signal-safe calls here: atomic stores, sigaction(2) and write(2).
+    const int savedErrno = errno;
+    g_signal.store(signal); // before the stop: whoever sees the stop finds the signal
     g_stop.requestStop();
-    g_signal.store(signal);
+    // Both signals get their default action back: a second one (Ctrl-C, or SIGTERM after
+    // Ctrl-C) ends the process at once.
+    struct sigaction standard {};
+    standard.sa_handler = SIG_DFL;
+    sigaction(SIGINT, &standard, nullptr);
+    sigaction(SIGTERM, &standard, nullptr);
     static const char message[] = "\nd2dpo: stopping after the current step (a checkpoint is written); press Ctrl-C "
                                   "again to end at once\n";
     [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message, sizeof message - 1);
+    errno = savedErrno;
 }
 
 } // namespace
@@ -31,7 +39,7 @@ const StopToken& stopOnSignals()
         struct sigaction action {};
         action.sa_handler = onStopSignal;
         sigemptyset(&action.sa_mask);
-        action.sa_flags = SA_RESTART | SA_RESETHAND;
+        action.sa_flags = SA_RESTART;
         sigaction(SIGINT, &action, nullptr);
         sigaction(SIGTERM, &action, nullptr);
         return true;

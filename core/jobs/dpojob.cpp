@@ -190,11 +190,18 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& given, TrainListener& listener, const 
         if (ec)
             return finishWith(failedBeforeTraining("cannot create the checkpoint folder " + spec.outputFolder + ": " +
                                                    ec.message()));
-        if (store) {
+        {
+            // Taken with or without a store: two runs never share a folder.
             auto acquired = RunLock::acquire((std::filesystem::path(spec.outputFolder) / "run.lock").string());
             if (!acquired)
                 return finishWith(failedBeforeTraining(acquired.error()));
             lock = std::move(acquired.value());
+            // Checked again under the lock: another run may have started in the folder meanwhile.
+            if (!resuming)
+                for (const auto& entry : std::filesystem::directory_iterator(spec.outputFolder, ec))
+                    if (entry.path().filename() != "run.lock")
+                        return finishWith(failedBeforeTraining("the checkpoint folder " + spec.outputFolder +
+                                                               " was taken by another run; choose a new folder"));
         }
 
         // Resuming: the run's newest recorded checkpoint holds the policy, its ".adam" file Adam's state.
@@ -205,19 +212,22 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& given, TrainListener& listener, const 
             if (!point)
                 return finishWith(failedBeforeTraining(point.error()));
             resumePoint = point.value();
-            if (Status s = store->reopenRun(spec.resumeRunId, lock.path()); !s)
-                return finishWith(failedBeforeTraining(s.error()));
-            outcome.runId = spec.resumeRunId;
+            // Everything is checked before the run is reopened: a resume refused here leaves the run
+            // stopped or interrupted, ready for another try.
             if (!resumePoint->checkpointPath.empty()) {
                 auto policy = loadCheckpoint(resumePoint->checkpointPath, device.value());
                 if (!policy)
                     return finishWith(failedBeforeTraining(policy.error()));
                 if (policy->info.parentId != reference.id)
                     return finishWith(failedBeforeTraining("the run's checkpoint " + resumePoint->checkpointPath +
-                                                           " was not trained from the reference " + reference.id));
+                                                           " was not trained from the reference " + reference.id +
+                                                           " (was the reference file replaced?)"));
                 resumedPolicy = policy->model;
-                outcome.resultModelId = resumePoint->modelId;
             }
+            if (Status s = store->reopenRun(spec.resumeRunId, lock.path(), resumePoint->step); !s)
+                return finishWith(failedBeforeTraining(s.error()));
+            outcome.runId = spec.resumeRunId;
+            outcome.resultModelId = resumePoint->modelId;
             listener.onLog("resuming run " + std::to_string(outcome.runId) + " at step " +
                            std::to_string(resumePoint->step) + " of " + std::to_string(spec.dpo.steps) +
                            (resumePoint->checkpointPath.empty() ? " (no checkpoint was written: from the reference)"

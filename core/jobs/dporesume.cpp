@@ -30,10 +30,14 @@ Result<ResumePoint> findResumePoint(PreferenceStore& store, int64_t runId)
     auto models = store.models();
     if (!models)
         return makeError(models.error());
-    // The run's checkpoints are named step-NNNNNN.d2dpo: the greatest name is the newest.
+    // The run's checkpoints are named step-NNNNNN.d2dpo (more digits past a million steps): the
+    // longest, then greatest, name is the newest.
+    const auto later = [](const std::string& a, const std::string& b) {
+        return a.size() != b.size() ? a.size() > b.size() : a > b;
+    };
     const ModelRecord* newest = nullptr;
     for (const ModelRecord& m : models.value())
-        if (m.runId == runId && (!newest || m.path > newest->path))
+        if (m.runId == runId && (!newest || later(m.path, newest->path)))
             newest = &m;
     ResumePoint point;
     if (!newest)

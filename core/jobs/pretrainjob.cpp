@@ -39,6 +39,23 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, Experimen
     inputs.insert(inputs.end(), spec.inputs.begin(), spec.inputs.end());
     if (Status s = checkOutputFile(spec.outputPath, inputs); !s)
         return makeError("checkpoint " + s.error());
+    // A model the store records (a reference others were fine-tuned from, a run's checkpoint) is
+    // never replaced by new weights under the same record.
+    if (!spec.storePath.empty() && std::filesystem::exists(spec.storePath)) {
+        auto store = PreferenceStore::open(spec.storePath, PreferenceStore::OpenMode::MustExist);
+        if (!store)
+            return makeError(store.error());
+        auto models = store.value()->models();
+        if (!models)
+            return makeError(models.error());
+        for (const ModelRecord& m : models.value()) {
+            std::error_code same;
+            if (std::filesystem::equivalent(m.path, spec.outputPath, same) && !same)
+                return makeError("checkpoint '" + spec.outputPath + "': the store records it as the model " + m.id +
+                                 " (" + m.name + "); writing over it would change that model's weights. Choose "
+                                 "another file; nothing was written");
+        }
+    }
 
     listener.onPhase("pretrain", spec.pretrain.steps);
     PretrainJobOutcome outcome;

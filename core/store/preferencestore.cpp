@@ -105,17 +105,30 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
         // not only of the application.
         db.exec("PRAGMA synchronous = FULL");
         const auto& migrations = storeMigrations();
-        for (int v = version; v < int(migrations.size()); ++v) {
-            SQLite::Transaction transaction(db);
-            db.exec(migrations[size_t(v)]);
-            db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
-            db.exec("PRAGMA user_version = " + std::to_string(v + 1));
-            // Migrations run with foreign keys off (a rebuilt table is dropped and renamed, as
-            // SQLite's documentation prescribes); none may leave a dangling reference.
-            if (db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt() != 0)
-                throw SQLite::Exception("the upgrade to schema " + std::to_string(v + 1) +
-                                        " would leave dangling references; nothing was changed");
-            transaction.commit();
+        if (version < int(migrations.size())) {
+            // One write transaction for the whole upgrade, with the version read again inside it:
+            // a second process opening the same old store waits, then finds it upgraded.
+            db.exec("BEGIN IMMEDIATE");
+            try {
+                version = db.execAndGet("PRAGMA user_version").getInt();
+                for (int v = version; v < int(migrations.size()); ++v) {
+                    db.exec(migrations[size_t(v)]);
+                    db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+                    db.exec("PRAGMA user_version = " + std::to_string(v + 1));
+                    // Migrations run with foreign keys off (a rebuilt table is dropped and renamed,
+                    // as SQLite's documentation prescribes); none may leave a dangling reference.
+                    if (db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt() != 0)
+                        throw SQLite::Exception("the upgrade to schema " + std::to_string(v + 1) +
+                                                " would leave dangling references; nothing was changed");
+                }
+                db.exec("COMMIT");
+            } catch (const SQLite::Exception&) {
+                try {
+                    db.exec("ROLLBACK");
+                } catch (const SQLite::Exception&) { // the first error is the one to report
+                }
+                throw;
+            }
         }
         db.exec("PRAGMA foreign_keys = ON");
         impl->version = db.execAndGet("PRAGMA user_version").getInt();

@@ -195,8 +195,10 @@ public:
     Status appendMetrics(int64_t runId, const std::vector<MetricPoint>& points);
     Status finishRun(int64_t runId, const std::string& status, const std::string& error,
                      const std::string& resultModelId);
-    /// A stopped or interrupted run running again (resumed), now alive under `lockPath`.
-    Status reopenRun(int64_t runId, const std::string& lockPath);
+    /// A stopped or interrupted run running again (resumed) from `fromStep`, now alive under
+    /// `lockPath`; the metric points the dead attempt recorded after that step are dropped, so the
+    /// curves hold one attempt.
+    Status reopenRun(int64_t runId, const std::string& lockPath, int64_t fromStep);
     Result<std::vector<RunRecord>> runs();
     Result<std::optional<RunRecord>> run(int64_t id);
     /// (step, value) of one metric of one run, by step.

@@ -112,6 +112,11 @@ Result<DeletedLabels> PreferenceStore::deleteLabels(const LabelSelection& select
 {
     if (!selection.importId && selection.labeler.empty() && selection.modelId.empty())
         return makeError("name what to delete: an import, a labeler or a model");
+    if (!selection.labeler.empty() && (selection.importId || !selection.modelId.empty()))
+        return makeError("name one of an import, a labeler or a model: an import's or a model's pairs go with "
+                         "every label on them, a labeler's labels go without their pairs");
+    if (selection.importId && !selection.modelId.empty())
+        return makeError("name one of an import or a model, not both");
     return m_impl->guard<DeletedLabels>("deleting labels", [&] {
         SQLite::Database& db = m_impl->db;
         SQLite::Transaction transaction(db);

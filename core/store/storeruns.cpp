@@ -93,15 +93,22 @@ RunRecord readRun(SQLite::Statement& q)
 
 } // namespace
 
-Status PreferenceStore::reopenRun(int64_t runId, const std::string& lockPath)
+Status PreferenceStore::reopenRun(int64_t runId, const std::string& lockPath, int64_t fromStep)
 {
     return m_impl->guard<Ok>("resuming the run", [&]() -> Ok {
+        SQLite::Transaction transaction(m_impl->db);
         SQLite::Statement q(m_impl->db, "UPDATE runs SET status = 'running', error = '', finished_at = '', "
                                         "lock_path = ? WHERE id = ? AND status IN ('stopped', 'interrupted')");
         q.bind(1, lockPath);
         q.bind(2, runId);
         if (q.exec() != 1)
             throw SQLite::Exception("run " + std::to_string(runId) + " is not stopped or interrupted");
+        SQLite::Statement drop(m_impl->db, "DELETE FROM run_metrics WHERE run_id = ? AND step > ? AND "
+                                           "name NOT LIKE 'reference/%'");
+        drop.bind(1, runId);
+        drop.bind(2, fromStep);
+        drop.exec();
+        transaction.commit();
         return Ok{};
     });
 }
@@ -109,6 +116,21 @@ Status PreferenceStore::reopenRun(int64_t runId, const std::string& lockPath)
 Result<int64_t> PreferenceStore::markDeadRunsInterrupted()
 {
     return m_impl->guard<int64_t>("checking which runs are alive", [&] {
+        // One write transaction from the read to the update: a run reopened by another process in
+        // between cannot be marked dead from a stale read.
+        m_impl->db.exec("BEGIN IMMEDIATE");
+        struct Rollback {
+            SQLite::Database& db;
+            bool done = false;
+            ~Rollback()
+            {
+                if (!done)
+                    try {
+                        db.exec("ROLLBACK");
+                    } catch (const SQLite::Exception&) { // the connection reports the first error
+                    }
+            }
+        } rollback{m_impl->db};
         std::vector<int64_t> dead;
         {
             SQLite::Statement q(m_impl->db, "SELECT id, lock_path FROM runs WHERE status = 'running'");
@@ -126,6 +148,9 @@ Result<int64_t> PreferenceStore::markDeadRunsInterrupted()
             mark.bind(2, id);
             mark.exec();
         }
+        mark.reset();
+        m_impl->db.exec("COMMIT");
+        rollback.done = true;
         return int64_t(dead.size());
     });
 }

@@ -166,7 +166,9 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
         lastMetrics = metrics.toJson();
         listener.onEvaluation({step, metrics});
     };
+    int64_t lastCheckpointStep = m_startStep;
     auto checkpoint = [&](int64_t step) {
+        lastCheckpointStep = step;
         std::string error;
         const std::string path = saveCheckpoint(step, lastMetrics, error);
         if (!error.empty())
@@ -262,7 +264,8 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
         // A non-finite loss leaves the weights of the last step untouched, so they are still
         // good unless the previous update itself produced non-finite weights: then the last
         // interval checkpoint stays the last good one.
-        if (finished.stepsDone > m_startStep && allFinite(m_policy))
+        // (not again when the last interval checkpoint already holds these weights)
+        if (finished.stepsDone > lastCheckpointStep && allFinite(m_policy))
             checkpoint(finished.stepsDone);
     } catch (const std::exception& e) {
         finished.status = RunStatus::Failed;

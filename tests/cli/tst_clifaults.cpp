@@ -155,6 +155,8 @@ private Q_SLOTS:
         words.close();
         expectRefusal({"pretrain", "--data", path("words.txt"), "--steps", "5", "-o", path("words.txt")},
                       "this command reads that file");
+        expectRefusal({"pretrain", "-N", "6", "--steps", "5", "-o", m_reference, "--db", m_store},
+                      "the store records it as the model");
         QCOMPARE(fileBytes(m_reference), reference);
         QCOMPARE(fileBytes(m_store), store);
         QCOMPARE(fileBytes(path("words.txt")), QByteArray("cat\ndog\nemu\n"));

@@ -192,8 +192,14 @@ private Q_SLOTS:
         QCOMPARE(s->markDeadRunsInterrupted().value(), int64_t(1));
         QCOMPARE(s->run(liveId).value()->status, std::string("interrupted"));
         // Only a stopped or interrupted run can run again.
-        QVERIFY(s->reopenRun(liveId, path("again.lock")).ok());
-        QVERIFY(!s->reopenRun(liveId, path("again.lock")).ok());
+        // The dead attempt's points after the resumed step go; the reference's baselines stay.
+        for (int64_t step = 1; step <= 5; ++step)
+            QVERIFY(s->appendMetrics(liveId, step, {{"loss", 0.5}}).ok());
+        QVERIFY(s->appendMetrics(liveId, 0, {{"reference/vsr", 0.9}}).ok());
+        QVERIFY(s->reopenRun(liveId, path("again.lock"), 3).ok());
+        QCOMPARE(s->metricSeries(liveId, "loss").value().size(), size_t(3));
+        QCOMPARE(s->metricSeries(liveId, "reference/vsr").value().size(), size_t(1));
+        QVERIFY(!s->reopenRun(liveId, path("again.lock"), 3).ok());
         QCOMPARE(s->integrityCheck().value(), std::string("ok"));
     }
 
@@ -244,6 +250,10 @@ private Q_SLOTS:
         QCOMPARE(s->preferences().value().size(), size_t(0));
         QCOMPARE(s->pendingPairs(10).value().size(), size_t(0));
         QVERIFY(!s->deleteLabels(LabelSelection{}, false).ok());
+        LabelSelection mixed;
+        mixed.modelId = "m1";
+        mixed.labeler = "ana"; // a model's pairs go with every label on them: not with one labeler's
+        QVERIFY(!s->deleteLabels(mixed, true).ok());
         QCOMPARE(s->integrityCheck().value(), std::string("ok"));
     }
 
