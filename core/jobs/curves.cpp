@@ -2,11 +2,11 @@
 #include "jobs/curves.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "base/metricnames.h"
+#include "base/safeoutput.h"
 
 namespace d2dpo {
 
@@ -17,15 +17,9 @@ namespace {
 
 json metricsJson(const SampleMetrics& m) { return json::parse(m.toJson()); }
 
-Status writeFile(const fs::path& path, const std::string& text)
-{
-    std::ofstream out(path, std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out)
-        return makeError("cannot write '" + path.string() + "'");
-    return Ok{};
-}
+/// All or nothing, never over a device, FIFO or folder (base/safeoutput.h): `reproduce --force`
+/// writes into a folder that may hold anything.
+Status writeFile(const fs::path& path, const std::string& text) { return AtomicFile::write(path.string(), text); }
 
 std::string number(double v)
 {
