@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "base/stopsignalhandler.h"
+
 namespace d2dpo::ui {
 
 namespace {
@@ -20,11 +22,7 @@ extern "C" void onCloseSignal(int signal)
     const int savedErrno = errno;
     const char byte = char(signal);
     [[maybe_unused]] const ssize_t n = ::write(g_pipe[1], &byte, 1); // async-signal-safe
-    // Both signals get their default action back: a second one ends the application at once.
-    struct sigaction standard {};
-    standard.sa_handler = SIG_DFL;
-    sigaction(SIGINT, &standard, nullptr);
-    sigaction(SIGTERM, &standard, nullptr);
+    restoreDefaultStopSignals(); // a second signal ends the application at once
     errno = savedErrno;
 }
 
@@ -44,18 +42,9 @@ CloseOnSignals::CloseOnSignals(QWidget* window, std::function<void()> closeForSi
         if (m_close)
             m_close();
     });
-    struct sigaction action {};
-    action.sa_handler = onCloseSignal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    installStopSignalHandler(onCloseSignal);
 }
 
-CloseOnSignals::~CloseOnSignals()
-{
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-}
+CloseOnSignals::~CloseOnSignals() { restoreDefaultStopSignals(); }
 
 } // namespace d2dpo::ui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/stopsignals.h"
 
+#include "base/stopsignalhandler.h"
+
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -21,10 +23,7 @@ extern "C" void onStopSignal(int signal)
     g_stop.requestStop();
     // Both signals get their default action back: a second one (Ctrl-C, or SIGTERM after
     // Ctrl-C) ends the process at once.
-    struct sigaction standard {};
-    standard.sa_handler = SIG_DFL;
-    sigaction(SIGINT, &standard, nullptr);
-    sigaction(SIGTERM, &standard, nullptr);
+    restoreDefaultStopSignals();
     static const char message[] = "\nd2dpo: stopping after the current step (a checkpoint is written); press Ctrl-C "
                                   "again to end at once\n";
     [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message, sizeof message - 1);
@@ -36,12 +35,7 @@ extern "C" void onStopSignal(int signal)
 const StopToken& stopOnSignals()
 {
     static const bool installed = [] {
-        struct sigaction action {};
-        action.sa_handler = onStopSignal;
-        sigemptyset(&action.sa_mask);
-        action.sa_flags = SA_RESTART;
-        sigaction(SIGINT, &action, nullptr);
-        sigaction(SIGTERM, &action, nullptr);
+        installStopSignalHandler(onStopSignal);
         return true;
     }();
     (void)installed;

@@ -10,6 +10,7 @@
 #include "model/device.h"
 #include "tasks/task.h"
 #include "jobs/checkpointrecord.h"
+#include "jobs/runpolicy.h"
 #include "store/preferencestore.h"
 
 #include <filesystem>
@@ -45,16 +46,13 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, Experimen
         auto store = PreferenceStore::open(spec.storePath, PreferenceStore::OpenMode::MustExist);
         if (!store)
             return makeError(store.error());
-        auto models = store.value()->models();
-        if (!models)
-            return makeError(models.error());
-        for (const ModelRecord& m : models.value()) {
-            std::error_code same;
-            if (std::filesystem::equivalent(m.path, spec.outputPath, same) && !same)
-                return makeError("checkpoint '" + spec.outputPath + "': the store records it as the model " + m.id +
-                                 " (" + m.name + "); writing over it would change that model's weights. Choose "
-                                 "another file; nothing was written");
-        }
+        auto stored = modelStoredAt(*store.value(), spec.outputPath);
+        if (!stored)
+            return makeError(stored.error());
+        if (const auto& m = stored.value())
+            return makeError("checkpoint '" + spec.outputPath + "': the store records it as the model " + m->id +
+                             " (" + m->name + "); writing over it would change that model's weights. Choose "
+                             "another file; nothing was written");
     }
 
     listener.onPhase("pretrain", spec.pretrain.steps);

@@ -93,6 +93,19 @@ ExportOptions exportOptionsFor(PreferenceStore& store, const ModelRecord& model)
     return options;
 }
 
+Result<std::optional<ModelRecord>> modelStoredAt(PreferenceStore& store, const std::string& path)
+{
+    auto models = store.models();
+    if (!models)
+        return makeError(models.error());
+    for (const ModelRecord& model : models.value()) {
+        std::error_code same;
+        if (std::filesystem::equivalent(model.path, path, same) && !same)
+            return std::optional(model);
+    }
+    return std::optional<ModelRecord>();
+}
+
 Result<ExportOptions> exportOptionsForCheckpoint(const std::string& storePath, const std::string& checkpointPath)
 {
     namespace fs = std::filesystem;
@@ -102,14 +115,11 @@ Result<ExportOptions> exportOptionsForCheckpoint(const std::string& storePath, c
     auto store = PreferenceStore::open(storePath);
     if (!store)
         return makeError(store.error());
-    auto models = store.value()->models();
-    if (!models)
-        return makeError(models.error());
-    for (const ModelRecord& model : models.value()) {
-        std::error_code same;
-        if (fs::equivalent(model.path, checkpointPath, same) && !same)
-            return exportOptionsFor(*store.value(), model);
-    }
+    auto model = modelStoredAt(*store.value(), checkpointPath);
+    if (!model)
+        return makeError(model.error());
+    if (model.value())
+        return exportOptionsFor(*store.value(), *model.value());
     return ExportOptions{};
 }
 

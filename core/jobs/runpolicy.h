@@ -48,6 +48,9 @@ struct LabelerCount {
 };
 std::vector<LabelerCount> labelersOf(const std::vector<PreferenceRecord>& preferences, const std::string& task);
 
+/// The store's model whose checkpoint file is `path` (the same file, however named), or nothing.
+Result<std::optional<ModelRecord>> modelStoredAt(PreferenceStore& store, const std::string& path);
+
 /// Export options for a stored model: the preference counts and the run (status, device, times,
 /// config) that made it, for the model card's lineage. Defaults when the model has no run.
 ExportOptions exportOptionsFor(PreferenceStore& store, const ModelRecord& model);
