@@ -106,7 +106,11 @@ void addModelOptions(CLI::App* c, ModelSpec& s)
     c->add_option("--layers", s.model.layers, "Transformer layers")->check(CLI::Range(1, 64))->capture_default_str();
     c->add_option("--heads", s.model.heads, "Attention heads (must divide --d-model)")->check(CLI::Range(1, 256))->capture_default_str();
     c->add_flag("!--no-time", s.model.timeConditioning, "Drop the time conditioning of the denoiser");
-    c->add_option("--eta", s.noise.eta, "Remasking coefficient eta of the reverse process (>= 0)")
+    c->add_option("--noise", s.noise.process, "Noise process: masking (the paper) or uniform (each corrupted "
+                                              "position takes a uniformly drawn token)")
+        ->check(CLI::IsMember({"masking", "uniform"}))
+        ->capture_default_str();
+    c->add_option("--eta", s.noise.eta, "Detailed-balance noise eta of the reverse process (>= 0; remasking for masking)")
         ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str();
 }
@@ -127,7 +131,28 @@ void addDpoOptions(CLI::App* c, DpoConfig& d)
     c->add_option("--lr", d.learningRate, "D2-DPO learning rate (Adam)")->check(finitePositive())->capture_default_str();
     c->add_option("--batch", d.batch, "Preference pairs per step")->check(atLeast(1))->capture_default_str();
     c->add_option("--steps", d.steps, "D2-DPO steps")->check(atLeast(1))->capture_default_str();
-    c->add_option("--t-samples", d.tSamplesPerPair, "Draws of t per pair in each step")->check(atLeast(1))->capture_default_str();
+    c->add_option("--t-samples", d.tSamplesPerPair, "Draws of t per pair in each step, a loss term each")
+        ->check(atLeast(1))->capture_default_str();
+    c->add_option("--vrpo-samples", d.vrpoSamples,
+                  "Draws of t per pair averaged inside the log-sigmoid (VRPO, LLaDA 1.5)")
+        ->check(atLeast(1))->capture_default_str();
+    c->add_option("--t-sampling", d.tSampling, "independent: one uniform t per row; stratified: t_i = (u + i)/B mod 1")
+        ->check(CLI::IsMember({"independent", "stratified"}))->capture_default_str();
+    c->add_option("--mask-coupling", d.maskCoupling,
+                  "shared-t: winner and loser share t; complementary: also a draw at 1 - t masking what the first kept")
+        ->check(CLI::IsMember({"shared-t", "complementary"}))->capture_default_str();
+    c->add_option("--loss", d.lossType, "Loss on the margin, as TRL's loss_type: sigmoid (the paper), ipo, hinge, robust")
+        ->check(CLI::IsMember({"sigmoid", "ipo", "hinge", "robust"}))->capture_default_str();
+    c->add_option("--label-smoothing", d.labelSmoothing,
+                  "sigmoid: conservative DPO's label smoothing; robust: the assumed flip rate (0 <= e < 0.5)")
+        ->check(CLI::Range(0.0, 0.4999))->capture_default_str();
+    c->add_option("--rpo-alpha", d.rpoAlpha, "Weight of the winner's masked cross-entropy added to the loss")
+        ->check(CLI::Range(0.0, 1e6))->capture_default_str();
+    c->add_option("--keep-best", d.keepBest,
+                  "Keep the best evaluation's checkpoint as best.d2dpo by this metric (rule: the rule's share; a "
+                  "leading - minimises), among evaluations with VSR >= the reference's - the slack");
+    c->add_option("--keep-best-vsr-slack", d.keepBestVsrSlack, "How far below the reference's VSR a best checkpoint may be")
+        ->check(CLI::Range(0.0, 1.0))->capture_default_str();
     c->add_option("--eval-every", d.evalEvery, "Evaluate every k steps (0 = only at the end)")
         ->check(atLeast(0))->capture_default_str();
     c->add_option("--eval-samples", d.evalSamples, "Samples per evaluation")->check(atLeast(1))->capture_default_str();
@@ -138,7 +163,11 @@ void addDpoOptions(CLI::App* c, DpoConfig& d)
 
 void addSamplingOptions(CLI::App* c, SamplingConfig& s)
 {
-    c->add_option("--sampling-steps", s.steps, "Euler steps of the sampler")->check(atLeast(1))->capture_default_str();
+    c->add_option("--sampler", s.sampler,
+                  "exact: the continuous-time reverse process (one position per pass; a fine Euler step where "
+                  "no exact sampler exists); euler: --sampling-steps Euler steps")
+        ->check(CLI::IsMember({"exact", "euler"}))->capture_default_str();
+    c->add_option("--sampling-steps", s.steps, "Euler steps of the sampler (--sampler euler)")->check(atLeast(1))->capture_default_str();
     c->add_option("--sampling-batch", s.batch, "Sequences per sampler forward pass")->check(atLeast(1))->capture_default_str();
 }
 

@@ -30,7 +30,7 @@ struct PairsOptions {
     std::string db = PreferenceStore::defaultPath();
     std::string checkpoint;
     int64_t count = 50;
-    int samplingSteps = 64;
+    SamplingConfig sampling;
 };
 
 int runPairs(const PairsOptions& o)
@@ -47,7 +47,7 @@ int runPairs(const PairsOptions& o)
         return fail("pairs", generator.error());
     if (Status s = store.value()->addModel(generator.value()->model()); !s)
         return fail("pairs", s.error());
-    auto batch = generator.value()->generate(o.count, o.runtime.seed, o.samplingSteps);
+    auto batch = generator.value()->generate(o.count, o.runtime.seed, o.sampling);
     if (!batch)
         return fail("pairs", batch.error());
     auto ids = store.value()->addPairs(batch->pairs, "generated");
@@ -240,7 +240,7 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         addDbOption(c, o->db);
         c->add_option("--checkpoint,-c", o->checkpoint, "Model to draw sequences from")->required();
         c->add_option("--count,-n", o->count, "Pairs to add")->check(CLI::Range(int64_t(1), int64_t(1'000'000)))->capture_default_str();
-        c->add_option("--sampling-steps", o->samplingSteps, "Euler steps of the sampler")->check(atLeast(1))->capture_default_str();
+        addSamplingOptions(c, o->sampling);
         c->callback([o, &exitCode] { exitCode = runPairs(*o); });
     }
     {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "base/config.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -66,6 +67,14 @@ std::string toJson(const DpoConfig& c)
                 {"batch", c.batch},
                 {"steps", c.steps},
                 {"t_samples_per_pair", c.tSamplesPerPair},
+                {"vrpo_samples", c.vrpoSamples},
+                {"t_sampling", c.tSampling},
+                {"mask_coupling", c.maskCoupling},
+                {"loss_type", c.lossType},
+                {"label_smoothing", c.labelSmoothing},
+                {"rpo_alpha", c.rpoAlpha},
+                {"keep_best", c.keepBest},
+                {"keep_best_vsr_slack", c.keepBestVsrSlack},
                 {"t_epsilon", c.tEpsilon},
                 {"eval_every", c.evalEvery},
                 {"eval_samples", c.evalSamples},
@@ -84,6 +93,14 @@ Result<DpoConfig> dpoConfigFromJson(const std::string& text)
         c.batch = j.value("batch", c.batch);
         c.steps = j.value("steps", c.steps);
         c.tSamplesPerPair = j.value("t_samples_per_pair", c.tSamplesPerPair);
+        c.vrpoSamples = j.value("vrpo_samples", c.vrpoSamples);
+        c.tSampling = j.value("t_sampling", c.tSampling);
+        c.maskCoupling = j.value("mask_coupling", c.maskCoupling);
+        c.lossType = j.value("loss_type", c.lossType);
+        c.labelSmoothing = j.value("label_smoothing", c.labelSmoothing);
+        c.rpoAlpha = j.value("rpo_alpha", c.rpoAlpha);
+        c.keepBest = j.value("keep_best", c.keepBest);
+        c.keepBestVsrSlack = j.value("keep_best_vsr_slack", c.keepBestVsrSlack);
         c.tEpsilon = j.value("t_epsilon", c.tEpsilon);
         c.evalEvery = j.value("eval_every", c.evalEvery);
         c.evalSamples = j.value("eval_samples", c.evalSamples);
@@ -102,6 +119,8 @@ Result<SamplingConfig> samplingConfigFromJson(const std::string& text)
     try {
         const json j = json::parse(text);
         SamplingConfig c;
+        // Settings recorded before the exact sampler existed were Euler's.
+        c.sampler = j.value("sampler", std::string("euler"));
         c.steps = j.value("steps", c.steps);
         c.batch = j.value("batch", c.batch);
         if (Status s = validate(c); !s)
@@ -112,7 +131,10 @@ Result<SamplingConfig> samplingConfigFromJson(const std::string& text)
     }
 }
 
-std::string toJson(const SamplingConfig& c) { return json{{"steps", c.steps}, {"batch", c.batch}}.dump(); }
+std::string toJson(const SamplingConfig& c)
+{
+    return json{{"sampler", c.sampler}, {"steps", c.steps}, {"batch", c.batch}}.dump();
+}
 
 Result<ModelSpec> modelSpecFromJson(const std::string& text)
 {
@@ -155,8 +177,8 @@ Status validate(const ModelConfig& c)
 
 Status validate(const NoiseConfig& c)
 {
-    if (c.process != "masking")
-        return makeError("unknown noise process '" + c.process + "' (known: masking)");
+    if (c.process != "masking" && c.process != "uniform")
+        return makeError("unknown noise process '" + c.process + "' (known: masking, uniform)");
     if (!(c.eta >= 0) || c.eta > kMaxEta)
         return makeError("eta must be in [0, " + number(kMaxEta) + "] (got " + std::to_string(c.eta) + ")");
     return Ok{};
@@ -169,6 +191,8 @@ Status validate(const SamplingConfig& c)
                          std::to_string(c.steps) + ")");
     if (c.batch < 1)
         return makeError("sampling batch must be >= 1");
+    if (c.sampler != "exact" && c.sampler != "euler")
+        return makeError("unknown sampler '" + c.sampler + "' (known: exact, euler)");
     return Ok{};
 }
 
@@ -209,6 +233,20 @@ Status validate(const DpoConfig& c)
         return makeError("t samples per pair must be in " + range(1, kMaxTSamplesPerPair));
     if (!(c.tEpsilon > 0) || c.tEpsilon >= 1)
         return makeError("t epsilon must be in (0, 1)");
+    if (c.vrpoSamples < 1 || c.vrpoSamples > kMaxTSamplesPerPair)
+        return makeError("VRPO samples must be in " + range(1, kMaxTSamplesPerPair));
+    if (c.tSampling != "independent" && c.tSampling != "stratified")
+        return makeError("unknown t sampling '" + c.tSampling + "' (known: independent, stratified)");
+    if (c.maskCoupling != "shared-t" && c.maskCoupling != "complementary")
+        return makeError("unknown mask coupling '" + c.maskCoupling + "' (known: shared-t, complementary)");
+    if (c.lossType != "sigmoid" && c.lossType != "ipo" && c.lossType != "hinge" && c.lossType != "robust")
+        return makeError("unknown loss type '" + c.lossType + "' (known: sigmoid, ipo, hinge, robust)");
+    if (!(c.labelSmoothing >= 0) || !(c.labelSmoothing < 0.5))
+        return makeError("label smoothing must be in [0, 0.5) (got " + std::to_string(c.labelSmoothing) + ")");
+    if (!(c.rpoAlpha >= 0) || !std::isfinite(c.rpoAlpha))
+        return makeError("rpo alpha must be a finite number >= 0 (got " + std::to_string(c.rpoAlpha) + ")");
+    if (!(c.keepBestVsrSlack >= 0) || c.keepBestVsrSlack > 1)
+        return makeError("keep-best VSR slack must be in [0, 1]");
     if (c.evalEvery < 0 || c.evalEvery > kMaxEvalEvery || c.evalSamples < 1 || c.evalSamples > kMaxEvalSamples)
         return makeError("evaluation needs eval-every in " + range(0, kMaxEvalEvery) + " and eval-samples in " +
                          range(1, kMaxEvalSamples));

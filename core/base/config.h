@@ -26,9 +26,12 @@ struct NoiseConfig {
     double eta = 0.0;
 };
 
-/// Euler CTMC sampling.
+/// How sequences are drawn (diffusion/sampler.h). "exact": the continuous-time reverse process
+/// (masking with eta = 0: one position unmasked per pass; otherwise Euler with a fine step, at
+/// least 8 D steps); "euler": `steps` Euler steps, which unmask several positions at once.
 struct SamplingConfig {
-    int steps = 64;
+    std::string sampler = "exact";
+    int steps = 64;    ///< Euler steps ("euler"; the least "exact" uses where it falls back to Euler)
     int batch = 1000;  ///< sequences generated per forward pass (memory bound)
 };
 
@@ -45,7 +48,20 @@ struct DpoConfig {
     double learningRate = 1e-4;
     int batch = 64;              ///< preference pairs per step
     int steps = 300;
-    int tSamplesPerPair = 1;     ///< independent (t, x_t) draws per pair in one step
+    int tSamplesPerPair = 1;     ///< independent (t, x_t) draws per pair, a loss term each (averaged outside the log-sigmoid)
+    // The estimator of the divergences D_w, D_l (diffusion/dpoestimator.h).
+    int vrpoSamples = 1;                     ///< draws per pair averaged inside the log-sigmoid (LLaDA 1.5's VRPO)
+    std::string tSampling = "independent";   ///< "independent" t per row, or "stratified" across the batch
+    std::string maskCoupling = "shared-t";   ///< "shared-t": winner and loser share t; "complementary": also a
+                                             ///< second draw at 1 - t masking exactly the positions the first kept
+    // The loss on the margin h = D_w - D_l (TRL's loss_type names), plus a cross-entropy term.
+    std::string lossType = "sigmoid";        ///< sigmoid (the paper), ipo, hinge, robust
+    double labelSmoothing = 0;               ///< sigmoid: conservative DPO's smoothing; robust: the flip rate
+    double rpoAlpha = 0;                     ///< weight of the winner's masked cross-entropy (TRL's rpo_alpha)
+    // Keep the best checkpoint as best.d2dpo: by this metric ("" off; "rule": the task's rule share; a
+    // leading '-' minimises), among evaluations whose VSR is >= the reference's - keepBestVsrSlack.
+    std::string keepBest;
+    double keepBestVsrSlack = 0.01;
     double tEpsilon = 1e-3;      ///< t ~ U[0, 1 - tEpsilon]: keeps w(t) = beta (1+eta t)/(1-t) finite
     int evalEvery = 50;          ///< 0: evaluate only at the end
     int evalSamples = 2000;

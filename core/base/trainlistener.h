@@ -48,6 +48,8 @@ struct FinishedEvent {
     int64_t stepsDone = 0;
     std::string error;              ///< why a failed run failed, for the user
     std::string lastCheckpointPath; ///< the last good checkpoint written, if any
+    std::string bestCheckpointPath; ///< DpoConfig::keepBest's checkpoint (best.d2dpo), if one was kept
+    std::string bestDescription;    ///< which step it is and why ("step 150: odd_ratio 0.97, VSR ..."), or why none
     double elapsedSeconds = 0;
 };
 

@@ -16,6 +16,8 @@ EulerSampler::EulerSampler(Denoiser model, int64_t maskToken, int steps, double 
 {
 }
 
+std::string EulerSampler::describe() const { return "Euler, " + std::to_string(m_steps) + " steps"; }
+
 double EulerSampler::unmaskProbability(double t, double dt, double eta)
 {
     return std::min(1.0, dt * (1 + eta * t) / (1 - t));

@@ -17,17 +17,11 @@
 
 #include <torch/types.h>
 
-#include "model/denoiser.h"
+#include "diffusion/sampler.h"
 
 namespace d2dpo {
 
-struct SamplerCounters {
-    int64_t forwardPasses = 0; ///< denoiser calls
-    int64_t rowsForwarded = 0; ///< sequences passed through the denoiser, summed over calls
-    int64_t steps = 0;         ///< Euler steps taken
-};
-
-class EulerSampler {
+class EulerSampler final : public Sampler {
 public:
     enum class Mode {
         Reference, ///< the denoiser on the whole batch at every step
@@ -38,7 +32,8 @@ public:
     EulerSampler(Denoiser model, int64_t maskToken, int steps, double eta, Mode mode = Mode::Cached);
 
     /// `count` samples -> [count, D] int64 on the model's device, generated `batch` at a time.
-    torch::Tensor sample(int64_t count, torch::Generator& generator, int64_t batch = 1000);
+    torch::Tensor sample(int64_t count, torch::Generator& generator, int64_t batch = 1000) override;
+    std::string describe() const override;
 
     /// One Euler step of the per-step algorithm from time t: x [B, D] int64 -> x after dt. On the
     /// last step every remaining mask is filled and nothing is re-masked.
@@ -47,7 +42,7 @@ public:
     /// The probability that a masked position unmasks in a step from t of length dt.
     static double unmaskProbability(double t, double dt, double eta);
 
-    const SamplerCounters& counters() const { return m_counters; }
+    const SamplerCounters& counters() const override { return m_counters; }
     int steps() const { return m_steps; }
 
 private:

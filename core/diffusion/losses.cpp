@@ -2,6 +2,7 @@
 #include "diffusion/losses.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <torch/torch.h>
 
@@ -30,7 +31,7 @@ torch::Tensor pretrainLoss(Denoiser& model, const NoiseProcess& noise, const tor
 DpoTerms dpoLossFromDivergences(const torch::Tensor& dChosen, const torch::Tensor& dRejected, double beta)
 {
     const auto loss = -torch::nn::functional::logsigmoid(beta * (dChosen - dRejected)).mean();
-    return {loss, dChosen, dRejected};
+    return {loss, dChosen, dRejected, {}};
 }
 
 torch::Tensor rateMatrixDivergence(const torch::Tensor& xt, const torch::Tensor& rateQ, const torch::Tensor& rateTheta,
@@ -52,58 +53,63 @@ torch::Tensor generalDivergence(const NoiseProcess& noise, const torch::Tensor& 
                                 noise.modelRate(xt, logpRef.exp(), t));
 }
 
-DpoTerms d2dpoTermsAllPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
-                                const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t, double beta)
+namespace {
+
+/// The frozen reference's log-probabilities, without any autograd bookkeeping (no version
+/// counters, no views tracked). Its output is an inference tensor, which autograd may not save:
+/// the clone is a normal tensor (a copy, small next to the forward it replaces).
+template <typename Forward> torch::Tensor referenceLogProbabilities(Forward forward)
 {
-    const int64_t rows = x1.size(0) / 2;
-    const auto logpTheta = torch::log_softmax(policy->forward(xt, t), -1); // [2R, D, S]
     torch::Tensor logpRef;
     {
-        c10::InferenceMode inference; // see d2dpoTermsAtPositions
-        logpRef = torch::log_softmax(reference->forward(xt, t), -1);
+        c10::InferenceMode inference;
+        logpRef = torch::log_softmax(forward(), -1);
     }
-    logpRef = logpRef.clone();
-    const auto divergence = noise.divergence(xt, x1, logpTheta, logpRef, t); // [2R]
-    return dpoLossFromDivergences(divergence.slice(0, 0, rows), divergence.slice(0, rows), beta);
+    return logpRef.clone();
 }
 
-DpoTerms d2dpoTermsAtPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
-                               const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t, double beta)
+} // namespace
+
+SequenceDivergences divergencesAllPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
+                                            const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t)
 {
-    const int64_t rows = x1.size(0) / 2;
+    const auto logpTheta = torch::log_softmax(policy->forward(xt, t), -1); // [rows, D, S]
+    const auto logpRef = referenceLogProbabilities([&] { return reference->forward(xt, t); });
+    const auto read = noise.readMask(xt).to(logpTheta.scalar_type());     // [rows, D]
+    const auto nll = -(logpTheta.gather(-1, x1.unsqueeze(-1)).squeeze(-1) * read).sum(1);
+    return {noise.divergence(xt, x1, logpTheta, logpRef, t), nll, read.sum(1)};
+}
+
+SequenceDivergences divergencesAtPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
+                                           const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t)
+{
     const auto positions = noise.positionsRead(xt);                                     // [P]
     const auto logpTheta = torch::log_softmax(policy->forwardAt(xt, t, positions), -1); // [P, S]
-    torch::Tensor logpRef;
-    {
-        // No autograd bookkeeping at all for the frozen reference (no version counters, no views
-        // tracked). Its output is an inference tensor, which autograd may not save: the clone
-        // below is a normal tensor (a [P, S] copy, small next to the forward it replaces).
-        c10::InferenceMode inference;
-        logpRef = torch::log_softmax(reference->forwardAt(xt, t, positions), -1);
-    }
-    logpRef = logpRef.clone();
-    const auto divergence = noise.divergenceAt(xt, x1, positions, logpTheta, logpRef, t); // [2R]
-    return dpoLossFromDivergences(divergence.slice(0, 0, rows), divergence.slice(0, rows), beta);
+    const auto logpRef = referenceLogProbabilities([&] { return reference->forwardAt(xt, t, positions); });
+    const auto sequence = sequenceOfPosition(positions, xt.size(1));
+    const auto clean = x1.reshape({-1}).index_select(0, positions).unsqueeze(1);
+    const auto zeros = torch::zeros({xt.size(0)}, logpTheta.options());
+    const auto nll = zeros.index_add(0, sequence, -logpTheta.gather(1, clean).squeeze(1));
+    const auto count = zeros.index_add(0, sequence, torch::ones({positions.size(0)}, logpTheta.options()));
+    return {noise.divergenceAt(xt, x1, positions, logpTheta, logpRef, t), nll, count};
 }
 
-DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise, const torch::Tensor& winners,
-                   const torch::Tensor& losers, double beta, double tEpsilon, int tSamples,
-                   torch::Generator& generator)
+torch::Tensor preferenceLoss(const torch::Tensor& margin, const std::string& lossType, double beta,
+                             double labelSmoothing)
 {
-    const auto w = tSamples > 1 ? winners.repeat({tSamples, 1}) : winners;
-    const auto l = tSamples > 1 ? losers.repeat({tSamples, 1}) : losers;
-    const int64_t rows = w.size(0);
-
-    const auto t = torch::rand({rows}, generator, torch::dtype(torch::kFloat).device(w.device())) * (1 - tEpsilon);
-    const auto tBoth = torch::cat({t, t});
-    const auto x1 = torch::cat({w, l});                       // [2R, D]: winners then losers
-    const auto xt = noise.corrupt(x1, tBoth, generator);
-    // On the CPU both models run only at the positions the divergence reads. On a GPU, finding
-    // those positions (a nonzero()) would wait for the device every step: there the models run
-    // on every position, in fixed shapes (the same value, tested).
-    if (xt.is_cpu())
-        return d2dpoTermsAtPositions(policy, reference, noise, x1, xt, tBoth, beta);
-    return d2dpoTermsAllPositions(policy, reference, noise, x1, xt, tBoth, beta);
+    namespace F = torch::nn::functional;
+    const double e = labelSmoothing;
+    if (lossType == "ipo")
+        return (margin - 1 / (2 * beta)).pow(2);
+    if (lossType == "hinge")
+        return torch::relu(1 - beta * margin);
+    const auto logitsFor = F::logsigmoid(beta * margin);
+    const auto logitsAgainst = F::logsigmoid(-beta * margin);
+    if (lossType == "robust")
+        return (-(1 - e) * logitsFor + e * logitsAgainst) / (1 - 2 * e);
+    if (lossType != "sigmoid")
+        throw std::invalid_argument("unknown loss type '" + lossType + "'");
+    return -(1 - e) * logitsFor - e * logitsAgainst;
 }
 
 torch::Tensor rewardFigures(const DpoTerms& terms, double beta)

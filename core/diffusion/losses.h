@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The training objectives: the pretraining cross-entropy on masked positions, and the D2-DPO
-// loss, both in the masking closed form the trainer uses and in the general rate-matrix form
-// (paper eq. for D^theta_ref) that other noise processes will use. Tests prove the two agree.
+// The training objectives: the pretraining cross-entropy on the positions the process reads, the
+// D2-DPO divergences in each process's closed form and in the general rate-matrix form (paper eq.
+// for D^theta_ref; tests prove the two agree), and the preference losses on their margin. How the
+// divergences are estimated for a batch of pairs (the draws of t and masks) is dpoestimator.h.
 #pragma once
+
+#include <string>
 
 #include <torch/types.h>
 
@@ -19,15 +22,26 @@ torch::Tensor pretrainLoss(Denoiser& model, const NoiseProcess& noise, const tor
                            torch::Generator& generator, bool elboWeighting);
 
 /// D2-DPO terms for a batch of pairs. `divergenceChosen`/`Rejected` are D(x_t^w|x_1^w) and
-/// D(x_t^l|x_1^l) summed over positions, [B]; rewards are beta times them.
+/// D(x_t^l|x_1^l) summed over positions (and averaged over the draws the estimator averages
+/// inside the loss), [B]; rewards are beta times them.
 struct DpoTerms {
-    torch::Tensor loss;               ///< scalar: mean of -log sigmoid(beta (D_w - D_l))
+    torch::Tensor loss;               ///< scalar: the mean preference loss (+ rpo_alpha times the winners' nll)
     torch::Tensor divergenceChosen;   ///< [B]
     torch::Tensor divergenceRejected; ///< [B]
+    torch::Tensor nll;                ///< scalar: the winners' masked cross-entropy (nll_loss); undefined unless asked for
 };
 
 /// -log sigmoid(beta (dChosen - dRejected)), averaged: dChosen, dRejected [B] -> DpoTerms.
 DpoTerms dpoLossFromDivergences(const torch::Tensor& dChosen, const torch::Tensor& dRejected, double beta);
+
+/// The preference loss on the diffusion margin h = D_w - D_l, per pair, named as TRL's loss_type:
+///   sigmoid  -(1 - e) log sigmoid(beta h) - e log sigmoid(-beta h)   (e > 0: conservative DPO)
+///   robust   (-(1 - e) log sigmoid(beta h) + e log sigmoid(-beta h)) / (1 - 2e)   (e: the flip rate)
+///   hinge    max(0, 1 - beta h)
+///   ipo      (h - 1/(2 beta))^2
+/// with e the label smoothing. h [B] -> [B].
+torch::Tensor preferenceLoss(const torch::Tensor& margin, const std::string& lossType, double beta,
+                             double labelSmoothing);
 
 /// General rate-matrix form of sum_d D^{theta,d}_ref: sum over j != x_t of
 /// R^q log(R^theta / R^ref) + R^ref - R^theta. x_t [B, D] int64; rates [B, D, V] -> [B].
@@ -38,20 +52,21 @@ torch::Tensor rateMatrixDivergence(const torch::Tensor& xt, const torch::Tensor&
 torch::Tensor generalDivergence(const NoiseProcess& noise, const torch::Tensor& xt, const torch::Tensor& x1,
                                 const torch::Tensor& logpTheta, const torch::Tensor& logpRef, const torch::Tensor& t);
 
-/// The D2-DPO terms for corrupted pairs: x1 = [winners; losers] and xt [2R, D] int64, t [2R],
-/// with both models run on every position (fixed shapes, no host sync: the GPU path) ...
-DpoTerms d2dpoTermsAllPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
-                                const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t, double beta);
-/// ... or only at the positions the divergence reads (less work; the CPU path). Equal values.
-DpoTerms d2dpoTermsAtPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
-                               const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t, double beta);
+/// Per corrupted sequence: the divergence D^theta_ref(x_t | x_1) [rows], and the policy's negative
+/// log-likelihood of x_1 summed over the positions the divergence reads [rows] with their count.
+struct SequenceDivergences {
+    torch::Tensor divergence;
+    torch::Tensor nll;
+    torch::Tensor positionsRead;
+};
 
-/// One D2-DPO batch in the closed form: for every pair one t ~ U[0, 1 - tEpsilon] shared by
-/// winner and loser (repeated `tSamples` times with fresh t), one fused policy forward over
-/// winners and losers, one reference forward without gradients. winners, losers [B, D] int64.
-DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise, const torch::Tensor& winners,
-                   const torch::Tensor& losers, double beta, double tEpsilon, int tSamples,
-                   torch::Generator& generator);
+/// Both models on corrupted sequences x1, xt [rows, D] int64, t [rows], on every position (fixed
+/// shapes, no host sync: the GPU path) ...
+SequenceDivergences divergencesAllPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
+                                            const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t);
+/// ... or only at the positions the divergence reads (less work; the CPU path). Equal values.
+SequenceDivergences divergencesAtPositions(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
+                                           const torch::Tensor& x1, const torch::Tensor& xt, const torch::Tensor& t);
 
 /// rewards/chosen, rejected, margins, accuracies from a batch's terms, as a [4] tensor on the
 /// terms' device (nothing is read on the host).

@@ -9,10 +9,15 @@ namespace d2dpo {
 
 MaskingNoise::MaskingNoise(int64_t vocabSize, double eta) : m_vocabSize(vocabSize), m_eta(eta) {}
 
-torch::Tensor MaskingNoise::corrupt(const torch::Tensor& x1, const torch::Tensor& t, torch::Generator& generator) const
+torch::Tensor MaskingNoise::corruptWhere(const torch::Tensor& x1, const torch::Tensor& select,
+                                         torch::Generator&) const
 {
-    const auto keep = torch::rand(x1.sizes(), generator, t.options()).lt(t.unsqueeze(1));
-    return torch::where(keep, x1, torch::full_like(x1, maskToken()));
+    return torch::where(select, torch::full_like(x1, maskToken()), x1);
+}
+
+torch::Tensor MaskingNoise::prior(int64_t count, int64_t length, torch::Device device, torch::Generator&) const
+{
+    return torch::full({count, length}, maskToken(), torch::dtype(torch::kLong).device(device));
 }
 
 torch::Tensor MaskingNoise::rateFactor(const torch::Tensor& t) const { return (1 + m_eta * t) / (1 - t); }

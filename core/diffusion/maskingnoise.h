@@ -18,14 +18,17 @@ public:
     int64_t maskToken() const { return m_vocabSize; }
     double eta() const { return m_eta; }
 
-    torch::Tensor corrupt(const torch::Tensor& x1, const torch::Tensor& t,
-                          torch::Generator& generator) const override;
+    torch::Tensor corruptWhere(const torch::Tensor& x1, const torch::Tensor& select,
+                               torch::Generator& generator) const override;
+    torch::Tensor prior(int64_t count, int64_t length, torch::Device device,
+                        torch::Generator& generator) const override;
     /// (1 + eta t)/(1 - t) * sum_d [x_t^d == M] (log p_theta(x_1^d|x_t) - log p_ref(x_1^d|x_t)).
     torch::Tensor divergence(const torch::Tensor& xt, const torch::Tensor& x1, const torch::Tensor& logpTheta,
                              const torch::Tensor& logpRef, const torch::Tensor& t) const override;
     /// The masked positions: only they enter the divergence (the eta rates out of real tokens are
     /// the same for policy and reference and cancel).
     torch::Tensor positionsRead(const torch::Tensor& xt) const override;
+    torch::Tensor readMask(const torch::Tensor& xt) const override { return xt.eq(maskToken()); }
     torch::Tensor divergenceAt(const torch::Tensor& xt, const torch::Tensor& x1, const torch::Tensor& positions,
                                const torch::Tensor& logpThetaAt, const torch::Tensor& logpRefAt,
                                const torch::Tensor& t) const override;

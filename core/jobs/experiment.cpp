@@ -146,6 +146,7 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
                                config.seed);
             trainer.setPreferences(winners, losers);
             trainer.setEvaluationSeed(evalSeed);
+            trainer.setReferenceVsr(report.reference.vsr());
             if (!config.outputFolder.empty())
                 trainer.setCheckpointing((out / "checkpoints").string(), referenceId);
             RecordingListener recorder(listener, report.dpoProgress, report.evaluations);

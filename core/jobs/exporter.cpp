@@ -16,7 +16,7 @@
 #include "base/safeoutput.h"
 #include "jobs/openmodel.h"
 #include "model/device.h"
-#include "diffusion/eulersampler.h"
+#include "diffusion/sampler.h"
 #include "train/evaluation.h"
 #include "tasks/task.h"
 
@@ -90,8 +90,8 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
 
         // Samples, drawn from the exported model itself.
         auto generator = makeGenerator(options.seed, model->parameters().front().device());
-        EulerSampler sampler(model, task.value()->maskToken(), options.sampling.steps, checkpoint.info.spec.noise.eta);
-        const auto samples = sampler.sample(options.sampleCount, generator, options.sampling.batch).to(torch::kCPU);
+        const auto sampler = makeSampler(model, checkpoint.info.spec.noise, task.value()->vocabSize(), options.sampling);
+        const auto samples = sampler->sample(options.sampleCount, generator, options.sampling.batch).to(torch::kCPU);
         const Task& t = *task.value();
         const std::vector<std::string> texts = formatRows(t, samples);
         const std::vector<int64_t> rows = rowsToHost(samples);

@@ -4,7 +4,7 @@
 #include <torch/torch.h>
 
 #include "base/failurereport.h"
-#include "diffusion/eulersampler.h"
+#include "diffusion/sampler.h"
 #include "jobs/openmodel.h"
 #include "model/device.h"
 #include "train/evaluation.h"
@@ -26,8 +26,8 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
         const Task& task = *opened->task;
         torch::NoGradGuard noGrad;
         auto generator = makeGenerator(seed, opened->device);
-        EulerSampler sampler(opened->checkpoint.model, task.maskToken(), sampling.steps, info.spec.noise.eta);
-        const torch::Tensor samples = sampler.sample(count, generator, sampling.batch).to(torch::kCPU).contiguous();
+        const auto sampler = makeSampler(opened->checkpoint.model, info.spec.noise, task.vocabSize(), sampling);
+        const torch::Tensor samples = sampler->sample(count, generator, sampling.batch).to(torch::kCPU).contiguous();
         ModelSummary summary;
         summary.checkpoint = {info.id, info.kind, info.parentId, info.step};
         summary.metrics = task.measure(samples);

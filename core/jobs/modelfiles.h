@@ -36,7 +36,8 @@ struct ModelSummary {
 Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
                                       uint64_t seed, const std::string& device = "auto", const std::string& rule = "");
 
-/// sampleCheckpoint() with `samplingSteps` Euler steps in batches of 1000 (the Models view).
+/// sampleCheckpoint() with the default sampler (exact; `samplingSteps` where it uses Euler steps) in
+/// batches of 1000 (the Models view).
 Result<ModelSummary> summarizeCheckpoint(const std::string& checkpointPath, int64_t count, int samplingSteps,
                                          uint64_t seed, const std::string& device = "auto");
 

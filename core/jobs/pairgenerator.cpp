@@ -11,7 +11,7 @@
 #include "jobs/checkpointrecord.h"
 #include "jobs/openmodel.h"
 #include "model/device.h"
-#include "diffusion/eulersampler.h"
+#include "diffusion/sampler.h"
 #include "tasks/task.h"
 
 namespace d2dpo {
@@ -75,22 +75,22 @@ Result<std::unique_ptr<PairGenerator>> PairGenerator::load(const std::string& ch
     return std::unique_ptr<PairGenerator>(new PairGenerator(std::move(impl)));
 }
 
-Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, int samplingSteps)
+Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, const SamplingConfig& sampling)
 {
     if (pairCount < 1)
         return makeError("ask for at least one pair");
-    if (samplingSteps < 1)
-        return makeError("sampling steps must be >= 1");
+    if (Status s = validate(sampling); !s)
+        return makeError(s.error());
     try {
-        EulerSampler sampler(m_impl->checkpoint.model, m_impl->task->maskToken(), samplingSteps,
-                             m_impl->checkpoint.info.spec.noise.eta);
+        const auto sampler = makeSampler(m_impl->checkpoint.model, m_impl->checkpoint.info.spec.noise,
+                                         m_impl->task->vocabSize(), sampling);
         auto generator = makeGenerator(seed, m_impl->device);
         PairBatch batch;
         std::vector<std::string> candidates;
         // A sharp model repeats itself; draw more until enough distinct pairs exist (bounded).
         for (int round = 0; round < 4; ++round) {
             const int64_t draw = 2 * pairCount * (round + 1);
-            for (std::string& text : formatRows(*m_impl->task, sampler.sample(draw, generator, 1024)))
+            for (std::string& text : formatRows(*m_impl->task, sampler->sample(draw, generator, 1024)))
                 candidates.push_back(std::move(text));
             batch.candidates = int64_t(candidates.size());
             batch.pairs = formPairs(candidates, m_impl->record.id, pairCount, seed);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/config.h"
 #include "store/preferencestore.h"
 #include "base/result.h"
 
@@ -35,7 +36,7 @@ public:
     int64_t length() const;
 
     /// Up to `pairCount` pairs (fewer only when the model keeps drawing the same sequence).
-    Result<PairBatch> generate(int64_t pairCount, uint64_t seed, int samplingSteps = 64);
+    Result<PairBatch> generate(int64_t pairCount, uint64_t seed, const SamplingConfig& sampling = {});
 
 private:
     struct Impl;

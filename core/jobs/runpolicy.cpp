@@ -110,8 +110,9 @@ Result<ExportOptions> exportOptionsForCheckpoint(const std::string& storePath, c
 {
     namespace fs = std::filesystem;
     std::error_code ec;
+    const ExportOptions defaults; // a named object: GCC 12 misreads a temporary's string as uninitialised
     if (storePath.empty() || !fs::exists(storePath, ec))
-        return ExportOptions{};
+        return defaults;
     auto store = PreferenceStore::open(storePath);
     if (!store)
         return makeError(store.error());
@@ -120,7 +121,7 @@ Result<ExportOptions> exportOptionsForCheckpoint(const std::string& storePath, c
         return makeError(model.error());
     if (model.value())
         return exportOptionsFor(*store.value(), *model.value());
-    return ExportOptions{};
+    return defaults;
 }
 
 } // namespace d2dpo

@@ -12,8 +12,9 @@
 #include "base/safeoutput.h"
 #include "io/checkpoint.h"
 #include "model/device.h"
+#include "train/bestcheckpoint.h"
 #include "train/evaluation.h"
-#include "diffusion/losses.h"
+#include "diffusion/dpoestimator.h"
 
 namespace d2dpo {
 
@@ -68,7 +69,8 @@ void DpoTrainer::setCheckpointing(std::string folder, std::string parentId)
     m_parentId = std::move(parentId);
 }
 
-std::string DpoTrainer::saveCheckpoint(int64_t step, const std::string& metricsJson, std::string& error)
+std::string DpoTrainer::saveCheckpoint(int64_t step, const std::string& metricsJson, std::string& error,
+                                       const std::string& fileName)
 {
     if (m_checkpointFolder.empty())
         return {};
@@ -83,7 +85,7 @@ std::string DpoTrainer::saveCheckpoint(int64_t step, const std::string& metricsJ
     info.createdAt = utcNow();
     char name[32];
     std::snprintf(name, sizeof name, "step-%06lld.d2dpo", static_cast<long long>(step));
-    const std::string path = (std::filesystem::path(m_checkpointFolder) / name).string();
+    const std::string path = (std::filesystem::path(m_checkpointFolder) / (fileName.empty() ? name : fileName)).string();
     // The optimizer state first: a checkpoint on disk always has the state `--resume` needs.
     std::error_code ec;
     std::filesystem::create_directories(m_checkpointFolder, ec);
@@ -118,8 +120,7 @@ DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
     const auto index = torch::randint(0, m_winners.size(0), {m_config.batch}, *m_generator,
                                       torch::dtype(torch::kLong).device(device));
     const DpoTerms terms = d2dpoLoss(m_policy, m_reference, m_noise, m_winners.index_select(0, index),
-                                     m_losers.index_select(0, index), m_config.beta, m_config.tEpsilon,
-                                     m_config.tSamplesPerPair, *m_generator);
+                                     m_losers.index_select(0, index), m_config, *m_generator);
     StepTensors out{terms.loss.detach(), {}};
     if (device.is_cpu() && !std::isfinite(terms.loss.item<double>()))
         return out;
@@ -158,13 +159,23 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
     finished.lastCheckpointPath = m_resumedCheckpoint;
     std::string lastMetrics = "{}";
 
-    auto evaluate = [&](int64_t step) {
+    auto measure = [&](Denoiser& model) {
         auto generator = makeGenerator(m_evalSeed, m_policy->parameters().front().device());
-        SampleMetrics metrics =
-            evaluateModel(m_policy, m_task, m_spec.noise, m_sampling, m_config.evalSamples, generator);
+        SampleMetrics metrics = evaluateModel(model, m_task, m_spec.noise, m_sampling, m_config.evalSamples, generator);
         metrics.seed = m_evalSeed;
+        return metrics;
+    };
+    std::optional<BestCheckpoint> best;
+    auto evaluate = [&](int64_t step) {
+        const SampleMetrics metrics = measure(m_policy);
         lastMetrics = metrics.toJson();
         listener.onEvaluation({step, metrics});
+        if (best && best->offer(step, metrics)) {
+            std::string error;
+            finished.bestCheckpointPath = saveCheckpoint(step, lastMetrics, error, "best.d2dpo");
+            if (!error.empty())
+                throw std::runtime_error("the best checkpoint: " + error);
+        }
     };
     int64_t lastCheckpointStep = m_startStep;
     auto checkpoint = [&](int64_t step) {
@@ -182,6 +193,13 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
     try {
         if (!m_winners.defined() || m_winners.size(0) == 0)
             throw std::runtime_error("no preference pairs to train on");
+        if (!m_config.keepBest.empty() && !m_checkpointFolder.empty()) {
+            if (!m_referenceVsr) {
+                m_reference->eval();
+                m_referenceVsr = measure(m_reference).vsr();
+            }
+            best.emplace(m_config.keepBest, m_config.keepBestVsrSlack, *m_referenceVsr);
+        }
         if (m_winners.sizes() != m_losers.sizes() || m_winners.size(1) != m_task.length())
             throw std::runtime_error("preference pairs do not match the task's sequence length");
         // Steps run ahead of the host by up to hostReadEvery(): their losses (and rewards) wait
@@ -267,6 +285,12 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
         // (not again when the last interval checkpoint already holds these weights)
         if (finished.stepsDone > lastCheckpointStep && allFinite(m_policy))
             checkpoint(finished.stepsDone);
+        if (best) {
+            finished.bestDescription = best->describe();
+            listener.onLog("best checkpoint by " + m_config.keepBest + ": " + finished.bestDescription);
+            if (!finished.bestCheckpointPath.empty())
+                listener.onCheckpoint({*best->bestStep(), finished.bestCheckpointPath});
+        }
     } catch (const std::exception& e) {
         finished.status = RunStatus::Failed;
         finished.error = "D2-DPO training failed: " + userMessage(e);

@@ -42,6 +42,9 @@ public:
     /// Seed of the generator used for every evaluation (the same draws each time, so curves
     /// compare models rather than sampling noise).
     void setEvaluationSeed(uint64_t seed) { m_evalSeed = seed; }
+    /// The reference's VSR under the evaluation seed, when already known (keepBest needs it;
+    /// without this the trainer evaluates the reference once itself).
+    void setReferenceVsr(double vsr) { m_referenceVsr = vsr; }
 
     FinishedEvent run(TrainListener& listener, const StopToken& stop);
 
@@ -66,7 +69,9 @@ public:
     Denoiser reference() const { return m_reference; }
 
 private:
-    std::string saveCheckpoint(int64_t step, const std::string& metricsJson, std::string& error);
+    /// Writes the policy as `name` ("" = step-NNNNNN.d2dpo) in the checkpoint folder; "" when there is none.
+    std::string saveCheckpoint(int64_t step, const std::string& metricsJson, std::string& error,
+                               const std::string& name = {});
     void saveOptimizerState(const std::string& checkpointPath);
     /// Steps between host reads of the loss: DpoConfig::hostReadEvery, or 1 on the CPU and
     /// kGpuHostReadEvery on a GPU (one device sync per that many steps).
@@ -82,6 +87,7 @@ private:
     SamplingConfig m_sampling;
     uint64_t m_seed;
     uint64_t m_evalSeed;
+    std::optional<double> m_referenceVsr;
     torch::Tensor m_winners;
     torch::Tensor m_losers;
     std::string m_checkpointFolder;

@@ -3,15 +3,14 @@
 
 #include <torch/torch.h>
 
-#include "diffusion/eulersampler.h"
+#include "diffusion/sampler.h"
 
 namespace d2dpo {
 
 SampleMetrics evaluateModel(Denoiser& model, const Task& task, const NoiseConfig& noise,
                             const SamplingConfig& sampling, int64_t count, torch::Generator& generator)
 {
-    EulerSampler sampler(model, task.maskToken(), sampling.steps, noise.eta);
-    return task.measure(sampler.sample(count, generator, sampling.batch));
+    return task.measure(makeSampler(model, noise, task.vocabSize(), sampling)->sample(count, generator, sampling.batch));
 }
 
 } // namespace d2dpo

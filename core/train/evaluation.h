@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Evaluate a model the way the paper does: draw samples with the Euler sampler and measure
+// Evaluate a model the way the paper does: draw samples with the configured sampler and measure
 // them with the task's declared metrics (VSR, the rule's share, diversity, the histogram).
 #pragma once
 

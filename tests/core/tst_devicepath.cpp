@@ -50,7 +50,7 @@ private:
     BinaryIntegersTask m_task{6};
     MaskingNoise m_noise{2, 0.5};
     ModelSpec m_spec = test::tinySpec(6);
-    SamplingConfig m_sampling{8, 100};
+    SamplingConfig m_sampling{"euler", 8, 100};
 
     Denoiser freshModel(torch::Device device = torch::kCPU)
     {
@@ -93,14 +93,23 @@ private Q_SLOTS:
         const auto tBoth = torch::cat({t, t});
         const auto xt = m_noise.corrupt(x1, tBoth, generator);
 
-        const DpoTerms at = d2dpoTermsAtPositions(policy, reference, m_noise, x1, xt, tBoth, 0.1);
+        const auto termsOf = [](const SequenceDivergences& d) {
+            DpoTerms terms = dpoLossFromDivergences(d.divergence.slice(0, 0, 12), d.divergence.slice(0, 12), 0.1);
+            terms.loss = terms.loss + 0.5 * d.nll.sum() / d.positionsRead.sum(); // the rpo term's gradient too
+            return terms;
+        };
+        const SequenceDivergences atRows = divergencesAtPositions(policy, reference, m_noise, x1, xt, tBoth);
+        const DpoTerms at = termsOf(atRows);
         at.loss.backward();
         std::vector<torch::Tensor> gradAt;
         for (auto& p : policy->parameters()) {
             gradAt.push_back(p.grad().clone());
             p.mutable_grad() = torch::Tensor();
         }
-        const DpoTerms all = d2dpoTermsAllPositions(policy, reference, m_noise, x1, xt, tBoth, 0.1);
+        const SequenceDivergences allRows = divergencesAllPositions(policy, reference, m_noise, x1, xt, tBoth);
+        const DpoTerms all = termsOf(allRows);
+        QVERIFY(test::maxAbsDiff(atRows.nll, allRows.nll) < 1e-4);
+        QVERIFY(test::maxAbsDiff(atRows.positionsRead, allRows.positionsRead) == 0);
         all.loss.backward();
 
         QVERIFY(test::maxAbsDiff(at.divergenceChosen, all.divergenceChosen) < 1e-4);

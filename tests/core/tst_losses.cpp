@@ -7,7 +7,7 @@
 
 #include "model/denoiser.h"
 #include "model/device.h"
-#include "diffusion/losses.h"
+#include "diffusion/dpoestimator.h"
 #include "diffusion/maskingnoise.h"
 
 using namespace d2dpo;
@@ -24,6 +24,15 @@ constexpr int64_t M = 2; // mask token for S = 2
 struct HandPair {
     torch::Tensor xt, x1, logpTheta, logpRef;
 };
+
+DpoConfig dpoConfig(double beta, double tEpsilon, int tSamples)
+{
+    DpoConfig config;
+    config.beta = beta;
+    config.tEpsilon = tEpsilon;
+    config.tSamplesPerPair = tSamples;
+    return config;
+}
 
 HandPair handPair()
 {
@@ -107,7 +116,7 @@ private Q_SLOTS:
         auto generator = makeGenerator(11, torch::kCPU);
         const auto winners = torch::randint(0, 2, {32, 8}, torch::kLong);
         const auto losers = torch::randint(0, 2, {32, 8}, torch::kLong);
-        const DpoTerms terms = d2dpoLoss(policy, reference, noise, winners, losers, 0.1, 1e-3, 2, generator);
+        const DpoTerms terms = d2dpoLoss(policy, reference, noise, winners, losers, dpoConfig(0.1, 1e-3, 2), generator);
         QVERIFY(std::abs(terms.loss.item<double>() - std::log(2.0)) < 1e-6);
         QCOMPARE(terms.divergenceChosen.size(0), 64); // 32 pairs x 2 draws of t
         QVERIFY(terms.divergenceChosen.abs().max().item<double>() < 1e-5);
@@ -260,7 +269,7 @@ private Q_SLOTS:
 
         auto generator = makeGenerator(21, torch::kCPU);
         policy->zero_grad();
-        const DpoTerms terms = d2dpoLoss(policy, reference, noise, winners, losers, beta, epsilon, 1, generator);
+        const DpoTerms terms = d2dpoLoss(policy, reference, noise, winners, losers, dpoConfig(beta, epsilon, 1), generator);
         terms.loss.backward();
         std::vector<torch::Tensor> partialGrads;
         for (const auto& p : policy->parameters())

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Euler sampler: no mask survives, the per-step unmask and re-mask rates match the formula,
-// and the same seed gives the same samples.
+// and the same seed gives the same samples. The exact sampler: a uniform unmask order, and
+// exactly the model's distribution (enumerated), which Euler's approaches as K grows.
+#include <algorithm>
 #include <cmath>
 
 #include "testsupport.h"
@@ -8,6 +10,7 @@
 #include "model/denoiser.h"
 #include "model/device.h"
 #include "diffusion/eulersampler.h"
+#include "diffusion/exactsampler.h"
 
 using namespace d2dpo;
 
@@ -194,6 +197,82 @@ private Q_SLOTS:
             QVERIFY(s1.equal(b.sample(200, g2, 64)));
             QVERIFY(!s1.equal(a.sample(200, g3, 64)));
         }
+    }
+
+    void exactUnmaskOrderIsAUniformPermutation()
+    {
+        auto generator = makeGenerator(8, torch::kCPU);
+        const int64_t count = 48000, length = 4;
+        const auto [order, times] = ExactMaskingSampler::unmaskSchedule(count, length, generator, torch::kDouble);
+        QVERIFY(times.diff(1, 1).ge(0).all().item<bool>());
+        QVERIFY(std::get<0>(order.sort(1)).equal(torch::arange(length).expand({count, length})));
+        // Each of the 24 orders 2000 times give or take 5 sigma.
+        const auto code = (order * torch::tensor({64, 16, 4, 1})).sum(1);
+        const auto [values, inverse, counts] = torch::_unique2(code, true, false, true);
+        QCOMPARE(values.size(0), 24);
+        const double p = 1.0 / 24, sigma = std::sqrt(count * p * (1 - p));
+        QVERIFY2((counts.to(torch::kDouble) - count * p).abs().max().item<double>() < 5 * sigma,
+                 qPrintable(QString("counts %1..%2").arg(counts.min().item<int64_t>()).arg(counts.max().item<int64_t>())));
+    }
+
+    void exactSamplerDrawsTheModelsDistribution()
+    {
+        // A time-independent denoiser over D = 3 binary positions, with weights large enough that
+        // each position depends strongly on the others. Without time, the continuous-time process's
+        // distribution is the average over the 6 unmask orders of the product of the model's
+        // conditionals: enumerated here, and compared with the exact sampler's frequencies and
+        // with Euler's as K grows (K = 1 unmasks everything at once: the product of marginals).
+        torch::manual_seed(12);
+        Denoiser net = makeDenoiser(test::tinySpec(3, false), 2, torch::kCPU);
+        {
+            torch::NoGradGuard noGrad;
+            for (auto& parameter : net->parameters())
+                parameter.mul_(4);
+        }
+        net->eval();
+        const auto exact = enumeratedDistribution(net);
+        const int64_t count = 40000;
+        const auto frequencies = [&](Sampler& sampler) {
+            auto generator = makeGenerator(3, torch::kCPU);
+            const auto x = sampler.sample(count, generator, 10000);
+            const auto code = (x * torch::tensor({4, 2, 1})).sum(1);
+            return torch::bincount(code, {}, 8).to(torch::kDouble) / double(count);
+        };
+        const auto sigma = (exact * (1 - exact) / double(count)).sqrt().clamp_min(1e-4);
+        const auto zScore = [&](const torch::Tensor& f) { return ((f - exact).abs() / sigma).max().item<double>(); };
+        ExactMaskingSampler sampler(net, 2);
+        EulerSampler fine(net, 2, 1000, 0.0);
+        EulerSampler oneStep(net, 2, 1, 0.0);
+        const double exactZ = zScore(frequencies(sampler)), fineZ = zScore(frequencies(fine));
+        const double oneStepZ = zScore(frequencies(oneStep));
+        QVERIFY2(exactZ < 5, qPrintable(QString::number(exactZ)));
+        QCOMPARE(sampler.counters().forwardPasses, 3 * (count / 10000)); // D passes per batch
+        QVERIFY2(fineZ < 5, qPrintable(QString::number(fineZ)));
+        QVERIFY2(oneStepZ > 20, qPrintable(QString::number(oneStepZ))); // the comparison can fail
+    }
+
+private:
+    /// The exact distribution over the 8 sequences of a time-independent model, D = 3, S = 2.
+    static torch::Tensor enumeratedDistribution(Denoiser& net)
+    {
+        torch::InferenceMode inference;
+        std::vector<double> probability(8, 0.0);
+        std::vector<int> order{0, 1, 2};
+        do {
+            for (int sequence = 0; sequence < 8; ++sequence) {
+                std::vector<int64_t> state{2, 2, 2};
+                double p = 1;
+                for (int position : order) {
+                    const auto probs = torch::softmax(net->forward(torch::tensor(state).view({1, 3}),
+                                                                   torch::zeros({1})), -1);
+                    const int token = (sequence >> (2 - position)) & 1;
+                    p *= probs[0][position][token].item<double>();
+                    state[size_t(position)] = token;
+                }
+                probability[size_t(sequence)] += p / 6;
+            }
+        } while (std::next_permutation(order.begin(), order.end()));
+        return torch::tensor(probability, torch::kDouble);
     }
 };
 

@@ -59,7 +59,7 @@ private:
     BinaryIntegersTask m_task{6};
     MaskingNoise m_noise{2, 0.0};
     ModelSpec m_spec = test::tinySpec(6);
-    SamplingConfig m_sampling{8, 100};
+    SamplingConfig m_sampling{"euler", 8, 100};
 
     Denoiser freshModel()
     {

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The D2-DPO estimator for a batch of preference pairs: how t and the masks are drawn, which
+// draws are averaged inside the loss and which outside, and the loss on the resulting margin.
+// The paper's estimator is one t per pair shared by winner and loser, masks drawn independently,
+// and the log-sigmoid outside the expectation; DpoConfig chooses among:
+//   t-samples      T draws per pair, each its own loss term (averaged outside the loss)
+//   vrpo-samples   V draws per pair whose divergences are averaged inside the loss (LLaDA 1.5's
+//                  VRPO allocation: V timesteps, one mask each)
+//   t-sampling     independent t per row, or stratified across the rows: t_i = (u + i)/R mod 1
+//                  with one u (MDLM's low-discrepancy sampler)
+//   mask-coupling  shared-t, or complementary: each draw also gets its complement at 1 - t, which
+//                  corrupts exactly the positions the first draw kept, the two averaged inside the
+//                  loss (DiffuCoder's coupled estimator): every position is read exactly once.
+// Policy and reference always see the same x_t. Every draw is unbiased for the divergence, so the
+// options change the variance (and, inside the loss, the bias of the log-sigmoid of a noisy margin).
+#pragma once
+
+#include <torch/types.h>
+
+#include "base/config.h"
+#include "diffusion/losses.h"
+
+namespace d2dpo {
+
+/// R times in [0, 1 - tEpsilon): independent uniforms, or one stratified draw.
+torch::Tensor drawTimes(int64_t rows, bool stratified, double tEpsilon, torch::Generator& generator,
+                        const torch::TensorOptions& options);
+
+/// The corrupted rows of a batch: x1, xt [rows, D] int64, t [rows]. Rows are the R = B T V winner
+/// draws, then the R loser draws (row k B + b is pair b's k-th draw, k = outer * V + inner), then,
+/// with complementary masks, the complements of those 2R rows in the same order.
+struct CorruptedPairs {
+    torch::Tensor x1, xt, t;
+    int64_t draws = 0; ///< R
+    bool complementary = false;
+};
+CorruptedPairs corruptPairs(const NoiseProcess& noise, const torch::Tensor& winners, const torch::Tensor& losers,
+                            const DpoConfig& config, torch::Generator& generator);
+
+/// The D2-DPO terms of corrupted pairs from their per-row divergences and nll (see corruptPairs).
+DpoTerms dpoTermsFrom(const CorruptedPairs& pairs, const SequenceDivergences& rows, int64_t pairCount,
+                      const DpoConfig& config);
+
+/// One D2-DPO batch: winners, losers [B, D] int64 -> the loss and its terms. On the CPU both
+/// models run only at the positions the divergence reads; on a GPU (where finding them would wait
+/// for the device) on every position, in fixed shapes: the same values, tested.
+DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise, const torch::Tensor& winners,
+                   const torch::Tensor& losers, const DpoConfig& config, torch::Generator& generator);
+
+} // namespace d2dpo

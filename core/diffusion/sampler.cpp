@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "diffusion/sampler.h"
+
+#include <algorithm>
+
+#include "diffusion/eulersampler.h"
+#include "diffusion/exactsampler.h"
+#include "diffusion/noiseprocess.h"
+#include "diffusion/ratesampler.h"
+
+namespace d2dpo {
+
+namespace {
+
+bool exactExists(const NoiseConfig& noise) { return noise.process == "masking" && noise.eta == 0; }
+
+int stepsFor(const NoiseConfig& noise, const SamplingConfig& sampling, int64_t length)
+{
+    return sampling.sampler == "exact" && !exactExists(noise) ? fineSteps(sampling, length) : sampling.steps;
+}
+
+} // namespace
+
+int fineSteps(const SamplingConfig& sampling, int64_t length)
+{
+    return int(std::max<int64_t>(sampling.steps, 8 * length));
+}
+
+std::unique_ptr<Sampler> makeSampler(Denoiser model, const NoiseConfig& noise, int64_t vocabSize,
+                                     const SamplingConfig& sampling)
+{
+    const int64_t length = model->options.length();
+    const int steps = stepsFor(noise, sampling, length);
+    if (noise.process == "masking") {
+        if (sampling.sampler == "exact" && exactExists(noise))
+            return std::make_unique<ExactMaskingSampler>(std::move(model), vocabSize);
+        return std::make_unique<EulerSampler>(std::move(model), vocabSize, steps, noise.eta);
+    }
+    auto process = makeNoiseProcess(noise, vocabSize);
+    if (!process)
+        throw std::runtime_error(process.error());
+    return std::make_unique<RateEulerSampler>(std::move(model),
+                                              std::shared_ptr<const NoiseProcess>(std::move(process.value())), steps);
+}
+
+std::string describeSampling(const NoiseConfig& noise, const SamplingConfig& sampling, int64_t length)
+{
+    if (sampling.sampler == "exact" && exactExists(noise))
+        return "exact sampler (one position per pass)";
+    const std::string euler = noise.process == "masking" ? "Euler" : "Euler on the rates";
+    const int steps = stepsFor(noise, sampling, length);
+    return euler + ", " + std::to_string(steps) + " steps" + (sampling.sampler == "exact" ? " (exact mode's fine step)" : "");
+}
+
+} // namespace d2dpo
