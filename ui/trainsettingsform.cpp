@@ -64,13 +64,46 @@ TrainSettingsForm::TrainSettingsForm(QWidget* parent)
     m_batch = addField(QStringLiteral("batch"), tr("Batch (pairs)"), tr("Preference pairs per step."));
     m_steps = addField(QStringLiteral("steps"), tr("Steps"), tr("Optimisation steps."));
     m_tSamples = addField(QStringLiteral("tSamples"), tr("t-samples per pair"),
-                          tr("Independent (t, x_t) draws per pair in one step."));
+                          tr("Independent (t, x_t) draws per pair in one step, each its own loss term."));
+    m_vrpoSamples = addField(QStringLiteral("vrpoSamples"), tr("VRPO samples"),
+                             tr("Draws per pair whose divergences are averaged inside the log-sigmoid (LLaDA 1.5's "
+                                "VRPO): lower variance of the margin."));
+    m_tSampling = addChoice(QStringLiteral("tSampling"), tr("Times t"),
+                            tr("Independent: one uniform t per draw. Stratified: t_i = (u + i)/B mod 1 across the "
+                               "batch, one draw per stratum."),
+                            {QStringLiteral("independent"), QStringLiteral("stratified")},
+                            {tr("Independent"), tr("Stratified")});
+    m_maskCoupling = addChoice(QStringLiteral("maskCoupling"), tr("Masks"),
+                               tr("Shared t: winner and loser share t (the paper). Complementary: each draw also gets "
+                                  "its complement at 1 - t, so every position is read exactly once."),
+                               {QStringLiteral("shared-t"), QStringLiteral("complementary")},
+                               {tr("Shared t"), tr("Complementary")});
+    m_lossType = addChoice(QStringLiteral("lossType"), tr("Loss"),
+                           tr("On the margin h = D_w - D_l, as TRL names them: sigmoid (the paper), IPO, hinge, "
+                              "robust DPO."),
+                           {QStringLiteral("sigmoid"), QStringLiteral("ipo"), QStringLiteral("hinge"),
+                            QStringLiteral("robust")},
+                           {tr("Sigmoid (paper)"), tr("IPO"), tr("Hinge"), tr("Robust")});
+    m_labelSmoothing = addField(QStringLiteral("labelSmoothing"), tr("Label smoothing"),
+                                tr("Sigmoid: conservative DPO's smoothing. Robust: the assumed rate of flipped labels. "
+                                   "In [0, 0.5)."));
+    m_rpoAlpha = addField(QStringLiteral("rpoAlpha"), tr("Winner cross-entropy"),
+                          tr("Weight of the winners' masked cross-entropy added to the loss (TRL's rpo_alpha), "
+                             "against collapse. 0 = off."));
+    m_keepBest = addChoice(QStringLiteral("keepBest"), tr("Keep best"),
+                           tr("Also keep best.d2dpo: the evaluation with the highest rule share whose VSR is at most "
+                              "0.01 below the reference's."),
+                           {QString(), QStringLiteral("rule")}, {tr("No"), tr("By the rule's share")});
     m_evalEvery = addField(QStringLiteral("evalEvery"), tr("Evaluate every"),
                            tr("Steps between evaluations (the task's metrics); 0 = only at the end."));
     m_evalSamples = addField(QStringLiteral("evalSamples"), tr("Evaluation samples"),
                              tr("Sequences drawn per evaluation."));
+    m_sampler = addChoice(QStringLiteral("sampler"), tr("Sampler"),
+                          tr("Exact: the continuous-time reverse process, one position per pass (a fine Euler step "
+                             "where there is no exact sampler). Euler: the sampling steps below."),
+                          {QStringLiteral("exact"), QStringLiteral("euler")}, {tr("Exact"), tr("Euler")});
     m_samplingSteps = addField(QStringLiteral("samplingSteps"), tr("Sampling steps"),
-                               tr("Euler steps per generated sequence."));
+                               tr("Euler steps per generated sequence (the Euler sampler)."));
     m_seed = addField(QStringLiteral("seed"), tr("Seed"), tr("Makes a run repeatable."));
     m_device = new QComboBox(this);
     m_device->setObjectName(QStringLiteral("device"));
@@ -104,9 +137,35 @@ QLineEdit* TrainSettingsForm::addField(const QString& key, const QString& label,
     return field;
 }
 
+QComboBox* TrainSettingsForm::addChoice(const QString& key, const QString& label, const QString& tip,
+                                        const QStringList& values, const QStringList& labels)
+{
+    auto* box = new QComboBox(this);
+    box->setObjectName(key);
+    box->setToolTip(tip);
+    box->setAccessibleName(label);
+    for (int i = 0; i < values.size(); ++i)
+        box->addItem(labels.value(i), values[i]);
+    connect(box, &QComboBox::currentIndexChanged, this, &TrainSettingsForm::revalidate);
+    m_form->addRow(label, box);
+    return box;
+}
+
 void TrainSettingsForm::setValues(const TrainSettings& v)
 {
     const QSignalBlocker blockDevice(m_device);
+    const auto choose = [](QComboBox* box, const std::string& value) {
+        const QSignalBlocker block(box);
+        box->setCurrentIndex(std::max(0, box->findData(QString::fromStdString(value))));
+    };
+    choose(m_tSampling, v.dpo.tSampling);
+    choose(m_maskCoupling, v.dpo.maskCoupling);
+    choose(m_lossType, v.dpo.lossType);
+    choose(m_keepBest, v.dpo.keepBest);
+    choose(m_sampler, v.sampling.sampler);
+    m_vrpoSamples->setText(QString::number(v.dpo.vrpoSamples));
+    m_labelSmoothing->setText(number(v.dpo.labelSmoothing));
+    m_rpoAlpha->setText(number(v.dpo.rpoAlpha));
     m_beta->setText(number(v.dpo.beta));
     m_eta->setText(number(v.eta));
     m_learningRate->setText(number(v.dpo.learningRate));
@@ -181,6 +240,21 @@ void TrainSettingsForm::revalidate()
     integer(m_batch, tr("Batch"), s.dpo.batch, 1, limits::kMaxBatch);
     integer(m_steps, tr("Steps"), s.dpo.steps, 1, limits::kMaxSteps);
     integer(m_tSamples, tr("t-samples per pair"), s.dpo.tSamplesPerPair, 1, limits::kMaxTSamplesPerPair);
+    integer(m_vrpoSamples, tr("VRPO samples"), s.dpo.vrpoSamples, 1, limits::kMaxTSamplesPerPair);
+    if (real(m_labelSmoothing, tr("Label smoothing"), s.dpo.labelSmoothing) &&
+        !(s.dpo.labelSmoothing >= 0 && s.dpo.labelSmoothing < 0.5)) {
+        problems << tr("Label smoothing must be at least 0 and below 0.5.");
+        markField(m_labelSmoothing, true);
+    }
+    if (real(m_rpoAlpha, tr("Winner cross-entropy"), s.dpo.rpoAlpha) && !(s.dpo.rpoAlpha >= 0)) {
+        problems << tr("The winner cross-entropy weight must be 0 or more.");
+        markField(m_rpoAlpha, true);
+    }
+    s.dpo.tSampling = m_tSampling->currentData().toString().toStdString();
+    s.dpo.maskCoupling = m_maskCoupling->currentData().toString().toStdString();
+    s.dpo.lossType = m_lossType->currentData().toString().toStdString();
+    s.dpo.keepBest = m_keepBest->currentData().toString().toStdString();
+    s.sampling.sampler = m_sampler->currentData().toString().toStdString();
     integer(m_evalEvery, tr("Evaluate every"), s.dpo.evalEvery, 0, limits::kMaxEvalEvery);
     integer(m_evalSamples, tr("Evaluation samples"), s.dpo.evalSamples, 1, limits::kMaxEvalSamples);
     integer(m_samplingSteps, tr("Sampling steps"), s.sampling.steps, 1, limits::kMaxSamplingSteps);
@@ -222,8 +296,10 @@ void TrainSettingsForm::loadSettings()
     for (QLineEdit* field : fields)
         if (q.contains(field->objectName()))
             field->setText(q.value(field->objectName()).toString());
-    if (q.contains(QStringLiteral("device")))
-        m_device->setCurrentIndex(std::max(0, m_device->findData(q.value(QStringLiteral("device")))));
+    const QList<QComboBox*> choices = findChildren<QComboBox*>();
+    for (QComboBox* box : choices)
+        if (q.contains(box->objectName()))
+            box->setCurrentIndex(std::max(0, box->findData(q.value(box->objectName()))));
     q.endGroup();
     revalidate();
 }
@@ -235,7 +311,9 @@ void TrainSettingsForm::saveSettings() const
     const QList<QLineEdit*> fields = findChildren<QLineEdit*>();
     for (QLineEdit* field : fields)
         q.setValue(field->objectName(), field->text());
-    q.setValue(QStringLiteral("device"), m_device->currentData());
+    const QList<QComboBox*> choices = findChildren<QComboBox*>();
+    for (QComboBox* box : choices)
+        q.setValue(box->objectName(), box->currentData());
     q.endGroup();
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The D2-DPO settings of the Train view: beta, eta, learning rate, batch, steps, t-samples per
-// pair, evaluation cadence and size, sampling steps, seed and device, with the paper
-// experiment's defaults. Every field is checked as it is typed; what is wrong is said in words
+// The D2-DPO settings of the Train view: beta, eta, learning rate, batch, steps, the estimator
+// (t-samples per pair, VRPO samples, stratified t, complementary masks), the loss (TRL's loss
+// types, label smoothing, rpo_alpha), the best checkpoint's metric, evaluation cadence and size,
+// the sampler, seed and device, with the paper experiment's defaults. Every field is checked as it is typed; what is wrong is said in words
 // under the form (beta <= 0, a batch that would not fit in memory...), and settings() is empty
 // until everything is right. The values persist in QSettings.
 #pragma once
@@ -53,6 +54,9 @@ Q_SIGNALS:
 
 private:
     QLineEdit* addField(const QString& key, const QString& label, const QString& tip);
+    /// A choice among `values` (shown as `labels`), stored under `key`.
+    QComboBox* addChoice(const QString& key, const QString& label, const QString& tip, const QStringList& values,
+                         const QStringList& labels);
     void revalidate();
 
     QLineEdit* m_beta = nullptr;
@@ -66,6 +70,14 @@ private:
     QLineEdit* m_samplingSteps = nullptr;
     QLineEdit* m_seed = nullptr;
     QComboBox* m_device = nullptr;
+    QLineEdit* m_vrpoSamples = nullptr;
+    QComboBox* m_tSampling = nullptr;
+    QComboBox* m_maskCoupling = nullptr;
+    QComboBox* m_lossType = nullptr;
+    QLineEdit* m_labelSmoothing = nullptr;
+    QLineEdit* m_rpoAlpha = nullptr;
+    QComboBox* m_keepBest = nullptr;
+    QComboBox* m_sampler = nullptr;
     QLabel* m_problemLabel = nullptr;
     std::optional<ModelSpec> m_spec;
     int64_t m_memoryOverride = -1;

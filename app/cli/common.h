@@ -66,6 +66,7 @@ void registerExport(CLI::App& app, int& exitCode);
 void registerReproduce(CLI::App& app, int& exitCode);
 void registerBench(CLI::App& app, int& exitCode);
 void registerStoreCommands(CLI::App& app, int& exitCode);
+void registerStudy(CLI::App& app, int& exitCode);
 
 /// One line with the task's metrics ("vsr 0.9800  rule_share 0.4795 ... (2000 samples)").
 std::string formatMetrics(const SampleMetrics& metrics);

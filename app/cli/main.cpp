@@ -21,7 +21,7 @@ int main(int argc, char** argv)
     int exitCode = 0;
     using namespace d2dpo::cli;
     for (Register add : {registerPretrain, registerSample, registerEval, registerTrain, registerExport,
-                         registerReproduce, registerBench, registerStoreCommands})
+                         registerReproduce, registerBench, registerStoreCommands, registerStudy})
         add(app, exitCode);
     try {
         app.parse(argc, argv);

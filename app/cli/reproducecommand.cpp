@@ -38,11 +38,14 @@ void printSummary(const ReproduceReport& r, double goal)
 {
     const auto& ref = r.reference;
     const auto& fin = r.finetuned;
-    std::printf("\nD2-DPO reproduction: %s, d_model %d, %d layers, %d Euler steps, beta %g, "
-                "eta %g, lr %g, batch %d, %d steps\n%s\n\n",
-                describeTask(r.config.spec.task).c_str(), r.config.spec.model.dModel, r.config.spec.model.layers,
-                r.config.sampling.steps, r.config.dpo.beta, r.config.spec.noise.eta, r.config.dpo.learningRate,
-                r.config.dpo.batch, r.config.dpo.steps, r.runtime.c_str());
+    const DpoConfig& d = r.config.dpo;
+    std::printf("\nD2-DPO reproduction: %s, d_model %d, %d layers, %s noise, %s, beta %g, "
+                "eta %g, lr %g, batch %d, %d steps\n", describeTask(r.config.spec.task).c_str(),
+                r.config.spec.model.dModel, r.config.spec.model.layers, r.config.spec.noise.process.c_str(),
+                r.sampler.c_str(), d.beta, r.config.spec.noise.eta, d.learningRate, d.batch, d.steps);
+    std::printf("loss %s (label smoothing %g, rpo_alpha %g); estimator: t-samples %d, vrpo-samples %d, %s t, %s masks\n"
+                "%s\n\n", d.lossType.c_str(), d.labelSmoothing, d.rpoAlpha, d.tSamplesPerPair, d.vrpoSamples,
+                d.tSampling.c_str(), d.maskCoupling.c_str(), r.runtime.c_str());
     std::printf("  %-22s %10s\n", "phase", "wall time");
     std::printf("  %-22s %10s\n", "pretrain", ProgressBar::formatDuration(r.pretrainSeconds).c_str());
     std::printf("  %-22s %10s\n", "evaluate reference", ProgressBar::formatDuration(r.referenceEvalSeconds).c_str());
@@ -60,6 +63,12 @@ void printSummary(const ReproduceReport& r, double goal)
         std::printf("  %-22s %10.4f %11.4f %+9.4f   (first and last step)\n", "D2-DPO loss", first.loss, last.loss,
                     last.loss - first.loss);
     }
+    if (r.gradientStd > 0)
+        std::printf("  gradient at step 0: std %.4g over draws, mean norm %.4g (std / norm %.3f)\n", r.gradientStd,
+                    r.gradientMeanNorm, r.gradientMeanNorm > 0 ? r.gradientStd / r.gradientMeanNorm : 0.0);
+    if (!r.dpoFinished.bestDescription.empty())
+        std::printf("  best checkpoint (%s): %s%s%s\n", r.config.dpo.keepBest.c_str(), r.dpoFinished.bestDescription.c_str(),
+                    r.dpoFinished.bestCheckpointPath.empty() ? "" : " -> ", r.dpoFinished.bestCheckpointPath.c_str());
     const bool ruleOk = fin.valueOr0(fin.ruleMetric) >= goal;
     const bool vsrOk = fin.vsr() >= ref.vsr() - 0.01;
     std::printf("\n  %s >= %g: %s    VSR >= reference - 0.01: %s    reference VSR >= 0.95: %s\n",
@@ -127,6 +136,12 @@ void registerReproduce(CLI::App& app, int& exitCode)
     c->add_option("--out,-o", options->config.outputFolder,
                   "Folder for checkpoints and curves (default: runs/reproduce-<UTC time>)");
     c->add_flag("--force", options->force, "Write into a non-empty output folder");
+    c->add_option("--reference", options->config.referenceCheckpoint,
+                  "Start from this pretrained model instead of pretraining (its task, model and noise apply)")
+        ->check(CLI::ExistingFile);
+    c->add_option("--gradient-draws", options->config.gradientDraws,
+                  "Measure the spread of the loss gradient over this many draws before fine-tuning")
+        ->check(CLI::Range(0, 4096));
     c->callback([options, &exitCode] { exitCode = run(*options); });
 }
 

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include <torch/torch.h>
 
@@ -12,6 +13,8 @@
 #include "model/device.h"
 #include "train/dpotrainer.h"
 #include "train/evaluation.h"
+#include "train/gradientspread.h"
+#include "diffusion/sampler.h"
 #include "diffusion/noiseprocess.h"
 #include "train/pretrainer.h"
 #include "tasks/task.h"
@@ -42,6 +45,7 @@ public:
     }
     void onCheckpoint(const CheckpointEvent& e) override { m_forward.onCheckpoint(e); }
     void onFinished(const FinishedEvent& e) override { m_forward.onFinished(e); }
+    void onLog(const std::string& line) override { m_forward.onLog(line); }
 
 private:
     ExperimentListener& m_forward;
@@ -75,18 +79,32 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
     if (!resolved)
         return makeError(resolved.error());
     const torch::Device device = resolved.value();
-    auto task = makeTask(config.spec.task);
+    // A given reference brings its own task, model and noise (the rule asked for still applies).
+    std::optional<LoadedCheckpoint> given;
+    ModelSpec spec = config.spec;
+    if (!config.referenceCheckpoint.empty()) {
+        auto loaded = loadCheckpoint(config.referenceCheckpoint, device);
+        if (!loaded)
+            return makeError(loaded.error());
+        given = std::move(loaded.value());
+        spec = given->info.spec;
+        if (!config.spec.task.rule.empty())
+            spec.task.rule = config.spec.task.rule;
+    }
+    auto task = makeTask(spec.task);
     if (!task)
         return makeError(task.error());
     if (!task.value()->rule())
         return makeError("the experiment fine-tunes toward a rule; name one with --rule");
-    auto noise = makeNoiseProcess(config.spec.noise, task.value()->vocabSize());
+    auto noise = makeNoiseProcess(spec.noise, task.value()->vocabSize());
     if (!noise)
         return makeError(noise.error());
 
     ReproduceReport report;
     report.config = config;
+    report.config.spec = spec;
     report.config.spec.task = task.value()->config(); // with its rule resolved
+    report.sampler = describeSampling(spec.noise, config.sampling, spec.task.length);
     report.runtime = describeRuntime(device);
     const uint64_t evalSeed = config.seed + 1000;
     namespace fs = std::filesystem;
@@ -94,12 +112,16 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
 
     try {
         torch::manual_seed(config.seed); // weight initialisation
-        Denoiser model = makeDenoiser(config.spec, task.value()->vocabSize(), device);
+        Denoiser model = given ? given->model : makeDenoiser(spec, task.value()->vocabSize(), device);
 
-        // 1. Pretraining.
-        listener.onPhase("pretrain", config.pretrain.steps);
+        // 1. Pretraining (unless the reference was given).
+        if (!given)
+            listener.onPhase("pretrain", config.pretrain.steps);
         auto start = std::chrono::steady_clock::now();
-        {
+        if (given) {
+            report.pretrainFinished.status = RunStatus::Completed;
+            report.pretrainFinished.lastCheckpointPath = config.referenceCheckpoint;
+        } else {
             std::vector<EvaluationEvent> unused;
             RecordingListener recorder(listener, report.pretrainProgress, unused);
             Pretrainer pretrainer(model, *task.value(), *noise.value(), config.pretrain, config.seed);
@@ -115,7 +137,7 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
         start = std::chrono::steady_clock::now();
         {
             auto generator = makeGenerator(evalSeed, device);
-            report.reference = evaluateModel(model, *task.value(), config.spec.noise, config.sampling,
+            report.reference = evaluateModel(model, *task.value(), spec.noise, config.sampling,
                                              config.dpo.evalSamples, generator);
             report.reference.seed = evalSeed;
         }
@@ -123,8 +145,10 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
         report.evaluations.push_back({0, report.reference});
         listener.onEvaluation({0, report.reference});
 
-        std::string referenceId = newCheckpointId();
-        if (!config.outputFolder.empty()) {
+        std::string referenceId = given ? given->info.id : newCheckpointId();
+        if (given) {
+            report.referenceCheckpoint = config.referenceCheckpoint;
+        } else if (!config.outputFolder.empty()) {
             CheckpointInfo info{referenceId, "", "pretrained", report.config.spec, toJson(config.pretrain),
                                 report.reference.toJson(), config.pretrain.steps, utcNow()};
             report.referenceCheckpoint = (out / "reference.d2dpo").string();
@@ -145,6 +169,13 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
             DpoTrainer trainer(model, *task.value(), *noise.value(), report.config.spec, config.dpo, config.sampling,
                                config.seed);
             trainer.setPreferences(winners, losers);
+            if (config.gradientDraws > 0) {
+                Denoiser reference = trainer.reference();
+                const GradientSpread spread = gradientSpread(model, reference, *noise.value(), winners, losers,
+                                                             config.dpo, config.gradientDraws, config.seed + 3000);
+                report.gradientStd = spread.std;
+                report.gradientMeanNorm = spread.meanNorm;
+            }
             trainer.setEvaluationSeed(evalSeed);
             trainer.setReferenceVsr(report.reference.vsr());
             if (!config.outputFolder.empty())

@@ -23,6 +23,8 @@ struct ReproduceConfig {
     int64_t preferencePairs = 20000; ///< rule-made pairs in the training set
     uint64_t seed = 0;
     std::string outputFolder;        ///< checkpoints and curves; empty: write nothing
+    std::string referenceCheckpoint; ///< start from this pretrained model (its spec replaces `spec`): no pretraining
+    int gradientDraws = 0;           ///< > 0: measure the gradient's spread over this many draws before D2-DPO
 };
 
 struct ReproduceReport {
@@ -40,6 +42,9 @@ struct ReproduceReport {
     double dpoSeconds = 0;
     std::string referenceCheckpoint;
     std::string finetunedCheckpoint;
+    std::string sampler;          ///< how evaluations sample ("exact sampler (one position per pass)")
+    double gradientStd = 0;       ///< ReproduceConfig::gradientDraws's measurement (0 when not measured)
+    double gradientMeanNorm = 0;
 };
 
 /// A TrainListener that is also told when a phase starts.
