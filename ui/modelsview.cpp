@@ -25,7 +25,10 @@ namespace d2dpo::ui {
 
 namespace {
 
-constexpr uint64_t kSummarySeed = 7; // the same draws for every model: histograms compare models
+// The same draws for every model, so histograms compare models; and the Train view's default
+// evaluation (seed 0 + 1, 2000 samples, the default sampler), so a reference's figures here are
+// the ones its runs log and plot as their baseline.
+constexpr uint64_t kSummarySeed = 1;
 constexpr int kSummarySteps = 64;
 constexpr int kShownSamples = 40;
 

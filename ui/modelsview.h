@@ -53,7 +53,7 @@ public:
     QString detailsText() const;
 
     /// How many samples each model's histogram is drawn from.
-    static constexpr int kSummarySamples = 1000;
+    static constexpr int kSummarySamples = 2000;
 
 Q_SIGNALS:
     void labelPairsFrom(const QString& checkpointPath);

@@ -37,6 +37,10 @@ std::string SampleMetrics::provenance() const
         text += ", seed ";
         text += std::to_string(*seed);
     }
+    if (!sampler.empty()) {
+        text += ", ";
+        text += sampler;
+    }
     return text;
 }
 
@@ -46,6 +50,8 @@ std::string SampleMetrics::toJson() const
     j["samples"] = samples;
     if (seed)
         j["seed"] = *seed;
+    if (!sampler.empty())
+        j["sampler"] = sampler;
     nlohmann::json plottedNames = nlohmann::json::array();
     nlohmann::json order = nlohmann::json::array();
     for (const MetricValue& v : values) {
@@ -74,6 +80,8 @@ Result<SampleMetrics> sampleMetricsFromJson(const std::string& text)
         m.samples = j.value("samples", int64_t(0));
         if (j.contains("seed") && j.at("seed").is_number_unsigned())
             m.seed = j.at("seed").get<uint64_t>();
+        if (j.contains("sampler") && j.at("sampler").is_string())
+            m.sampler = j.at("sampler").get<std::string>();
         std::vector<std::string> order;
         if (j.contains("order"))
             order = j.at("order").get<std::vector<std::string>>();

@@ -32,6 +32,7 @@ struct Histogram {
 struct SampleMetrics {
     int64_t samples = 0;
     std::optional<uint64_t> seed; ///< the sampler's seed, when recorded: the same seed draws the same samples
+    std::string sampler;          ///< how the samples were drawn ("exact sampler (one position per pass)"); "" when not recorded
     std::vector<MetricValue> values;
     std::string ruleMetric; ///< the value that is "the share the rule prefers"; empty without a rule
     Histogram histogram;
@@ -42,7 +43,7 @@ struct SampleMetrics {
     double vsr() const; ///< every task declares "vsr"
     void set(const std::string& name, double value, const std::string& description, bool plotted = false);
 
-    /// "2000 samples, seed 1" (or "2000 samples" when no seed was recorded): where the figures come from.
+    /// "2000 samples, seed 1, exact sampler (...)" (the seed and sampler when recorded): where the figures come from.
     std::string provenance() const;
     /// {"samples": n, "seed": s, "<name>": value..., "rule_metric": ..., "plotted": [...], "histogram": {...}}
     std::string toJson() const;

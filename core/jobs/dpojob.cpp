@@ -24,6 +24,7 @@
 #include "train/dpotrainer.h"
 #include "train/evaluation.h"
 #include "diffusion/noiseprocess.h"
+#include "diffusion/sampler.h"
 #include "store/preferencestore.h"
 #include "tasks/task.h"
 
@@ -78,6 +79,40 @@ FinishedEvent failedBeforeTraining(const std::string& error)
 }
 
 } // namespace
+
+/// The reference's metrics under the run's sampler, sample count and seed: from the store when
+/// they were measured before (so every run and view shows the same figures), else measured now
+/// and recorded there. `example` is one sequence of the task, to name the metrics' descriptions.
+SampleMetrics referenceMetrics(PreferenceStore* store, const CheckpointInfo& reference, Denoiser frozen,
+                               const Task& task, const DpoJobSpec& spec, uint64_t seed, const torch::Tensor& example,
+                               TrainListener& listener)
+{
+    const std::string sampler = describeSampling(reference.spec.noise, spec.sampling, task.length());
+    const int64_t samples = spec.dpo.evalSamples;
+    if (store) {
+        auto known = store->evaluation(reference.id, sampler, samples, seed);
+        if (known && known.value())
+            if (auto parsed = sampleMetricsFromJson(*known.value())) {
+                SampleMetrics metrics = parsed.value();
+                const SampleMetrics described = task.measure(example.to(torch::kCPU));
+                for (MetricValue& value : metrics.values)
+                    for (const MetricValue& d : described.values)
+                        if (d.name == value.name)
+                            value.description = d.description;
+                listener.onLog("the reference's metrics as measured before (" + metrics.provenance() + ")");
+                return metrics;
+            }
+    }
+    listener.onLog("measuring the reference on " + std::to_string(samples) + " samples");
+    torch::NoGradGuard noGrad;
+    auto generator = makeGenerator(seed, frozen->parameters().front().device());
+    SampleMetrics metrics = evaluateModel(frozen, task, reference.spec.noise, spec.sampling, samples, generator);
+    metrics.seed = seed; // the policy's evaluations draw with the same seed
+    if (store)
+        if (Status s = store->saveEvaluation(reference.id, sampler, samples, seed, metrics.toJson()); !s)
+            listener.onLog("the reference's metrics were not recorded in the store: " + s.error());
+    return metrics;
+}
 
 std::string preferenceSourceJson(PreferenceSource source, int64_t pairs, const std::string& rule)
 {
@@ -282,14 +317,11 @@ DpoJobOutcome runDpoJob(const DpoJobSpec& given, TrainListener& listener, const 
         const uint64_t evaluationSeed = spec.seed + 1;
         trainer.setEvaluationSeed(evaluationSeed);
         if (spec.evaluateReference && !resuming && !stop.stopRequested()) {
-            listener.onLog("measuring the reference on " + std::to_string(spec.dpo.evalSamples) + " samples");
-            torch::NoGradGuard noGrad;
-            auto generator = makeGenerator(evaluationSeed, device.value());
-            Denoiser frozen = trainer.reference();
-            SampleMetrics metrics = evaluateModel(frozen, task, reference.spec.noise, spec.sampling,
-                                                  spec.dpo.evalSamples, generator);
-            metrics.seed = evaluationSeed; // the policy's evaluations draw with the same seed
+            const SampleMetrics metrics =
+                referenceMetrics(store.get(), reference, trainer.reference(), task, spec, evaluationSeed,
+                                 winners.slice(0, 0, 1), listener);
             recorder.onEvaluation({0, metrics, true});
+            trainer.setReferenceVsr(metrics.vsr());
         }
         trainer.run(recorder, stop);
         FinishedEvent finished = recorder.finished().value_or(failedBeforeTraining("the trainer did not finish"));

@@ -32,6 +32,7 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
         summary.checkpoint = {info.id, info.kind, info.parentId, info.step};
         summary.metrics = task.measure(samples);
         summary.metrics.seed = seed;
+        summary.metrics.sampler = describeSampling(info.spec.noise, sampling, task.length());
         summary.samples = formatRows(task, samples);
         const std::vector<int64_t> rows = rowsToHost(samples);
         for (int64_t i = 0; i < count; ++i)

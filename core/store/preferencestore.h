@@ -127,7 +127,7 @@ struct ImportOutcome {
 class PreferenceStore {
 public:
     /// The latest schema this build writes and reads.
-    static constexpr int kSchemaVersion = 4;
+    static constexpr int kSchemaVersion = 5;
 
     enum class OpenMode {
         CreateIfMissing, ///< a new store file (not its folder) is created; the default path's folder too
@@ -158,6 +158,14 @@ public:
     /// Removes a model from the store (its file stays); refused while models descend from it. Its
     /// sequences and their labels stay, no longer naming it.
     Status deleteModel(const std::string& id);
+
+    /// A model's evaluation under `sampler` (how samples are drawn), `samples` and `seed`: the
+    /// metrics JSON when it was measured before, else nothing.
+    Result<std::optional<std::string>> evaluation(const std::string& modelId, const std::string& sampler,
+                                                  int64_t samples, uint64_t seed);
+    /// Records it (a known one is replaced). The model must be in the store.
+    Status saveEvaluation(const std::string& modelId, const std::string& sampler, int64_t samples, uint64_t seed,
+                          const std::string& metricsJson);
 
     /// Records a task's spec (with its data) under its key; a known key is left as it is.
     Status addTask(const std::string& key, const std::string& specJson);

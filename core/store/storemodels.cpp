@@ -139,7 +139,8 @@ Status PreferenceStore::deleteModel(const std::string& id)
     return m_impl->guard<Ok>("deleting model " + id, [&]() -> Ok {
         SQLite::Transaction transaction(m_impl->db);
         // Its sequences and their labels stay (they are the experts' work); they no longer name it.
-        for (const char* sql : {"UPDATE sequences SET model_id = NULL WHERE model_id = ?1",
+        for (const char* sql : {"DELETE FROM evaluations WHERE model_id = ?1",
+                                "UPDATE sequences SET model_id = NULL WHERE model_id = ?1",
                                 "UPDATE runs SET reference_model_id = NULL WHERE reference_model_id = ?1",
                                 "UPDATE runs SET result_model_id = NULL WHERE result_model_id = ?1"}) {
             SQLite::Statement q(m_impl->db, sql);
@@ -151,6 +152,37 @@ Status PreferenceStore::deleteModel(const std::string& id)
         if (q.exec() != 1)
             throw SQLite::Exception("no model " + id + " in the store");
         transaction.commit();
+        return Ok{};
+    });
+}
+
+Result<std::optional<std::string>> PreferenceStore::evaluation(const std::string& modelId, const std::string& sampler,
+                                                              int64_t samples, uint64_t seed)
+{
+    return m_impl->guard<std::optional<std::string>>("reading an evaluation", [&] {
+        SQLite::Statement q(m_impl->db, "SELECT metrics_json FROM evaluations WHERE model_id = ? AND sampler = ? "
+                                        "AND samples = ? AND seed = ?");
+        q.bind(1, modelId);
+        q.bind(2, sampler);
+        q.bind(3, samples);
+        q.bind(4, int64_t(seed));
+        return q.executeStep() ? std::optional(q.getColumn(0).getString()) : std::nullopt;
+    });
+}
+
+Status PreferenceStore::saveEvaluation(const std::string& modelId, const std::string& sampler, int64_t samples,
+                                       uint64_t seed, const std::string& metricsJson)
+{
+    return m_impl->guard<Ok>("recording an evaluation", [&]() -> Ok {
+        SQLite::Statement q(m_impl->db, "INSERT OR REPLACE INTO evaluations (model_id, sampler, samples, seed, "
+                                        "metrics_json, created_at) VALUES (?, ?, ?, ?, ?, ?)");
+        q.bind(1, modelId);
+        q.bind(2, sampler);
+        q.bind(3, samples);
+        q.bind(4, int64_t(seed));
+        q.bind(5, metricsJson);
+        q.bind(6, utcNow());
+        q.exec();
         return Ok{};
     });
 }

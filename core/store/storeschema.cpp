@@ -135,6 +135,19 @@ ALTER TABLE labels_v4 RENAME TO labels;
 CREATE UNIQUE INDEX labels_one_active ON labels(pair_id) WHERE undone_at IS NULL;
 CREATE INDEX labels_by_labeler ON labels(labeler, id);
 )sql",
+        // Version 5: a model's evaluations, measured once per sampler, sample count and seed, so
+        // that every view shows the same figures with the same provenance.
+        R"sql(
+CREATE TABLE evaluations (
+    model_id     TEXT NOT NULL REFERENCES models(id),
+    sampler      TEXT NOT NULL,
+    samples      INTEGER NOT NULL CHECK (samples > 0),
+    seed         INTEGER NOT NULL,
+    metrics_json TEXT NOT NULL,
+    created_at   TEXT NOT NULL,
+    PRIMARY KEY (model_id, sampler, samples, seed)
+);
+)sql",
     };
     return migrations;
 }

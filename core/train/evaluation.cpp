@@ -10,7 +10,10 @@ namespace d2dpo {
 SampleMetrics evaluateModel(Denoiser& model, const Task& task, const NoiseConfig& noise,
                             const SamplingConfig& sampling, int64_t count, torch::Generator& generator)
 {
-    return task.measure(makeSampler(model, noise, task.vocabSize(), sampling)->sample(count, generator, sampling.batch));
+    SampleMetrics metrics =
+        task.measure(makeSampler(model, noise, task.vocabSize(), sampling)->sample(count, generator, sampling.batch));
+    metrics.sampler = describeSampling(noise, sampling, task.length());
+    return metrics;
 }
 
 } // namespace d2dpo

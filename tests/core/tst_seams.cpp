@@ -12,6 +12,7 @@
 #include "base/configlimits.h"
 #include "base/metricnames.h"
 #include "io/checkpoint.h"
+#include "jobs/dpojob.h"
 #include "jobs/modelfiles.h"
 #include "jobs/openmodel.h"
 #include "jobs/runpolicy.h"
@@ -181,6 +182,60 @@ private Q_SLOTS:
         QVERIFY(none.ok());
         QCOMPARE(none->runJson, std::string("{}"));
         QVERIFY(!std::filesystem::exists(path("absent")));
+    }
+
+    void theReferenceIsMeasuredOnceAndShownAlike()
+    {
+        // Two runs from one reference with the same sampler, sample count and seed: the second
+        // reads the reference's figures from the store instead of sampling again, and they are
+        // the figures the Models view's summary draws (same sampler, count and seed).
+        const std::string reference = path("once-ref.d2dpo");
+        const std::string db = path("once.sqlite");
+        torch::manual_seed(2);
+        const ModelSpec spec = test::tinySpec(6);
+        CheckpointInfo info{newCheckpointId(), "", "pretrained", spec, "{}", "{}", 1, utcNow()};
+        QVERIFY(saveCheckpoint(reference, makeDenoiser(spec, 2, torch::kCPU), info).ok());
+        class Log final : public TrainListener {
+        public:
+            std::string text;
+            std::optional<SampleMetrics> referenceMetrics;
+            void onLog(const std::string& line) override { text += line + "\n"; }
+            void onEvaluation(const EvaluationEvent& e) override
+            {
+                if (e.step == 0)
+                    referenceMetrics = e.metrics;
+            }
+        };
+        auto runOnce = [&](const char* folder) {
+            DpoJobSpec job;
+            job.referencePath = reference;
+            job.storePath = db;
+            job.source = PreferenceSource::RulePairs;
+            job.rulePairs = 64;
+            job.dpo = test::tinyDpo(2);
+            job.dpo.evalSamples = 300;
+            job.device = "cpu";
+            job.outputFolder = path(folder);
+            Log log;
+            StopToken stop;
+            const DpoJobOutcome outcome = runDpoJob(job, log, stop);
+            if (outcome.finished.status != RunStatus::Completed)
+                qWarning("%s", outcome.finished.error.c_str());
+            return log;
+        };
+        const Log first = runOnce("once-1");
+        QVERIFY2(first.text.find("measuring the reference on 300 samples") != std::string::npos, first.text.c_str());
+        const Log second = runOnce("once-2");
+        QVERIFY2(second.text.find("the reference's metrics as measured before (300 samples, seed 1, exact sampler") !=
+                     std::string::npos,
+                 second.text.c_str());
+        QVERIFY(first.referenceMetrics && second.referenceMetrics);
+        QCOMPARE(second.referenceMetrics->toJson(), first.referenceMetrics->toJson());
+        QVERIFY(!second.referenceMetrics->values.front().description.empty());
+        auto drawn = summarizeCheckpoint(reference, 300, 64, 1, "cpu");
+        QVERIFY2(drawn, drawn ? "" : drawn.error().c_str());
+        QCOMPARE(drawn->metrics.vsr(), first.referenceMetrics->vsr());
+        QCOMPARE(drawn->metrics.provenance(), first.referenceMetrics->provenance());
     }
 
     void limitsAreOneSource()

@@ -234,6 +234,24 @@ private Q_SLOTS:
         QVERIFY(!store->finishRun(run, "exploded", "", "").ok()); // CHECK constraint on status
     }
 
+    void evaluationsAreMeasuredOncePerKey()
+    {
+        auto store = openOrFail(path("evaluations.sqlite"));
+        QVERIFY(store);
+        QVERIFY(store->addModel(modelRecord("ref", "", "pretrained")).ok());
+        QVERIFY(!store->evaluation("ref", "exact", 2000, 1).value().has_value());
+        QVERIFY(store->saveEvaluation("ref", "exact", 2000, 1, R"({"vsr":0.97})").ok());
+        QCOMPARE(store->evaluation("ref", "exact", 2000, 1).value().value(), std::string(R"({"vsr":0.97})"));
+        // Another seed, sample count or sampler is another evaluation.
+        QVERIFY(!store->evaluation("ref", "exact", 2000, 2).value().has_value());
+        QVERIFY(!store->evaluation("ref", "exact", 1000, 1).value().has_value());
+        QVERIFY(!store->evaluation("ref", "Euler, 64 steps", 2000, 1).value().has_value());
+        QVERIFY(!store->saveEvaluation("nobody", "exact", 2000, 1, "{}").ok()); // the model must be there
+        QVERIFY(store->deleteModel("ref").ok());
+        QVERIFY(store->addModel(modelRecord("ref", "", "pretrained")).ok());
+        QVERIFY(!store->evaluation("ref", "exact", 2000, 1).value().has_value()); // gone with its model
+    }
+
     void refusesBadFilesAndChangesNothing()
     {
         writeAll(path("text.sqlite"), "this is a text file, not a database\n");
