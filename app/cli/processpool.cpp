@@ -24,21 +24,28 @@ std::string selfPath()
 
 pid_t start(const std::string& program, const ChildJob& job)
 {
-    const pid_t pid = fork();
-    if (pid != 0)
-        return pid;
-    // Child: output to the log, then this program again with the job's arguments.
-    const int log = open(job.logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (log >= 0) {
-        dup2(log, STDOUT_FILENO);
-        dup2(log, STDERR_FILENO);
-    }
+    // Everything the child needs is made before fork(): after it, only async-signal-safe calls.
     std::vector<char*> argv{const_cast<char*>(program.c_str())};
     for (const std::string& arg : job.args)
         argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
+    const int log = open(job.logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const pid_t pid = fork();
+    if (pid != 0) {
+        if (log >= 0)
+            close(log);
+        return pid;
+    }
+    // Child: a process group of its own, so a Ctrl-C in the terminal reaches only the parent,
+    // which passes one SIGTERM on (a clean stop; a second signal would end the child at once).
+    setpgid(0, 0);
+    if (log >= 0) {
+        dup2(log, STDOUT_FILENO);
+        dup2(log, STDERR_FILENO);
+    }
     execv(program.c_str(), argv.data());
-    std::perror("d2dpo: cannot start a child process");
+    static const char message[] = "d2dpo: cannot start a child process\n";
+    (void)!write(STDERR_FILENO, message, sizeof message - 1);
     _exit(127);
 }
 
@@ -86,7 +93,9 @@ PoolOutcome runChildren(const std::vector<ChildJob>& jobs, int parallel, const S
         const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         std::printf("  %s %s\n", ok ? "finished" : "FAILED  ", job.name.c_str());
         std::fflush(stdout);
-        if (!ok) {
+        if (ok)
+            outcome.succeeded.push_back(job.name);
+        else {
             const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
             outcome.failed.push_back(job.name + " (exit " + std::to_string(code) + "; see " + job.logPath + ")");
         }

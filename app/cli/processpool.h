@@ -17,12 +17,14 @@ struct ChildJob {
 };
 
 struct PoolOutcome {
-    std::vector<std::string> failed; ///< "name (exit 1; see log)"
+    std::vector<std::string> failed;    ///< "name (exit 1; see log)"
+    std::vector<std::string> succeeded; ///< the names of the jobs that exited with 0
     bool stopped = false;
 };
 
-/// Runs the jobs, at most `parallel` at once. On a stop request no job is started and the running
-/// ones get SIGTERM (they stop as on Ctrl-C) and are waited for.
+/// Runs the jobs, at most `parallel` at once, each in a process group of its own. On a stop request
+/// no job is started and the running ones get one SIGTERM (they stop as on Ctrl-C, writing what
+/// they have) and are waited for.
 PoolOutcome runChildren(const std::vector<ChildJob>& jobs, int parallel, const StopToken& stop);
 
 } // namespace d2dpo::cli

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -44,6 +47,15 @@ struct StudyOptions {
 
 std::string seedName(uint64_t seed) { return "seed" + std::to_string(seed); }
 
+/// What every run of a study shares: a folder continues only a study with the same plan.
+std::string planOf(const StudyOptions& o)
+{
+    return "length " + std::to_string(o.length) + "\ndata " + o.data + "\nrule " + o.rule + "\npretrain-steps " +
+           std::to_string(o.pretrainSteps) + "\nsteps " + std::to_string(o.steps) + "\neval-every " +
+           std::to_string(o.evalEvery) + "\neval-samples " + std::to_string(o.evalSamples) + "\ngradient-draws " +
+           std::to_string(o.gradientDraws) + "\n";
+}
+
 int run(const StudyOptions& o)
 {
     auto settings = studySettings(o.groups);
@@ -51,11 +63,23 @@ int run(const StudyOptions& o)
         return fail("study", settings.error());
     std::error_code ec;
     const fs::path root(o.out);
+    const fs::path planFile = root / "plan.txt";
+    if (fs::exists(planFile, ec)) {
+        std::ifstream in(planFile);
+        const std::string earlier((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (earlier != planOf(o))
+            return fail("study", "'" + o.out + "' holds a study with other settings (" + planFile.string() +
+                                     "); continue it with those, or choose a new folder");
+    } else if (fs::exists(root, ec) && !fs::is_empty(root, ec)) {
+        return fail("study", "'" + o.out + "' is not empty and holds no study; choose a new folder");
+    }
     for (const char* sub : {"references", "runs", "logs"}) {
         fs::create_directories(root / sub, ec);
         if (ec)
             return fail("study", "cannot create '" + (root / sub).string() + "': " + ec.message());
     }
+    if (Status s = AtomicFile::write(planFile.string(), planOf(o)); !s)
+        return fail("study", s.error());
     const int parallel = o.jobs > 0 ? o.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
     const StopToken& stop = stopOnSignals();
     std::vector<std::string> taskArgs{"--length", std::to_string(o.length)};
@@ -71,22 +95,34 @@ int run(const StudyOptions& o)
     const auto referencePath = [&](const std::string& noise, uint64_t seed) {
         return (root / "references" / (noise + "-" + seedName(seed) + ".d2dpo")).string();
     };
+    // A reference is written beside its name and renamed when its pretraining completed: a
+    // stopped one (which writes the steps it did) is never taken for a finished one.
     std::vector<ChildJob> pretraining;
+    std::map<std::string, std::string> finalPathOf;
     for (const std::string& noise : noises)
         for (uint64_t seed = 0; seed < uint64_t(o.seeds); ++seed) {
             const std::string path = referencePath(noise, seed);
             if (fs::exists(path, ec))
                 continue;
+            const std::string partial = path + ".part";
+            fs::remove(partial, ec);
             ChildJob job{"pretrain " + noise + " " + seedName(seed),
                          {"pretrain", "--threads", "1", "--seed", std::to_string(seed), "--noise", noise, "--steps",
-                          std::to_string(o.pretrainSteps), "--eval-samples", "500", "-o", path},
+                          std::to_string(o.pretrainSteps), "--eval-samples", "500", "-o", partial},
                          (root / "logs" / ("pretrain-" + noise + "-" + seedName(seed) + ".log")).string()};
             job.args.insert(job.args.end(), taskArgs.begin(), taskArgs.end());
+            finalPathOf[job.name] = path;
             pretraining.push_back(job);
         }
     std::printf("d2dpo study: %zu settings x %d seeds, %d processes at once; %zu references to pretrain\n",
                 settings->size(), o.seeds, parallel, pretraining.size());
     PoolOutcome outcome = runChildren(pretraining, parallel, stop);
+    for (const std::string& name : outcome.succeeded) {
+        const std::string& path = finalPathOf[name];
+        fs::rename(path + ".part", path, ec);
+        if (ec)
+            return fail("study", "cannot move the reference into place at '" + path + "': " + ec.message());
+    }
     if (outcome.stopped)
         return exitCodeAfterStop(fail("study", "stopped; run the same command again to continue"));
     if (!outcome.failed.empty())
@@ -100,8 +136,8 @@ int run(const StudyOptions& o)
     for (const StudySetting& s : settings.value())
         for (uint64_t seed = 0; seed < uint64_t(o.seeds); ++seed) {
             const std::string folder = runFolder(s, seed);
-            if (fs::exists(fs::path(folder) / "report.json", ec))
-                continue;
+            if (readStudyRun((fs::path(folder) / "report.json").string(), s.name, seed))
+                continue; // completed before (a stopped run's report does not count)
             ChildJob job{s.name + " " + seedName(seed),
                          {"reproduce", "--threads", "1", "--seed", std::to_string(seed), "--reference",
                           referencePath(s.noise, seed), "--steps", std::to_string(o.steps), "--eval-every",

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "base/config.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -245,6 +247,15 @@ Status validate(const DpoConfig& c)
         return makeError("label smoothing must be in [0, 0.5) (got " + std::to_string(c.labelSmoothing) + ")");
     if (!(c.rpoAlpha >= 0) || !std::isfinite(c.rpoAlpha))
         return makeError("rpo alpha must be a finite number >= 0 (got " + std::to_string(c.rpoAlpha) + ")");
+    if (!c.keepBest.empty()) {
+        const std::string name = c.keepBest.front() == '-' ? c.keepBest.substr(1) : c.keepBest;
+        const bool wellFormed = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+            return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '/';
+        });
+        if (!wellFormed)
+            return makeError("keep-best needs a metric name ('rule', 'vsr', 'odd_ratio', a leading '-' to minimise; got '" +
+                             c.keepBest + "')");
+    }
     if (!(c.keepBestVsrSlack >= 0) || c.keepBestVsrSlack > 1)
         return makeError("keep-best VSR slack must be in [0, 1]");
     if (c.evalEvery < 0 || c.evalEvery > kMaxEvalEvery || c.evalSamples < 1 || c.evalSamples > kMaxEvalSamples)

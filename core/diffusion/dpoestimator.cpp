@@ -7,13 +7,13 @@
 
 namespace d2dpo {
 
-torch::Tensor drawTimes(int64_t rows, bool stratified, double tEpsilon, torch::Generator& generator,
+torch::Tensor drawTimes(int64_t rows, bool stratified, double low, double high, torch::Generator& generator,
                         const torch::TensorOptions& options)
 {
-    if (!stratified)
-        return torch::rand({rows}, generator, options) * (1 - tEpsilon);
-    const auto u = torch::rand({1}, generator, options);
-    return ((u + torch::arange(rows, options)) / double(rows)).remainder(1.0) * (1 - tEpsilon);
+    const auto unit = stratified ? ((torch::rand({1}, generator, options) + torch::arange(rows, options)) / double(rows))
+                                       .remainder(1.0)
+                                 : torch::rand({rows}, generator, options);
+    return low == 0 ? unit * high : low + unit * (high - low);
 }
 
 CorruptedPairs corruptPairs(const NoiseProcess& noise, const torch::Tensor& winners, const torch::Tensor& losers,
@@ -26,14 +26,17 @@ CorruptedPairs corruptPairs(const NoiseProcess& noise, const torch::Tensor& winn
     out.draws = w.size(0);
     out.complementary = config.maskCoupling == "complementary";
     const auto real = torch::dtype(torch::kFloat).device(w.device());
-    const auto t = drawTimes(out.draws, config.tSampling == "stratified", config.tEpsilon, generator, real);
+    // With complements t stays in [eps, 1 - eps), so that 1 - t needs no capping either and each
+    // draw's weight matches its mask exactly.
+    const double low = out.complementary ? config.tEpsilon : 0.0;
+    const auto t = drawTimes(out.draws, config.tSampling == "stratified", low, 1 - config.tEpsilon, generator, real);
     out.t = torch::cat({t, t}); // winner and loser share t
     out.x1 = torch::cat({w, l});
     // The corruption draw is NoiseProcess::corrupt's, kept so the complement can be taken.
     const auto select = torch::rand(out.x1.sizes(), generator, real).ge(out.t.unsqueeze(1));
     out.xt = noise.corruptWhere(out.x1, select, generator);
     if (out.complementary) {
-        // The complement keeps what the first draw corrupted: a draw at time 1 - t (capped like t).
+        // The complement keeps what the first draw corrupted: a draw at time 1 - t.
         const auto complement = noise.corruptWhere(out.x1, select.logical_not(), generator);
         out.xt = torch::cat({out.xt, complement});
         out.t = torch::cat({out.t, (1 - out.t).clamp_max(1 - config.tEpsilon)});

@@ -22,8 +22,8 @@
 
 namespace d2dpo {
 
-/// R times in [0, 1 - tEpsilon): independent uniforms, or one stratified draw.
-torch::Tensor drawTimes(int64_t rows, bool stratified, double tEpsilon, torch::Generator& generator,
+/// R times in [low, high): independent uniforms, or one stratified draw.
+torch::Tensor drawTimes(int64_t rows, bool stratified, double low, double high, torch::Generator& generator,
                         const torch::TensorOptions& options);
 
 /// The corrupted rows of a batch: x1, xt [rows, D] int64, t [rows]. Rows are the R = B T V winner

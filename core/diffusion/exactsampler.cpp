@@ -50,7 +50,8 @@ torch::Tensor ExactMaskingSampler::sample(int64_t count, torch::Generator& gener
 {
     torch::InferenceMode inference;
     if (count <= 0)
-        return torch::empty({0, m_model->options.length()}, torch::kLong);
+        return torch::empty({0, m_model->options.length()},
+                            torch::dtype(torch::kLong).device(m_model->parameters().front().device()));
     std::vector<torch::Tensor> parts;
     for (int64_t done = 0; done < count; done += batch)
         parts.push_back(sampleBatch(std::min(batch, count - done), generator));

@@ -2,6 +2,7 @@
 #include "jobs/dpojob.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -89,8 +90,15 @@ SampleMetrics referenceMetrics(PreferenceStore* store, const CheckpointInfo& ref
 {
     const std::string sampler = describeSampling(reference.spec.noise, spec.sampling, task.length());
     const int64_t samples = spec.dpo.evalSamples;
+    // Everything that changes the draws or what is measured: the sampler, eta, the batching (the
+    // generator's draws go batch by batch), the device, and the rule whose share is measured.
+    char eta[32];
+    std::snprintf(eta, sizeof eta, "%.17g", reference.spec.noise.eta);
+    const std::string key = sampler + "; eta " + eta + "; batch " + std::to_string(spec.sampling.batch) + "; " +
+                            frozen->parameters().front().device().str() + "; rule " +
+                            (task.rule() ? task.rule()->spec() : std::string("none"));
     if (store) {
-        auto known = store->evaluation(reference.id, sampler, samples, seed);
+        auto known = store->evaluation(reference.id, key, samples, seed);
         if (known && known.value())
             if (auto parsed = sampleMetricsFromJson(*known.value())) {
                 SampleMetrics metrics = parsed.value();
@@ -109,7 +117,7 @@ SampleMetrics referenceMetrics(PreferenceStore* store, const CheckpointInfo& ref
     SampleMetrics metrics = evaluateModel(frozen, task, reference.spec.noise, spec.sampling, samples, generator);
     metrics.seed = seed; // the policy's evaluations draw with the same seed
     if (store)
-        if (Status s = store->saveEvaluation(reference.id, sampler, samples, seed, metrics.toJson()); !s)
+        if (Status s = store->saveEvaluation(reference.id, key, samples, seed, metrics.toJson()); !s)
             listener.onLog("the reference's metrics were not recorded in the store: " + s.error());
     return metrics;
 }

@@ -110,6 +110,8 @@ Result<StudyRun> readStudyRun(const std::string& reportPath, const std::string& 
         return makeError("cannot read '" + reportPath + "'");
     try {
         const json report = json::parse(in);
+        if (report.value("d2dpo_status", std::string()) != "completed")
+            return makeError("'" + reportPath + "' is the report of a run that did not complete");
         StudyRun run;
         run.setting = setting;
         run.seed = seed;
@@ -139,13 +141,16 @@ StudyResults summarizeStudy(const std::vector<StudyRun>& runs, const std::vector
     results.settingOrder = settingOrder;
     for (const std::string& setting : settingOrder) {
         std::vector<const StudyRun*> mine;
+        // A run without its task's rule share or VSR (another task's report) has nothing to add.
         for (const StudyRun& run : runs)
-            if (run.setting == setting)
+            if (run.setting == setting && run.series.count(run.ruleMetric) && run.series.count("vsr") &&
+                !run.series.at("vsr").empty())
                 mine.push_back(&run);
         if (mine.empty())
             continue;
         const std::string rule = mine.front()->ruleMetric;
-        results.ruleMetric = rule;
+        if (results.ruleMetric.empty())
+            results.ruleMetric = rule;
         const std::string tv = findMetric(*mine.front(), "tv_from");
         StudyRow row;
         row.setting = setting;

@@ -159,8 +159,8 @@ public:
     /// sequences and their labels stay, no longer naming it.
     Status deleteModel(const std::string& id);
 
-    /// A model's evaluation under `sampler` (how samples are drawn), `samples` and `seed`: the
-    /// metrics JSON when it was measured before, else nothing.
+    /// A model's evaluation under `sampler` (everything about how samples are drawn and measured,
+    /// as one text), `samples` and `seed`: the metrics JSON when it was measured before, else nothing.
     Result<std::optional<std::string>> evaluation(const std::string& modelId, const std::string& sampler,
                                                   int64_t samples, uint64_t seed);
     /// Records it (a known one is replaced). The model must be in the store.

@@ -199,6 +199,14 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
                 m_referenceVsr = measure(m_reference).vsr();
             }
             best.emplace(m_config.keepBest, m_config.keepBestVsrSlack, *m_referenceVsr);
+            // A resumed run's earlier best stays the one to beat.
+            const std::string earlier = (std::filesystem::path(m_checkpointFolder) / "best.d2dpo").string();
+            std::error_code ec;
+            if (m_startStep > 0 && std::filesystem::exists(earlier, ec))
+                if (auto kept = loadCheckpoint(earlier, torch::kCPU))
+                    if (auto metrics = sampleMetricsFromJson(kept->info.metricsJson))
+                        if (best->offer(kept->info.step, metrics.value()))
+                            finished.bestCheckpointPath = earlier;
         }
         if (m_winners.sizes() != m_losers.sizes() || m_winners.size(1) != m_task.length())
             throw std::runtime_error("preference pairs do not match the task's sequence length");
@@ -283,14 +291,15 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
         // good unless the previous update itself produced non-finite weights: then the last
         // interval checkpoint stays the last good one.
         // (not again when the last interval checkpoint already holds these weights)
-        if (finished.stepsDone > lastCheckpointStep && allFinite(m_policy))
-            checkpoint(finished.stepsDone);
+        // The best first, the last weights after it: the run's result is its last checkpoint.
         if (best) {
             finished.bestDescription = best->describe();
             listener.onLog("best checkpoint by " + m_config.keepBest + ": " + finished.bestDescription);
             if (!finished.bestCheckpointPath.empty())
                 listener.onCheckpoint({*best->bestStep(), finished.bestCheckpointPath});
         }
+        if (finished.stepsDone > lastCheckpointStep && allFinite(m_policy))
+            checkpoint(finished.stepsDone);
     } catch (const std::exception& e) {
         finished.status = RunStatus::Failed;
         finished.error = "D2-DPO training failed: " + userMessage(e);

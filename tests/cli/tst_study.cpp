@@ -96,6 +96,30 @@ private Q_SLOTS:
         const Run again = runCli(tinyStudy());
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         QVERIFY(again.out.contains("0 references to pretrain") && !again.out.contains("started"));
+
+        // A run that did not complete (stopped: its report says so) runs again; nothing else does.
+        const QString stoppedReport = path("study/runs/complementary-seed1/report.json");
+        QString text = readAll(stoppedReport);
+        QVERIFY(text.contains("\"d2dpo_status\": \"completed\""));
+        text.replace("\"d2dpo_status\": \"completed\"", "\"d2dpo_status\": \"stopped\"");
+        {
+            QFile file(stoppedReport);
+            QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            file.write(text.toUtf8());
+        }
+        const Run resumed = runCli(tinyStudy());
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+        QVERIFY2(resumed.out.contains("started  complementary seed1") && resumed.out.count("started") == 1,
+                 qPrintable(resumed.out));
+
+        // Other settings in the same folder are refused, and so is a folder that holds something else.
+        QStringList other = tinyStudy();
+        other[other.indexOf("--steps") + 1] = "5";
+        const Run mixed = runCli(other);
+        QVERIFY(mixed.exitCode != 0 && mixed.err.contains("holds a study with other settings"));
+        QVERIFY(QDir().mkpath(path("elsewhere/something")));
+        const Run elsewhere = runCli({"study", "-o", path("elsewhere")});
+        QVERIFY(elsewhere.exitCode != 0 && elsewhere.err.contains("is not empty and holds no study"));
     }
 
     void reproduceFromAReferenceKeepsTheBest()

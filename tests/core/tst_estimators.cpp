@@ -156,7 +156,8 @@ private Q_SLOTS:
         // The complement is a draw at 1 - t; winner and loser share t; rows repeat the pairs.
         const auto t = pairs.t;
         QVERIFY(test::maxAbsDiff(t.slice(0, 0, r), t.slice(0, r, 2 * r)) == 0);
-        QVERIFY(test::maxAbsDiff(t.slice(0, 2 * r), (1 - t.slice(0, 0, 2 * r)).clamp_max(1 - config.tEpsilon)) < 1e-6);
+        QVERIFY(test::maxAbsDiff(t.slice(0, 2 * r), 1 - t.slice(0, 0, 2 * r)) < 1e-6);
+        QVERIFY(t.ge(config.tEpsilon - 1e-7).all().item<bool>() && t.le(1 - config.tEpsilon + 1e-7).all().item<bool>());
         QVERIFY(pairs.x1.slice(0, 8, 16).equal(winners) && pairs.x1.slice(0, r, r + 8).equal(losers));
         QVERIFY(pairs.x1.slice(0, 2 * r).equal(pairs.x1.slice(0, 0, 2 * r)));
         // Unmasked positions keep their clean token.
@@ -169,12 +170,12 @@ private Q_SLOTS:
         auto generator = makeGenerator(9, torch::kCPU);
         const double epsilon = 1e-3;
         const int64_t rows = 64;
-        const auto t = drawTimes(rows, true, epsilon, generator, torch::kDouble);
+        const auto t = drawTimes(rows, true, 0.0, 1 - epsilon, generator, torch::kDouble);
         const auto stratum = (std::get<0>(t.sort()) / (1 - epsilon) * double(rows)).floor().to(torch::kLong);
         QVERIFY(stratum.equal(torch::arange(rows, torch::kLong)));
         QVERIFY(t.ge(0).all().item<bool>() && t.lt(1 - epsilon).all().item<bool>());
         // Independent draws almost never do (64! / 64^64 ~ 1e-27).
-        const auto free = drawTimes(rows, false, epsilon, generator, torch::kDouble);
+        const auto free = drawTimes(rows, false, 0.0, 1 - epsilon, generator, torch::kDouble);
         const auto freeStratum = (std::get<0>(free.sort()) / (1 - epsilon) * double(rows)).floor().to(torch::kLong);
         QVERIFY(!freeStratum.equal(torch::arange(rows, torch::kLong)));
     }
@@ -246,6 +247,16 @@ private Q_SLOTS:
         QVERIFY(!none.offer(50, metrics(0.97, 0.80, 0.3)));
         QVERIFY(QString::fromStdString(none.describe()).contains("no evaluation of 1"));
         QVERIFY(!BestCheckpoint("", 0.01, 0.9).offer(1, metrics(1, 1, 0)));
+        // A metric name is checked with the settings: nothing after '-', or not a name, is refused.
+        DpoConfig config;
+        for (const char* bad : {"-", "odd ratio", "--x"}) {
+            config.keepBest = bad;
+            QVERIFY2(!validate(config), bad);
+        }
+        for (const char* good : {"rule", "-tv_from_odd_uniform", "rewards/margins", ""}) {
+            config.keepBest = good;
+            QVERIFY2(validate(config).ok(), good);
+        }
     }
 };
 
