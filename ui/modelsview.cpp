@@ -293,7 +293,18 @@ void ModelsView::showSelected()
                                                     QString::fromStdString(hint.value),
                                                     hint.rule.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(hint.rule)));
         }
-        m_samples->setPlainText(tr("The first %1 of %2 samples (seed %3):\n").arg(text.size()).arg(mine->samples.size()).arg(kSummarySeed) +
+        // The figures of these samples, with where they come from: the same sampler, count and seed
+        // as a Train run's reference evaluation with the default settings, so the two agree.
+        QStringList figures;
+        for (const MetricValue& v : mine->metrics.values)
+            figures << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
+        m_samples->setPlainText(tr("Measured on these samples: %1\n(%2; a Train run with seed 0 and %3 evaluation "
+                                   "samples measures its reference the same way)\n\nThe first %4 of %5 samples:\n")
+                                    .arg(figures.join(QStringLiteral(", ")),
+                                         QString::fromStdString(mine->metrics.provenance()))
+                                    .arg(kSummarySamples)
+                                    .arg(text.size())
+                                    .arg(mine->samples.size()) +
                                 text.join(QLatin1Char('\n')));
     } else {
         m_samples->setPlainText(tr("Drawing samples…"));
