@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/runrecorder.h"
 
+#include <filesystem>
+
 #include <torch/types.h>
 
 #include "base/metricnames.h"
@@ -53,13 +55,18 @@ Status RunRecorder::recordCheckpoint(const std::string& path)
     auto written = loadCheckpoint(path, torch::kCPU);
     if (!written)
         return makeError("the checkpoint cannot be read back: " + written.error());
+    // The kept best (DpoConfig::keepBest) is a model of the run, never its result: that is the
+    // last weights.
+    const bool best = std::filesystem::path(path).filename() == "best.d2dpo";
+    const std::string step = std::to_string(written->info.step);
     ModelRecord model = modelRecordFor(written->info, path,
-                                       "d2dpo run " + std::to_string(m_runId) + " step " +
-                                           std::to_string(written->info.step));
+                                       "d2dpo run " + std::to_string(m_runId) +
+                                           (best ? " best (step " + step + ")" : " step " + step));
     model.runId = m_runId;
     if (Status s = m_store->addModel(model); !s)
         return s;
-    m_lastModelId = model.id;
+    if (!best)
+        m_lastModelId = model.id;
     return Ok{};
 }
 

@@ -199,6 +199,7 @@ private Q_SLOTS:
         public:
             std::string text;
             std::optional<SampleMetrics> referenceMetrics;
+            std::string resultModelId;
             void onLog(const std::string& line) override { text += line + "\n"; }
             void onEvaluation(const EvaluationEvent& e) override
             {
@@ -206,7 +207,7 @@ private Q_SLOTS:
                     referenceMetrics = e.metrics;
             }
         };
-        auto runOnce = [&](const char* folder) {
+        auto runOnce = [&](const char* folder, bool keepBest = false) {
             DpoJobSpec job;
             job.referencePath = reference;
             job.storePath = db;
@@ -216,11 +217,18 @@ private Q_SLOTS:
             job.dpo.evalSamples = 300;
             job.device = "cpu";
             job.outputFolder = path(folder);
+            if (keepBest) {
+                job.dpo.steps = 4;
+                job.dpo.evalEvery = 2;
+                job.dpo.keepBest = "rule";
+                job.dpo.keepBestVsrSlack = 1;
+            }
             Log log;
             StopToken stop;
             const DpoJobOutcome outcome = runDpoJob(job, log, stop);
             if (outcome.finished.status != RunStatus::Completed)
                 qWarning("%s", outcome.finished.error.c_str());
+            log.resultModelId = outcome.resultModelId;
             return log;
         };
         const Log first = runOnce("once-1");
@@ -236,6 +244,20 @@ private Q_SLOTS:
         QVERIFY2(drawn, drawn ? "" : drawn.error().c_str());
         QCOMPARE(drawn->metrics.vsr(), first.referenceMetrics->vsr());
         QCOMPARE(drawn->metrics.provenance(), first.referenceMetrics->provenance());
+
+        // Keeping the best: a model of the run named as the best, never the run's result.
+        const Log best = runOnce("once-best", true);
+        QVERIFY2(best.text.find("best checkpoint by rule: step ") != std::string::npos, best.text.c_str());
+        auto store = PreferenceStore::open(db).value();
+        std::string bestName, resultPath;
+        for (const ModelRecord& m : store->models().value()) {
+            if (m.path == path("once-best") + "/best.d2dpo")
+                bestName = m.name;
+            if (m.id == best.resultModelId)
+                resultPath = m.path;
+        }
+        QVERIFY2(bestName.find(" best (step ") != std::string::npos, bestName.c_str());
+        QCOMPARE(resultPath, path("once-best") + "/step-000004.d2dpo");
     }
 
     void limitsAreOneSource()
