@@ -55,7 +55,8 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
     m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->legend->setBrush(Qt::NoBrush);
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->legend->setWrap(3);
+    // Two a row: four entries ("odd_ratio (ref.)"...) fit a quarter of a 1024-wide window.
+    m_plot->legend->setWrap(2);
     m_plot->axisRect()->insetLayout()->take(m_plot->legend);
     m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
@@ -136,7 +137,7 @@ void MetricPlot::setBaseline(int index, double y)
         // Items have no legend entry: an empty graph with the same pen stands in for it.
         series.baselineLegend = m_plot->addGraph();
         series.baselineLegend->setPen(pen);
-        series.baselineLegend->setName(series.graph->name() + tr(" (reference)"));
+        series.baselineLegend->setName(series.graph->name() + tr(" (ref.)")); // short: it must fit at 1024x640
     }
     series.baseline->point1->setCoords(0, y);
     series.baseline->point2->setCoords(1, y);
