@@ -177,9 +177,9 @@ int run(const StudyOptions& o)
         if (Status s = AtomicFile::write((root / name).string(), text); !s)
             return fail("study", s.error());
     std::printf("\n%s\n", table.c_str());
-    std::vector<std::string> metrics{"loss", results.ruleMetric, "vsr", "entropy"};
-    for (const auto& [metric, curves] : results.curves)
-        if (metric.rfind("tv_from", 0) == 0)
+    std::vector<std::string> metrics{"loss", results.ruleMetric, "vsr"};
+    for (const std::string& metric : {results.diversityMetric, results.tvMetric})
+        if (!metric.empty())
             metrics.push_back(metric);
     auto figures = plotStudy(results, metrics, o.out);
     if (figures)

@@ -152,10 +152,17 @@ StudyResults summarizeStudy(const std::vector<StudyRun>& runs, const std::vector
         if (results.ruleMetric.empty())
             results.ruleMetric = rule;
         const std::string tv = findMetric(*mine.front(), "tv_from");
+        const std::string diversity = mine.front()->series.count("entropy")        ? "entropy"
+                                      : mine.front()->series.count("unique_share") ? "unique_share"
+                                                                                   : "";
+        if (results.tvMetric.empty())
+            results.tvMetric = tv;
+        if (results.diversityMetric.empty())
+            results.diversityMetric = diversity;
         StudyRow row;
         row.setting = setting;
         row.seeds = int(mine.size());
-        std::vector<double> steps, finalRule, finalVsr, referenceVsr, finalTv, entropy, gradStd, gradRel;
+        std::vector<double> steps, finalRule, finalVsr, referenceVsr, finalTv, finalDiversity, gradStd, gradRel;
         for (const StudyRun* run : mine) {
             const auto& share = run->series.at(rule);
             for (const auto& [step, value] : share)
@@ -168,8 +175,8 @@ StudyResults summarizeStudy(const std::vector<StudyRun>& runs, const std::vector
             referenceVsr.push_back(run->series.at("vsr").front().second);
             if (!tv.empty())
                 finalTv.push_back(lastValue(*run, tv));
-            if (run->series.count("entropy"))
-                entropy.push_back(lastValue(*run, "entropy"));
+            if (!diversity.empty())
+                finalDiversity.push_back(lastValue(*run, diversity));
             gradStd.push_back(run->gradientStd);
             gradRel.push_back(run->gradientMeanNorm > 0 ? run->gradientStd / run->gradientMeanNorm : 0);
         }
@@ -179,7 +186,7 @@ StudyResults summarizeStudy(const std::vector<StudyRun>& runs, const std::vector
         std::tie(row.finalVsr, row.finalVsrSd) = std::pair{moments(finalVsr).mean, moments(finalVsr).sd};
         row.referenceVsr = moments(referenceVsr).mean;
         row.finalTv = moments(finalTv).mean;
-        row.finalEntropy = moments(entropy).mean;
+        row.finalDiversity = moments(finalDiversity).mean;
         row.gradientStd = moments(gradStd).mean;
         row.gradientRelative = moments(gradRel).mean;
         results.rows.push_back(row);
@@ -211,9 +218,12 @@ std::string studyTable(const StudyResults& r, double goal)
 {
     std::ostringstream out;
     const std::string rule = r.ruleMetric.empty() ? "rule share" : r.ruleMetric;
-    out << "| setting | steps to " << rule << " >= " << general(goal) << " | final " << rule
-        << " | VSR (reference) | TV from odd-uniform | entropy | grad std at step 0 | std / norm |\n"
-        << "|---|---|---|---|---|---|---|---|\n";
+    // The task's own names for the spread columns (binary integers: TV from odd-uniform, entropy).
+    const bool tv = !r.tvMetric.empty(), diversity = !r.diversityMetric.empty();
+    out << "| setting | steps to " << rule << " >= " << general(goal) << " | final " << rule << " | VSR (reference) | "
+        << (tv ? r.tvMetric + " | " : "") << (diversity ? r.diversityMetric + " | " : "")
+        << "grad std at step 0 | std / norm |\n|---|---|---|---|" << (tv ? "---|" : "") << (diversity ? "---|" : "")
+        << "---|---|\n";
     for (const StudyRow& row : r.rows) {
         const std::string steps = row.reachedGoal == 0 ? "never"
                                   : fixed(row.stepsToGoal, 0) +
@@ -222,7 +232,8 @@ std::string studyTable(const StudyResults& r, double goal)
                                                                      : "");
         out << "| " << row.setting << " | " << steps << " | " << fixed(row.finalRule, 3) << " ± "
             << fixed(row.finalRuleSd, 3) << " | " << fixed(row.finalVsr, 3) << " (" << fixed(row.referenceVsr, 3)
-            << ") | " << fixed(row.finalTv, 3) << " | " << fixed(row.finalEntropy, 2) << " | "
+            << ") | " << (tv ? fixed(row.finalTv, 3) + " | " : "")
+            << (diversity ? fixed(row.finalDiversity, r.diversityMetric == "entropy" ? 2 : 3) + " | " : "")
             << general(row.gradientStd) << " | " << fixed(row.gradientRelative, 2) << " |\n";
     }
     return out.str();
@@ -251,12 +262,12 @@ std::string studyCsv(const std::vector<StudyRun>& runs)
 std::string studySummaryCsv(const StudyResults& r)
 {
     std::string csv = "setting,seeds,reached_goal,steps_to_goal,final_rule,final_rule_sd,final_vsr,final_vsr_sd,"
-                      "reference_vsr,final_tv,final_entropy,gradient_std,gradient_std_over_norm\n";
+                      "reference_vsr,final_tv,final_diversity,gradient_std,gradient_std_over_norm\n";
     for (const StudyRow& row : r.rows) {
         for (const std::string& cell :
              {row.setting, std::to_string(row.seeds), std::to_string(row.reachedGoal), general(row.stepsToGoal),
               general(row.finalRule), general(row.finalRuleSd), general(row.finalVsr), general(row.finalVsrSd),
-              general(row.referenceVsr), general(row.finalTv), general(row.finalEntropy), general(row.gradientStd)}) {
+              general(row.referenceVsr), general(row.finalTv), general(row.finalDiversity), general(row.gradientStd)}) {
             csv += cell;
             csv += ',';
         }

@@ -51,7 +51,8 @@ struct StudyRow {
     double finalRule = 0, finalRuleSd = 0;
     double finalVsr = 0, finalVsrSd = 0;
     double referenceVsr = 0;
-    double finalTv = 0, finalEntropy = 0; ///< NaN when the task has no such metric
+    double finalTv = 0;        ///< StudyResults::tvMetric's final value; NaN when the task has none
+    double finalDiversity = 0; ///< StudyResults::diversityMetric's final value; NaN when the task has none
     double gradientStd = 0, gradientRelative = 0;
 };
 
@@ -60,6 +61,8 @@ struct StudyResults {
     std::map<std::string, std::map<std::string, StudyCurve>> curves;   ///< metric -> setting -> curve
     std::vector<std::string> settingOrder;
     std::string ruleMetric;
+    std::string tvMetric;        ///< "tv_from_odd_uniform" (binary integers), or "" when the task has no such metric
+    std::string diversityMetric; ///< "entropy" where the task has it, else "unique_share", else ""
 };
 
 /// Curves and table from the runs; `goal` is the rule share "steps to goal" waits for.
