@@ -71,14 +71,8 @@ torch::Tensor RateEulerSampler::sampleBatch(int64_t count, torch::Generator& gen
 
 torch::Tensor RateEulerSampler::sample(int64_t count, torch::Generator& generator, int64_t batch)
 {
-    torch::InferenceMode inference;
-    if (count <= 0)
-        return torch::empty({0, m_model->options.length()},
-                            torch::dtype(torch::kLong).device(m_model->parameters().front().device()));
-    std::vector<torch::Tensor> parts;
-    for (int64_t done = 0; done < count; done += batch)
-        parts.push_back(sampleBatch(std::min(batch, count - done), generator));
-    return torch::cat(parts, 0);
+    return sampleInBatches(count, batch, m_model->options.length(), m_model->parameters().front().device(),
+                           [&](int64_t n) { return sampleBatch(n, generator); });
 }
 
 } // namespace d2dpo

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <torch/torch.h>
+
 #include "diffusion/eulersampler.h"
 #include "diffusion/exactsampler.h"
 #include "diffusion/noiseprocess.h"
@@ -20,6 +22,18 @@ int stepsFor(const NoiseConfig& noise, const SamplingConfig& sampling, int64_t l
 }
 
 } // namespace
+
+torch::Tensor sampleInBatches(int64_t count, int64_t batch, int64_t length, torch::Device device,
+                              const std::function<torch::Tensor(int64_t)>& sampleBatch)
+{
+    torch::InferenceMode inference;
+    if (count <= 0)
+        return torch::empty({0, length}, torch::dtype(torch::kLong).device(device));
+    std::vector<torch::Tensor> parts;
+    for (int64_t done = 0; done < count; done += batch)
+        parts.push_back(sampleBatch(std::min(batch, count - done)));
+    return torch::cat(parts, 0);
+}
 
 int fineSteps(const SamplingConfig& sampling, int64_t length)
 {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -37,6 +38,11 @@ public:
     virtual std::string describe() const = 0;
     virtual const SamplerCounters& counters() const = 0;
 };
+
+/// What every sampler's sample() does around its batches: inference mode, `count` sequences drawn
+/// `batch` at a time with `sampleBatch(n)` and concatenated ([0, length] on `device` when count <= 0).
+torch::Tensor sampleInBatches(int64_t count, int64_t batch, int64_t length, torch::Device device,
+                              const std::function<torch::Tensor(int64_t)>& sampleBatch);
 
 /// The Euler step count "exact" sampling uses where no exact sampler exists (eta > 0, uniform
 /// noise): max(steps, 8 D), so that on average at most one position in eight moves per step.

@@ -11,31 +11,13 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include "cli/clirun.h"
 #include "store/preferencestore.h"
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Run runCli(const QStringList& arguments, int timeoutMs = 600000)
-{
-    QProcess process;
-    process.start(QStringLiteral(D2DPO_CLI_PATH), arguments);
-    Run run;
-    if (!process.waitForFinished(timeoutMs)) {
-        process.kill();
-        run.err = QStringLiteral("timed out");
-        return run;
-    }
-    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = QString::fromUtf8(process.readAllStandardOutput());
-    run.err = QString::fromUtf8(process.readAllStandardError());
-    return run;
-}
+using Run = d2dpo::test::CliRun;
+using d2dpo::test::runCli;
 
 } // namespace
 

@@ -19,38 +19,15 @@
 #include "io/checkpoint.h"
 #include "model/denoiser.h"
 #include "store/preferencestore.h"
+#include "cli/clirun.h"
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using Run = d2dpo::test::CliRun;
+using d2dpo::test::kCli;
+using d2dpo::test::runCli;
 
-const QString kCli = QStringLiteral(D2DPO_CLI_PATH);
-
-Run finish(QProcess& process, int timeoutMs = 300000)
-{
-    Run run;
-    if (!process.waitForFinished(timeoutMs)) {
-        process.kill();
-        process.waitForFinished();
-        run.err = QStringLiteral("timed out");
-        return run;
-    }
-    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = QString::fromUtf8(process.readAllStandardOutput());
-    run.err = QString::fromUtf8(process.readAllStandardError());
-    return run;
-}
-
-Run runCli(const QStringList& arguments)
-{
-    QProcess process;
-    process.start(kCli, arguments);
-    return finish(process);
-}
+Run finish(QProcess& process, int timeoutMs = 300000) { return d2dpo::test::finishProcess(process, timeoutMs); }
 
 /// Runs the CLI under bash with a file-size limit of `kib` KiB: a disk that fills up.
 Run runWithDiskLimit(int kib, const QStringList& arguments)

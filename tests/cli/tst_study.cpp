@@ -10,30 +10,12 @@
 #include <QTemporaryDir>
 
 #include "testsupport.h"
+#include "cli/clirun.h"
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Run runCli(const QStringList& arguments)
-{
-    QProcess process;
-    process.start(QStringLiteral(D2DPO_CLI_PATH), arguments);
-    Run run;
-    if (!process.waitForFinished(600000)) {
-        process.kill();
-        run.err = QStringLiteral("timed out");
-        return run;
-    }
-    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = QString::fromUtf8(process.readAllStandardOutput());
-    run.err = QString::fromUtf8(process.readAllStandardError());
-    return run;
-}
+using Run = d2dpo::test::CliRun;
+using d2dpo::test::runCli;
 
 QString readAll(const QString& path)
 {
