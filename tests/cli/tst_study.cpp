@@ -2,6 +2,8 @@
 // `d2dpo study` end to end on a tiny grid (references, runs in parallel processes, the table, the
 // CSV files and the figures; a second call finds everything done), and `reproduce --reference`
 // with `--keep-best`, through the real binary.
+#include <cmath>
+
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -62,7 +64,17 @@ private Q_SLOTS:
         QCOMPARE(readAll(path("study/summary.csv")).count('\n'), 7); // header + 6 settings
         // The gradient's spread was measured in every run.
         QJsonObject report = QJsonDocument::fromJson(readAll(path("study/runs/vrpo-4-seed1/report.json")).toUtf8()).object();
-        QVERIFY(report["gradient"].toObject()["std"].toDouble() > 0);
+        // The gradient's spread was measured: a finite spread around a non-zero mean gradient, and
+        // the table prints its ratio for every setting.
+        const QJsonObject gradient = report["gradient"].toObject();
+        QVERIFY(std::isfinite(gradient["std"].toDouble()) && gradient["std"].toDouble() > 0);
+        QVERIFY(std::isfinite(gradient["mean_norm"].toDouble()) && gradient["mean_norm"].toDouble() > 0);
+        for (const QString& line : table.split('\n'))
+            if (line.startsWith("| ") && !line.startsWith("| setting")) {
+                bool number = false;
+                line.section('|', -2, -2).trimmed().toDouble(&number);
+                QVERIFY2(number, qPrintable(line));
+            }
         QCOMPARE(report["config"].toObject()["d2dpo"].toObject()["vrpo_samples"].toInt(), 4);
         report = QJsonDocument::fromJson(readAll(path("study/runs/uniform-seed0/report.json")).toUtf8()).object();
         QCOMPARE(report["config"].toObject()["model"].toObject()["noise"].toObject()["process"].toString(),
