@@ -24,7 +24,7 @@
 #include "ui/metricplot.h"
 #include "jobs/pairgenerator.h"
 #include "store/preferencestore.h"
-#include "jobs/runtimeinfo.h"
+#include "facades/runtimeinfo.h"
 #include "ui/trainsettingsform.h"
 #include "ui/trainview.h"
 #include "ui/trainworker.h"

@@ -26,16 +26,23 @@ inline ModelSpec tinySpec(int length = 6, bool timeConditioning = true)
     return spec;
 }
 
-/// D2-DPO settings for a few quick steps on a tiny model: no evaluations along the way.
+/// D2-DPO settings for a few quick steps on a tiny model.
 inline DpoConfig tinyDpo(int steps)
 {
     DpoConfig config;
     config.steps = steps;
     config.batch = 16;
-    config.evalEvery = 0;
-    config.evalSamples = 50;
     config.learningRate = 1e-3;
     return config;
+}
+
+/// A quick run's schedule: no evaluations along the way, small ones at the end.
+inline DpoScheduleConfig tinySchedule()
+{
+    DpoScheduleConfig schedule;
+    schedule.evalEvery = 0;
+    schedule.evalSamples = 50;
+    return schedule;
 }
 
 inline double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b)

@@ -5,15 +5,13 @@
 #include <QMessageBox>
 #include <QStringList>
 
-#include "ui/taskcache.h"
-
 namespace d2dpo::ui {
 
 namespace {
 
 QString tr(const char* text) { return QCoreApplication::translate("AutoLabel", text); }
 
-QString labelerNames(const AutoLabelPlan& plan)
+QString labelerNames(const RuleLabelPlan& plan)
 {
     QStringList names;
     for (const std::string& l : plan.labelers)
@@ -23,26 +21,7 @@ QString labelerNames(const AutoLabelPlan& plan)
 
 } // namespace
 
-Result<AutoLabelPlan> planAutoLabel(PreferenceStore& store, TaskCache& tasks)
-{
-    auto pending = store.pendingPairs(10'000'000);
-    if (!pending)
-        return makeError(pending.error());
-    AutoLabelPlan plan;
-    for (const ShownPair& p : pending.value()) {
-        const TaskInfo* task = tasks.find(p.task);
-        const std::optional<Choice> choice = tasks.ruleChoice(p);
-        if (!task || !choice) {
-            ++plan.withoutRule;
-            continue;
-        }
-        plan.labels.push_back({p.id, *choice, task->simulatedExpertName()});
-        plan.labelers.insert(task->simulatedExpertName());
-    }
-    return plan;
-}
-
-bool confirmAutoLabel(QWidget* parent, const AutoLabelPlan& plan)
+bool confirmAutoLabel(QWidget* parent, const RuleLabelPlan& plan)
 {
     const int count = int(plan.labels.size());
     return QMessageBox::question(parent, tr("Auto-label with the rule"),
@@ -53,24 +32,20 @@ bool confirmAutoLabel(QWidget* parent, const AutoLabelPlan& plan)
                                      .arg(labelerNames(plan))) == QMessageBox::Yes;
 }
 
-std::vector<int64_t> applyAutoLabel(PreferenceStore& store, const AutoLabelPlan& plan)
+QString autoLabelSummary(const RuleLabelPlan& plan, const RuleLabelOutcome& outcome)
 {
-    std::vector<int64_t> stored;
-    for (const AutoLabelPlan::Label& l : plan.labels)
-        if (auto id = store.addLabel(l.pairId, l.choice, l.labeler, 0); id)
-            stored.push_back(id.value());
-    return stored;
-}
-
-QString autoLabelSummary(const AutoLabelPlan& plan, int stored)
-{
-    if (plan.withoutRule == 0)
-        return tr("Auto-labelled %1 pairs as %2 (Ctrl+Z undoes them all)").arg(stored).arg(labelerNames(plan));
-    return tr("Auto-labelled %1 pairs as %2 (Ctrl+Z undoes them all); %3 pairs of tasks without a rule were left "
-              "for you")
-        .arg(stored)
-        .arg(labelerNames(plan))
-        .arg(plan.withoutRule);
+    const int stored = int(outcome.labelIds.size());
+    const int64_t leftForPeople = plan.withoutRule + plan.unreadable;
+    QString text = leftForPeople == 0
+                       ? tr("Auto-labelled %1 pairs as %2 (Ctrl+Z undoes them all)").arg(stored).arg(labelerNames(plan))
+                       : tr("Auto-labelled %1 pairs as %2 (Ctrl+Z undoes them all); %3 pairs of tasks without a rule "
+                            "were left for you")
+                             .arg(stored)
+                             .arg(labelerNames(plan))
+                             .arg(leftForPeople);
+    if (!outcome.error.empty())
+        text += tr("; stopped early: %1").arg(QString::fromStdString(outcome.error));
+    return text;
 }
 
 } // namespace d2dpo::ui

@@ -15,29 +15,45 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
-#include <functional>
+#include <utility>
 
 #include "jobs/pretrainjob.h"
-#include "jobs/taskinfo.h"
+#include "facades/taskinfo.h"
+#include "ui/trainworker.h"
 
 namespace d2dpo::ui {
 
 namespace {
 
 /// Forwards the pretraining's progress to the dialog in the GUI thread.
-class ProgressForwarder final : public ExperimentListener {
+/// Pretraining's reports, passed on to the training job's listener (the runner's signals).
+class PhaseForwarder final : public PhaseListener {
 public:
-    explicit ProgressForwarder(std::function<void(qint64, qint64, double)> report)
-        : m_report(std::move(report))
-    {
-    }
-    void onProgress(const ProgressEvent& e) override { m_report(e.step, e.totalSteps, e.loss); }
+    explicit PhaseForwarder(TrainListener& to) : m_to(to) {}
+    void onProgress(const ProgressEvent& e) override { m_to.onProgress(e); }
+    void onLog(const std::string& line) override { m_to.onLog(line); }
 
 private:
-    std::function<void(qint64, qint64, double)> m_report;
+    TrainListener& m_to;
 };
+
+/// Pretraining from a data file as a training job: it ends as completed, stopped or failed.
+FinishedEvent pretrainAsTrainJob(const PretrainJobSpec& job, TrainListener& listener, const StopToken& stop)
+{
+    PhaseForwarder forward(listener);
+    FinishedEvent done;
+    auto outcome = runPretrainJob(job, forward, stop);
+    if (!outcome) {
+        done.status = RunStatus::Failed;
+        done.error = outcome.error();
+    } else {
+        done.status = outcome->stopped ? RunStatus::Stopped : RunStatus::Completed;
+        done.stepsDone = outcome->steps;
+        done.lastCheckpointPath = job.outputPath;
+    }
+    return done;
+}
 
 } // namespace
 
@@ -104,12 +120,15 @@ DataModelDialog::DataModelDialog(const QString& storePath, const QString& modelF
     connect(m_rule, &QLineEdit::editingFinished, this, &DataModelDialog::readFile);
     connect(m_buttons, &QDialogButtonBox::accepted, this, [this] { start(); });
     connect(m_buttons, &QDialogButtonBox::rejected, this, &DataModelDialog::reject);
-    connect(&m_watcher, &QFutureWatcher<QString>::finished, this, [this] {
-        const QString error = m_watcher.result();
+    m_runner = new TrainRunner(this);
+    connect(m_runner, &TrainRunner::progress, this,
+            [this](const ProgressEvent& e) { onProgress(e.step, e.totalSteps, e.loss); });
+    connect(m_runner, &TrainRunner::finished, this, [this](const FinishedEvent& done) {
+        const QString error = done.status == RunStatus::Failed ? QString::fromStdString(done.error) : QString();
         m_progress->setVisible(false);
         for (QAbstractButton* b : m_buttons->buttons())
             b->setEnabled(true);
-        if (m_stop.stopRequested()) {
+        if (std::exchange(m_stopping, false)) {
             QDialog::reject();
             return;
         }
@@ -125,9 +144,10 @@ DataModelDialog::DataModelDialog(const QString& storePath, const QString& modelF
 
 DataModelDialog::~DataModelDialog()
 {
-    m_stop.requestStop();
-    m_watcher.waitForFinished();
+    delete m_runner; // stops its job and waits for it, before the widgets it reports to go
 }
+
+bool DataModelDialog::busy() const { return m_runner->running(); }
 
 void DataModelDialog::setDataFile(const QString& path)
 {
@@ -187,7 +207,7 @@ bool DataModelDialog::start()
     job.outputPath = m_created.toStdString();
     job.storePath = m_storePath.toStdString();
     job.modelName = base.toStdString() + " (pretrained)";
-    m_stop.reset();
+    m_stopping = false;
     m_progress->setRange(0, m_steps->value());
     m_progress->setValue(0);
     m_progress->setVisible(true);
@@ -195,15 +215,8 @@ bool DataModelDialog::start()
         if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
             b->setEnabled(false);
     m_summary->setText(tr("Pretraining on %1…").arg(QString::fromStdString(read->report.summary())));
-    m_watcher.setFuture(QtConcurrent::run([this, job]() -> QString {
-        ProgressForwarder forward([this](qint64 step, qint64 total, double loss) {
-            QMetaObject::invokeMethod(this, [this, step, total, loss] { onProgress(step, total, loss); },
-                                      Qt::QueuedConnection);
-        });
-        auto outcome = runPretrainJob(job, forward, m_stop);
-        return outcome ? QString() : QString::fromStdString(outcome.error());
-    }));
-    return true;
+    return m_runner->start(
+        [job](TrainListener& listener, const StopToken& stop) { return pretrainAsTrainJob(job, listener, stop); });
 }
 
 void DataModelDialog::onProgress(qint64 step, qint64 total, double loss)
@@ -216,7 +229,8 @@ void DataModelDialog::onProgress(qint64 step, qint64 total, double loss)
 void DataModelDialog::reject()
 {
     if (busy()) {
-        m_stop.requestStop(); // the job ends at its next step; the dialog closes then
+        m_stopping = true;
+        m_runner->requestStop(); // the job ends at its next step; the dialog closes then
         m_summary->setText(tr("Stopping…"));
         return;
     }

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <QDialog>
-#include <QFutureWatcher>
 
 #include <atomic>
 #include <string>
@@ -23,6 +22,8 @@ class QSpinBox;
 
 namespace d2dpo::ui {
 
+class TrainRunner;
+
 class DataModelDialog final : public QDialog {
     Q_OBJECT
 
@@ -35,7 +36,7 @@ public:
     void setDataFile(const QString& path);
     /// Starts pretraining (what the Create button does); false when the inputs are not usable.
     bool start();
-    bool busy() const { return m_watcher.isRunning(); }
+    bool busy() const;
     QString lastError() const { return m_error; }
     QString createdCheckpoint() const { return m_created; }
 
@@ -59,8 +60,8 @@ private:
     QLabel* m_summary = nullptr;
     QProgressBar* m_progress = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
-    QFutureWatcher<QString> m_watcher;
-    StopToken m_stop;
+    TrainRunner* m_runner = nullptr; ///< pretraining runs as a training job (ui/README.md)
+    bool m_stopping = false;
     QString m_error;
     QString m_created;
     bool m_fileUsable = false;

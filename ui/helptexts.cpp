@@ -4,7 +4,7 @@
 #include <QCoreApplication>
 #include <QtGlobal>
 
-#include "jobs/runtimeinfo.h"
+#include "facades/runtimeinfo.h"
 
 namespace d2dpo::ui {
 

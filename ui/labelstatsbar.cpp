@@ -6,11 +6,11 @@
 #include <QPushButton>
 
 #include "store/labelstats.h"
-#include "ui/taskcache.h"
+#include "labeling/taskcatalog.h"
 
 namespace d2dpo::ui {
 
-LabelStatsBar::LabelStatsBar(PreferenceStore& store, TaskCache& tasks, QWidget* parent)
+LabelStatsBar::LabelStatsBar(PreferenceStore& store, TaskCatalog& tasks, QWidget* parent)
     : QWidget(parent)
     , m_store(store)
     , m_tasks(tasks)

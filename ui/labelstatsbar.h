@@ -12,15 +12,17 @@
 class QLabel;
 class QPushButton;
 
-namespace d2dpo::ui {
+namespace d2dpo {
+class TaskCatalog;
+}
 
-class TaskCache;
+namespace d2dpo::ui {
 
 class LabelStatsBar final : public QWidget {
     Q_OBJECT
 
 public:
-    LabelStatsBar(PreferenceStore& store, TaskCache& tasks, QWidget* parent = nullptr);
+    LabelStatsBar(PreferenceStore& store, TaskCatalog& tasks, QWidget* parent = nullptr);
 
     /// Reads the counts and the statistics again; a store error goes out as `failed`.
     void refresh(const QString& labeler, int sessionCount);
@@ -31,7 +33,7 @@ Q_SIGNALS:
 
 private:
     PreferenceStore& m_store;
-    TaskCache& m_tasks;
+    TaskCatalog& m_tasks;
     QLabel* m_counters = nullptr;
     QLabel* m_statistics = nullptr;
     QPushButton* m_autoLabel = nullptr;

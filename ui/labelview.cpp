@@ -18,7 +18,6 @@
 
 #include "ui/autolabel.h"
 #include "ui/pairorigin.h"
-#include "ui/taskcache.h"
 #include "ui/labelstatsbar.h"
 #include "ui/pairpanel.h"
 #include "ui/pairsupply.h"
@@ -43,7 +42,8 @@ QPushButton* makeButton(const QString& text, QWidget* parent)
 LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     : QWidget(parent)
     , m_store(store)
-    , m_tasks(std::make_unique<TaskCache>(store))
+    , m_tasks(store)
+    , m_session(store, "expert")
     , m_supply(new PairSupply(this))
 {
     setFocusPolicy(Qt::StrongFocus);
@@ -104,7 +104,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     actions->addWidget(m_undoButton);
     actions->addStretch();
 
-    m_stats = new LabelStatsBar(m_store, *m_tasks, this);
+    m_stats = new LabelStatsBar(m_store, m_tasks, this);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -152,7 +152,8 @@ LabelView::~LabelView() { m_supply->waitForIdle(); }
 
 void LabelView::setLabeler(const QString& name)
 {
-    m_labeler = name.trimmed().isEmpty() ? QStringLiteral("expert") : name.trimmed();
+    // Another labeler starts a new session: what the last one labelled cannot be undone from here.
+    m_session.setLabeler((name.trimmed().isEmpty() ? QStringLiteral("expert") : name.trimmed()).toStdString());
     updateStatistics();
 }
 
@@ -184,36 +185,25 @@ void LabelView::reload()
     else if (m_models->count() > 0)
         m_models->setCurrentIndex(m_models->count() - 1); // the newest model
     m_generate->setEnabled(m_models->count() > 0 && !m_supply->busy());
-    if (!m_current) {
-        m_queue.clear();
+    if (!m_session.current()) {
+        m_session.dropQueue();
         showNext();
     }
     updateStatistics();
 }
 
-void LabelView::fillQueue()
-{
-    auto pending = m_store.pendingPairs(500);
-    if (!pending) {
-        reportError(QString::fromStdString(pending.error()));
-        return;
-    }
-    for (ShownPair& p : pending.value())
-        if (!m_current || p.id != m_current->id)
-            m_queue.push_back(std::move(p));
-}
-
 void LabelView::showNext()
 {
-    if (m_queue.empty())
-        fillQueue();
-    m_current.reset();
-    if (!m_queue.empty()) {
-        m_current = m_queue.front();
-        m_queue.pop_front();
-    }
-    const bool have = m_current.has_value();
-    m_pair->showPair(m_current, m_current ? m_tasks->find(m_current->task) : nullptr);
+    if (Status s = m_session.advance(); !s)
+        reportError(QString::fromStdString(s.error()));
+    showCurrent();
+}
+
+void LabelView::showCurrent()
+{
+    const std::optional<ShownPair>& current = m_session.current();
+    const bool have = current.has_value();
+    m_pair->showPair(current, current ? m_tasks.find(current->task) : nullptr);
     for (QPushButton* b : {m_tieButton, m_bothBadButton, m_skipButton})
         b->setEnabled(have);
     m_emptyMessage->setVisible(!have);
@@ -226,13 +216,13 @@ void LabelView::showNext()
     m_pair->update();
     m_provenance->setText(provenance());
     // Keep a stock of pairs so the next one always appears at once.
-    if (m_queue.size() < kRefillBelow && !m_supply->busy() && m_models->count() > 0)
+    if (m_session.queued() < kRefillBelow && !m_supply->busy() && m_models->count() > 0)
         generateMore();
 }
 
 void LabelView::choose(Choice choice)
 {
-    if (!m_current) {
+    if (!m_session.current()) {
         Q_EMIT statusMessage(m_supply->busy() ? tr("Pairs are still being generated…") : tr("No pair to label"));
         return;
     }
@@ -241,51 +231,36 @@ void LabelView::choose(Choice choice)
         showIgnored();
         return;
     }
-    auto id = m_store.addLabel(m_current->id, choice, m_labeler.toStdString(), elapsed);
-    if (!id) {
-        reportError(QString::fromStdString(id.error()));
-        if (id.errorCode() != ErrorCode::AlreadyLabelled)
-            return; // keep the pair on screen: nothing was stored
-    } else {
-        ++m_sessionCount;
-        m_undoBatches.push_back({id.value()});
-        Q_EMIT labelled(m_current->id);
+    auto outcome = m_session.label(choice, elapsed);
+    if (!outcome) {
+        reportError(QString::fromStdString(outcome.error())); // nothing stored: the pair stays
+        return;
     }
-    showNext();
+    if (outcome->labelId > 0)
+        Q_EMIT labelled(outcome->pairId);
+    else
+        reportError(QString::fromStdString(outcome->otherwise)); // labelled by someone else first
+    showCurrent();
     updateStatistics();
 }
 
 void LabelView::undo()
 {
-    if (m_undoBatches.empty()) {
+    if (!m_session.canUndo()) {
         Q_EMIT statusMessage(tr("Nothing to undo in this session"));
         return;
     }
-    const std::vector<int64_t> batch = m_undoBatches.back();
-    auto undone = m_store.undoLabels(batch);
+    auto undone = m_session.undo();
     if (!undone) {
         reportError(QString::fromStdString(undone.error()));
         return;
     }
-    m_undoBatches.pop_back();
-    if (m_current)
-        m_queue.push_front(*m_current);
-    // The undone pairs come next, the latest first.
-    for (auto it = undone->begin(); it != undone->end(); ++it) {
-        auto pair = m_store.pair(*it);
-        if (!pair) {
-            reportError(QString::fromStdString(pair.error()));
-            return;
-        }
-        m_queue.push_front(pair.value());
-    }
-    if (batch.size() == 1)
-        m_sessionCount = std::max(0, m_sessionCount - int(undone->size()));
-    showNext();
+    showCurrent();
     updateStatistics();
-    Q_EMIT statusMessage(batch.size() == 1 ? tr("Label undone: the pair is shown again")
-                                           : tr("Undid the %1 auto-labels: their pairs are pending again")
-                                                 .arg(undone->size()));
+    const auto& step = undone.value();
+    Q_EMIT statusMessage(step && step->wasRulePlan
+                             ? tr("Undid the %1 auto-labels: their pairs are pending again").arg(step->pairIds.size())
+                             : tr("Label undone: the pair is shown again"));
 }
 
 void LabelView::generateMore()
@@ -302,7 +277,7 @@ void LabelView::generateFrom(const QString& checkpointPath, int count)
 {
     if (!m_supply->request(checkpointPath, count, QRandomGenerator::global()->generate64()))
         Q_EMIT statusMessage(tr("Already generating pairs…"));
-    if (!m_current)
+    if (!m_session.current())
         m_emptyMessage->setText(tr("Generating pairs…"));
 }
 
@@ -322,48 +297,21 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
     if (!result.error.isEmpty()) {
         m_newPairsFirst = false;
         reportError(result.error);
-        showNext(); // refresh the empty-state message
+        showCurrent(); // refresh the empty-state message; the pair on screen stays
         return;
     }
-    // A model the store already knows (a fine-tuned one) keeps its name, lineage and run.
-    auto known = m_store.model(result.model.id);
-    if (!known) {
-        reportError(QString::fromStdString(known.error()));
+    // A model the store already knows (a fine-tuned one) keeps its name, lineage and run; with
+    // m_newPairsFirst the new model's pairs come next, the pair on screen waiting behind them.
+    const std::optional<int64_t> shown = m_session.current() ? std::optional(m_session.current()->id) : std::nullopt;
+    auto stored = m_session.addGenerated(result.model, result.pairs, std::exchange(m_newPairsFirst, false));
+    if (!stored) {
+        reportError(QString::fromStdString(stored.error()));
         return;
     }
-    if (!known->has_value()) {
-        if (Status s = m_store.addModel(result.model); !s) {
-            reportError(QString::fromStdString(s.error()));
-            return;
-        }
-    }
-    const std::string modelName = known->has_value() ? known.value()->name : result.model.name;
-    auto ids = m_store.addPairs(result.pairs, "generated");
-    if (!ids) {
-        reportError(QString::fromStdString(ids.error()));
-        return;
-    }
-    std::deque<ShownPair> fresh;
-    for (size_t i = 0; i < result.pairs.size(); ++i) {
-        ShownPair p = result.pairs[i];
-        p.id = ids.value()[i];
-        fresh.push_back(std::move(p));
-    }
-    if (std::exchange(m_newPairsFirst, false)) {
-        // The new model's pairs come next; the pair on screen waits behind them.
-        if (m_current)
-            m_queue.push_front(*m_current);
-        m_queue.insert(m_queue.begin(), fresh.begin(), fresh.end());
-        m_current.reset();
-        showNext();
-        reload();
-    } else {
-        m_queue.insert(m_queue.end(), fresh.begin(), fresh.end());
-        const bool wasEmpty = !m_current;
-        reload();
-        if (wasEmpty && !m_current)
-            showNext();
-    }
+    const std::string modelName = stored->modelName;
+    if (const auto& now = m_session.current(); !now || std::optional(now->id) != shown)
+        showCurrent(); // a pair already on screen keeps its time and its paint
+    reload();
     Q_EMIT statusMessage(tr("Added %1 pairs from %2 in %3 s")
                              .arg(result.pairs.size())
                              .arg(QString::fromStdString(modelName))
@@ -372,30 +320,28 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
 
 void LabelView::autoLabelWithRule()
 {
-    auto plan = planAutoLabel(m_store, *m_tasks);
-    if (!plan) {
-        reportError(QString::fromStdString(plan.error()));
+    auto pending = m_store.pendingPairs(10'000'000);
+    if (!pending) {
+        reportError(QString::fromStdString(pending.error()));
         return;
     }
-    if (plan->labels.empty()) {
+    RuleLabeler labeler(m_tasks);
+    const RuleLabelPlan plan = labeler.plan(pending.value());
+    if (plan.labels.empty()) {
         Q_EMIT statusMessage(tr("No pending pair has a task with a rule to label it"));
         return;
     }
-    const int count = int(plan->labels.size());
-    const bool go = m_confirmAutoLabel ? m_confirmAutoLabel(count) : confirmAutoLabel(this, plan.value());
+    const int count = int(plan.labels.size());
+    const bool go = m_confirmAutoLabel ? m_confirmAutoLabel(count) : confirmAutoLabel(this, plan);
     if (!go)
         return;
-    const std::vector<int64_t> batch = applyAutoLabel(m_store, plan.value());
-    if (!batch.empty())
-        m_undoBatches.push_back(batch);
-    m_queue.clear();
-    m_current.reset();
-    showNext();
+    const RuleLabelOutcome outcome = m_session.applyRulePlan(labeler, plan);
+    showCurrent();
     updateStatistics();
-    Q_EMIT statusMessage(autoLabelSummary(plan.value(), int(batch.size())));
+    Q_EMIT statusMessage(autoLabelSummary(plan, outcome));
 }
 
-void LabelView::updateStatistics() { m_stats->refresh(m_labeler, m_sessionCount); }
+void LabelView::updateStatistics() { m_stats->refresh(labeler(), m_session.labelledCount()); }
 
 void LabelView::reportError(const QString& message) { Q_EMIT statusMessage(tr("Error: %1").arg(message)); }
 
@@ -420,7 +366,10 @@ bool LabelView::eventFilter(QObject* watched, QEvent* event)
     return QWidget::eventFilter(watched, event);
 }
 
-QString LabelView::provenance() const { return m_current ? pairOrigin(m_store, *m_current) : QString(); }
+QString LabelView::provenance() const
+{
+    return m_session.current() ? pairOrigin(m_store, *m_session.current()) : QString();
+}
 
 void LabelView::keyPressEvent(QKeyEvent* event)
 {

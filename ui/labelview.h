@@ -13,12 +13,12 @@
 #include <QElapsedTimer>
 #include <QWidget>
 
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
-#include <vector>
 
+#include "labeling/labelsession.h"
+#include "labeling/taskcatalog.h"
 #include "store/preferencestore.h"
 #include "ui/labelkeys.h"
 
@@ -34,7 +34,6 @@ class LabelStatsBar;
 class PairPanel;
 class PairSupply;
 struct PairSupplyResult;
-class TaskCache;
 
 class LabelView final : public QWidget {
     Q_OBJECT
@@ -44,7 +43,7 @@ public:
     ~LabelView() override;
 
     void setLabeler(const QString& name);
-    QString labeler() const { return m_labeler; }
+    QString labeler() const { return QString::fromStdString(m_session.labeler()); }
     /// Asked before auto-labelling `count` pending pairs with their tasks' rules; true goes ahead.
     /// The default asks with a dialog.
     void setAutoLabelConfirmation(std::function<bool(int count)> confirm) { m_confirmAutoLabel = std::move(confirm); }
@@ -58,8 +57,8 @@ public:
     void setHintsVisible(bool visible);
     bool hintsVisible() const;
 
-    std::optional<ShownPair> currentPair() const { return m_current; }
-    int sessionCount() const { return m_sessionCount; }
+    std::optional<ShownPair> currentPair() const { return m_session.current(); }
+    int sessionCount() const { return m_session.labelledCount(); }
     PairSupply& supply() { return *m_supply; }
 
     /// Reloads the model list and the pending pairs from the store.
@@ -91,25 +90,23 @@ protected:
 
 private:
     void choose(Choice choice);
+    /// Shows the session's current pair (or why there is none).
+    void showCurrent();
+    /// Moves the session on, then shows its current pair.
     void showNext();
-    void fillQueue();
     void updateStatistics();
     void onPairsGenerated(const PairSupplyResult& result);
     void reportError(const QString& message);
     void showIgnored();
 
     PreferenceStore& m_store;
-    std::unique_ptr<TaskCache> m_tasks;
-    QString m_labeler = QStringLiteral("expert");
-    int m_sessionCount = 0;
+    TaskCatalog m_tasks;
+    LabelSession m_session;
     int m_ignoredPresses = 0;
     bool m_awaitingPaint = false; ///< the pair on screen was not painted yet
-    std::vector<std::vector<int64_t>> m_undoBatches; ///< this session's labels, one entry per action
     std::function<bool(int)> m_confirmAutoLabel;
     KeyBindings m_keys = KeyBindings::load();
     bool m_newPairsFirst = false;
-    std::deque<ShownPair> m_queue;
-    std::optional<ShownPair> m_current;
     QElapsedTimer m_shownAt;
 
     PairPanel* m_pair = nullptr;

@@ -16,7 +16,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include "jobs/taskinfo.h"
+#include "facades/taskinfo.h"
 #include "store/preferencejsonl.h"
 #include "ui/datamodeldialog.h"
 #include "ui/helptexts.h"
@@ -205,12 +205,12 @@ void MainWindow::importPreferences()
         return;
     // The sequences are read as one task's: the task of a model the user picks.
     QStringList names;
-    std::vector<std::string> keys;
-    if (auto models = m_store->models())
-        for (const ModelRecord& m : models.value())
-            if (auto spec = modelSpecFromJson(m.specJson)) {
+    std::vector<ModelRecord> models;
+    if (auto stored = m_store->models())
+        for (const ModelRecord& m : stored.value())
+            if (!m.taskKey.empty()) {
                 names << QStringLiteral("%1 (%2)").arg(QString::fromStdString(m.name), QString::fromStdString(m.id));
-                keys.push_back(taskKey(spec->task));
+                models.push_back(m);
             }
     if (names.isEmpty()) {
         QMessageBox::warning(this, tr("Import failed"),
@@ -223,7 +223,7 @@ void MainWindow::importPreferences()
                                                  tr("The sequences are of the task of the model:"), names, 0, false, &ok);
     if (!ok)
         return;
-    auto task = TaskInfo::fromStore(*m_store, keys[size_t(names.indexOf(picked))]);
+    auto task = TaskInfo::ofModel(*m_store, models[size_t(names.indexOf(picked))]);
     if (!task) {
         QMessageBox::warning(this, tr("Import failed"), QString::fromStdString(task.error()));
         return;

@@ -10,7 +10,7 @@
 #include "base/config.h"
 #include "base/metricnames.h"
 #include "base/samplemetrics.h"
-#include "jobs/taskinfo.h"
+#include "facades/taskinfo.h"
 
 namespace d2dpo::ui {
 
@@ -49,7 +49,7 @@ QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std
             const auto loss = store.metricSeries(*model.runId, "loss");
             const qint64 done = loss && !loss->empty() ? loss->back().first : 0;
             const qint64 planned = dpo.value(QStringLiteral("steps")).toInteger();
-            const QString status = QString::fromStdString(run.value()->status);
+            const QString status = QString::fromLatin1(toString(run.value()->status));
             const QString state = done < planned ? tr("%1 at step %L2 of %L3").arg(status).arg(done).arg(planned)
                                                  : tr("%1, %L2 steps").arg(status).arg(done);
             lines << tr("Run #%1 (%2, %3): %L4 %5; beta %6, lr %7, batches of %8 pairs")
@@ -76,9 +76,8 @@ QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std
                      .arg(stored ? QString::fromStdString(stored->provenance())
                                  : tr("%1 samples").arg(metrics.value(QLatin1String(metric::kSamples)).toInteger()));
     }
-    if (auto spec = modelSpecFromJson(model.specJson))
-        if (auto task = TaskInfo::fromStore(store, taskKey(spec->task)))
-            lines << tr("Task: %1%2")
+    if (auto task = TaskInfo::ofModel(store, model))
+        lines << tr("Task: %1%2")
                          .arg(QString::fromStdString(task->summary()).toHtmlEscaped())
                          .arg(task->hasRule() ? tr("; rule %1").arg(QString::fromStdString(task->ruleSpec()).toHtmlEscaped())
                                               : QString());

@@ -3,7 +3,8 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "jobs/runpolicy.h"
+#include "base/safeoutput.h"
+#include "jobs/exportoptions.h"
 
 namespace d2dpo::ui {
 
@@ -22,7 +23,12 @@ ModelExporter::~ModelExporter() { m_watcher->waitForFinished(); }
 
 bool ModelExporter::running() const { return m_watcher->isRunning(); }
 
-ExportOptions ModelExporter::optionsFor(const ModelRecord& model) const { return exportOptionsFor(m_store, model); }
+ExportOptions ModelExporter::optionsFor(const ModelRecord& model) const
+{
+    ExportOptions options = exportOptionsFor(m_store, model);
+    options.inputs = storeFiles(m_store.path()); // never written over, whatever folder is chosen
+    return options;
+}
 
 Status ModelExporter::exportModel(const ModelRecord& model, const QString& folder) const
 {

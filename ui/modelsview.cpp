@@ -19,17 +19,12 @@
 #include "ui/modeldetails.h"
 #include "ui/modelexporter.h"
 #include "ui/samplehistogram.h"
-#include "jobs/taskinfo.h"
+#include "facades/taskinfo.h"
 
 namespace d2dpo::ui {
 
 namespace {
 
-// The same draws for every model, so histograms compare models; and the Train view's default
-// evaluation (seed 0 + 1, 2000 samples, the default sampler), so a reference's figures here are
-// the ones its runs log and plot as their baseline.
-constexpr uint64_t kSummarySeed = 1;
-constexpr int kSummarySteps = 64;
 constexpr int kShownSamples = 40;
 
 enum Column { kName, kKind, kRule, kVsr, kCreated };
@@ -328,7 +323,9 @@ void ModelsView::requestSummaries(const std::vector<ModelRecord>& models)
     m_sampler->setFuture(QtConcurrent::run([jobs] {
         std::vector<DrawnSamples> out;
         for (const auto& [id, path] : jobs) {
-            auto drawn = summarizeCheckpoint(path, kSummarySamples, kSummarySteps, kSummarySeed);
+            // The same draws for every model, so histograms compare models; and a default run's,
+            // so a reference's figures here are the ones its runs log and plot as their baseline.
+            auto drawn = measureCheckpoint(path, standardMeasurement());
             out.push_back({id, drawn ? std::optional(drawn.value()) : std::nullopt,
                            drawn ? QString() : QString::fromStdString(drawn.error())});
         }

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "jobs/modelfiles.h"
+#include "facades/modelfiles.h"
 #include "store/preferencestore.h"
 
 class QLabel;
@@ -53,7 +53,7 @@ public:
     QString detailsText() const;
 
     /// How many samples each model's histogram is drawn from.
-    static constexpr int kSummarySamples = 2000;
+    static constexpr int kSummarySamples = int(kMeasurementSamples);
 
 Q_SIGNALS:
     void labelPairsFrom(const QString& checkpointPath);

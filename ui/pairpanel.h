@@ -9,7 +9,7 @@
 
 #include <optional>
 
-#include "jobs/taskinfo.h"
+#include "facades/taskinfo.h"
 #include "store/preferencestore.h"
 
 class QLabel;

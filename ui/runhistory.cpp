@@ -53,7 +53,7 @@ void RunHistory::updateResume()
     m_resume->setEnabled(m_selectable && item && item->data(Qt::UserRole + 1).toBool());
 }
 
-void RunHistory::reload(bool training)
+void RunHistory::reload(const std::string& ownLockPath)
 {
     const QSignalBlocker block(m_runs);
     m_runs->clear();
@@ -62,16 +62,14 @@ void RunHistory::reload(bool training)
     auto runs = m_store.runs();
     if (!runs)
         return;
-    bool newest = true;
     for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
         if (it->kind != "d2dpo")
             continue;
         // A dead run's status was set to interrupted when the store was opened; one still
         // "running" that is not this window's own is alive in another process.
-        QString status = QString::fromStdString(it->status);
-        if (it->status == "running" && !(newest && training))
+        QString status = QString::fromLatin1(toString(it->status));
+        if (it->status == RunStatus::Running && (ownLockPath.empty() || it->lockPath != ownLockPath))
             status = tr("running in another process");
-        newest = false;
         auto* item = new QListWidgetItem(QStringLiteral("#%1 · %2 · %3 · %4")
                                              .arg(it->id)
                                              .arg(status,
@@ -79,7 +77,7 @@ void RunHistory::reload(bool training)
                                                   QString::fromStdString(it->device)),
                                          m_runs);
         item->setData(Qt::UserRole, qint64(it->id));
-        item->setData(Qt::UserRole + 1, it->status == "stopped" || it->status == "interrupted");
+        item->setData(Qt::UserRole + 1, isResumable(it->status));
         if (!it->error.empty())
             item->setToolTip(QString::fromStdString(it->error));
         if (it->id == m_shownRun)

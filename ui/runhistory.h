@@ -21,8 +21,9 @@ class RunHistory final : public QGroupBox {
 public:
     explicit RunHistory(PreferenceStore& store, QWidget* parent = nullptr);
 
-    /// Lists the runs again; `training`: this window's run (the newest) is still going.
-    void reload(bool training);
+    /// Lists the runs again; `ownLockPath`: the lock file of this window's run while it trains
+    /// ("" when none does), so a running run is known as its own or another process's.
+    void reload(const std::string& ownLockPath);
     /// The run whose curves are on the plots (selected when listed again); 0 for none.
     void setShownRun(qint64 runId) { m_shownRun = runId; }
     /// Whether a run can be chosen (not while one trains).

@@ -9,7 +9,7 @@
 
 #include <optional>
 
-#include "jobs/modelfiles.h"
+#include "facades/modelfiles.h"
 
 class QCustomPlot;
 class QCPTextElement;

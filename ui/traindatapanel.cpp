@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/traindatapanel.h"
 
-#include "jobs/taskinfo.h"
+#include "facades/taskinfo.h"
 
-#include "jobs/runpolicy.h"
 
 #include <algorithm>
 
@@ -95,8 +94,7 @@ void TrainDataPanel::reload()
                                                                    QString::fromStdString(m.id)),
                                      QString::fromStdString(m.id));
                 const auto run = m.runId ? m_store.run(*m.runId) : Result<std::optional<RunRecord>>(std::nullopt);
-                const bool finished = !run || !run.value() || run.value()->status == "completed" ||
-                                      run.value()->status == "stopped";
+                const bool finished = !run || !run.value() || endedCleanly(run.value()->status);
                 if (finished)
                     newestFinished = QString::fromStdString(m.id);
             }
@@ -155,11 +153,11 @@ bool TrainDataPanel::setLabelerChosen(const QString& labeler, bool chosen)
     return false;
 }
 
-void TrainDataPanel::listLabelers(const std::vector<PreferenceRecord>& preferences, const std::string& task)
+void TrainDataPanel::listLabelers(const std::vector<LabelerCount>& labelers)
 {
     const QSignalBlocker block(m_labelers);
     m_labelers->clear();
-    for (const LabelerCount& l : labelersOf(preferences, task)) {
+    for (const LabelerCount& l : labelers) {
         const QString name = QString::fromStdString(l.labeler);
         auto* item = new QListWidgetItem(l.simulated ? tr("%1 · %L2 decisive labels (simulated expert)")
                                                            .arg(name)
@@ -203,8 +201,7 @@ void TrainDataPanel::updatePairCount()
         m_pairSummary->setText(tr("No model in the store yet: generate pairs in the Label view first."));
     } else if (m_fromRule->isChecked()) {
         m_pairCount = m_rulePairs->value();
-        const auto spec = specOf(*model);
-        const auto task = spec ? TaskInfo::fromStore(m_store, taskKey(spec->task)) : Result<TaskInfo>(makeError(""));
+        const auto task = TaskInfo::ofModel(m_store, *model);
         m_pairSummary->setText(task && task->hasRule()
                                    ? tr("%L1 rule-made pairs: %2.")
                                          .arg(m_pairCount)
@@ -212,29 +209,28 @@ void TrainDataPanel::updatePairCount()
                                    : tr("%L1 rule-made pairs from the task's rule (the model's task has none: "
                                         "training will say so).")
                                          .arg(m_pairCount));
-    } else if (auto prefs = m_store.preferences(); !prefs) {
-        m_pairSummary->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(prefs.error())));
+    } else if (auto labelers = m_store.labelersOf(model->taskKey); !labelers) {
+        m_pairSummary->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(labelers.error())));
     } else {
-        const auto spec = specOf(*model);
-        const std::string task = spec ? taskKey(spec->task) : std::string();
-        listLabelers(prefs.value(), task);
+        listLabelers(labelers.value());
         const std::vector<std::string> chosen = chosenLabelers();
-        const UsablePairs pairs =
-            chosen.empty() ? countUsablePairs(prefs.value(), task, {std::string()}) // nobody: none usable
-                           : countUsablePairs(prefs.value(), task, chosen);
-        m_pairCount = pairs.usable;
+        // Nobody ticked: none usable (an empty list would mean everyone's).
+        const auto pairs = m_store.usablePairs(model->taskKey, chosen.empty() ? std::vector<std::string>{std::string()}
+                                                                               : chosen);
+        const UsablePairs counted = pairs.ok() ? pairs.value() : UsablePairs{};
+        m_pairCount = counted.usable;
         QString text = m_pairCount > 0
                            ? tr("%L1 labelled pairs to train on (ties and skips left out).").arg(m_pairCount)
                        : m_labelers->count() > 0
                            ? tr("No decisive labels by the ticked labelers: tick one above.")
                            : tr("No decisive labels yet for this model's task: label some pairs first, or use "
                                 "rule-made pairs.");
-        if (pairs.otherLabelers > 0 && m_pairCount > 0)
-            text += QLatin1Char(' ') + tr("%L1 by unticked labelers are left out.").arg(qint64(pairs.otherLabelers));
-        if (pairs.otherTask > 0)
+        if (counted.otherLabelers > 0 && m_pairCount > 0)
+            text += QLatin1Char(' ') + tr("%L1 by unticked labelers are left out.").arg(qint64(counted.otherLabelers));
+        if (counted.otherTask > 0)
             text += QLatin1Char(' ') +
-                    tr("%L1 labels of other tasks' sequences are left out.").arg(qint64(pairs.otherTask));
-        m_pairSummary->setText(text);
+                    tr("%L1 labels of other tasks' sequences are left out.").arg(qint64(counted.otherTask));
+        m_pairSummary->setText(pairs ? text : tr("Cannot read the labels: %1").arg(QString::fromStdString(pairs.error())));
     }
     if (m_fromRule->isChecked())
         m_labelers->clear();

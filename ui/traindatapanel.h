@@ -62,7 +62,7 @@ Q_SIGNALS:
 
 private:
     void updatePairCount();
-    void listLabelers(const std::vector<PreferenceRecord>& preferences, const std::string& task);
+    void listLabelers(const std::vector<LabelerCount>& labelers);
 
     PreferenceStore& m_store;
     QComboBox* m_reference = nullptr;

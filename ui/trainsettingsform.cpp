@@ -10,12 +10,14 @@
 #include <QSettings>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <vector>
 
-#include "base/configlimits.h"
 #include "base/memoryestimate.h"
-#include "jobs/runtimeinfo.h"
+#include "facades/runtimeinfo.h"
 
 namespace d2dpo::ui {
 
@@ -40,6 +42,7 @@ QString number(double value) { return QLocale::c().toString(value, 'g', 6); }
 
 void markField(QLineEdit* field, bool bad)
 {
+    field->setProperty("invalid", bad);
     field->setStyleSheet(bad ? QStringLiteral("QLineEdit { background: #fde2e1; }") : QString());
 }
 
@@ -161,7 +164,7 @@ void TrainSettingsForm::setValues(const TrainSettings& v)
     choose(m_tSampling, v.dpo.tSampling);
     choose(m_maskCoupling, v.dpo.maskCoupling);
     choose(m_lossType, v.dpo.lossType);
-    choose(m_keepBest, v.dpo.keepBest);
+    choose(m_keepBest, v.schedule.keepBest);
     choose(m_sampler, v.sampling.sampler);
     m_vrpoSamples->setText(QString::number(v.dpo.vrpoSamples));
     m_labelSmoothing->setText(number(v.dpo.labelSmoothing));
@@ -172,8 +175,8 @@ void TrainSettingsForm::setValues(const TrainSettings& v)
     m_batch->setText(QString::number(v.dpo.batch));
     m_steps->setText(QString::number(v.dpo.steps));
     m_tSamples->setText(QString::number(v.dpo.tSamplesPerPair));
-    m_evalEvery->setText(QString::number(v.dpo.evalEvery));
-    m_evalSamples->setText(QString::number(v.dpo.evalSamples));
+    m_evalEvery->setText(QString::number(v.schedule.evalEvery));
+    m_evalSamples->setText(QString::number(v.schedule.evalSamples));
     m_samplingSteps->setText(QString::number(v.sampling.steps));
     m_seed->setText(QString::number(v.seed));
     m_device->setCurrentIndex(std::max(0, m_device->findData(v.device)));
@@ -200,6 +203,8 @@ void TrainSettingsForm::revalidate()
 {
     QStringList problems;
     TrainSettings s;
+    // The form reads the text; the limits and their words are core's (config.h's problems()), so
+    // the form and `d2dpo train` refuse the same values with the same sentence.
     auto real = [&](QLineEdit* field, const QString& name, double& out) {
         const auto value = parseReal(field);
         markField(field, !value);
@@ -207,64 +212,72 @@ void TrainSettingsForm::revalidate()
             problems << tr("%1: \"%2\" is not a number.").arg(name, field->text());
         else
             out = *value;
-        return value.has_value();
     };
-    auto integer = [&](QLineEdit* field, const QString& name, auto& out, qlonglong lower, qlonglong upper) {
+    auto integer = [&](QLineEdit* field, const QString& name, auto& out) {
+        using Out = std::decay_t<decltype(out)>;
         const auto value = parseInteger(field);
-        const bool ok = value && *value >= lower && *value <= upper;
-        markField(field, !ok);
+        markField(field, !value);
         if (!value)
             problems << tr("%1: \"%2\" is not a whole number.").arg(name, field->text());
-        else if (!ok)
-            problems << tr("%1 must be between %2 and %3.").arg(name).arg(lower).arg(upper);
-        else
-            out = static_cast<std::decay_t<decltype(out)>>(*value);
-        return ok;
+        else // beyond the type's range: clamped, so core names the limits
+            out = Out(std::clamp<qlonglong>(*value, qlonglong(std::numeric_limits<Out>::min()),
+                                            qlonglong(std::numeric_limits<Out>::max())));
     };
-    if (real(m_beta, tr("Beta"), s.dpo.beta) && !(s.dpo.beta > 0)) {
-        problems << tr("Beta must be greater than 0 (it scales the implicit reward; the paper uses 0.1).");
-        markField(m_beta, true);
-    } else if (s.dpo.beta > limits::kMaxBeta) {
-        problems << tr("Beta must be at most %1.").arg(limits::kMaxBeta);
-        markField(m_beta, true);
-    }
-    if (real(m_eta, tr("Eta"), s.eta) && (s.eta < 0 || s.eta > limits::kMaxEta)) {
-        problems << tr("Eta must be between 0 and %1.").arg(limits::kMaxEta);
-        markField(m_eta, true);
-    }
-    if (real(m_learningRate, tr("Learning rate"), s.dpo.learningRate) &&
-        !(s.dpo.learningRate > 0 && s.dpo.learningRate <= limits::kMaxLearningRate)) {
-        problems << tr("Learning rate must be greater than 0 and at most %1 (try 1e-4).").arg(limits::kMaxLearningRate);
-        markField(m_learningRate, true);
-    }
-    integer(m_batch, tr("Batch"), s.dpo.batch, 1, limits::kMaxBatch);
-    integer(m_steps, tr("Steps"), s.dpo.steps, 1, limits::kMaxSteps);
-    integer(m_tSamples, tr("t-samples per pair"), s.dpo.tSamplesPerPair, 1, limits::kMaxTSamplesPerPair);
-    integer(m_vrpoSamples, tr("VRPO samples"), s.dpo.vrpoSamples, 1, limits::kMaxTSamplesPerPair);
-    if (real(m_labelSmoothing, tr("Label smoothing"), s.dpo.labelSmoothing) &&
-        !(s.dpo.labelSmoothing >= 0 && s.dpo.labelSmoothing < 0.5)) {
-        problems << tr("Label smoothing must be at least 0 and below 0.5.");
-        markField(m_labelSmoothing, true);
-    }
-    if (real(m_rpoAlpha, tr("Winner cross-entropy"), s.dpo.rpoAlpha) && !(s.dpo.rpoAlpha >= 0)) {
-        problems << tr("The winner cross-entropy weight must be 0 or more.");
-        markField(m_rpoAlpha, true);
-    }
+    real(m_beta, tr("Beta"), s.dpo.beta);
+    real(m_eta, tr("Eta"), s.eta);
+    real(m_learningRate, tr("Learning rate"), s.dpo.learningRate);
+    integer(m_batch, tr("Batch"), s.dpo.batch);
+    integer(m_steps, tr("Steps"), s.dpo.steps);
+    integer(m_tSamples, tr("t-samples per pair"), s.dpo.tSamplesPerPair);
+    integer(m_vrpoSamples, tr("VRPO samples"), s.dpo.vrpoSamples);
+    real(m_labelSmoothing, tr("Label smoothing"), s.dpo.labelSmoothing);
+    real(m_rpoAlpha, tr("Winner cross-entropy"), s.dpo.rpoAlpha);
     s.dpo.tSampling = m_tSampling->currentData().toString().toStdString();
     s.dpo.maskCoupling = m_maskCoupling->currentData().toString().toStdString();
     s.dpo.lossType = m_lossType->currentData().toString().toStdString();
-    s.dpo.keepBest = m_keepBest->currentData().toString().toStdString();
+    s.schedule.keepBest = m_keepBest->currentData().toString().toStdString();
     s.sampling.sampler = m_sampler->currentData().toString().toStdString();
-    integer(m_evalEvery, tr("Evaluate every"), s.dpo.evalEvery, 0, limits::kMaxEvalEvery);
-    integer(m_evalSamples, tr("Evaluation samples"), s.dpo.evalSamples, 1, limits::kMaxEvalSamples);
-    integer(m_samplingSteps, tr("Sampling steps"), s.sampling.steps, 1, limits::kMaxSamplingSteps);
+    integer(m_evalEvery, tr("Evaluate every"), s.schedule.evalEvery);
+    integer(m_evalSamples, tr("Evaluation samples"), s.schedule.evalSamples);
+    integer(m_samplingSteps, tr("Sampling steps"), s.sampling.steps);
     qlonglong seed = 0;
-    if (integer(m_seed, tr("Seed"), seed, 0, std::numeric_limits<qlonglong>::max()))
-        s.seed = uint64_t(seed);
+    integer(m_seed, tr("Seed"), seed);
+    if (seed < 0) {
+        problems << tr("Seed must be 0 or more.");
+        markField(m_seed, true);
+    }
+    s.seed = uint64_t(std::max<qlonglong>(seed, 0));
     s.device = m_device->currentData().toString();
     if (s.device == QLatin1String("cuda") && !cudaAvailable())
         problems << tr("No CUDA GPU is available on this machine; choose Auto or CPU.");
-    s.sampling.batch = std::min(s.dpo.evalSamples, 1000);
+    s.sampling.batch = std::min(s.schedule.evalSamples, 1000);
+    const std::map<std::string, QLineEdit*> fields = {
+        {"beta", m_beta},           {"learning_rate", m_learningRate},   {"batch", m_batch},
+        {"steps", m_steps},         {"t_samples_per_pair", m_tSamples},  {"vrpo_samples", m_vrpoSamples},
+        {"label_smoothing", m_labelSmoothing}, {"rpo_alpha", m_rpoAlpha}, {"eval_every", m_evalEvery},
+        {"eval_samples", m_evalSamples}, {"eta", m_eta}};
+    const auto report = [&](const std::vector<ConfigProblem>& found, QLineEdit* onlyField = nullptr) {
+        for (const ConfigProblem& p : found) {
+            QLineEdit* field = onlyField;
+            if (!field) {
+                const auto known = fields.find(p.setting);
+                field = known == fields.end() ? nullptr : known->second;
+            }
+            if (field && field->property("invalid").toBool())
+                continue; // its text is not a number: said already
+            if (field)
+                markField(field, true);
+            problems << QString::fromStdString(p.message);
+        }
+    };
+    report(d2dpo::problems(s.dpo));
+    report(d2dpo::problems(s.schedule));
+    NoiseConfig noise;
+    noise.eta = s.eta;
+    report(d2dpo::problems(noise));
+    std::vector<ConfigProblem> sampling = d2dpo::problems(s.sampling);
+    std::erase_if(sampling, [](const ConfigProblem& p) { return p.setting != "steps"; }); // the rest is chosen
+    report(sampling, m_samplingSteps);
 
     if (problems.isEmpty() && m_spec) {
         const int64_t available = m_memoryOverride >= 0 ? m_memoryOverride : availableHostMemoryBytes();
@@ -273,11 +286,6 @@ void TrainSettingsForm::revalidate()
             markField(m_batch, true);
         }
     }
-    if (problems.isEmpty()) {
-        if (Status ok = validate(s.dpo); !ok)
-            problems << QString::fromStdString(ok.error());
-    }
-
     m_problems = problems;
     m_settings = problems.isEmpty() ? std::optional(s) : std::nullopt;
     m_problemLabel->setText(problems.join(QLatin1Char('\n')));

@@ -23,6 +23,7 @@ namespace d2dpo::ui {
 
 struct TrainSettings {
     DpoConfig dpo;
+    DpoScheduleConfig schedule;
     SamplingConfig sampling;
     double eta = 0;
     uint64_t seed = 0;

@@ -19,11 +19,11 @@
 
 #include "jobs/dpojob.h"
 #include "jobs/dporesume.h"
-#include "jobs/runpolicy.h"
+#include "jobs/desktoprun.h"
 #include "ui/runhistory.h"
 #include "ui/traindatapanel.h"
 #include "ui/trainplots.h"
-#include "jobs/taskinfo.h"
+#include "facades/taskinfo.h"
 #include "ui/trainsettingsform.h"
 #include "ui/trainworker.h"
 
@@ -222,11 +222,12 @@ bool TrainView::start()
     job.rulePairs = m_data->rulePairCount();
     job.labelers = m_data->chosenLabelers();
     job.dpo = settings->dpo;
+    job.schedule = settings->schedule;
     job.sampling = settings->sampling;
     job.eta = settings->eta;
     job.device = settings->device.toStdString();
     job.seed = settings->seed;
-    checkpointAtEveryEvaluation(job.dpo);
+    checkpointAtEveryEvaluation(job.schedule);
     leaveACoreForTheGui(job);
     job.outputFolder = newRunFolder(m_store.path(), model->id);
     m_form->saveSettings();
@@ -244,10 +245,21 @@ bool TrainView::start()
                   .arg(QString::fromStdString(model->name))
                   .arg(pairs)
                   .arg(QString::fromStdString(job.outputFolder)));
-    m_runner->start([job](TrainListener& listener, const StopToken& stop) { return runDpoJob(job, listener, stop).finished; });
-    setRunning(true);
+    startJob(job);
     Q_EMIT statusMessage(tr("Training…"));
     return true;
+}
+
+void TrainView::startJob(const DpoJobSpec& job)
+{
+    m_ownLockPath = runLockPath(job.outputFolder);
+    auto outcome = std::make_shared<DpoJobOutcome>();
+    m_outcome = outcome;
+    m_runner->start([job, outcome](TrainListener& listener, const StopToken& stop) {
+        *outcome = runDpoJob(job, listener, stop);
+        return outcome->finished;
+    });
+    setRunning(true);
 }
 
 bool TrainView::resume(qint64 runId)
@@ -267,10 +279,7 @@ bool TrainView::resume(qint64 runId)
     m_rate->setText(tr("Resuming…"));
     m_log->appendPlainText(QStringLiteral("\n── %1 ──").arg(tr("run #%1 resumed").arg(runId)));
     appendLog(tr("resuming run #%1; checkpoints in %2").arg(runId).arg(QString::fromStdString(job->outputFolder)));
-    m_runner->start([spec = job.value()](TrainListener& listener, const StopToken& stop) {
-        return runDpoJob(spec, listener, stop).finished;
-    });
-    setRunning(true);
+    startJob(job.value());
     Q_EMIT statusMessage(tr("Training (resumed)…"));
     return true;
 }
@@ -336,6 +345,8 @@ void TrainView::onFinished(const FinishedEvent& e)
         m_banner->setVisible(true);
     }
     m_rate->setText(tr("%1 · %2 steps in %3").arg(status).arg(e.stepsDone).arg(duration(e.elapsedSeconds)));
+    if (m_outcome && m_outcome->runId > 0)
+        m_runs->setShownRun(m_outcome->runId); // the run just ended is the one the plots show
     reloadRuns();
     Q_EMIT statusMessage(tr("Training %1").arg(status));
     Q_EMIT runFinished(e.status);
@@ -348,7 +359,7 @@ void TrainView::appendLog(const QString& line)
     m_log->verticalScrollBar()->setValue(m_log->verticalScrollBar()->maximum());
 }
 
-void TrainView::reloadRuns() { m_runs->reload(training()); }
+void TrainView::reloadRuns() { m_runs->reload(training() ? m_ownLockPath : std::string()); }
 
 void TrainView::showRun(qint64 runId)
 {
@@ -360,19 +371,17 @@ void TrainView::showRun(qint64 runId)
     // The run's task (from its reference model) says which sample metrics it recorded.
     SampleMetrics declared;
     const RunRecord& shown = *record.value();
-    if (auto reference = m_store.model(shown.referenceModelId); reference && reference->has_value()) {
-        if (auto spec = modelSpecFromJson(reference.value()->specJson))
-            if (auto task = TaskInfo::fromStore(m_store, taskKey(spec->task)))
-                declared = task->declaredMetrics();
-    }
+    if (auto reference = m_store.model(shown.referenceModelId); reference && reference->has_value())
+        if (auto task = TaskInfo::ofModel(m_store, *reference.value()))
+            declared = task->declaredMetrics();
     m_plots->showStoredRun(m_store, runId, declared);
     m_runs->setShownRun(runId);
     const RunRecord& run = *record.value();
     m_banner->setVisible(false);
-    m_rate->setText(tr("Showing run #%1 (%2)").arg(runId).arg(QString::fromStdString(run.status)));
+    m_rate->setText(tr("Showing run #%1 (%2)").arg(runId).arg(QString::fromLatin1(toString(run.status))));
     appendLog(tr("showing run #%1: %2, started %3 on %4%5")
                   .arg(runId)
-                  .arg(QString::fromStdString(run.status), QString::fromStdString(run.startedAt),
+                  .arg(QString::fromLatin1(toString(run.status)), QString::fromStdString(run.startedAt),
                        QString::fromStdString(run.device),
                        run.error.empty() ? QString() : tr("; error: %1").arg(QString::fromStdString(run.error))));
 }

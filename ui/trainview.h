@@ -8,6 +8,10 @@
 
 #include <QWidget>
 
+#include <memory>
+#include <string>
+
+#include "jobs/dpojob.h"
 #include "store/preferencestore.h"
 #include "ui/traintypes.h"
 
@@ -73,6 +77,8 @@ Q_SIGNALS:
     void runFinished(d2dpo::RunStatus status);
 
 private:
+    /// Starts `job` in the worker thread; its outcome comes back to onFinished().
+    void startJob(const DpoJobSpec& job);
     QWidget* buildControls();
     /// Start, Stop, the progress bar and the rate line: kept in view under the scrolling settings.
     QWidget* buildRunBar(QWidget* parent);
@@ -93,6 +99,10 @@ private:
     RunHistory* m_runs = nullptr;
     QPlainTextEdit* m_log = nullptr;
     TrainPlots* m_plots = nullptr;
+    /// The job in flight: its run lock file (how the run history knows this window's own run) and
+    /// its outcome, written by the worker before it reports the end.
+    std::string m_ownLockPath;
+    std::shared_ptr<DpoJobOutcome> m_outcome;
 };
 
 } // namespace d2dpo::ui

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `d2dpo bench`: D2-DPO steps/s, pretraining steps/s and sampling sequences/s at the small and
-// large (and long) settings of jobs/benchmark.h, each the median over timed iterations after warm-up,
+// large (and long) settings of research/benchmark.h, each the median over timed iterations after warm-up,
 // printed with its configuration and the runtime (device, threads, BLAS).
 #include <algorithm>
 #include <cstdio>
@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
-#include "jobs/benchmark.h"
-#include "jobs/runtimeinfo.h"
+#include "research/benchmark.h"
+#include "facades/runtimeinfo.h"
 
 namespace d2dpo::cli {
 

@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "base/samplemetrics.h"
-#include "jobs/runtimeinfo.h"
-#include "jobs/taskinfo.h"
+#include "facades/runtimeinfo.h"
+#include "facades/taskinfo.h"
 
 namespace d2dpo::cli {
 
@@ -23,6 +23,16 @@ const CLI::Validator& finitePositive()
         },
         "FINITE > 0");
     return validator;
+}
+
+const CLI::Validator& storePath()
+{
+    static const CLI::Validator check(
+        [](std::string& text) -> std::string {
+            return text.empty() ? "must name a preference store file (it is empty)" : std::string();
+        },
+        "STORE");
+    return check;
 }
 
 CLI::Validator atLeast(int64_t minimum)
@@ -123,7 +133,7 @@ void addPretrainOptions(CLI::App* c, PretrainConfig& p)
     c->add_flag("--elbo", p.elboWeighting, "Weight the pretraining loss by 1/(1-t)");
 }
 
-void addDpoOptions(CLI::App* c, DpoConfig& d)
+void addDpoOptions(CLI::App* c, DpoConfig& d, DpoScheduleConfig& r)
 {
     c->add_option("--beta", d.beta, "D2-DPO beta (> 0): smaller moves further from the reference")
         ->check(finitePositive())
@@ -148,15 +158,15 @@ void addDpoOptions(CLI::App* c, DpoConfig& d)
         ->check(CLI::Range(0.0, 0.4999))->capture_default_str();
     c->add_option("--rpo-alpha", d.rpoAlpha, "Weight of the winner's masked cross-entropy added to the loss")
         ->check(CLI::Range(0.0, 1e6))->capture_default_str();
-    c->add_option("--keep-best", d.keepBest,
+    c->add_option("--keep-best", r.keepBest,
                   "Keep the best evaluation's checkpoint as best.d2dpo by this metric (rule: the rule's share; a "
                   "leading - minimises), among evaluations with VSR >= the reference's - the slack");
-    c->add_option("--keep-best-vsr-slack", d.keepBestVsrSlack, "How far below the reference's VSR a best checkpoint may be")
+    c->add_option("--keep-best-vsr-slack", r.keepBestVsrSlack, "How far below the reference's VSR a best checkpoint may be")
         ->check(CLI::Range(0.0, 1.0))->capture_default_str();
-    c->add_option("--eval-every", d.evalEvery, "Evaluate every k steps (0 = only at the end)")
+    c->add_option("--eval-every", r.evalEvery, "Evaluate every k steps (0 = only at the end)")
         ->check(atLeast(0))->capture_default_str();
-    c->add_option("--eval-samples", d.evalSamples, "Samples per evaluation")->check(atLeast(1))->capture_default_str();
-    c->add_option("--checkpoint-every", d.checkpointEvery, "Write a checkpoint every k steps (0 = only at the end)")
+    c->add_option("--eval-samples", r.evalSamples, "Samples per evaluation")->check(atLeast(1))->capture_default_str();
+    c->add_option("--checkpoint-every", r.checkpointEvery, "Write a checkpoint every k steps (0 = only at the end)")
         ->check(atLeast(0))
         ->capture_default_str();
 }

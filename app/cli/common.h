@@ -34,6 +34,9 @@ const CLI::Validator& finitePositive();
 const CLI::Validator& seedRange();
 /// A whole number >= `minimum` (counts: >= 1; "every k steps, 0 = never": >= 0).
 CLI::Validator atLeast(int64_t minimum);
+/// A preference store's path: never empty (an empty --db would open a throw-away store and lose
+/// what the command writes there).
+const CLI::Validator& storePath();
 
 /// Adds --seed, --device, --threads.
 void addRuntimeOptions(CLI::App* command, RuntimeOptions& options);
@@ -47,7 +50,7 @@ void addRuleOption(CLI::App* command, std::string& rule, const std::string& help
 /// The model's shape and noise (not its task).
 void addModelOptions(CLI::App* command, ModelSpec& spec);
 void addPretrainOptions(CLI::App* command, PretrainConfig& config);
-void addDpoOptions(CLI::App* command, DpoConfig& config);
+void addDpoOptions(CLI::App* command, DpoConfig& config, DpoScheduleConfig& schedule);
 void addSamplingOptions(CLI::App* command, SamplingConfig& config);
 
 /// Applies --threads and resolves --device; prints the runtime line to stderr.

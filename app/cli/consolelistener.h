@@ -5,12 +5,12 @@
 
 #include <memory>
 
-#include "jobs/experiment.h"
+#include "research/experiment.h"
 #include "cli/progressbar.h"
 
 namespace d2dpo::cli {
 
-class ConsoleListener final : public ExperimentListener {
+class ConsoleListener final : public PhaseListener {
 public:
     void onPhase(const std::string& phase, int64_t totalSteps) override;
     void onProgress(const ProgressEvent& e) override;

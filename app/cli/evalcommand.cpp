@@ -6,7 +6,7 @@
 
 
 #include "cli/common.h"
-#include "jobs/modelfiles.h"
+#include "facades/modelfiles.h"
 
 namespace d2dpo::cli {
 

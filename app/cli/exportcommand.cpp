@@ -4,9 +4,10 @@
 #include <iostream>
 #include <memory>
 
+#include "base/safeoutput.h"
 #include "cli/common.h"
 #include "jobs/exporter.h"
-#include "jobs/runpolicy.h"
+#include "jobs/exportoptions.h"
 #include "store/preferencestore.h"
 
 namespace d2dpo::cli {
@@ -37,6 +38,7 @@ int run(ExportCliOptions o)
     o.exportOptions.preferenceCountsJson = stored->preferenceCountsJson;
     o.exportOptions.runJson = stored->runJson;
     o.exportOptions.seed = o.runtime.seed;
+    o.exportOptions.inputs = storeFiles(o.db);
     auto id = exportCheckpointFile(o.checkpoint, o.out, o.exportOptions, o.runtime.device);
     if (!id)
         return fail("export", id.error());
@@ -58,6 +60,7 @@ void registerExport(CLI::App& app, int& exitCode)
     c->add_flag("--force", options->exportOptions.overwrite, "Write into a non-empty folder");
     c->add_option("--db", options->db, "Preference store that recorded the checkpoint's run (read only; "
                                        "nothing is created)")
+        ->check(storePath())
         ->capture_default_str();
     c->callback([options, &exitCode] { exitCode = run(*options); });
 }

@@ -11,6 +11,10 @@
 #include "base/failurereport.h"
 #include "base/hostmemory.h"
 
+namespace {
+constexpr int kUsageError = 2; ///< the command line itself is wrong (as getopt-style tools exit)
+}
+
 int main(int argc, char** argv)
 {
     d2dpo::keepFreedHostMemory(); // every training step reuses the previous step's pages
@@ -23,10 +27,38 @@ int main(int argc, char** argv)
     for (Register add : {registerPretrain, registerSample, registerEval, registerTrain, registerExport,
                          registerReproduce, registerBench, registerStoreCommands, registerStudy})
         add(app, exitCode);
+    // An unknown command is named as such (CLI11 alone would only ask for a subcommand).
+    const auto isCommand = [&app](const std::string& name) {
+        for (const CLI::App* command : app.get_subcommands({}))
+            if (command->check_name(name))
+                return true;
+        return false;
+    };
+    if (argc > 1 && argv[1][0] != '-' && !isCommand(argv[1])) {
+        std::string commands;
+        for (const CLI::App* command : app.get_subcommands({}))
+            commands += (commands.empty() ? "" : ", ") + command->get_name();
+        std::cerr << "d2dpo: error: unknown command '" << argv[1] << "' (the commands: " << commands
+                  << "; see d2dpo --help)\n";
+        return kUsageError;
+    }
     try {
         app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
+    } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        // Like every other error: "d2dpo <command>: error: ...", the command as far as it was read.
+        std::string command;
+        for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+            sub = sub->get_subcommands().front();
+            command += " " + sub->get_name();
+        }
+        std::cerr << "d2dpo" << command << ": error: " << e.what() << " (see d2dpo" << command << " --help)\n";
+        return kUsageError;
     } catch (const std::exception& e) { // never a stack trace for the user (base/failurereport.h)
         std::cerr << "d2dpo: error: " << d2dpo::userMessage(e) << "\n";
         return 1;

@@ -72,7 +72,8 @@ void registerPretrain(CLI::App& app, int& exitCode)
     addSamplingOptions(c, options->sampling);
     c->add_option("--eval-samples", options->evalSamples, "Samples for the final evaluation")->check(atLeast(1))->capture_default_str();
     c->add_option("--out,-o", options->out, "Checkpoint file to write")->required();
-    c->add_option("--db", options->db, "Also add the new model (and its task) to this preference store");
+    c->add_option("--db", options->db, "Also add the new model (and its task) to this preference store")
+        ->check(storePath());
     c->callback([options, &exitCode] { exitCode = run(*options); });
 }
 

@@ -10,8 +10,8 @@
 #include "cli/common.h"
 #include "cli/consolelistener.h"
 #include "cli/stopsignals.h"
-#include "jobs/curves.h"
-#include "jobs/experiment.h"
+#include "research/curves.h"
+#include "research/experiment.h"
 #include "cli/progressbar.h"
 
 namespace d2dpo::cli {
@@ -67,7 +67,7 @@ void printSummary(const ReproduceReport& r, double goal)
         std::printf("  gradient at step 0: std %.4g over draws, mean norm %.4g (std / norm %.3f)\n", r.gradientStd,
                     r.gradientMeanNorm, r.gradientMeanNorm > 0 ? r.gradientStd / r.gradientMeanNorm : 0.0);
     if (!r.dpoFinished.bestDescription.empty())
-        std::printf("  best checkpoint (%s): %s%s%s\n", r.config.dpo.keepBest.c_str(), r.dpoFinished.bestDescription.c_str(),
+        std::printf("  best checkpoint (%s): %s%s%s\n", r.config.schedule.keepBest.c_str(), r.dpoFinished.bestDescription.c_str(),
                     r.dpoFinished.bestCheckpointPath.empty() ? "" : " -> ", r.dpoFinished.bestCheckpointPath.c_str());
     const bool ruleOk = fin.valueOr0(fin.ruleMetric) >= goal;
     const bool vsrOk = fin.vsr() >= ref.vsr() - 0.01;
@@ -130,7 +130,7 @@ void registerReproduce(CLI::App& app, int& exitCode)
         ->check(CLI::Range(0.0, 1.0));
     addModelOptions(c, options->config.spec);
     addPretrainOptions(c, options->config.pretrain);
-    addDpoOptions(c, options->config.dpo);
+    addDpoOptions(c, options->config.dpo, options->config.schedule);
     addSamplingOptions(c, options->config.sampling);
     c->add_option("--pairs", options->config.preferencePairs, "Rule-made preference pairs")->check(atLeast(1))->capture_default_str();
     c->add_option("--out,-o", options->config.outputFolder,

@@ -2,17 +2,22 @@
 // The preference store from the command line: `d2dpo pairs` (generate pairs from a model),
 // `d2dpo label [--rule R]` (a simulated expert: each pending pair labelled by its task's rule),
 // `d2dpo prefs export|import` (JSONL, imported as one task's sequences).
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <memory>
 
+#include <algorithm>
 #include <array>
 #include <map>
 
-#include "jobs/taskinfo.h"
-#include "jobs/runtimeinfo.h"
+#include "facades/taskinfo.h"
+#include "facades/runtimeinfo.h"
 #include "base/safeoutput.h"
 #include "cli/common.h"
 #include "jobs/pairgenerator.h"
+#include "labeling/generatedpairs.h"
+#include "labeling/rulelabeler.h"
 #include "store/preferencejsonl.h"
 #include "store/preferencestore.h"
 
@@ -22,7 +27,7 @@ namespace {
 
 void addDbOption(CLI::App* c, std::string& db)
 {
-    c->add_option("--db", db, "Preference store (SQLite file)")->capture_default_str();
+    c->add_option("--db", db, "Preference store (SQLite file)")->check(storePath())->capture_default_str();
 }
 
 struct PairsOptions {
@@ -45,18 +50,18 @@ int runPairs(const PairsOptions& o)
     auto generator = PairGenerator::load(o.checkpoint, o.runtime.device);
     if (!generator)
         return fail("pairs", generator.error());
-    if (Status s = store.value()->addModel(generator.value()->model()); !s)
-        return fail("pairs", s.error());
     auto batch = generator.value()->generate(o.count, o.runtime.seed, o.sampling);
     if (!batch)
         return fail("pairs", batch.error());
-    auto ids = store.value()->addPairs(batch->pairs, "generated");
-    if (!ids)
-        return fail("pairs", ids.error());
-    std::cout << "added " << ids->size() << " pairs from model " << generator.value()->model().id << " ("
+    // A model the store knows (a fine-tuned one) keeps its name, path and metrics.
+    auto stored = storeGeneratedPairs(*store.value(), generator.value()->model(), batch->pairs);
+    if (!stored)
+        return fail("pairs", stored.error());
+    const size_t added = stored->pairs.size();
+    std::cout << "added " << added << " pairs from model " << generator.value()->model().id << " ("
               << batch->candidates << " sequences drawn) to " << o.db << "\n";
-    if (int64_t(ids->size()) < o.count)
-        std::cout << "the model repeats itself: only " << ids->size() << " pairs of distinct sequences\n";
+    if (int64_t(added) < o.count)
+        std::cout << "the model repeats itself: only " << added << " pairs of distinct sequences\n";
     return 0;
 }
 
@@ -77,35 +82,27 @@ int runLabel(const LabelOptions& o)
     auto pending = store.value()->pendingPairs(o.limit);
     if (!pending)
         return fail("label", pending.error());
-    // Each pair is labelled by the rule of its own task, read from the store.
-    std::map<std::string, TaskInfo> tasks;
-    int64_t counts[kChoiceCount] = {};
-    std::map<std::string, int64_t> byRule;
-    for (const ShownPair& p : pending.value()) {
-        auto known = tasks.find(p.task);
-        if (known == tasks.end()) {
-            auto task = TaskInfo::fromStore(*store.value(), p.task, o.rule);
-            if (!task)
-                return fail("label", "pair " + std::to_string(p.id) + ": " + task.error());
-            if (!task->hasRule())
-                return fail("label", "the task " + p.task + " has no rule; name one with --rule");
-            known = tasks.emplace(p.task, task.value()).first;
-        }
-        auto choice = known->second.ruleChoice(p.left, p.right);
-        if (!choice)
-            return fail("label", "pair " + std::to_string(p.id) + ": " + choice.error());
-        const std::string labeler = o.labeler.empty() ? known->second.simulatedExpertName() : o.labeler;
-        if (auto id = store.value()->addLabel(p.id, choice.value(), labeler, 0); !id)
-            return fail("label", id.error() + " (the " + std::to_string(counts[0] + counts[1] + counts[2]) +
-                                     " labels before it are committed)");
-        ++counts[int(choice.value())];
-        ++byRule[known->second.ruleSpec()];
-    }
+    // Each pair is labelled by the rule of its own task, read from the store (or by --rule).
+    TaskCatalog tasks(*store.value(), o.rule);
+    RuleLabeler labeler(tasks);
+    const RuleLabelPlan plan = labeler.plan(pending.value(), o.labeler);
+    if (plan.unreadable > 0)
+        return fail("label", plan.firstUnreadable);
+    if (plan.withoutRule > 0)
+        return fail("label", "the task " + plan.firstTaskWithoutRule + " has no rule; name one with --rule");
+    const RuleLabelOutcome outcome = labeler.apply(*store.value(), plan);
+    if (!outcome.error.empty())
+        return fail("label", outcome.error + " (the " + std::to_string(outcome.labelIds.size()) +
+                                 " labels before it are committed)");
     std::string rules;
-    for (const auto& [rule, count] : byRule)
+    for (const auto& [rule, count] : outcome.byRule)
         rules += (rules.empty() ? "" : ", ") + rule;
-    std::cout << "labelled " << pending->size() << " pairs with the rule " << (rules.empty() ? "-" : rules) << ": "
-              << counts[0] << " left, " << counts[1] << " right, " << counts[2] << " tie\n";
+    const auto& counts = outcome.byChoice;
+    std::cout << "labelled " << outcome.labelIds.size() << " pairs with the rule " << (rules.empty() ? "-" : rules)
+              << ": " << counts[size_t(Choice::Left)] << " left, " << counts[size_t(Choice::Right)] << " right, "
+              << counts[size_t(Choice::Tie)] << " tie\n";
+    if (outcome.alreadyLabelled > 0)
+        std::cout << outcome.alreadyLabelled << " pairs labelled meanwhile by someone else were left as they were\n";
     return 0;
 }
 
@@ -132,7 +129,9 @@ int runPrefsExport(const PrefsOptions& o)
         auto text = preferencesJsonl(*store.value(), count, o.withUndecided);
         if (!text)
             return fail("prefs export", text.error());
-        std::cout << text.value();
+        std::cout << text.value() << std::flush;
+        if (!std::cout) // a full disk or a closed pipe: nothing was exported, and nothing claims it was
+            return fail("prefs export", std::string("cannot write to standard output: ") + std::strerror(errno));
         std::cerr << "d2dpo: exported " << count << (o.withUndecided ? " labels\n" : " preferences (ties and skips left out)\n");
         return 0;
     }
@@ -160,8 +159,15 @@ int runPrefsDelete(const DeleteOptions& o)
     if (!store)
         return fail("prefs delete", store.error());
     LabelSelection selection;
-    if (o.importId > 0)
+    if (o.importId > 0) {
+        auto imports = store.value()->imports();
+        if (!imports)
+            return fail("prefs delete", imports.error());
+        if (std::none_of(imports->begin(), imports->end(), [&](const ImportRecord& i) { return i.id == o.importId; }))
+            return fail("prefs delete", "there is no import " + std::to_string(o.importId) + " in " + o.db +
+                                            " (`d2dpo prefs list` lists them)");
         selection.importId = o.importId;
+    }
     selection.labeler = o.labeler;
     selection.modelId = o.model;
     auto deleted = store.value()->deleteLabels(selection, o.dryRun);
@@ -268,9 +274,10 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         CLI::App* in = prefs->add_subcommand("import", "Validate every line, then import all of them or none");
         addDbOption(in, i->db);
         in->add_option("--in,-i", i->file, "JSONL file to read")->required();
-        in->add_option("--checkpoint,-c", i->checkpoint, "The sequences are of this model's task");
+        CLI::Option* model = in->add_option("--checkpoint,-c", i->checkpoint, "The sequences are of this model's task");
         in->add_option("--length", i->length, "Without --checkpoint: the sequences are binary integers of this length")
-            ->check(CLI::Range(2, 512));
+            ->check(CLI::Range(2, 512))
+            ->excludes(model); // one task, named once: a length beside a model would be ignored
         in->callback([i, &exitCode] { exitCode = runPrefsImport(*i); });
         auto d = std::make_shared<DeleteOptions>();
         CLI::App* del = prefs->add_subcommand(

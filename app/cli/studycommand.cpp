@@ -21,7 +21,7 @@
 #include "cli/processpool.h"
 #include "cli/stopsignals.h"
 #include "cli/studyplot.h"
-#include "jobs/study.h"
+#include "research/study.h"
 
 namespace d2dpo::cli {
 

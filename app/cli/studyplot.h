@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "jobs/study.h"
+#include "research/study.h"
 
 namespace d2dpo::cli {
 

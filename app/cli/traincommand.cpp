@@ -11,7 +11,7 @@
 #include "cli/consolelistener.h"
 #include "cli/stopsignals.h"
 #include "jobs/dporesume.h"
-#include "jobs/runtimeinfo.h"
+#include "facades/runtimeinfo.h"
 #include "jobs/dpojob.h"
 
 namespace d2dpo::cli {
@@ -21,6 +21,7 @@ namespace {
 struct TrainOptions {
     RuntimeOptions runtime;
     DpoConfig dpo;
+    DpoScheduleConfig schedule;
     SamplingConfig sampling;
     std::string checkpoint;
     std::string rule;
@@ -81,6 +82,7 @@ int run(const TrainOptions& o)
     job.labelers = o.labelers;
     job.rule = o.rule;
     job.dpo = o.dpo;
+    job.schedule = o.schedule;
     job.sampling = o.sampling;
     job.device = o.runtime.device;
     job.threads = o.runtime.threads;
@@ -100,7 +102,7 @@ void registerTrain(CLI::App& app, int& exitCode)
     auto options = std::make_shared<TrainOptions>();
     CLI::App* c = app.add_subcommand("train", "Fine-tune a checkpoint with D2-DPO on rule-made preference pairs or the store's labels");
     addRuntimeOptions(c, options->runtime);
-    addDpoOptions(c, options->dpo);
+    addDpoOptions(c, options->dpo, options->schedule);
     addSamplingOptions(c, options->sampling);
     c->add_option("--checkpoint,-c", options->checkpoint, "Reference checkpoint (the policy starts equal to it)");
     addRuleOption(c, options->rule,
@@ -109,7 +111,8 @@ void registerTrain(CLI::App& app, int& exitCode)
     c->add_option("--pairs", options->pairs, "Number of rule-made pairs")->check(atLeast(1))->capture_default_str();
     c->add_option("--db", options->db,
                   "Train on the labels in this preference store (ties and skips left out) instead of rule-made "
-                  "pairs; the run and the fine-tuned model are recorded there");
+                  "pairs; the run and the fine-tuned model are recorded there")
+        ->check(storePath());
     c->add_option("--labeler", options->labelers,
                   "With --db: train only on this labeler's labels (repeat for several; default: every labeler's, "
                   "simulated rule:* ones included; `d2dpo prefs list` shows them)");

@@ -1,10 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Plain configuration structs for every part of an experiment, with JSON round trips and
 // validation. No torch here: the UI and the store include this header.
+//
+// How settings types are named, here and everywhere in the project (one word per kind):
+// - `XxxConfig`: what a user sets and a file stores (a form, CLI flags, a run's JSON). Plain
+//   values with defaults, a toJson / xxxFromJson pair and a validate(); e.g. DpoConfig.
+// - `XxxSpec`: what defines a job or a model: everything needed to run or rebuild it, made of
+//   Configs plus paths and ids; e.g. ModelSpec, DpoJobSpec, MeasurementSpec.
+// - `XxxOptions`: construction arguments of one class, PyTorch's habit (required ones in the
+//   constructor, the rest chained setters); e.g. DpoTrainerOptions, DenoiserOptions.
+// - `XxxOutcome` / `XxxEvent` / `XxxRecord`: what comes back (a job's result, a listener's
+//   payload, a row of the store), never something a caller fills in.
+// A Config holds one concern: the algorithm's settings (DpoConfig) are apart from when a run
+// looks at itself (DpoScheduleConfig), though a run stores both in one JSON object.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "base/taskconfig.h"
@@ -43,6 +56,7 @@ struct PretrainConfig {
     int logEvery = 10;
 };
 
+/// D2-DPO, the algorithm: what changes what is learnt.
 struct DpoConfig {
     double beta = 0.1;
     double learningRate = 1e-4;
@@ -58,16 +72,21 @@ struct DpoConfig {
     std::string lossType = "sigmoid";        ///< sigmoid (the paper), ipo, hinge, robust
     double labelSmoothing = 0;               ///< sigmoid: conservative DPO's smoothing; robust: the flip rate
     double rpoAlpha = 0;                     ///< weight of the winner's masked cross-entropy (TRL's rpo_alpha)
+    double tEpsilon = 1e-3;      ///< t ~ U[0, 1 - tEpsilon]: keeps w(t) = beta (1+eta t)/(1-t) finite
+};
+
+/// When a D2-DPO run looks at itself: how often it evaluates, checkpoints, reports and reads its
+/// loss on the host, and which checkpoint it keeps as the best. None of it changes what is learnt.
+struct DpoScheduleConfig {
+    int evalEvery = 50;          ///< 0: evaluate only at the end
+    int evalSamples = 2000;      ///< base/measurement.h's kMeasurementSamples
+    int checkpointEvery = 0;     ///< 0: only the final checkpoint
+    int logEvery = 1;
+    int hostReadEvery = 0; ///< steps between host reads of the loss; 0: every step on the CPU, 25 on a GPU (not saved)
     // Keep the best checkpoint as best.d2dpo: by this metric ("" off; "rule": the task's rule share; a
     // leading '-' minimises), among evaluations whose VSR is >= the reference's - keepBestVsrSlack.
     std::string keepBest;
     double keepBestVsrSlack = 0.01;
-    double tEpsilon = 1e-3;      ///< t ~ U[0, 1 - tEpsilon]: keeps w(t) = beta (1+eta t)/(1-t) finite
-    int evalEvery = 50;          ///< 0: evaluate only at the end
-    int evalSamples = 2000;
-    int checkpointEvery = 0;     ///< 0: only the final checkpoint
-    int logEvery = 1;
-    int hostReadEvery = 0; ///< steps between host reads of the loss; 0: every step on the CPU, 25 on a GPU (not saved)
 };
 
 /// Everything that defines a model: enough to rebuild it from a checkpoint.
@@ -80,12 +99,26 @@ struct ModelSpec {
 /// `withData` false leaves the task's training sequences out (see taskconfig.h).
 std::string toJson(const ModelSpec& spec, bool withData = true);
 std::string toJson(const PretrainConfig& config);
-std::string toJson(const DpoConfig& config);
+/// One JSON object with both (a run's "dpo" settings, as runs have always been stored).
+std::string toJson(const DpoConfig& config, const DpoScheduleConfig& schedule);
 std::string toJson(const SamplingConfig& config);
 Result<ModelSpec> modelSpecFromJson(const std::string& json);
 /// The configs as toJson wrote them (keys it did not write take their defaults), validated.
 Result<DpoConfig> dpoConfigFromJson(const std::string& json);
+Result<DpoScheduleConfig> dpoScheduleFromJson(const std::string& json);
 Result<SamplingConfig> samplingConfigFromJson(const std::string& json);
+
+/// A setting outside its limits: the setting (as its JSON key names it) and what is wrong, in a
+/// sentence for the user. The Train view's form marks the setting's field and shows the sentence,
+/// so the form and the CLI say the same words.
+struct ConfigProblem {
+    std::string setting;
+    std::string message;
+};
+std::vector<ConfigProblem> problems(const NoiseConfig& config);
+std::vector<ConfigProblem> problems(const SamplingConfig& config);
+std::vector<ConfigProblem> problems(const DpoConfig& config);
+std::vector<ConfigProblem> problems(const DpoScheduleConfig& config);
 
 /// Each returns Ok or the first problem, phrased for the user.
 Status validate(const ModelConfig& config);
@@ -93,6 +126,7 @@ Status validate(const NoiseConfig& config);
 Status validate(const SamplingConfig& config);
 Status validate(const PretrainConfig& config);
 Status validate(const DpoConfig& config);
+Status validate(const DpoScheduleConfig& config);
 Status validate(const ModelSpec& spec);
 
 } // namespace d2dpo

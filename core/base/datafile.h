@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What reading a user's sequence file takes and gives (the reader is tasks/sequencefile.h; the
-// CLI and the views reach it through jobs/taskinfo.h). Plain structs, no torch.
+// CLI and the views reach it through facades/taskinfo.h). Plain structs, no torch.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,7 +54,22 @@ std::vector<std::string> storeFiles(const std::string& path)
     return {path, path + "-wal", path + "-shm", path + "-journal"};
 }
 
-Status checkOutputFile(const std::string& path, const std::vector<std::string>& inputs)
+/// What an existing file is, by its first bytes: "a preference store (an SQLite database)", "a
+/// d2dpo checkpoint" (io/checkpoint.h's magic) or "" for anything else.
+std::string valuableKind(const fs::path& file)
+{
+    char head[16] = {};
+    std::ifstream in(file, std::ios::binary);
+    if (!in.read(head, sizeof head))
+        return {};
+    if (std::memcmp(head, "SQLite format 3", 16) == 0)
+        return "a preference store (an SQLite database)";
+    if (std::memcmp(head, "D2DPOCKP", 8) == 0)
+        return "a d2dpo checkpoint";
+    return {};
+}
+
+Status checkOutputFile(const std::string& path, const std::vector<std::string>& inputs, bool writesCheckpoint)
 {
     if (path.empty())
         return makeError("no output file was given");
@@ -68,6 +84,11 @@ Status checkOutputFile(const std::string& path, const std::vector<std::string>& 
         if (!input.empty() && sameFile(target, input))
             return makeError(where + "this command reads that file ('" + input +
                              "'); writing over it would destroy it. Choose another output; nothing was written");
+    if (fs::is_regular_file(status))
+        if (const std::string kind = valuableKind(target);
+            !kind.empty() && !(writesCheckpoint && kind == "a d2dpo checkpoint"))
+            return makeError(where + "it is " + kind + ", which this command does not write; replacing it would "
+                                     "lose it. Choose another output; nothing was written");
     const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
     if (!fs::is_directory(parent, ec))
         return makeError(where + "the folder '" + parent.string() + "' does not exist");
@@ -102,9 +123,10 @@ Status checkOutputFolder(const std::string& path, const std::vector<std::string>
     return Ok{};
 }
 
-Result<AtomicFile> AtomicFile::open(const std::string& path, const std::vector<std::string>& inputs)
+Result<AtomicFile> AtomicFile::open(const std::string& path, const std::vector<std::string>& inputs,
+                                    bool writesCheckpoint)
 {
-    if (Status s = checkOutputFile(path, inputs); !s)
+    if (Status s = checkOutputFile(path, inputs, writesCheckpoint); !s)
         return makeError(s.error());
     AtomicFile file;
     file.m_shownPath = path;

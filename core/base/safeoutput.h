@@ -23,8 +23,11 @@ namespace d2dpo {
 std::vector<std::string> storeFiles(const std::string& path);
 
 /// Ok when `path` may be written as a file; names what it is otherwise. `inputs` are the files
-/// the command reads (missing ones are ignored).
-Status checkOutputFile(const std::string& path, const std::vector<std::string>& inputs);
+/// the command reads (missing ones are ignored). A preference store (an SQLite database) is never
+/// replaced, and a d2dpo checkpoint only by a command that writes checkpoints: a mistyped output
+/// (or a link to one of them) cannot turn the store or a model into text.
+Status checkOutputFile(const std::string& path, const std::vector<std::string>& inputs,
+                       bool writesCheckpoint = false);
 
 /// Ok when `path` may be used as a new output folder: absent, or an empty folder, and not one
 /// that holds any of `inputs`. `what` names the folder in messages ("the checkpoint folder").
@@ -36,7 +39,8 @@ Status checkOutputFolder(const std::string& path, const std::vector<std::string>
 class AtomicFile {
 public:
     /// Checks the target (checkOutputFile) and creates the temporary file beside it.
-    static Result<AtomicFile> open(const std::string& path, const std::vector<std::string>& inputs = {});
+    static Result<AtomicFile> open(const std::string& path, const std::vector<std::string>& inputs = {},
+                                   bool writesCheckpoint = false);
 
     AtomicFile(AtomicFile&& other) noexcept;
     AtomicFile& operator=(AtomicFile&& other) noexcept;

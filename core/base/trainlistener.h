@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "base/runstatus.h"
 #include "base/samplemetrics.h"
 
 namespace d2dpo {
@@ -41,14 +42,13 @@ struct CheckpointEvent {
     std::string path;
 };
 
-enum class RunStatus { Completed, Stopped, Failed };
 
 struct FinishedEvent {
     RunStatus status = RunStatus::Completed;
     int64_t stepsDone = 0;
     std::string error;              ///< why a failed run failed, for the user
     std::string lastCheckpointPath; ///< the last good checkpoint written, if any
-    std::string bestCheckpointPath; ///< DpoConfig::keepBest's checkpoint (best.d2dpo), if one was kept
+    std::string bestCheckpointPath; ///< DpoScheduleConfig::keepBest's checkpoint (best.d2dpo), if one was kept
     std::string bestDescription;    ///< which step it is and why ("step 150: odd_ratio 0.97, VSR ..."), or why none
     double elapsedSeconds = 0;
 };
@@ -64,17 +64,33 @@ public:
     virtual void onLog(const std::string&) {}
 };
 
-/// A stop request any thread may raise; the trainer polls it once per step.
+/// A stop request any thread may raise; the trainer polls it once per step. A token made from
+/// another also stops when that one does (a job adds its own reasons to its caller's).
 class StopToken {
 public:
+    StopToken() = default;
+    explicit StopToken(const StopToken* alsoWhen) : m_alsoWhen(alsoWhen) {}
+    StopToken(const StopToken&) = delete;
+    StopToken& operator=(const StopToken&) = delete;
     void requestStop() { m_stop.store(true, std::memory_order_relaxed); }
-    bool stopRequested() const { return m_stop.load(std::memory_order_relaxed); }
+    bool stopRequested() const
+    {
+        return m_stop.load(std::memory_order_relaxed) || (m_alsoWhen && m_alsoWhen->stopRequested());
+    }
     void reset() { m_stop.store(false, std::memory_order_relaxed); }
 
 private:
     std::atomic<bool> m_stop{false};
+    const StopToken* m_alsoWhen = nullptr;
 };
 
-const char* toString(RunStatus status);
+/// A TrainListener that is also told when a phase of a longer job starts (pretraining, measuring
+/// the reference, D2-DPO).
+class PhaseListener : public TrainListener {
+public:
+    /// phase: "pretrain", "evaluate-reference", "d2dpo"; totalSteps: 0 when not step-based.
+    virtual void onPhase(const std::string& phase, int64_t totalSteps) {}
+};
+
 
 } // namespace d2dpo

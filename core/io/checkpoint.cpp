@@ -127,7 +127,7 @@ Status saveCheckpoint(const std::string& path, const Denoiser& model, const Chec
     std::error_code ec;
     if (const std::filesystem::path target(path); target.has_parent_path())
         std::filesystem::create_directories(target.parent_path(), ec);
-    auto file = AtomicFile::open(path, inputs);
+    auto file = AtomicFile::open(path, inputs, /*writesCheckpoint=*/true);
     if (!file)
         return makeError("checkpoint: " + file.error());
     file->append(header);

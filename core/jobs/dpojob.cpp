@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/dpojob.h"
 
-#include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -11,23 +9,22 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "base/failurereport.h"
-#include "base/metricnames.h"
 #include "base/cputhreads.h"
+#include "base/failurereport.h"
+#include "base/measurement.h"
 #include "base/runlock.h"
 #include "base/safeoutput.h"
-#include "jobs/checkpointrecord.h"
-#include "jobs/dporesume.h"
-#include "jobs/runrecorder.h"
-#include "jobs/openmodel.h"
-#include "jobs/runpolicy.h"
-#include "model/device.h"
-#include "train/dpotrainer.h"
-#include "train/evaluation.h"
 #include "diffusion/noiseprocess.h"
-#include "diffusion/sampler.h"
+#include "facades/checkpointrecord.h"
+#include "facades/openmodel.h"
+#include "facades/runtimeinfo.h"
+#include "jobs/dporesume.h"
+#include "jobs/referencemetrics.h"
+#include "jobs/runrecorder.h"
+#include "model/device.h"
 #include "store/preferencestore.h"
 #include "tasks/task.h"
+#include "train/dpotrainer.h"
 
 namespace d2dpo {
 
@@ -35,91 +32,297 @@ namespace {
 
 using json = nlohmann::json;
 
-/// The store's decisive labels of the task's sequences as (winners, losers) [P, D] int64, read
-/// with the task; labels of other tasks are left out and counted in the log.
-Result<std::pair<torch::Tensor, torch::Tensor>> storePreferences(PreferenceStore& store, const Task& task,
-                                                                 const std::vector<std::string>& labelers,
-                                                                 TrainListener& listener)
+/// Thrown by a step that cannot go on; DpoRun::run() ends the job with it as a failed run.
+struct JobRefused {
+    std::string message;
+};
+
+void require(bool ok, const std::string& message)
 {
-    const int64_t length = task.length();
-    auto records = store.preferences();
-    if (!records)
-        return makeError(records.error());
-    const UsablePairs pairs = countUsablePairs(records.value(), task.key(), labelers);
-    if (pairs.otherTask > 0)
-        listener.onLog(std::to_string(pairs.otherTask) + " labelled pairs of other tasks than the reference's (" +
-                       task.key() + ") are left out");
-    if (pairs.otherLabelers > 0)
-        listener.onLog(std::to_string(pairs.otherLabelers) + " labelled pairs by labelers not chosen are left out");
-    std::vector<int64_t> winners, losers;
-    for (const PreferenceRecord& r : records.value()) {
-        if (r.task != task.key() ||
-            (!labelers.empty() && std::find(labelers.begin(), labelers.end(), r.labeler) == labelers.end()))
-            continue;
-        for (const auto& [text, into] : {std::pair{&r.chosen, &winners}, std::pair{&r.rejected, &losers}}) {
-            auto tokens = task.parse(*text);
-            if (!tokens)
-                return makeError("a stored preference cannot be read: " + tokens.error());
-            into->insert(into->end(), tokens->begin(), tokens->end());
-        }
-    }
-    if (winners.empty())
-        return makeError("the store has no decisive labels (left/right) of this task (" + task.key() + ")" +
-                         (labelers.empty() ? std::string() : std::string(" by the chosen labelers")) +
-                         " to train on; label some pairs first");
-    const int64_t count = int64_t(winners.size()) / length;
-    return std::pair{torch::tensor(winners).view({count, length}), torch::tensor(losers).view({count, length})};
+    if (!ok)
+        throw JobRefused{message};
 }
 
-FinishedEvent failedBeforeTraining(const std::string& error)
+template <typename T>
+T take(Result<T> result)
 {
-    FinishedEvent finished;
-    finished.status = RunStatus::Failed;
-    finished.error = error;
-    return finished;
+    require(result.ok(), result.ok() ? std::string() : result.error());
+    return std::move(result.value());
 }
+
+void require(const Status& status) { require(status.ok(), status.ok() ? std::string() : status.error()); }
+
+/// One D2-DPO job from start to end: the named steps below, in order, each reading and filling in
+/// the run's state. Any step refuses by throwing JobRefused; finish() records how the run ended.
+class DpoRun {
+public:
+    DpoRun(const DpoJobSpec& spec, TrainListener& listener, const StopToken& stop)
+        : m_spec(spec), m_listener(listener), m_stop(stop), m_resuming(spec.resumeRunId > 0)
+    {
+    }
+
+    DpoJobOutcome run()
+    {
+        try {
+            prepare();
+            openStore();
+            loadPreferences();
+            takeFolder();
+            if (m_resuming)
+                reopenRun();
+            else
+                recordRun();
+            return finish(train());
+        } catch (const JobRefused& refused) {
+            return finish(failed(refused.message));
+        } catch (const std::exception& e) {
+            return finish(failed("D2-DPO training failed: " + userMessage(e)));
+        }
+    }
+
+private:
+    static FinishedEvent failed(const std::string& error)
+    {
+        FinishedEvent finished;
+        finished.status = RunStatus::Failed;
+        finished.error = error;
+        return finished;
+    }
+
+    /// Checks the spec, sets the threads, opens the reference on its device.
+    void prepare()
+    {
+        // Paths are kept absolute: the store outlives the working folder the run was started in.
+        std::error_code ec;
+        for (std::string* path : {&m_spec.referencePath, &m_spec.storePath, &m_spec.outputFolder})
+            if (!path->empty())
+                *path = std::filesystem::absolute(*path, ec).lexically_normal().string();
+        require(validate(m_spec.dpo));
+        require(validate(m_spec.schedule));
+        require(validate(m_spec.sampling));
+        require(m_spec.source != PreferenceSource::RulePairs || m_spec.rulePairs >= 1,
+                "the number of rule-made pairs must be at least 1");
+        require(!((m_spec.source == PreferenceSource::StoreLabels || m_resuming) && m_spec.storePath.empty()),
+                "training on the experts' labels, or resuming a run, needs a preference store");
+        require(!m_spec.outputFolder.empty(), "no folder was given for the checkpoints");
+        // Each run writes into its own new folder: never over an earlier run's checkpoints.
+        if (!m_resuming)
+            require(checkOutputFolder(m_spec.outputFolder, {m_spec.referencePath, m_spec.storePath},
+                                      "the checkpoint folder"));
+        // Thread counts are per calling thread under OpenMP: set them where the job runs (which
+        // also keeps the 150 ms look at the machine's load out of a GUI thread).
+        require(configureThreads(m_spec.threads > 0 ? m_spec.threads : defaultThreadCount(m_spec.reservedCores)));
+        m_device = take(resolveDevice(m_spec.device));
+        m_listener.onLog(describeRuntime(m_device));
+        m_model = take(openModel(m_spec.referencePath, m_device, m_spec.rule));
+        m_reference = m_model.checkpoint.info;
+        if (m_spec.eta) {
+            m_reference.spec.noise.eta = *m_spec.eta;
+            require(validate(m_reference.spec.noise));
+            m_model.noise = take(makeNoiseProcess(m_reference.spec.noise, m_model.task->vocabSize()));
+        }
+        m_listener.onLog("reference " + m_reference.id + " (" + m_reference.kind + ", step " +
+                         std::to_string(m_reference.step) + ") from " + m_spec.referencePath);
+    }
+
+    void openStore()
+    {
+        if (m_spec.storePath.empty())
+            return;
+        const bool mustExist = m_spec.source == PreferenceSource::StoreLabels || m_resuming;
+        m_store = take(PreferenceStore::open(m_spec.storePath, mustExist ? PreferenceStore::OpenMode::MustExist
+                                                                         : PreferenceStore::OpenMode::CreateIfMissing));
+    }
+
+    /// The pairs to train on: the store's decisive labels of the reference's task by the chosen
+    /// labelers, or pairs the task's rule ranks apart.
+    void loadPreferences()
+    {
+        const Task& task = *m_model.task;
+        if (m_spec.source == PreferenceSource::RulePairs) {
+            auto pairGenerator = makeGenerator(m_spec.seed + 2000, m_device);
+            std::tie(m_winners, m_losers) = take(task.rulePairs(m_spec.rulePairs, pairGenerator, m_device));
+            m_listener.onLog(std::to_string(m_spec.rulePairs) + " rule-made pairs (" + task.rule()->describe() + ")");
+        } else {
+            std::tie(m_winners, m_losers) = storedPairs(task);
+            m_listener.onLog(std::to_string(m_winners.size(0)) +
+                             " labelled pairs from the store (ties and skips left out)");
+        }
+        m_outcome.pairs = m_winners.size(0);
+    }
+
+    /// The store's selection (PreferenceStore::preferences) as (winners, losers) [P, D] int64.
+    std::pair<torch::Tensor, torch::Tensor> storedPairs(const Task& task)
+    {
+        const UsablePairs counted = take(m_store->usablePairs(task.key(), m_spec.labelers));
+        if (counted.otherTask > 0)
+            m_listener.onLog(std::to_string(counted.otherTask) + " labelled pairs of other tasks than the reference's (" +
+                             task.key() + ") are left out");
+        if (counted.otherLabelers > 0)
+            m_listener.onLog(std::to_string(counted.otherLabelers) + " labelled pairs by labelers not chosen are left out");
+        std::vector<int64_t> winners, losers;
+        for (const PreferenceRecord& r : take(m_store->preferences(task.key(), m_spec.labelers)))
+            for (const auto& [text, into] : {std::pair{&r.chosen, &winners}, std::pair{&r.rejected, &losers}}) {
+                auto tokens = task.parse(*text);
+                require(tokens.ok(), tokens.ok() ? "" : "a stored preference cannot be read: " + tokens.error());
+                into->insert(into->end(), tokens->begin(), tokens->end());
+            }
+        require(!winners.empty(), "the store has no decisive labels (left/right) of this task (" + task.key() + ")" +
+                                      (m_spec.labelers.empty() ? std::string() : " by the chosen labelers") +
+                                      " to train on; label some pairs first");
+        const int64_t count = int64_t(winners.size()) / task.length();
+        return {torch::tensor(winners).view({count, task.length()}), torch::tensor(losers).view({count, task.length()})};
+    }
+
+    /// The folder and its lock come before the run's record: a "running" run always has a lock.
+    /// Taken with or without a store: two runs never share a folder.
+    void takeFolder()
+    {
+        std::error_code ec;
+        require(!m_resuming || std::filesystem::is_directory(m_spec.outputFolder, ec),
+                "the run's checkpoint folder " + m_spec.outputFolder + " no longer exists; it cannot be resumed");
+        std::filesystem::create_directories(m_spec.outputFolder, ec);
+        require(!ec, "cannot create the checkpoint folder " + m_spec.outputFolder + ": " + ec.message());
+        m_lock = take(RunLock::acquire(runLockPath(m_spec.outputFolder)));
+        // Checked again under the lock: another run may have started in the folder meanwhile.
+        if (!m_resuming)
+            for (const auto& entry : std::filesystem::directory_iterator(m_spec.outputFolder, ec))
+                require(entry.path().filename() == "run.lock", "the checkpoint folder " + m_spec.outputFolder +
+                                                                   " was taken by another run; choose a new folder");
+    }
+
+    /// Resuming: the run's newest recorded checkpoint holds the policy, its ".adam" file Adam's
+    /// state. Everything is checked before the run is reopened: a resume refused here leaves the
+    /// run stopped or interrupted, ready for another try.
+    void reopenRun()
+    {
+        const ResumePoint point = take(findResumePoint(*m_store, m_spec.resumeRunId));
+        if (!point.checkpointPath.empty()) {
+            LoadedCheckpoint policy = take(loadCheckpoint(point.checkpointPath, m_device));
+            require(policy.info.parentId == m_reference.id,
+                    "the run's checkpoint " + point.checkpointPath + " was not trained from the reference " +
+                        m_reference.id + " (was the reference file replaced?)");
+            m_resumedPolicy = policy.model;
+        }
+        require(m_store->reopenRun(m_spec.resumeRunId, m_lock.path(), point.step));
+        m_resumePoint = DpoResumePoint{point.step, point.checkpointPath, point.optimizerState};
+        m_outcome.runId = m_spec.resumeRunId;
+        m_outcome.resultModelId = point.modelId;
+        m_listener.onLog("resuming run " + std::to_string(m_outcome.runId) + " at step " + std::to_string(point.step) +
+                         " of " + std::to_string(m_spec.dpo.steps) +
+                         (point.checkpointPath.empty() ? " (no checkpoint was written: from the reference)"
+                                                       : " from " + point.checkpointPath));
+    }
+
+    /// A new run: the reference is a model of the store, the run a record of it with its settings.
+    void recordRun()
+    {
+        if (!m_store)
+            return;
+        if (!take(m_store->model(m_reference.id)).has_value())
+            require(m_store->addModel(modelRecordFor(m_model.checkpoint.info, m_spec.referencePath, "reference")));
+        const Rule* rule = m_model.task->rule();
+        RunRecord run;
+        run.kind = "d2dpo";
+        run.referenceModelId = m_reference.id;
+        run.configJson = json{{"dpo", json::parse(toJson(m_spec.dpo, m_spec.schedule))},
+                              {"sampling", json::parse(toJson(m_spec.sampling))},
+                              {"preferences", json::parse(preferenceSourceJson(m_spec.source, m_outcome.pairs,
+                                                                               rule ? rule->spec() : ""))},
+                              {"rule_pairs", m_spec.rulePairs},
+                              {"rule", m_spec.rule},
+                              {"labelers", m_spec.labelers},
+                              {"seed", m_spec.seed},
+                              {"eta", m_reference.spec.noise.eta},
+                              {"device", m_spec.device},
+                              {"reference_path", m_spec.referencePath},
+                              {"output_folder", m_spec.outputFolder}}
+                             .dump();
+        run.device = m_device.str();
+        run.lockPath = m_lock.path();
+        m_outcome.runId = take(m_store->startRun(run));
+        m_listener.onLog("run " + std::to_string(m_outcome.runId) + " recorded in " + m_spec.storePath);
+    }
+
+    /// Measures the reference (the plots' baselines) on a new run, then trains.
+    FinishedEvent train()
+    {
+        StopToken stop(&m_stop); // the caller's stop, or the store gone from under the run
+        RunRecorder recorder(m_listener, m_store.get(), m_outcome.runId, stop);
+        const MeasurementSpec measurement = MeasurementSpec::ofRun(m_spec.sampling, m_spec.schedule.evalSamples, m_spec.seed);
+        auto options = DpoTrainerOptions(m_reference.spec, m_spec.dpo)
+                           .schedule(m_spec.schedule)
+                           .sampling(m_spec.sampling)
+                           .seed(m_spec.seed)
+                           .evaluationSeed(measurement.seed)
+                           .checkpointFolder(m_spec.outputFolder)
+                           .parentId(m_reference.id)
+                           .resume(m_resumePoint);
+        if (m_spec.evaluateReference && !m_resuming && !m_stop.stopRequested()) {
+            // Measured on a frozen copy, as the trainer's own: the policy starts as the reference.
+            const SampleMetrics metrics = referenceMetrics(m_store.get(), m_reference, frozenCopy(m_model.checkpoint.model),
+                                                           *m_model.task, measurement, m_winners.slice(0, 0, 1),
+                                                           m_listener);
+            recorder.onEvaluation({0, metrics, true});
+            options.referenceVsr(metrics.vsr());
+        }
+        DpoTrainer trainer(m_model.checkpoint.model, *m_model.task, *m_model.noise, options);
+        if (m_resumedPolicy) {
+            // Into the policy only: the trainer has already frozen its copy of the run's reference.
+            torch::NoGradGuard noGrad;
+            auto into = trainer.policy()->parameters();
+            auto from = m_resumedPolicy->parameters();
+            for (size_t k = 0; k < into.size(); ++k)
+                into[k].copy_(from[k]);
+        }
+        trainer.setPreferences(m_winners, m_losers);
+        trainer.run(recorder, stop);
+        if (!recorder.lastModelId().empty())
+            m_outcome.resultModelId = recorder.lastModelId();
+        FinishedEvent finished = recorder.finished().value_or(failed("the trainer did not finish"));
+        if (!recorder.lostStore().empty()) {
+            finished.status = RunStatus::Failed;
+            finished.error = recorder.lostStore() + "; the run could not be recorded and was stopped" +
+                             (finished.lastCheckpointPath.empty() ? std::string()
+                                                                  : "; its last checkpoint: " + finished.lastCheckpointPath);
+        }
+        return finished;
+    }
+
+    /// Records how the run ended, releases its folder, then tells the listener (exactly once).
+    DpoJobOutcome finish(FinishedEvent finished)
+    {
+        if (m_store && m_outcome.runId > 0)
+            if (Status s = m_store->finishRun(m_outcome.runId, finished.status, finished.error, m_outcome.resultModelId);
+                !s)
+                m_listener.onLog("warning: " + s.error());
+        m_lock.release(); // after the status is written: a live lock always means a live run
+        m_outcome.finished = std::move(finished);
+        m_listener.onFinished(m_outcome.finished);
+        return m_outcome;
+    }
+
+    DpoJobSpec m_spec;
+    TrainListener& m_listener;
+    const StopToken& m_stop;
+    const bool m_resuming;
+    DpoJobOutcome m_outcome;
+    torch::Device m_device{torch::kCPU};
+    OpenedModel m_model;
+    CheckpointInfo m_reference;
+    std::unique_ptr<PreferenceStore> m_store;
+    RunLock m_lock;
+    torch::Tensor m_winners, m_losers;
+    std::optional<DpoResumePoint> m_resumePoint;
+    Denoiser m_resumedPolicy{nullptr};
+};
 
 } // namespace
 
-/// The reference's metrics under the run's sampler, sample count and seed: from the store when
-/// they were measured before (so every run and view shows the same figures), else measured now
-/// and recorded there. `example` is one sequence of the task, to name the metrics' descriptions.
-SampleMetrics referenceMetrics(PreferenceStore* store, const CheckpointInfo& reference, Denoiser frozen,
-                               const Task& task, const DpoJobSpec& spec, uint64_t seed, const torch::Tensor& example,
-                               TrainListener& listener)
+std::string runLockPath(const std::string& outputFolder)
 {
-    const std::string sampler = describeSampling(reference.spec.noise, spec.sampling, task.length());
-    const int64_t samples = spec.dpo.evalSamples;
-    // Everything that changes the draws or what is measured: the sampler, eta, the batching (the
-    // generator's draws go batch by batch), the device, and the rule whose share is measured.
-    char eta[32];
-    std::snprintf(eta, sizeof eta, "%.17g", reference.spec.noise.eta);
-    const std::string key = sampler + "; eta " + eta + "; batch " + std::to_string(spec.sampling.batch) + "; " +
-                            frozen->parameters().front().device().str() + "; rule " +
-                            (task.rule() ? task.rule()->spec() : std::string("none"));
-    if (store) {
-        auto known = store->evaluation(reference.id, key, samples, seed);
-        if (known && known.value())
-            if (auto parsed = sampleMetricsFromJson(*known.value())) {
-                SampleMetrics metrics = parsed.value();
-                const SampleMetrics described = task.measure(example.to(torch::kCPU));
-                for (MetricValue& value : metrics.values)
-                    for (const MetricValue& d : described.values)
-                        if (d.name == value.name)
-                            value.description = d.description;
-                listener.onLog("the reference's metrics as measured before (" + metrics.provenance() + ")");
-                return metrics;
-            }
-    }
-    listener.onLog("measuring the reference on " + std::to_string(samples) + " samples");
-    torch::NoGradGuard noGrad;
-    auto generator = makeGenerator(seed, frozen->parameters().front().device());
-    SampleMetrics metrics = evaluateModel(frozen, task, reference.spec.noise, spec.sampling, samples, generator);
-    metrics.seed = seed; // the policy's evaluations draw with the same seed
-    if (store)
-        if (Status s = store->saveEvaluation(reference.id, key, samples, seed, metrics.toJson()); !s)
-            listener.onLog("the reference's metrics were not recorded in the store: " + s.error());
-    return metrics;
+    std::error_code ec;
+    return (std::filesystem::absolute(outputFolder, ec).lexically_normal() / "run.lock").string();
 }
 
 std::string preferenceSourceJson(PreferenceSource source, int64_t pairs, const std::string& rule)
@@ -128,217 +331,9 @@ std::string preferenceSourceJson(PreferenceSource source, int64_t pairs, const s
         .dump();
 }
 
-DpoJobOutcome runDpoJob(const DpoJobSpec& given, TrainListener& listener, const StopToken& stop)
+DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const StopToken& stop)
 {
-    DpoJobOutcome outcome;
-    std::unique_ptr<PreferenceStore> store;
-    RunLock lock;
-    auto finishWith = [&](FinishedEvent finished) {
-        if (store && outcome.runId > 0) {
-            if (Status s = store->finishRun(outcome.runId, toString(finished.status), finished.error,
-                                            outcome.resultModelId);
-                !s)
-                listener.onLog("warning: " + s.error());
-        }
-        lock.release(); // after the status is written: a live lock always means a live run
-        outcome.finished = std::move(finished);
-        listener.onFinished(outcome.finished);
-        return outcome;
-    };
-
-    try {
-        // Paths are kept absolute: the store outlives the working folder the run was started in.
-        DpoJobSpec spec = given;
-        std::error_code ec;
-        for (std::string* path : {&spec.referencePath, &spec.storePath, &spec.outputFolder})
-            if (!path->empty())
-                *path = std::filesystem::absolute(*path, ec).lexically_normal().string();
-        const bool resuming = spec.resumeRunId > 0;
-        if (Status s = validate(spec.dpo); !s)
-            return finishWith(failedBeforeTraining(s.error()));
-        if (Status s = validate(spec.sampling); !s)
-            return finishWith(failedBeforeTraining(s.error()));
-        if (spec.source == PreferenceSource::RulePairs && spec.rulePairs < 1)
-            return finishWith(failedBeforeTraining("the number of rule-made pairs must be at least 1"));
-        if ((spec.source == PreferenceSource::StoreLabels || resuming) && spec.storePath.empty())
-            return finishWith(failedBeforeTraining("training on the experts' labels, or resuming a run, needs a "
-                                                   "preference store"));
-        if (spec.outputFolder.empty())
-            return finishWith(failedBeforeTraining("no folder was given for the checkpoints"));
-        // Each run writes into its own new folder: never over an earlier run's checkpoints.
-        if (!resuming)
-            if (Status s = checkOutputFolder(spec.outputFolder, {spec.referencePath, spec.storePath},
-                                             "the checkpoint folder");
-                !s)
-                return finishWith(failedBeforeTraining(s.error()));
-
-        // Thread counts are per calling thread under OpenMP: set them where the job runs (which
-        // also keeps the 150 ms look at the machine's load out of a GUI thread).
-        if (Status s = configureThreads(spec.threads > 0 ? spec.threads : defaultThreadCount(spec.reservedCores)); !s)
-            return finishWith(failedBeforeTraining(s.error()));
-        auto device = resolveDevice(spec.device);
-        if (!device)
-            return finishWith(failedBeforeTraining(device.error()));
-        listener.onLog(describeRuntime(device.value()));
-        auto opened = openModel(spec.referencePath, device.value(), spec.rule);
-        if (!opened)
-            return finishWith(failedBeforeTraining(opened.error()));
-        LoadedCheckpoint* loaded = &opened->checkpoint;
-        CheckpointInfo reference = loaded->info;
-        if (spec.eta) {
-            reference.spec.noise.eta = *spec.eta;
-            if (Status s = validate(reference.spec.noise); !s)
-                return finishWith(failedBeforeTraining(s.error()));
-            auto noise = makeNoiseProcess(reference.spec.noise, opened->task->vocabSize());
-            if (!noise)
-                return finishWith(failedBeforeTraining(noise.error()));
-            opened->noise = std::move(noise.value());
-        }
-        const Task& task = *opened->task;
-        const NoiseProcess& noise = *opened->noise;
-        listener.onLog("reference " + reference.id + " (" + reference.kind + ", step " +
-                       std::to_string(reference.step) + ") from " + spec.referencePath);
-
-        if (!spec.storePath.empty()) {
-            auto opened = PreferenceStore::open(spec.storePath, spec.source == PreferenceSource::StoreLabels || resuming
-                                                                    ? PreferenceStore::OpenMode::MustExist
-                                                                    : PreferenceStore::OpenMode::CreateIfMissing);
-            if (!opened)
-                return finishWith(failedBeforeTraining(opened.error()));
-            store = std::move(opened.value());
-        }
-
-        torch::Tensor winners, losers;
-        if (spec.source == PreferenceSource::StoreLabels) {
-            auto prefs = storePreferences(*store, task, spec.labelers, listener);
-            if (!prefs)
-                return finishWith(failedBeforeTraining(prefs.error()));
-            std::tie(winners, losers) = prefs.value();
-            listener.onLog(std::to_string(winners.size(0)) + " labelled pairs from the store (ties and skips left out)");
-        } else {
-            auto pairGenerator = makeGenerator(spec.seed + 2000, device.value());
-            auto pairs = task.rulePairs(spec.rulePairs, pairGenerator, device.value());
-            if (!pairs)
-                return finishWith(failedBeforeTraining(pairs.error()));
-            std::tie(winners, losers) = pairs.value();
-            listener.onLog(std::to_string(spec.rulePairs) + " rule-made pairs (" + task.rule()->describe() + ")");
-        }
-        outcome.pairs = winners.size(0);
-
-        // The folder and its lock come before the run's record: a "running" run always has a lock.
-        if (resuming && !std::filesystem::is_directory(spec.outputFolder, ec))
-            return finishWith(failedBeforeTraining("the run's checkpoint folder " + spec.outputFolder +
-                                                   " no longer exists; it cannot be resumed"));
-        std::filesystem::create_directories(spec.outputFolder, ec);
-        if (ec)
-            return finishWith(failedBeforeTraining("cannot create the checkpoint folder " + spec.outputFolder + ": " +
-                                                   ec.message()));
-        {
-            // Taken with or without a store: two runs never share a folder.
-            auto acquired = RunLock::acquire((std::filesystem::path(spec.outputFolder) / "run.lock").string());
-            if (!acquired)
-                return finishWith(failedBeforeTraining(acquired.error()));
-            lock = std::move(acquired.value());
-            // Checked again under the lock: another run may have started in the folder meanwhile.
-            if (!resuming)
-                for (const auto& entry : std::filesystem::directory_iterator(spec.outputFolder, ec))
-                    if (entry.path().filename() != "run.lock")
-                        return finishWith(failedBeforeTraining("the checkpoint folder " + spec.outputFolder +
-                                                               " was taken by another run; choose a new folder"));
-        }
-
-        // Resuming: the run's newest recorded checkpoint holds the policy, its ".adam" file Adam's state.
-        std::optional<ResumePoint> resumePoint;
-        Denoiser resumedPolicy{nullptr};
-        if (resuming) {
-            auto point = findResumePoint(*store, spec.resumeRunId);
-            if (!point)
-                return finishWith(failedBeforeTraining(point.error()));
-            resumePoint = point.value();
-            // Everything is checked before the run is reopened: a resume refused here leaves the run
-            // stopped or interrupted, ready for another try.
-            if (!resumePoint->checkpointPath.empty()) {
-                auto policy = loadCheckpoint(resumePoint->checkpointPath, device.value());
-                if (!policy)
-                    return finishWith(failedBeforeTraining(policy.error()));
-                if (policy->info.parentId != reference.id)
-                    return finishWith(failedBeforeTraining("the run's checkpoint " + resumePoint->checkpointPath +
-                                                           " was not trained from the reference " + reference.id +
-                                                           " (was the reference file replaced?)"));
-                resumedPolicy = policy->model;
-            }
-            if (Status s = store->reopenRun(spec.resumeRunId, lock.path(), resumePoint->step); !s)
-                return finishWith(failedBeforeTraining(s.error()));
-            outcome.runId = spec.resumeRunId;
-            outcome.resultModelId = resumePoint->modelId;
-            listener.onLog("resuming run " + std::to_string(outcome.runId) + " at step " +
-                           std::to_string(resumePoint->step) + " of " + std::to_string(spec.dpo.steps) +
-                           (resumePoint->checkpointPath.empty() ? " (no checkpoint was written: from the reference)"
-                                                                : " from " + resumePoint->checkpointPath));
-        } else if (store) {
-            auto known = store->model(reference.id);
-            if (!known)
-                return finishWith(failedBeforeTraining(known.error()));
-            if (!known->has_value()) {
-                if (Status s = store->addModel(modelRecordFor(loaded->info, spec.referencePath, "reference")); !s)
-                    return finishWith(failedBeforeTraining(s.error()));
-            }
-            RunRecord run;
-            run.kind = "d2dpo";
-            run.referenceModelId = reference.id;
-            run.configJson = json{{"dpo", json::parse(toJson(spec.dpo))},
-                                  {"sampling", json::parse(toJson(spec.sampling))},
-                                  {"preferences", json::parse(preferenceSourceJson(spec.source, outcome.pairs, task.rule() ? task.rule()->spec() : ""))},
-                                  {"rule_pairs", spec.rulePairs},
-                                  {"rule", spec.rule},
-                                  {"labelers", spec.labelers},
-                                  {"seed", spec.seed},
-                                  {"eta", reference.spec.noise.eta},
-                                  {"device", spec.device},
-                                  {"reference_path", spec.referencePath},
-                                  {"output_folder", spec.outputFolder}}
-                                 .dump();
-            run.device = device->str();
-            run.lockPath = lock.path();
-            auto runId = store->startRun(run);
-            if (!runId)
-                return finishWith(failedBeforeTraining(runId.error()));
-            outcome.runId = runId.value();
-            listener.onLog("run " + std::to_string(outcome.runId) + " recorded in " + spec.storePath);
-        }
-
-        RunRecorder recorder(listener, store.get(), outcome.runId);
-        DpoTrainer trainer(loaded->model, task, noise, reference.spec, spec.dpo, spec.sampling,
-                           spec.seed);
-        if (resumedPolicy) {
-            // Into the policy only: the trainer has already frozen its copy of the run's reference.
-            torch::NoGradGuard noGrad;
-            auto into = trainer.policy()->parameters();
-            auto from = resumedPolicy->parameters();
-            for (size_t k = 0; k < into.size(); ++k)
-                into[k].copy_(from[k]);
-        }
-        trainer.setPreferences(winners, losers);
-        trainer.setCheckpointing(spec.outputFolder, reference.id);
-        if (resumePoint)
-            trainer.resumeFrom(resumePoint->step, resumePoint->checkpointPath, resumePoint->optimizerState);
-        const uint64_t evaluationSeed = spec.seed + 1;
-        trainer.setEvaluationSeed(evaluationSeed);
-        if (spec.evaluateReference && !resuming && !stop.stopRequested()) {
-            const SampleMetrics metrics =
-                referenceMetrics(store.get(), reference, trainer.reference(), task, spec, evaluationSeed,
-                                 winners.slice(0, 0, 1), listener);
-            recorder.onEvaluation({0, metrics, true});
-            trainer.setReferenceVsr(metrics.vsr());
-        }
-        trainer.run(recorder, stop);
-        FinishedEvent finished = recorder.finished().value_or(failedBeforeTraining("the trainer did not finish"));
-        if (!recorder.lastModelId().empty())
-            outcome.resultModelId = recorder.lastModelId();
-        return finishWith(std::move(finished));
-    } catch (const std::exception& e) {
-        return finishWith(failedBeforeTraining("D2-DPO training failed: " + userMessage(e)));
-    }
+    return DpoRun(spec, listener, stop).run();
 }
 
 } // namespace d2dpo

@@ -30,6 +30,7 @@ struct DpoJobSpec {
     std::string rule;              ///< the rule for rule-made pairs and the metrics; "" = the reference's task's
     std::vector<std::string> labelers; ///< with StoreLabels: whose labels count; empty = everyone's
     DpoConfig dpo;
+    DpoScheduleConfig schedule;
     SamplingConfig sampling;
     std::optional<double> eta;     ///< remasking coefficient for training and sampling; unset: the reference's
     std::string device = "auto";   ///< "auto", "cpu", "cuda", "cuda:N"
@@ -53,6 +54,9 @@ struct DpoJobOutcome {
 /// model of the run when written. Stored paths are absolute. Reports through `listener` (onFinished
 /// is always called exactly once). Never throws: every failure ends as RunStatus::Failed with a message.
 DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const StopToken& stop);
+
+/// The lock file a run in `outputFolder` holds while it lives (and records as its lockPath).
+std::string runLockPath(const std::string& outputFolder);
 
 /// What the job records as the run's preference source: {"source": ..., "pairs": N}.
 std::string preferenceSourceJson(PreferenceSource source, int64_t pairs, const std::string& rule);

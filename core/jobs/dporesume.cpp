@@ -24,8 +24,8 @@ Result<ResumePoint> findResumePoint(PreferenceStore& store, int64_t runId)
     const RunRecord& record = *run.value();
     if (record.kind != "d2dpo")
         return makeError("run " + std::to_string(runId) + " is a " + record.kind + " run; only D2-DPO runs resume");
-    if (record.status != "stopped" && record.status != "interrupted")
-        return makeError("run " + std::to_string(runId) + " is " + record.status +
+    if (!isResumable(record.status))
+        return makeError("run " + std::to_string(runId) + " is " + toString(record.status) +
                          "; only a stopped or interrupted run can be resumed");
     auto models = store.models();
     if (!models)
@@ -73,6 +73,10 @@ Result<DpoJobSpec> resumeJobSpec(const std::string& storePath, int64_t runId)
         if (!dpo)
             return makeError(dpo.error());
         spec.dpo = dpo.value();
+        auto schedule = dpoScheduleFromJson(config.at("dpo").dump());
+        if (!schedule)
+            return makeError(schedule.error());
+        spec.schedule = schedule.value();
         auto sampling = samplingConfigFromJson(config.at("sampling").dump());
         if (!sampling)
             return makeError(sampling.error());

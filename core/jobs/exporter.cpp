@@ -14,7 +14,7 @@
 
 #include "base/failurereport.h"
 #include "base/safeoutput.h"
-#include "jobs/openmodel.h"
+#include "facades/openmodel.h"
 #include "model/device.h"
 #include "diffusion/sampler.h"
 #include "train/evaluation.h"
@@ -63,6 +63,11 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
         return makeError("export target '" + folder + "' exists and is not a folder");
     if (fs::exists(root, ec) && !fs::is_empty(root, ec) && !options.overwrite)
         return makeError("export folder '" + folder + "' is not empty; choose a new folder or pass --force");
+    // Checked before anything is written: --force replaces an earlier export, never an input.
+    if (fs::is_directory(root, ec))
+        for (const char* name : kExportFiles)
+            if (Status s = checkOutputFile((root / name).string(), options.inputs); !s)
+                return makeError("cannot export into '" + folder + "': " + s.error());
     fs::create_directories(root, ec);
     if (ec)
         return makeError("cannot create export folder '" + folder + "': " + ec.message());
@@ -148,7 +153,9 @@ Result<std::string> exportCheckpointFile(const std::string& checkpointPath, cons
     auto opened = openModel(checkpointPath, device);
     if (!opened)
         return makeError(opened.error());
-    if (Status s = exportCheckpoint(opened->checkpoint, folder, options); !s)
+    ExportOptions withInput = options;
+    withInput.inputs.push_back(checkpointPath);
+    if (Status s = exportCheckpoint(opened->checkpoint, folder, withInput); !s)
         return makeError(s.error());
     return opened->checkpoint.info.id;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/config.h"
 #include "base/result.h"
@@ -22,9 +23,16 @@ struct ExportOptions {
     std::string preferenceCountsJson = "{}"; ///< e.g. {"pairs": 20000, "source": "rule:motif:^[aeiou]"}
     std::string runJson = "{}";              ///< the run that made the model, for the card's lineage
     bool overwrite = false;                  ///< allow writing into a non-empty folder
+    /// Files the exporting command reads (the store and its WAL, for the card): no output is ever
+    /// written over one of them, --force or not. The checkpoint itself is always one.
+    std::vector<std::string> inputs;
 };
 
-/// Writes the export folder; refuses a non-empty folder unless options.overwrite.
+/// Names of the files an export folder holds.
+inline constexpr const char* kExportFiles[] = {"weights.pt", "samples.txt", "model_card.json"};
+
+/// Writes the export folder; refuses a non-empty folder unless options.overwrite, and an output
+/// that is one of options.inputs always.
 Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& folder, const ExportOptions& options);
 
 /// Loads the checkpoint at `checkpointPath` on `device` and writes its export folder; returns the

@@ -8,8 +8,8 @@
 #include <torch/torch.h>
 
 #include "base/failurereport.h"
-#include "jobs/checkpointrecord.h"
-#include "jobs/openmodel.h"
+#include "facades/checkpointrecord.h"
+#include "facades/openmodel.h"
 #include "model/device.h"
 #include "diffusion/sampler.h"
 #include "tasks/task.h"

@@ -9,8 +9,8 @@
 #include "io/checkpoint.h"
 #include "model/device.h"
 #include "tasks/task.h"
-#include "jobs/checkpointrecord.h"
-#include "jobs/runpolicy.h"
+#include "facades/checkpointrecord.h"
+#include "facades/storedmodel.h"
 #include "store/preferencestore.h"
 
 #include <filesystem>
@@ -19,7 +19,7 @@
 
 namespace d2dpo {
 
-Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, ExperimentListener& listener,
+Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseListener& listener,
                                           const StopToken& stop)
 {
     auto device = resolveDevice(spec.device);
@@ -38,7 +38,7 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, Experimen
 
     std::vector<std::string> inputs = storeFiles(spec.storePath);
     inputs.insert(inputs.end(), spec.inputs.begin(), spec.inputs.end());
-    if (Status s = checkOutputFile(spec.outputPath, inputs); !s)
+    if (Status s = checkOutputFile(spec.outputPath, inputs, /*writesCheckpoint=*/true); !s)
         return makeError("checkpoint " + s.error());
     // A model the store records (a reference others were fine-tuned from, a run's checkpoint) is
     // never replaced by new weights under the same record.

@@ -11,7 +11,6 @@
 #include "base/result.h"
 #include "base/samplemetrics.h"
 #include "base/trainlistener.h"
-#include "jobs/experiment.h"
 
 namespace d2dpo {
 
@@ -40,7 +39,7 @@ struct PretrainJobOutcome {
 /// log line with the parameter count, and the progress. The output is checked before training
 /// (base/safeoutput.h). Stopped training writes the steps done (outcome.stopped); failed training
 /// is an error, and so is a store that cannot take the model (the checkpoint is written all the same).
-Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, ExperimentListener& listener,
+Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseListener& listener,
                                           const StopToken& stop);
 
 } // namespace d2dpo

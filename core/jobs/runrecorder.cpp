@@ -7,15 +7,30 @@
 
 #include "base/metricnames.h"
 #include "io/checkpoint.h"
-#include "jobs/checkpointrecord.h"
+#include "facades/checkpointrecord.h"
 
 namespace d2dpo {
 
-RunRecorder::RunRecorder(TrainListener& forward, PreferenceStore* store, int64_t runId)
+RunRecorder::RunRecorder(TrainListener& forward, PreferenceStore* store, int64_t runId, StopToken& stopWhenLost)
     : m_forward(forward)
     , m_store(store)
     , m_runId(runId)
+    , m_stopWhenLost(stopWhenLost)
 {
+}
+
+bool RunRecorder::storeStillThere()
+{
+    if (!m_lostStore.empty())
+        return false;
+    // SQLite writes to a deleted file without a word: each write would vanish with the run.
+    if (Status s = m_store->stillAtItsPath(); !s) {
+        m_lostStore = s.error();
+        m_forward.onLog("error: " + m_lostStore + "; the run stops (its checkpoints stay in their folder)");
+        m_stopWhenLost.requestStop();
+        return false;
+    }
+    return true;
 }
 
 RunRecorder::~RunRecorder() { flush(); }
@@ -52,10 +67,12 @@ Status RunRecorder::recordCheckpoint(const std::string& path)
 {
     if (!m_store || m_runId <= 0)
         return Ok{};
+    if (!storeStillThere())
+        return makeError(m_lostStore);
     auto written = loadCheckpoint(path, torch::kCPU);
     if (!written)
         return makeError("the checkpoint cannot be read back: " + written.error());
-    // The kept best (DpoConfig::keepBest) is a model of the run, never its result: that is the
+    // The kept best (DpoScheduleConfig::keepBest) is a model of the run, never its result: that is the
     // last weights.
     const bool best = std::filesystem::path(path).filename() == "best.d2dpo";
     const std::string step = std::to_string(written->info.step);
@@ -86,6 +103,10 @@ void RunRecorder::flush()
 {
     if (!m_store || m_pending.empty())
         return;
+    if (!storeStillThere()) {
+        m_pending.clear();
+        return;
+    }
     if (Status s = m_store->appendMetrics(m_runId, m_pending); !s)
         m_forward.onLog("warning: " + s.error());
     m_pending.clear();

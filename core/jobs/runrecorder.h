@@ -18,8 +18,9 @@ namespace d2dpo {
 
 class RunRecorder final : public TrainListener {
 public:
-    /// `store` may be null: then events are only forwarded.
-    RunRecorder(TrainListener& forward, PreferenceStore* store, int64_t runId);
+    /// `store` may be null: then events are only forwarded. `stopWhenLost` is raised when the store's
+    /// file is removed or replaced under the run (nothing more could be recorded): see lostStore().
+    RunRecorder(TrainListener& forward, PreferenceStore* store, int64_t runId, StopToken& stopWhenLost);
     ~RunRecorder() override;
 
     void onProgress(const ProgressEvent& e) override;
@@ -33,10 +34,14 @@ public:
     const std::string& lastModelId() const { return m_lastModelId; }
     /// Record `path` as a model of the run now (a checkpoint written before this recorder).
     Status recordCheckpoint(const std::string& path);
+    /// Why the store can no longer record the run ("" while it can).
+    const std::string& lostStore() const { return m_lostStore; }
 
 private:
     void record(int64_t step, const std::string& name, double value);
     void flush();
+    /// False (and the run asked to stop) once the store's file is gone from its path.
+    bool storeStillThere();
 
     TrainListener& m_forward;
     PreferenceStore* m_store;
@@ -44,6 +49,8 @@ private:
     std::vector<MetricPoint> m_pending;
     std::optional<FinishedEvent> m_finished;
     std::string m_lastModelId;
+    StopToken& m_stopWhenLost;
+    std::string m_lostStore;
 };
 
 } // namespace d2dpo

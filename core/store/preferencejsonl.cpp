@@ -8,6 +8,7 @@
 
 #include "base/boundedline.h"
 #include "base/safeoutput.h"
+#include "store/storeimpl.h"
 
 namespace d2dpo {
 
@@ -133,6 +134,9 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
         object.at("task").get<std::string>() != rules.task)
         return makeError(where + "a preference of the task " + object.at("task").get<std::string>() +
                          ", not of " + rules.task);
+    if (!r.labeler.empty())
+        if (const std::string problem = labelerNameProblem(r.labeler); !problem.empty())
+            return makeError(where + problem);
     if (!r.chosenSide.empty() && r.chosenSide != "left" && r.chosenSide != "right")
         return makeError(where + "'chosen_side' must be \"left\" or \"right\"");
     if (r.decideMs < 0)

@@ -13,7 +13,7 @@
 
 namespace d2dpo {
 
-/// What an import accepts: sequences of one task, checked by that task (jobs/taskinfo.h makes
+/// What an import accepts: sequences of one task, checked by that task (facades/taskinfo.h makes
 /// the rules from a model's task).
 struct JsonlRules {
     std::string task;                                   ///< the task key the imported pairs get

@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -28,6 +30,18 @@ PreferenceStore::~PreferenceStore() = default;
 const std::string& PreferenceStore::path() const { return m_impl->path; }
 int PreferenceStore::schemaVersion() const { return m_impl->version; }
 
+int PreferenceStore::latestSchemaVersion() { return int(storeMigrations().size()); }
+
+Status PreferenceStore::stillAtItsPath() const
+{
+    struct stat now {};
+    if (::stat(m_impl->path.c_str(), &now) != 0)
+        return makeError("the preference store '" + m_impl->path + "' was removed while it was open");
+    if (now.st_dev != m_impl->device || now.st_ino != m_impl->inode)
+        return makeError("the preference store '" + m_impl->path + "' was replaced by another file while it was open");
+    return Ok{};
+}
+
 std::string PreferenceStore::defaultPath()
 {
     fs::path base;
@@ -35,13 +49,18 @@ std::string PreferenceStore::defaultPath()
         base = xdg;
     else if (const char* home = std::getenv("HOME"); home && *home)
         base = fs::path(home) / ".local" / "share";
+    else if (const passwd* user = ::getpwuid(::getuid()); user && user->pw_dir && *user->pw_dir)
+        base = fs::path(user->pw_dir) / ".local" / "share"; // HOME unset: the account's own home
     else
-        base = fs::current_path();
+        return {}; // no home at all: a store must be named (never one in whatever folder this runs in)
     return (base / "d2dpo-studio" / "preferences.sqlite").string();
 }
 
 Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string& path, OpenMode mode)
 {
+    if (path.empty())
+        return makeError("no preference store was named (and there is no home folder for the default one): "
+                         "name one with --db");
     const std::string where = "preference store '" + path + "': ";
     std::error_code ec;
     const bool existed = fs::exists(path, ec);
@@ -72,6 +91,10 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
         impl = std::make_unique<Impl>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
         SQLite::Database& db = impl->db;
         db.setBusyTimeout(5000);
+        if (struct stat opened {}; ::stat(path.c_str(), &opened) == 0) { // the file as opened (stillAtItsPath)
+            impl->device = opened.st_dev;
+            impl->inode = opened.st_ino;
+        }
         // Read-only checks first: nothing is written to a file we are going to refuse.
         int version = 0;
         int applicationId = 0;
@@ -87,9 +110,13 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
         const int tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
         if (applicationId != kApplicationId && (applicationId != 0 || tables > 0))
             return makeError(where + "an SQLite database of another application; nothing was changed");
-        if (version > kSchemaVersion)
+        // A command that only reads (or changes what is there) never makes a store, not even in an
+        // empty file it was given by mistake.
+        if (mode == OpenMode::MustExist && tables == 0)
+            return makeError(where + "an empty file, not a preference store; nothing was changed");
+        if (version > latestSchemaVersion())
             return makeError(where + "written by a newer d2dpo-studio (schema " + std::to_string(version) +
-                             ", this build knows up to " + std::to_string(kSchemaVersion) +
+                             ", this build knows up to " + std::to_string(latestSchemaVersion()) +
                              "); nothing was changed");
         if (tables > 0) {
             const std::string check = db.execAndGet("PRAGMA quick_check").getString();

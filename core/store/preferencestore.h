@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/choice.h"
+#include "base/runstatus.h"
 #include "base/result.h"
 
 namespace d2dpo {
@@ -24,7 +25,7 @@ struct ModelRecord {
     std::string name;
     std::string path;              ///< the checkpoint file
     std::string specJson = "{}";   ///< the model's spec, its task without the training sequences
-    std::string taskKey;           ///< written with taskSpecJson into the tasks table by addModel
+    std::string taskKey;           ///< its task (taskconfig.h's key), read back from specJson
     std::string taskSpecJson;      ///< the task's whole spec; empty when read back
     std::string trainingJson = "{}";
     std::string metricsJson = "{}";
@@ -72,6 +73,23 @@ struct PreferenceRecord {
     std::string task; ///< the task key of both sequences
 };
 
+/// The store's decisive labels as a model of one task sees them.
+struct UsablePairs {
+    int64_t usable = 0;         ///< left/right labels of that task's sequences by the chosen labelers
+    int64_t otherTask = 0;      ///< labels of other tasks' sequences (left out of a run, and counted)
+    int64_t otherLabelers = 0;  ///< labels of the task by labelers not chosen (left out, and counted)
+};
+
+/// Who labelled a task's sequences, with their decisive-label counts.
+struct LabelerCount {
+    std::string labeler;
+    int64_t decisive = 0;
+    bool simulated = false;
+};
+
+/// A simulated expert ("rule:odd", as `d2dpo label` and auto-labelling record it) rather than a person.
+bool isSimulatedLabeler(const std::string& labeler);
+
 /// One value of one metric of a run at one step.
 struct MetricPoint {
     int64_t step = 0;
@@ -86,7 +104,7 @@ struct RunRecord {
     std::string resultModelId;
     std::string configJson = "{}";
     std::string device;
-    std::string status;            ///< "running", "completed", "stopped", "failed", "interrupted"
+    RunStatus status = RunStatus::Running;
     std::string error;
     std::string startedAt;
     std::string finishedAt;
@@ -126,9 +144,6 @@ struct ImportOutcome {
 
 class PreferenceStore {
 public:
-    /// The latest schema this build writes and reads.
-    static constexpr int kSchemaVersion = 5;
-
     enum class OpenMode {
         CreateIfMissing, ///< a new store file (not its folder) is created; the default path's folder too
         MustExist,       ///< for commands that only read, or change what is there: nothing is created
@@ -147,6 +162,11 @@ public:
 
     const std::string& path() const;
     int schemaVersion() const;
+    /// The latest schema this build writes and reads.
+    static int latestSchemaVersion();
+    /// Ok while the file this store opened is still the one at its path; an error when it was
+    /// deleted or replaced since (writes would go nowhere a later open could see).
+    Status stillAtItsPath() const;
 
     /// Inserts, or updates a model with the same id; records its task (addTask) when given.
     Status addModel(const ModelRecord& model);
@@ -196,12 +216,19 @@ public:
     Result<std::vector<std::pair<ShownPair, LabelRecord>>> undecidedLabels();
     /// Active left/right labels, oldest first (ties and skips left out).
     Result<std::vector<PreferenceRecord>> preferences();
+    /// What a model of `task` trains on: those of them on that task's sequences by `labelers`
+    /// (empty: everyone's), oldest first.
+    Result<std::vector<PreferenceRecord>> preferences(const std::string& task, const std::vector<std::string>& labelers);
+    /// How many of them there are, and how many the selection leaves out.
+    Result<UsablePairs> usablePairs(const std::string& task, const std::vector<std::string>& labelers);
+    /// Who labelled the task's sequences decisively: people first, then simulated experts, by name.
+    Result<std::vector<LabelerCount>> labelersOf(const std::string& task);
 
     Result<int64_t> startRun(const RunRecord& run);
     Status appendMetrics(int64_t runId, int64_t step, const std::map<std::string, double>& values);
     /// Many points in one transaction (a training run flushes its buffered series this way).
     Status appendMetrics(int64_t runId, const std::vector<MetricPoint>& points);
-    Status finishRun(int64_t runId, const std::string& status, const std::string& error,
+    Status finishRun(int64_t runId, RunStatus status, const std::string& error,
                      const std::string& resultModelId);
     /// A stopped or interrupted run running again (resumed) from `fromStep`, now alive under
     /// `lockPath`; the metric points the dead attempt recorded after that step are dropped, so the

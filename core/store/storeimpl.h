@@ -4,6 +4,7 @@
 // handle with its error guard, and the small column helpers. Not for use outside store/.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -25,10 +26,26 @@ inline void bindOptionalText(SQLite::Statement& statement, int index, const std:
         statement.bind(index, text);
 }
 
+/// Why `labeler` cannot name a labeler, or "": a name is printed in lists, logs and model cards,
+/// so it is a line of at most 200 bytes without control characters.
+inline std::string labelerNameProblem(const std::string& labeler)
+{
+    if (labeler.empty())
+        return "a label needs the labeler's name";
+    if (labeler.size() > 200)
+        return "a labeler's name may be at most 200 bytes long (this one is " + std::to_string(labeler.size()) + ")";
+    for (unsigned char c : labeler)
+        if (c < 0x20 || c == 0x7f)
+            return "a labeler's name may not hold control characters such as a line break or a tab";
+    return {};
+}
+
 struct PreferenceStore::Impl {
     std::string path;
     SQLite::Database db;
     int version = 0;
+    uint64_t device = 0; ///< the opened file's device and inode (stillAtItsPath)
+    uint64_t inode = 0;
 
     Impl(std::string p, int flags) : path(std::move(p)), db(path, flags) {}
 

@@ -4,8 +4,7 @@
 // or model (`d2dpo prefs delete`).
 #include "store/preferencestore.h"
 
-#include <set>
-#include <tuple>
+#include <unordered_set>
 
 #include "base/timeutil.h"
 #include "store/storeimpl.h"
@@ -14,43 +13,82 @@ namespace d2dpo {
 
 namespace {
 
-/// What makes two decisive labels the same preference.
-using PreferenceKey = std::tuple<std::string, std::string, std::string, std::string>;
-
 std::string importedLabeler(const PreferenceRecord& r) { return r.labeler.empty() ? std::string("import") : r.labeler; }
 
-PreferenceKey keyOf(const PreferenceRecord& r) { return {r.task, r.chosen, r.rejected, importedLabeler(r)}; }
+/// A decisive label's identity: its task, sequences, labeler, the side the chosen one was shown on
+/// and when it was made. Two labels differ when any of these does; a line without a time is known
+/// by its import key alone (the labels table keeps it), so importing it again adds nothing.
+std::string identity(const std::string& task, const std::string& chosen, const std::string& rejected,
+                     const std::string& labeler, const std::string& side, const std::string& at)
+{
+    const char sep = '\x1f'; // the unit separator: in no sequence, name or time
+    return task + sep + chosen + sep + rejected + sep + labeler + sep + side + sep + at;
+}
+
+std::string identityOf(const PreferenceRecord& r)
+{
+    return identity(r.task, r.chosen, r.rejected, importedLabeler(r), r.chosenSide == "right" ? "right" : "left",
+                    r.labelledAt);
+}
+
+/// Rolls back a transaction begun by hand unless it was committed.
+struct RollbackUnlessCommitted {
+    SQLite::Database& db;
+    bool committed = false;
+    ~RollbackUnlessCommitted()
+    {
+        if (!committed)
+            try {
+                db.exec("ROLLBACK");
+            } catch (const SQLite::Exception&) { // the first error is the one reported
+            }
+    }
+};
 
 } // namespace
 
 Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<PreferenceRecord>& records,
                                                          const std::string& file)
 {
-    auto stored = preferences();
-    if (!stored)
-        return makeError(stored.error());
-    std::set<PreferenceKey> seen;
-    for (const PreferenceRecord& r : stored.value())
-        seen.insert(keyOf(r));
     return m_impl->guard<ImportOutcome>("importing preferences", [&] {
+        SQLite::Database& db = m_impl->db;
+        // The write lock first, then the check, then the inserts: two imports of the same file at
+        // once cannot both find their labels missing (the second waits, then adds nothing).
+        db.exec("BEGIN IMMEDIATE");
+        RollbackUnlessCommitted transaction{db};
+        std::unordered_set<std::string> seen;
+        {
+            SQLite::Statement q(db, R"sql(
+                SELECT ls.task, ls.tokens, rs.tokens, l.choice, l.labeler, l.created_at, l.import_key
+                FROM labels l JOIN pairs p ON p.id = l.pair_id
+                     JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
+                WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right'))sql");
+            while (q.executeStep()) {
+                const bool left = q.getColumn(3).getString() == "left";
+                const std::string l = q.getColumn(1).getString(), r = q.getColumn(2).getString();
+                seen.insert(identity(q.getColumn(0).getString(), left ? l : r, left ? r : l, q.getColumn(4).getString(),
+                                     left ? "left" : "right", q.getColumn(5).getString()));
+                if (!q.getColumn(6).isNull())
+                    seen.insert(q.getColumn(6).getString());
+            }
+        }
         ImportOutcome outcome;
-        std::vector<const PreferenceRecord*> fresh;
+        std::vector<std::pair<const PreferenceRecord*, std::string>> fresh;
         for (const PreferenceRecord& r : records) {
             if (r.task.empty())
                 throw SQLite::Exception("an imported preference has no task");
-            if (seen.insert(keyOf(r)).second)
-                fresh.push_back(&r);
+            std::string key = identityOf(r);
+            if (seen.insert(key).second)
+                fresh.emplace_back(&r, std::move(key));
             else
                 ++outcome.duplicates;
         }
         if (fresh.empty())
             return outcome;
-        SQLite::Database& db = m_impl->db;
-        SQLite::Transaction transaction(db);
         const std::string now = utcNow();
         SQLite::Statement import(db, "INSERT INTO imports (file, task, created_at) VALUES (?, ?, ?)");
         import.bind(1, file);
-        import.bind(2, fresh.front()->task);
+        import.bind(2, fresh.front().first->task);
         import.bind(3, now);
         import.exec();
         outcome.importId = db.getLastInsertRowid();
@@ -59,8 +97,8 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
                                        "VALUES ((SELECT id FROM models WHERE id = ?), ?, ?, ?)");
         SQLite::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at, import_id) "
                                    "VALUES (?, ?, 'imported', ?, ?)");
-        SQLite::Statement label(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "
-                                    "VALUES (?, ?, ?, ?, ?)");
+        SQLite::Statement label(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at, import_key) "
+                                    "VALUES (?, ?, ?, ?, ?, ?)");
         auto addSequence = [&](const std::string& tokens, const std::string& modelId, const std::string& task) {
             sequence.reset();
             sequence.bind(1, modelId);
@@ -70,7 +108,7 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
             sequence.exec();
             return db.getLastInsertRowid();
         };
-        for (const PreferenceRecord* r : fresh) {
+        for (const auto& [r, key] : fresh) {
             const bool chosenLeft = r->chosenSide != "right";
             const int64_t chosen = addSequence(r->chosen, r->chosenModelId, r->task);
             const int64_t rejected = addSequence(r->rejected, r->rejectedModelId, r->task);
@@ -86,10 +124,12 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
             label.bind(3, importedLabeler(*r));
             label.bind(4, std::max<int64_t>(0, r->decideMs));
             label.bind(5, r->labelledAt.empty() ? now : r->labelledAt);
+            label.bind(6, key);
             label.exec();
             ++outcome.imported;
         }
-        transaction.commit();
+        db.exec("COMMIT");
+        transaction.committed = true;
         return outcome;
     });
 }
@@ -145,12 +185,13 @@ Result<DeletedLabels> PreferenceStore::deleteLabels(const LabelSelection& select
         counted.labels = labels.getColumn(0).getInt64();
         if (wholePairs) {
             counted.pairs = db.execAndGet("SELECT count(*) FROM selected_pairs").getInt64();
+            // The selected pairs' sequences that no other pair shows: found by index, so a delete
+            // costs what it removes, not the store's size times it.
             counted.sequences = db.execAndGet(R"sql(
-                SELECT count(*) FROM sequences s WHERE
-                    EXISTS (SELECT 1 FROM pairs p WHERE p.id IN (SELECT id FROM selected_pairs)
-                            AND (p.left_id = s.id OR p.right_id = s.id))
-                    AND NOT EXISTS (SELECT 1 FROM pairs p WHERE p.id NOT IN (SELECT id FROM selected_pairs)
-                            AND (p.left_id = s.id OR p.right_id = s.id)))sql")
+                SELECT count(*) FROM (SELECT left_id AS id FROM pairs WHERE id IN (SELECT id FROM selected_pairs)
+                                      UNION SELECT right_id FROM pairs WHERE id IN (SELECT id FROM selected_pairs)) s
+                WHERE NOT EXISTS (SELECT 1 FROM pairs p WHERE p.left_id = s.id AND p.id NOT IN (SELECT id FROM selected_pairs))
+                  AND NOT EXISTS (SELECT 1 FROM pairs p WHERE p.right_id = s.id AND p.id NOT IN (SELECT id FROM selected_pairs)))sql")
                                     .getInt64();
         }
         if (dryRun)
@@ -166,8 +207,9 @@ Result<DeletedLabels> PreferenceStore::deleteLabels(const LabelSelection& select
                     "(SELECT id FROM selected_pairs) UNION SELECT right_id FROM pairs WHERE id IN "
                     "(SELECT id FROM selected_pairs)");
             db.exec("DELETE FROM pairs WHERE id IN (SELECT id FROM selected_pairs)");
-            db.exec("DELETE FROM sequences WHERE id IN (SELECT id FROM selected_sequences) AND NOT EXISTS "
-                    "(SELECT 1 FROM pairs p WHERE p.left_id = sequences.id OR p.right_id = sequences.id)");
+            db.exec("DELETE FROM sequences WHERE id IN (SELECT id FROM selected_sequences) "
+                    "AND NOT EXISTS (SELECT 1 FROM pairs p WHERE p.left_id = sequences.id) "
+                    "AND NOT EXISTS (SELECT 1 FROM pairs p WHERE p.right_id = sequences.id)");
             db.exec("DELETE FROM imports WHERE NOT EXISTS (SELECT 1 FROM pairs p WHERE p.import_id = imports.id)");
         }
         transaction.commit();

@@ -93,8 +93,8 @@ Result<ShownPair> PreferenceStore::pair(int64_t id)
 
 Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const std::string& labeler, int64_t decideMs)
 {
-    if (labeler.empty())
-        return makeError("a label needs the labeler's name");
+    if (const std::string problem = labelerNameProblem(labeler); !problem.empty())
+        return makeError(problem);
     try {
         // Autocommit: the row is durable when exec() returns.
         SQLite::Statement q(m_impl->db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "

@@ -2,6 +2,7 @@
 // PreferenceStore: the models, with their lineage and the configs they were made with.
 #include "store/preferencestore.h"
 
+#include "base/config.h"
 #include "base/timeutil.h"
 #include "store/storeimpl.h"
 
@@ -51,6 +52,9 @@ ModelRecord readModel(SQLite::Statement& q)
     if (!q.getColumn(8).isNull())
         m.runId = q.getColumn(8).getInt64();
     m.createdAt = q.getColumn(9).getString();
+    // The task is read back from the spec that names it (the tasks table holds its whole spec).
+    if (auto spec = modelSpecFromJson(m.specJson))
+        m.taskKey = taskKey(spec->task);
     return m;
 }
 

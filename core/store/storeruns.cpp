@@ -62,13 +62,13 @@ Status PreferenceStore::appendMetrics(int64_t runId, const std::vector<MetricPoi
     });
 }
 
-Status PreferenceStore::finishRun(int64_t runId, const std::string& status, const std::string& error,
+Status PreferenceStore::finishRun(int64_t runId, RunStatus status, const std::string& error,
                                   const std::string& resultModelId)
 {
     return m_impl->guard<Ok>("finishing the run", [&] {
         SQLite::Statement q(m_impl->db, "UPDATE runs SET status = ?, error = ?, result_model_id = ?, finished_at = ? "
                                         "WHERE id = ?");
-        q.bind(1, status);
+        q.bind(1, toString(status));
         q.bind(2, error);
         bindOptionalText(q, 3, resultModelId);
         q.bind(4, utcNow());
@@ -87,7 +87,9 @@ RunRecord readRun(SQLite::Statement& q)
 {
     return {q.getColumn(0).getInt64(), q.getColumn(1).getString(), nullableText(q.getColumn(2)),
             nullableText(q.getColumn(3)), q.getColumn(4).getString(), q.getColumn(5).getString(),
-            q.getColumn(6).getString(), q.getColumn(7).getString(), q.getColumn(8).getString(),
+            // The schema's CHECK allows only the five spellings runStatusFromString reads.
+            runStatusFromString(q.getColumn(6).getString()).value_or(RunStatus::Failed), q.getColumn(7).getString(),
+            q.getColumn(8).getString(),
             q.getColumn(9).getString(), q.getColumn(10).getString()};
 }
 

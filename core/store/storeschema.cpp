@@ -148,6 +148,17 @@ CREATE TABLE evaluations (
     PRIMARY KEY (model_id, sampler, samples, seed)
 );
 )sql",
+        // Version 6: deletes stay linear (a pair's sequences and a label's pair are found by index,
+        // for the foreign-key checks too), and an imported label keeps the identity it had in its
+        // file, so a file imported twice adds nothing while two distinct labels are never one.
+        R"sql(
+CREATE INDEX pairs_by_left ON pairs(left_id);
+CREATE INDEX pairs_by_right ON pairs(right_id);
+CREATE INDEX labels_by_pair ON labels(pair_id);
+CREATE INDEX sequences_by_model ON sequences(model_id);
+ALTER TABLE labels ADD COLUMN import_key TEXT;
+CREATE INDEX labels_by_import_key ON labels(import_key) WHERE import_key IS NOT NULL;
+)sql",
     };
     return migrations;
 }

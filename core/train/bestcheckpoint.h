@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Which evaluation of a run is its best (DpoConfig::keepBest): the highest value of a chosen metric
+// Which evaluation of a run is its best (DpoScheduleConfig::keepBest): the highest value of a chosen metric
 // (the lowest with a leading '-'; "rule" names the task's rule share) among the evaluations whose
 // VSR stays within a slack of the reference's, so that a run that buys alignment with broken
 // sequences never counts as best. Plain bookkeeping; the trainer writes the checkpoint.
@@ -15,7 +15,7 @@ namespace d2dpo {
 
 class BestCheckpoint {
 public:
-    /// `choice` as DpoConfig::keepBest ("" keeps nothing).
+    /// `choice` as DpoScheduleConfig::keepBest ("" keeps nothing).
     BestCheckpoint(std::string choice, double vsrSlack, double referenceVsr);
 
     bool enabled() const { return !m_choice.empty(); }

@@ -18,18 +18,26 @@
 
 namespace d2dpo {
 
-DpoTrainer::DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noise, ModelSpec spec, DpoConfig config,
-                       SamplingConfig sampling, uint64_t seed)
+DpoTrainer::DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noise, DpoTrainerOptions options)
     : m_policy(std::move(start))
     , m_reference(frozenCopy(m_policy))
     , m_task(task)
     , m_noise(noise)
-    , m_spec(std::move(spec))
-    , m_config(config)
-    , m_sampling(sampling)
-    , m_seed(seed)
-    , m_evalSeed(seed + 1)
+    , m_spec(std::move(options.spec()))
+    , m_config(options.dpo())
+    , m_schedule(options.schedule())
+    , m_sampling(options.sampling())
+    , m_seed(options.seed())
+    , m_evalSeed(options.evaluationSeed().value_or(options.seed() + 1))
+    , m_referenceVsr(options.referenceVsr())
+    , m_checkpointFolder(options.checkpointFolder())
+    , m_parentId(options.parentId())
 {
+    if (const auto& resume = options.resume()) {
+        m_startStep = resume->step;
+        m_resumedCheckpoint = resume->checkpointPath;
+        m_optimizerStateToLoad = resume->optimizerState;
+    }
 }
 
 void DpoTrainer::setPreferences(const torch::Tensor& winners, const torch::Tensor& losers)
@@ -44,13 +52,6 @@ std::string optimizerStatePath(const std::string& checkpointPath)
     return std::filesystem::path(checkpointPath).replace_extension(".adam").string();
 }
 
-void DpoTrainer::resumeFrom(int64_t step, std::string checkpointPath, std::string optimizerState)
-{
-    m_startStep = step;
-    m_resumedCheckpoint = std::move(checkpointPath);
-    m_optimizerStateToLoad = std::move(optimizerState);
-}
-
 void DpoTrainer::saveOptimizerState(const std::string& checkpointPath)
 {
     if (!m_optimizer)
@@ -63,12 +64,6 @@ void DpoTrainer::saveOptimizerState(const std::string& checkpointPath)
         throw std::runtime_error("the optimizer state: " + s.error());
 }
 
-void DpoTrainer::setCheckpointing(std::string folder, std::string parentId)
-{
-    m_checkpointFolder = std::move(folder);
-    m_parentId = std::move(parentId);
-}
-
 std::string DpoTrainer::saveCheckpoint(int64_t step, const std::string& metricsJson, std::string& error,
                                        const std::string& fileName)
 {
@@ -79,7 +74,7 @@ std::string DpoTrainer::saveCheckpoint(int64_t step, const std::string& metricsJ
     info.parentId = m_parentId;
     info.kind = "d2dpo";
     info.spec = m_spec;
-    info.trainingJson = toJson(m_config);
+    info.trainingJson = toJson(m_config, m_schedule);
     info.metricsJson = metricsJson;
     info.step = step;
     info.createdAt = utcNow();
@@ -144,8 +139,8 @@ DpoTrainer::StepOutcome DpoTrainer::trainStep(bool withRewards)
 
 int DpoTrainer::hostReadEvery() const
 {
-    if (m_config.hostReadEvery > 0)
-        return m_config.hostReadEvery;
+    if (m_schedule.hostReadEvery > 0)
+        return m_schedule.hostReadEvery;
     return m_policy->parameters().front().device().is_cpu() ? 1 : kGpuHostReadEvery;
 }
 
@@ -161,7 +156,7 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
 
     auto measure = [&](Denoiser& model) {
         auto generator = makeGenerator(m_evalSeed, m_policy->parameters().front().device());
-        SampleMetrics metrics = evaluateModel(model, m_task, m_spec.noise, m_sampling, m_config.evalSamples, generator);
+        SampleMetrics metrics = evaluateModel(model, m_task, m_spec.noise, m_sampling, m_schedule.evalSamples, generator);
         metrics.seed = m_evalSeed;
         return metrics;
     };
@@ -193,12 +188,12 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
     try {
         if (!m_winners.defined() || m_winners.size(0) == 0)
             throw std::runtime_error("no preference pairs to train on");
-        if (!m_config.keepBest.empty() && !m_checkpointFolder.empty()) {
+        if (!m_schedule.keepBest.empty() && !m_checkpointFolder.empty()) {
             if (!m_referenceVsr) {
                 m_reference->eval();
                 m_referenceVsr = measure(m_reference).vsr();
             }
-            best.emplace(m_config.keepBest, m_config.keepBestVsrSlack, *m_referenceVsr);
+            best.emplace(m_schedule.keepBest, m_schedule.keepBestVsrSlack, *m_referenceVsr);
             // A resumed run's earlier best stays the one to beat.
             const std::string earlier = (std::filesystem::path(m_checkpointFolder) / "best.d2dpo").string();
             std::error_code ec;
@@ -271,12 +266,12 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
                     finished.status = RunStatus::Stopped;
                 break;
             }
-            const bool report = step % std::max(1, m_config.logEvery) == 0 || step == m_config.steps;
+            const bool report = step % std::max(1, m_schedule.logEvery) == 0 || step == m_config.steps;
             unread.push_back({step, this->step(report), report});
             const bool evaluationDue =
-                m_config.evalEvery > 0 && step % m_config.evalEvery == 0 && step != m_config.steps;
+                m_schedule.evalEvery > 0 && step % m_schedule.evalEvery == 0 && step != m_config.steps;
             const bool checkpointDue =
-                m_config.checkpointEvery > 0 && step % m_config.checkpointEvery == 0 && step != m_config.steps;
+                m_schedule.checkpointEvery > 0 && step % m_schedule.checkpointEvery == 0 && step != m_config.steps;
             if ((unread.size() >= readEvery || step == m_config.steps || evaluationDue || checkpointDue) && !readBack())
                 break;
             if (evaluationDue)
@@ -294,7 +289,7 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
         // The best first, the last weights after it: the run's result is its last checkpoint.
         if (best) {
             finished.bestDescription = best->describe();
-            listener.onLog("best checkpoint by " + m_config.keepBest + ": " + finished.bestDescription);
+            listener.onLog("best checkpoint by " + m_schedule.keepBest + ": " + finished.bestDescription);
             if (!finished.bestCheckpointPath.empty())
                 listener.onCheckpoint({*best->bestStep(), finished.bestCheckpointPath});
         }

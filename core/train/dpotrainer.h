@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include <torch/arg.h>
 #include <torch/types.h>
 
 #include "base/config.h"
@@ -24,27 +25,48 @@ namespace d2dpo {
 /// Where the optimizer state of the checkpoint at `checkpointPath` is kept: beside it, ".adam".
 std::string optimizerStatePath(const std::string& checkpointPath);
 
+/// Where a resumed run continues from (jobs/dporesume.h finds it).
+struct DpoResumePoint {
+    int64_t step = 0;            ///< steps run from step + 1 to DpoConfig::steps
+    std::string checkpointPath;  ///< the checkpoint whose weights the policy given to the trainer holds
+    std::string optimizerState;  ///< Adam's moments written beside it; "" restarts them
+};
+
+/// How a DpoTrainer runs, as PyTorch's C++ frontend passes a module's options: what every trainer
+/// needs in the constructor, the rest through chaining setters, e.g.
+/// `DpoTrainerOptions(spec, dpo).sampling(s).seed(3).checkpointFolder(dir)`.
+struct DpoTrainerOptions {
+    DpoTrainerOptions(ModelSpec spec, DpoConfig dpo) : spec_(std::move(spec)), dpo_(std::move(dpo)) {}
+    /// The reference's spec: the policy's checkpoints carry it.
+    TORCH_ARG(ModelSpec, spec);
+    TORCH_ARG(DpoConfig, dpo);
+    /// When it evaluates, checkpoints, reports, reads the host; which checkpoint it keeps.
+    TORCH_ARG(DpoScheduleConfig, schedule) = {};
+    /// How evaluations sample.
+    TORCH_ARG(SamplingConfig, sampling) = {};
+    /// Seeds the training draws (batches, t, masks).
+    TORCH_ARG(uint64_t, seed) = 0;
+    /// Seeds every evaluation alike (the same draws each time, so curves compare models rather
+    /// than sampling noise); unset: seed + 1, as MeasurementSpec::ofRun says.
+    TORCH_ARG(std::optional<uint64_t>, evaluationSeed) = std::nullopt;
+    /// The reference's VSR under the evaluation seed, when already known (keepBest needs it;
+    /// unset, the trainer evaluates the reference once itself).
+    TORCH_ARG(std::optional<double>, referenceVsr) = std::nullopt;
+    /// Checkpoints go here (every DpoScheduleConfig::checkpointEvery steps and at the end); "" writes none.
+    TORCH_ARG(std::string, checkpointFolder) = "";
+    /// The lineage the checkpoints record.
+    TORCH_ARG(std::string, parentId) = "";
+    /// Continue a run instead of starting one: the training draws are seeded apart from the first
+    /// attempt's.
+    TORCH_ARG(std::optional<DpoResumePoint>, resume) = std::nullopt;
+};
+
 class DpoTrainer {
 public:
-    DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noise, ModelSpec spec, DpoConfig config,
-               SamplingConfig sampling, uint64_t seed);
+    DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noise, DpoTrainerOptions options);
 
     /// The preference data: winners and losers [P, D] int64 (moved to the policy's device).
     void setPreferences(const torch::Tensor& winners, const torch::Tensor& losers);
-    /// Write checkpoints into `folder` (every config.checkpointEvery steps and at the end),
-    /// recording `parentId` as their lineage. Without this, nothing is written.
-    void setCheckpointing(std::string folder, std::string parentId);
-    /// Continue a run from its checkpoint at `step` (the policy given to the constructor holds its
-    /// weights): steps run from step + 1 to config.steps, Adam's moments are read from
-    /// `optimizerState` (written beside every checkpoint; "" restarts them), and the step's random
-    /// draws are seeded apart from the first attempt's.
-    void resumeFrom(int64_t step, std::string checkpointPath, std::string optimizerState);
-    /// Seed of the generator used for every evaluation (the same draws each time, so curves
-    /// compare models rather than sampling noise).
-    void setEvaluationSeed(uint64_t seed) { m_evalSeed = seed; }
-    /// The reference's VSR under the evaluation seed, when already known (keepBest needs it;
-    /// without this the trainer evaluates the reference once itself).
-    void setReferenceVsr(double vsr) { m_referenceVsr = vsr; }
 
     FinishedEvent run(TrainListener& listener, const StopToken& stop);
 
@@ -73,7 +95,7 @@ private:
     std::string saveCheckpoint(int64_t step, const std::string& metricsJson, std::string& error,
                                const std::string& name = {});
     void saveOptimizerState(const std::string& checkpointPath);
-    /// Steps between host reads of the loss: DpoConfig::hostReadEvery, or 1 on the CPU and
+    /// Steps between host reads of the loss: DpoScheduleConfig::hostReadEvery, or 1 on the CPU and
     /// kGpuHostReadEvery on a GPU (one device sync per that many steps).
     int hostReadEvery() const;
     static constexpr int kGpuHostReadEvery = 25;
@@ -84,6 +106,7 @@ private:
     const NoiseProcess& m_noise;
     ModelSpec m_spec;
     DpoConfig m_config;
+    DpoScheduleConfig m_schedule;
     SamplingConfig m_sampling;
     uint64_t m_seed;
     uint64_t m_evalSeed;

@@ -18,7 +18,7 @@
 #include "diffusion/maskingnoise.h"
 #include "io/checkpoint.h"
 #include "jobs/dpojob.h"
-#include "jobs/runpolicy.h"
+#include "jobs/desktoprun.h"
 #include "model/denoiser.h"
 #include "model/device.h"
 #include "tasks/binaryintegerstask.h"
@@ -61,11 +61,12 @@ private:
     /// A D2-DPO run of `steps` on rule pairs, reading losses back every `readEvery` steps.
     std::pair<Recorder, Denoiser> run(int steps, int readEvery, int logEvery)
     {
-        DpoConfig config = test::tinyDpo(steps);
-        config.hostReadEvery = readEvery;
-        config.logEvery = logEvery;
-        config.evalEvery = 6;
-        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, config, m_sampling, 3);
+        DpoScheduleConfig schedule = test::tinySchedule();
+        schedule.hostReadEvery = readEvery;
+        schedule.logEvery = logEvery;
+        schedule.evalEvery = 6;
+        DpoTrainer trainer(freshModel(), m_task, m_noise,
+                           DpoTrainerOptions(m_spec, test::tinyDpo(steps)).schedule(schedule).sampling(m_sampling).seed(3));
         auto generator = makeGenerator(8, torch::kCPU);
         const auto [winners, losers] = m_task.rulePairs(128, generator, torch::kCPU).value();
         trainer.setPreferences(winners, losers);
@@ -161,7 +162,8 @@ private Q_SLOTS:
     {
         DpoConfig config = test::tinyDpo(5);
         config.beta = std::numeric_limits<double>::infinity(); // inf * 0 margin: NaN at step 1
-        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, config, m_sampling, 3);
+        DpoTrainer trainer(freshModel(), m_task, m_noise,
+                           DpoTrainerOptions(m_spec, config).schedule(test::tinySchedule()).sampling(m_sampling).seed(3));
         auto generator = makeGenerator(8, torch::kCPU);
         const auto [winners, losers] = m_task.rulePairs(32, generator, torch::kCPU).value();
         trainer.setPreferences(winners, losers);
@@ -188,9 +190,10 @@ private Q_SLOTS:
         StopToken stop;
         QCOMPARE(pretrainer.run(pretrainEvents, stop).status, RunStatus::Completed);
 
-        DpoConfig config = test::tinyDpo(30);
-        config.evalEvery = 10;
-        DpoTrainer trainer(model, m_task, m_noise, m_spec, config, m_sampling, 3);
+        DpoScheduleConfig schedule = test::tinySchedule();
+        schedule.evalEvery = 10;
+        DpoTrainer trainer(model, m_task, m_noise,
+                           DpoTrainerOptions(m_spec, test::tinyDpo(30)).schedule(schedule).sampling(m_sampling).seed(3));
         auto generator = makeGenerator(8, device.value());
         const auto [winners, losers] = m_task.rulePairs(64, generator, device.value()).value();
         trainer.setPreferences(winners, losers);
@@ -229,6 +232,7 @@ private Q_SLOTS:
             job.source = PreferenceSource::RulePairs;
             job.rulePairs = 64;
             job.dpo = test::tinyDpo(2);
+            job.schedule = test::tinySchedule();
             job.sampling = m_sampling;
             job.device = "cpu";
             job.threads = threads;

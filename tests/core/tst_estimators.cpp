@@ -248,7 +248,7 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(none.describe()).contains("no evaluation of 1"));
         QVERIFY(!BestCheckpoint("", 0.01, 0.9).offer(1, metrics(1, 1, 0)));
         // A metric name is checked with the settings: nothing after '-', or not a name, is refused.
-        DpoConfig config;
+        DpoScheduleConfig config;
         for (const char* bad : {"-", "odd ratio", "--x"}) {
             config.keepBest = bad;
             QVERIFY2(!validate(config), bad);

@@ -185,12 +185,12 @@ private Q_SLOTS:
         const int64_t deadId = s->startRun(run).value();
         s.reset();
         s = store("runs.sqlite");
-        QCOMPARE(s->run(liveId).value()->status, std::string("running"));
-        QCOMPARE(s->run(deadId).value()->status, std::string("interrupted"));
+        QCOMPARE(s->run(liveId).value()->status, RunStatus::Running);
+        QCOMPARE(s->run(deadId).value()->status, RunStatus::Interrupted);
         QVERIFY(s->run(deadId).value()->error.find("ended without stopping") != std::string::npos);
         live->release();
         QCOMPARE(s->markDeadRunsInterrupted().value(), int64_t(1));
-        QCOMPARE(s->run(liveId).value()->status, std::string("interrupted"));
+        QCOMPARE(s->run(liveId).value()->status, RunStatus::Interrupted);
         // Only a stopped or interrupted run can run again.
         // The dead attempt's points after the resumed step go; the reference's baselines stay.
         for (int64_t step = 1; step <= 5; ++step)

@@ -13,9 +13,10 @@
 #include "base/metricnames.h"
 #include "io/checkpoint.h"
 #include "jobs/dpojob.h"
-#include "jobs/modelfiles.h"
-#include "jobs/openmodel.h"
-#include "jobs/runpolicy.h"
+#include "facades/modelfiles.h"
+#include "facades/openmodel.h"
+#include "jobs/exportoptions.h"
+#include "jobs/runfolder.h"
 #include "model/denoiser.h"
 #include "store/preferencestore.h"
 #include "tasks/task.h"
@@ -135,14 +136,18 @@ private Q_SLOTS:
 
     void usablePairsCountOnlyTheModelsTask()
     {
-        std::vector<PreferenceRecord> prefs(5);
-        for (PreferenceRecord& r : prefs)
-            r.task = "binary-integers:6";
-        prefs[2].task = "binary-integers:4";
-        prefs[3].task = "sequences:8:0123456789abcdef";
-        const UsablePairs pairs = countUsablePairs(prefs, "binary-integers:6");
-        QCOMPARE(pairs.usable, int64_t(3));
-        QCOMPARE(pairs.otherTask, int64_t(2));
+        auto store = PreferenceStore::open(path("usable.sqlite"));
+        QVERIFY(store.ok());
+        const std::vector<ShownPair> pairs = {{0, "000001", "000010", "", "", "binary-integers:6"},
+                                              {0, "000011", "000100", "", "", "binary-integers:6"},
+                                              {0, "0101", "0110", "", "", "binary-integers:4"},
+                                              {0, "ab", "ba", "", "", "sequences:8:0123456789abcdef"},
+                                              {0, "000101", "000110", "", "", "binary-integers:6"}};
+        for (int64_t id : store.value()->addPairs(pairs, "generated").value())
+            QVERIFY(store.value()->addLabel(id, Choice::Left, "ana", 10).ok());
+        const UsablePairs counted = store.value()->usablePairs("binary-integers:6", {}).value();
+        QCOMPARE(counted.usable, int64_t(3));
+        QCOMPARE(counted.otherTask, int64_t(2));
     }
 
     void exportOptionsCarryTheRun()
@@ -157,7 +162,7 @@ private Q_SLOTS:
         run.device = "cpu";
         auto runId = store.value()->startRun(run);
         QVERIFY(runId.ok());
-        QVERIFY(store.value()->finishRun(runId.value(), "completed", "", "").ok());
+        QVERIFY(store.value()->finishRun(runId.value(), RunStatus::Completed, "", "").ok());
         ModelRecord model;
         model.id = info.id;
         model.kind = "d2dpo";
@@ -214,14 +219,15 @@ private Q_SLOTS:
             job.source = PreferenceSource::RulePairs;
             job.rulePairs = 64;
             job.dpo = test::tinyDpo(2);
-            job.dpo.evalSamples = 300;
+            job.schedule = test::tinySchedule();
+            job.schedule.evalSamples = 300;
             job.device = "cpu";
             job.outputFolder = path(folder);
             if (keepBest) {
                 job.dpo.steps = 4;
-                job.dpo.evalEvery = 2;
-                job.dpo.keepBest = "rule";
-                job.dpo.keepBestVsrSlack = 1;
+                job.schedule.evalEvery = 2;
+                job.schedule.keepBest = "rule";
+                job.schedule.keepBestVsrSlack = 1;
             }
             Log log;
             StopToken stop;
@@ -240,7 +246,7 @@ private Q_SLOTS:
         QVERIFY(first.referenceMetrics && second.referenceMetrics);
         QCOMPARE(second.referenceMetrics->toJson(), first.referenceMetrics->toJson());
         QVERIFY(!second.referenceMetrics->values.front().description.empty());
-        auto drawn = summarizeCheckpoint(reference, 300, 64, 1, "cpu");
+        auto drawn = measureCheckpoint(reference, {SamplingConfig{}, 300, 1}, "cpu");
         QVERIFY2(drawn, drawn ? "" : drawn.error().c_str());
         QCOMPARE(drawn->metrics.vsr(), first.referenceMetrics->vsr());
         QCOMPARE(drawn->metrics.provenance(), first.referenceMetrics->provenance());
@@ -274,7 +280,7 @@ private Q_SLOTS:
         dpo.steps = limits::kMaxSteps + 1;
         const Status tooMany = validate(dpo);
         QVERIFY(!tooMany.ok());
-        QVERIFY2(tooMany.error().find("<= 10000000") != std::string::npos, tooMany.error().c_str());
+        QVERIFY2(tooMany.error().find("and 10000000") != std::string::npos, tooMany.error().c_str());
     }
 
     void errorsCarryACode()

@@ -17,7 +17,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include "tasks/binaryintegerstask.h"
-#include "jobs/taskinfo.h"
+#include "facades/taskinfo.h"
 #include "jobs/pairgenerator.h"
 #include "store/preferencejsonl.h"
 #include "store/preferencestore.h"
@@ -126,7 +126,7 @@ private Q_SLOTS:
         std::filesystem::create_directories(path("new/folder"));
         auto store = openOrFail(path("new/folder/store.sqlite"));
         QVERIFY(store);
-        QCOMPARE(store->schemaVersion(), PreferenceStore::kSchemaVersion);
+        QCOMPARE(store->schemaVersion(), PreferenceStore::latestSchemaVersion());
         QCOMPARE(store->integrityCheck().value(), std::string("ok"));
         SQLite::Database db(path("new/folder/store.sqlite"));
         QCOMPARE(db.execAndGet("PRAGMA journal_mode").getString(), std::string("wal"));
@@ -221,17 +221,17 @@ private Q_SLOTS:
         QVERIFY(store->appendMetrics(run, 1, {{"loss", 0.69}, {"rewards/margins", 0.0}}).ok());
         QVERIFY(store->appendMetrics(run, 2, {{"loss", 0.5}}).ok());
         QVERIFY(store->addModel(modelRecord("ft", "ref", "d2dpo", run)).ok());
-        QVERIFY(store->finishRun(run, "completed", "", "ft").ok());
+        QVERIFY(store->finishRun(run, RunStatus::Completed, "", "ft").ok());
         const auto runs = store->runs().value();
         QCOMPARE(runs.size(), size_t(1));
-        QCOMPARE(runs[0].status, std::string("completed"));
+        QCOMPARE(runs[0].status, RunStatus::Completed);
         QCOMPARE(runs[0].resultModelId, std::string("ft"));
         const auto loss = store->metricSeries(run, "loss").value();
         QCOMPARE(loss.size(), size_t(2));
         QCOMPARE(loss[1].first, int64_t(2));
         QCOMPARE(loss[1].second, 0.5);
         QCOMPARE(store->model("ft").value()->parentId, std::string("ref"));
-        QVERIFY(!store->finishRun(run, "exploded", "", "").ok()); // CHECK constraint on status
+        QVERIFY(!store->finishRun(run, static_cast<RunStatus>(99), "", "").ok()); // CHECK constraint on status
     }
 
     void evaluationsAreMeasuredOncePerKey()
@@ -433,9 +433,9 @@ private Q_SLOTS:
         }
         auto store = openOrFail(file);
         QVERIFY(store);
-        QCOMPARE(store->schemaVersion(), PreferenceStore::kSchemaVersion);
+        QCOMPARE(store->schemaVersion(), PreferenceStore::latestSchemaVersion());
         // The old run had no lock: its process is gone, so it is interrupted; its model and curve stay linked.
-        QCOMPARE(store->run(1).value()->status, std::string("interrupted"));
+        QCOMPARE(store->run(1).value()->status, RunStatus::Interrupted);
         QCOMPARE(store->model("m1").value()->runId.value_or(0), int64_t(1));
         QCOMPARE(store->metricSeries(1, "loss").value().size(), size_t(1));
         {

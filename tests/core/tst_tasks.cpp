@@ -7,7 +7,7 @@
 #include "testsupport.h"
 
 #include "io/checkpoint.h"
-#include "jobs/openmodel.h"
+#include "facades/openmodel.h"
 #include "model/device.h"
 #include "tasks/sequencefile.h"
 #include "tasks/task.h"

@@ -67,9 +67,15 @@ private:
         return makeDenoiser(m_spec, 2, torch::kCPU);
     }
 
-    DpoTrainer dpoTrainer(int steps)
+    DpoTrainer dpoTrainer(int steps, const std::string& checkpointFolder = "", const std::string& parentId = "")
     {
-        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, test::tinyDpo(steps), m_sampling, 3);
+        DpoTrainer trainer(freshModel(), m_task, m_noise,
+                           DpoTrainerOptions(m_spec, test::tinyDpo(steps))
+                               .schedule(test::tinySchedule())
+                               .sampling(m_sampling)
+                               .seed(3)
+                               .checkpointFolder(checkpointFolder)
+                               .parentId(parentId));
         auto generator = makeGenerator(8, torch::kCPU);
         const auto [winners, losers] = m_task.rulePairs(256, generator, torch::kCPU).value();
         trainer.setPreferences(winners, losers);
@@ -102,8 +108,7 @@ private Q_SLOTS:
     void dpoReportsRewardsAndEvaluations()
     {
         QTemporaryDir dir;
-        DpoTrainer trainer = dpoTrainer(30);
-        trainer.setCheckpointing(dir.path().toStdString(), "parent-id");
+        DpoTrainer trainer = dpoTrainer(30, dir.path().toStdString(), "parent-id");
         Recorder recorder;
         StopToken stop;
         const FinishedEvent done = trainer.run(recorder, stop);
@@ -174,13 +179,18 @@ private Q_SLOTS:
     void nonFiniteLossEndsTheRunAndKeepsTheLastGoodCheckpoint()
     {
         QTemporaryDir dir;
-        DpoConfig config = test::tinyDpo(50);
-        config.checkpointEvery = 2;
-        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, config, m_sampling, 3);
+        DpoScheduleConfig schedule = test::tinySchedule();
+        schedule.checkpointEvery = 2;
+        DpoTrainer trainer(freshModel(), m_task, m_noise,
+                           DpoTrainerOptions(m_spec, test::tinyDpo(50))
+                               .schedule(schedule)
+                               .sampling(m_sampling)
+                               .seed(3)
+                               .checkpointFolder(dir.path().toStdString())
+                               .parentId("p"));
         auto generator = makeGenerator(8, torch::kCPU);
         const auto [winners, losers] = m_task.rulePairs(64, generator, torch::kCPU).value();
         trainer.setPreferences(winners, losers);
-        trainer.setCheckpointing(dir.path().toStdString(), "p");
         Recorder recorder;
         // After step 5, the weights go bad (as after a diverging update).
         recorder.actAt = 5;
@@ -204,7 +214,7 @@ private Q_SLOTS:
 
     void missingPreferencesFailCleanly()
     {
-        DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, test::tinyDpo(5), m_sampling, 3);
+        DpoTrainer trainer(freshModel(), m_task, m_noise, DpoTrainerOptions(m_spec, test::tinyDpo(5)).schedule(test::tinySchedule()).sampling(m_sampling).seed(3));
         Recorder recorder;
         StopToken stop;
         const FinishedEvent done = trainer.run(recorder, stop);

@@ -8,7 +8,6 @@
 
 #include "testsupport.h"
 
-#include "jobs/runpolicy.h"
 #include "store/preferencestore.h"
 #include "ui/traindatapanel.h"
 
@@ -57,18 +56,18 @@ private Q_SLOTS:
     {
         auto store = labelledStore();
         QVERIFY(store);
-        const auto prefs = store->preferences().value();
-        const auto labelers = labelersOf(prefs, "binary-integers:4");
+        const auto labelers = store->labelersOf("binary-integers:4").value();
         QCOMPARE(labelers.size(), size_t(2));
         QCOMPARE(labelers[0].labeler, std::string("ana"));
         QCOMPARE(labelers[0].decisive, int64_t(2));
         QVERIFY(!labelers[0].simulated);
         QCOMPARE(labelers[1].labeler, std::string("rule:odd"));
         QVERIFY(labelers[1].simulated);
-        const UsablePairs onlyAna = countUsablePairs(prefs, "binary-integers:4", {"ana"});
+        const UsablePairs onlyAna = store->usablePairs("binary-integers:4", {"ana"}).value();
         QCOMPARE(onlyAna.usable, int64_t(2));
         QCOMPARE(onlyAna.otherLabelers, int64_t(3));
-        QCOMPARE(countUsablePairs(prefs, "binary-integers:4").usable, int64_t(5)); // everyone
+        QCOMPARE(store->usablePairs("binary-integers:4", {}).value().usable, int64_t(5)); // everyone
+        QCOMPARE(store->preferences("binary-integers:4", {"ana"}).value().size(), size_t(2)); // what a run reads
     }
 
     void theTrainViewLeavesSimulatedLabelersOutUntilTicked()

@@ -18,7 +18,7 @@
 
 #include "testsupport.h"
 
-#include "jobs/taskinfo.h"
+#include "facades/taskinfo.h"
 #include "ui/sequencestrip.h"
 #include "io/checkpoint.h"
 #include "model/denoiser.h"

@@ -95,7 +95,7 @@ private Q_SLOTS:
         QVERIFY(finished.wait(60000));
         QCOMPARE(finished.at(0).at(0).value<RunStatus>(), RunStatus::Stopped);
         const RunRecord stopped = store->runs().value().back();
-        QCOMPARE(stopped.status, std::string("stopped"));
+        QCOMPARE(stopped.status, RunStatus::Stopped);
         QVERIFY(!stopped.resultModelId.empty()); // the checkpoint written at the stop
 
         // The past runs offer Resume for the stopped run; pressing it goes on to step 120.
@@ -110,7 +110,7 @@ private Q_SLOTS:
         QVERIFY(finished.wait(120000));
         QCOMPARE(finished.at(1).at(0).value<RunStatus>(), RunStatus::Completed);
         const RunRecord done = *store->run(stopped.id).value();
-        QCOMPARE(done.status, std::string("completed"));
+        QCOMPARE(done.status, RunStatus::Completed);
         const auto loss = store->metricSeries(stopped.id, "loss").value();
         QCOMPARE(loss.size(), size_t(120));
         QCOMPARE(loss.back().first, int64_t(120));
@@ -160,7 +160,7 @@ private Q_SLOTS:
         QVERIFY(!view->training());
         QVERIFY(!window.isVisible());
         const RunRecord run = kept->runs().value().back();
-        QCOMPARE(run.status, std::string("stopped"));
+        QCOMPARE(run.status, RunStatus::Stopped);
         QVERIFY(!run.resultModelId.empty());
         QVERIFY(loadCheckpoint(kept->model(run.resultModelId).value()->path, torch::kCPU).ok());
     }

@@ -71,8 +71,8 @@ DpoJobSpec quickJob(const std::string& reference, const QTemporaryDir& dir, int 
     job.rulePairs = 200;
     job.dpo.steps = steps;
     job.dpo.batch = 8;
-    job.dpo.evalEvery = 10;
-    job.dpo.evalSamples = 40;
+    job.schedule.evalEvery = 10;
+    job.schedule.evalSamples = 40;
     job.sampling.steps = 8;
     job.device = "cpu";
     job.outputFolder = dir.filePath(QStringLiteral("runs/%1").arg(QString::number(qint64(std::rand())))).toStdString();
@@ -185,7 +185,7 @@ private Q_SLOTS:
         QSignalSpy finished(&runner, &TrainRunner::finished);
         QSignalSpy progress(&runner, &TrainRunner::progress);
         auto job = quickJob(m_reference, m_dir, 1'000'000);
-        job.dpo.evalEvery = 0;
+        job.schedule.evalEvery = 0;
         job.evaluateReference = false;
         QVERIFY(runner.start(asTrainJob(job)));
         QVERIFY(progress.wait(30000));
@@ -240,7 +240,7 @@ private Q_SLOTS:
         QSignalSpy progress(runner.get(), &TrainRunner::progress);
         auto job = quickJob(m_reference, m_dir, 1'000'000);
         job.evaluateReference = false;
-        job.dpo.evalEvery = 0;
+        job.schedule.evalEvery = 0;
         QVERIFY(runner->start(asTrainJob(job)));
         QVERIFY(progress.wait(30000));
         QElapsedTimer clock;
@@ -470,7 +470,7 @@ private Q_SLOTS:
         // The store has the run, its series and the fine-tuned model with its lineage.
         const auto runs = store->runs().value();
         QCOMPARE(runs.size(), size_t(1));
-        QCOMPARE(runs[0].status, std::string("completed"));
+        QCOMPARE(runs[0].status, RunStatus::Completed);
         QCOMPARE(runs[0].referenceModelId, modelId);
         QCOMPARE(store->metricSeries(runs[0].id, "loss").value().size(), size_t(25));
         QCOMPARE(store->metricSeries(runs[0].id, "reference/vsr").value().size(), size_t(1));

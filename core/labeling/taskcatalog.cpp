@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/taskcache.h"
+#include "labeling/taskcatalog.h"
 
-namespace d2dpo::ui {
+namespace d2dpo {
 
-const TaskInfo* TaskCache::find(const std::string& key)
+const TaskInfo* TaskCatalog::find(const std::string& key)
 {
     auto known = m_tasks.find(key);
     if (known == m_tasks.end()) {
-        // A failure is not kept: the store may learn the task later (a model added with it).
-        auto task = TaskInfo::fromStore(m_store, key);
+        auto task = TaskInfo::fromStore(m_store, key, m_ruleOverride);
         if (!task) {
-            m_lastError = QString::fromStdString(task.error());
+            m_lastError = task.error();
             return nullptr;
         }
         known = m_tasks.emplace(key, task.value()).first;
@@ -18,7 +17,7 @@ const TaskInfo* TaskCache::find(const std::string& key)
     return &known->second;
 }
 
-std::optional<Choice> TaskCache::ruleChoice(const ShownPair& pair)
+std::optional<Choice> TaskCatalog::ruleChoice(const ShownPair& pair)
 {
     const TaskInfo* task = find(pair.task);
     if (!task || !task->hasRule())
@@ -27,4 +26,4 @@ std::optional<Choice> TaskCache::ruleChoice(const ShownPair& pair)
     return choice ? std::optional<Choice>(choice.value()) : std::nullopt;
 }
 
-} // namespace d2dpo::ui
+} // namespace d2dpo

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "jobs/experiment.h"
+#include "research/experiment.h"
 
 #include <chrono>
 #include <filesystem>
@@ -26,7 +26,7 @@ namespace {
 /// Forwards every event to the caller's listener and keeps a copy for the report.
 class RecordingListener final : public TrainListener {
 public:
-    RecordingListener(ExperimentListener& forward, std::vector<ProgressEvent>& progress,
+    RecordingListener(PhaseListener& forward, std::vector<ProgressEvent>& progress,
                       std::vector<EvaluationEvent>& evaluations)
         : m_forward(forward)
         , m_progress(progress)
@@ -48,7 +48,7 @@ public:
     void onLog(const std::string& line) override { m_forward.onLog(line); }
 
 private:
-    ExperimentListener& m_forward;
+    PhaseListener& m_forward;
     std::vector<ProgressEvent>& m_progress;
     std::vector<EvaluationEvent>& m_evaluations;
 };
@@ -62,7 +62,7 @@ double secondsSince(std::chrono::steady_clock::time_point start)
 
 Status validate(const ReproduceConfig& c)
 {
-    for (const Status& s : {validate(c.spec), validate(c.pretrain), validate(c.dpo), validate(c.sampling)})
+    for (const Status& s : {validate(c.spec), validate(c.pretrain), validate(c.dpo), validate(c.schedule), validate(c.sampling)})
         if (!s)
             return s;
     if (c.preferencePairs < 1)
@@ -71,7 +71,7 @@ Status validate(const ReproduceConfig& c)
 }
 
 Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::string& deviceName,
-                                  ExperimentListener& listener, const StopToken& stop)
+                                  PhaseListener& listener, const StopToken& stop)
 {
     if (Status s = validate(config); !s)
         return makeError(s.error());
@@ -138,7 +138,7 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
         {
             auto generator = makeGenerator(evalSeed, device);
             report.reference = evaluateModel(model, *task.value(), spec.noise, config.sampling,
-                                             config.dpo.evalSamples, generator);
+                                             config.schedule.evalSamples, generator);
             report.reference.seed = evalSeed;
         }
         report.referenceEvalSeconds = secondsSince(start);
@@ -166,8 +166,16 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
             if (!pairs)
                 return makeError(pairs.error());
             const auto [winners, losers] = pairs.value();
-            DpoTrainer trainer(model, *task.value(), *noise.value(), report.config.spec, config.dpo, config.sampling,
-                               config.seed);
+            DpoTrainer trainer(model, *task.value(), *noise.value(),
+                               DpoTrainerOptions(report.config.spec, config.dpo)
+                                   .schedule(config.schedule)
+                                   .sampling(config.sampling)
+                                   .seed(config.seed)
+                                   .evaluationSeed(evalSeed)
+                                   .referenceVsr(report.reference.vsr())
+                                   .checkpointFolder(config.outputFolder.empty() ? std::string()
+                                                                                 : (out / "checkpoints").string())
+                                   .parentId(referenceId));
             trainer.setPreferences(winners, losers);
             if (config.gradientDraws > 0) {
                 Denoiser reference = trainer.reference();
@@ -176,10 +184,6 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
                 report.gradientStd = spread.std;
                 report.gradientMeanNorm = spread.meanNorm;
             }
-            trainer.setEvaluationSeed(evalSeed);
-            trainer.setReferenceVsr(report.reference.vsr());
-            if (!config.outputFolder.empty())
-                trainer.setCheckpointing((out / "checkpoints").string(), referenceId);
             RecordingListener recorder(listener, report.dpoProgress, report.evaluations);
             report.dpoFinished = trainer.run(recorder, stop);
         }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "jobs/checkpointrecord.h"
+#include "facades/checkpointrecord.h"
 
 #include "io/checkpoint.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "jobs/study.h"
+#include "research/study.h"
 
 #include <algorithm>
 #include <cmath>

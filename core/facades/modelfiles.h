@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/config.h"
+#include "base/measurement.h"
 #include "base/result.h"
 #include "base/samplemetrics.h"
 #include "base/sequencehint.h"
@@ -36,9 +37,9 @@ struct ModelSummary {
 Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
                                       uint64_t seed, const std::string& device = "auto", const std::string& rule = "");
 
-/// sampleCheckpoint() with the default sampler (exact; `samplingSteps` where it uses Euler steps) in
-/// batches of 1000 (the Models view).
-Result<ModelSummary> summarizeCheckpoint(const std::string& checkpointPath, int64_t count, int samplingSteps,
-                                         uint64_t seed, const std::string& device = "auto");
+/// sampleCheckpoint() as `measurement` says: its sampler, sample count and seed (the Models view
+/// measures every model by standardMeasurement()).
+Result<ModelSummary> measureCheckpoint(const std::string& checkpointPath, const MeasurementSpec& measurement,
+                                       const std::string& device = "auto");
 
 } // namespace d2dpo

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "jobs/modelfiles.h"
+#include "facades/modelfiles.h"
 
 #include <torch/torch.h>
 
 #include "base/failurereport.h"
 #include "diffusion/sampler.h"
-#include "jobs/openmodel.h"
+#include "facades/openmodel.h"
 #include "model/device.h"
 #include "train/evaluation.h"
 
@@ -43,15 +43,14 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
     }
 }
 
-Result<ModelSummary> summarizeCheckpoint(const std::string& checkpointPath, int64_t count, int samplingSteps,
-                                         uint64_t seed, const std::string& device)
+Result<ModelSummary> measureCheckpoint(const std::string& checkpointPath, const MeasurementSpec& measurement,
+                                       const std::string& device)
 {
-    if (count < 1 || samplingSteps < 1)
-        return makeError("the sample count and the sampling steps must be at least 1");
-    SamplingConfig sampling;
-    sampling.steps = samplingSteps;
-    sampling.batch = 1000;
-    return sampleCheckpoint(checkpointPath, count, sampling, seed, device);
+    if (measurement.samples < 1)
+        return makeError("the sample count must be at least 1");
+    if (Status s = validate(measurement.sampling); !s)
+        return makeError(s.error());
+    return sampleCheckpoint(checkpointPath, measurement.samples, measurement.sampling, measurement.seed, device);
 }
 
 } // namespace d2dpo

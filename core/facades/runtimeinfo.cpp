@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "jobs/runtimeinfo.h"
+#include "facades/runtimeinfo.h"
 
 #include <torch/version.h>
 

@@ -19,6 +19,7 @@ struct ReproduceConfig {
     ModelSpec spec;
     PretrainConfig pretrain;
     DpoConfig dpo;
+    DpoScheduleConfig schedule;
     SamplingConfig sampling;
     int64_t preferencePairs = 20000; ///< rule-made pairs in the training set
     uint64_t seed = 0;
@@ -47,17 +48,10 @@ struct ReproduceReport {
     double gradientMeanNorm = 0;
 };
 
-/// A TrainListener that is also told when a phase starts.
-class ExperimentListener : public TrainListener {
-public:
-    /// phase: "pretrain", "evaluate-reference", "d2dpo"; totalSteps: 0 when not step-based.
-    virtual void onPhase(const std::string& phase, int64_t totalSteps) {}
-};
-
 Status validate(const ReproduceConfig& config);
 
 /// Runs the experiment in the calling thread. Failure of any phase comes back as an error.
 Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::string& device,
-                                  ExperimentListener& listener, const StopToken& stop);
+                                  PhaseListener& listener, const StopToken& stop);
 
 } // namespace d2dpo

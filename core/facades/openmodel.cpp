@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "jobs/openmodel.h"
+#include "facades/openmodel.h"
 
 #include "model/device.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "jobs/taskinfo.h"
+#include "facades/taskinfo.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +35,13 @@ Result<TaskInfo> TaskInfo::fromCheckpoint(const std::string& path, const std::st
     if (!loaded)
         return makeError(loaded.error());
     return fromConfig(loaded->info.spec.task, rule);
+}
+
+Result<TaskInfo> TaskInfo::ofModel(PreferenceStore& store, const ModelRecord& model, const std::string& rule)
+{
+    if (model.taskKey.empty())
+        return makeError("the store's record of model " + model.id + " names no task (its spec cannot be read)");
+    return fromStore(store, model.taskKey, rule);
 }
 
 Result<TaskInfo> TaskInfo::fromStore(PreferenceStore& store, const std::string& key, const std::string& rule)

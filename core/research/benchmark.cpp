@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "jobs/benchmark.h"
+#include "research/benchmark.h"
 
 #include <algorithm>
 #include <chrono>
@@ -68,7 +68,7 @@ BenchFigures measureOn(const BenchSetting& s, const BenchRun& o, torch::Device d
         Denoiser model = makeDenoiser(spec, task->vocabSize(), device);
         DpoConfig config;
         config.batch = s.batch;
-        DpoTrainer trainer(model, *task, *noise, spec, config, SamplingConfig{}, o.seed);
+        DpoTrainer trainer(model, *task, *noise, DpoTrainerOptions(spec, config).seed(o.seed));
         auto generator = makeGenerator(o.seed, device);
         const auto [winners, losers] = task->rulePairs(4096, generator, device).value();
         trainer.setPreferences(winners, losers);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "jobs/curves.h"
+#include "research/curves.h"
 
 #include <filesystem>
 
@@ -53,7 +53,7 @@ std::string reportToJson(const ReproduceReport& r)
     return json{{"config",
                  {{"model", json::parse(toJson(c.spec))},
                   {"pretrain", json::parse(toJson(c.pretrain))},
-                  {"d2dpo", json::parse(toJson(c.dpo))},
+                  {"d2dpo", json::parse(toJson(c.dpo, c.schedule))},
                   {"sampling", json::parse(toJson(c.sampling))},
                   {"preference_pairs", c.preferencePairs},
                   {"seed", c.seed}}},

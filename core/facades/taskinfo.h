@@ -30,6 +30,8 @@ public:
     static Result<TaskInfo> fromCheckpoint(const std::string& path, const std::string& rule = "");
     /// The task of a stored sequence or model, from the store's tasks table.
     static Result<TaskInfo> fromStore(PreferenceStore& store, const std::string& key, const std::string& rule = "");
+    /// The task of a stored model.
+    static Result<TaskInfo> ofModel(PreferenceStore& store, const ModelRecord& model, const std::string& rule = "");
 
     const TaskConfig& config() const;
     std::string key() const;

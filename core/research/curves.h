@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "jobs/experiment.h"
+#include "research/experiment.h"
 
 namespace d2dpo {
 

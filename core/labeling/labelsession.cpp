@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "labeling/labelsession.h"
+
+namespace d2dpo {
+
+namespace {
+constexpr int64_t kQueueRead = 500; // pending pairs read into the queue at a time
+}
+
+LabelSession::LabelSession(PreferenceStore& store, std::string labeler) : m_store(store), m_labeler(std::move(labeler))
+{
+}
+
+void LabelSession::setLabeler(std::string labeler)
+{
+    if (labeler == m_labeler)
+        return;
+    m_labeler = std::move(labeler);
+    m_undoSteps.clear();
+    m_labelled = 0;
+}
+
+Status LabelSession::refill()
+{
+    auto pending = m_store.pendingPairs(kQueueRead);
+    if (!pending)
+        return makeError(pending.error());
+    for (ShownPair& p : pending.value())
+        if (!m_current || p.id != m_current->id)
+            m_queue.push_back(std::move(p));
+    return Ok{};
+}
+
+Status LabelSession::advance()
+{
+    m_current.reset();
+    if (m_queue.empty())
+        if (Status s = refill(); !s)
+            return s;
+    if (!m_queue.empty()) {
+        m_current = std::move(m_queue.front());
+        m_queue.pop_front();
+    }
+    return Ok{};
+}
+
+Result<LabelSession::Labelled> LabelSession::label(Choice choice, int64_t decideMs)
+{
+    if (!m_current)
+        return makeError(ErrorCode::NotFound, "no pair to label");
+    Labelled labelled;
+    labelled.pairId = m_current->id;
+    auto id = m_store.addLabel(m_current->id, choice, m_labeler, decideMs);
+    if (!id) {
+        if (id.errorCode() != ErrorCode::AlreadyLabelled)
+            return makeError(id.errorCode(), id.error()); // nothing stored: the pair stays
+        labelled.otherwise = id.error();
+    } else {
+        labelled.labelId = id.value();
+        ++m_labelled;
+        m_undoSteps.push_back({{id.value()}, false});
+    }
+    if (Status s = advance(); !s)
+        return makeError(s.error());
+    return labelled;
+}
+
+Result<std::optional<LabelSession::Undone>> LabelSession::undo()
+{
+    if (m_undoSteps.empty())
+        return std::optional<Undone>();
+    const Step step = m_undoSteps.back();
+    auto undone = m_store.undoLabels(step.labelIds);
+    if (!undone)
+        return makeError(undone.error());
+    m_undoSteps.pop_back();
+    if (!step.rulePlan)
+        m_labelled = std::max(0, m_labelled - int(undone->size()));
+    // Read every pair first: a failure leaves the queue as it was.
+    std::vector<ShownPair> again;
+    for (int64_t pairId : undone.value()) {
+        auto pair = m_store.pair(pairId);
+        if (!pair)
+            return makeError(pair.error());
+        again.push_back(pair.value());
+    }
+    if (m_current)
+        m_queue.push_front(*m_current);
+    for (ShownPair& p : again) // the latest undone comes first
+        m_queue.push_front(std::move(p));
+    m_current.reset();
+    if (Status s = advance(); !s)
+        return makeError(s.error());
+    return std::optional(Undone{undone.value(), step.rulePlan});
+}
+
+Result<StoredPairs> LabelSession::addGenerated(const ModelRecord& model, const std::vector<ShownPair>& pairs,
+                                               bool first)
+{
+    auto stored = storeGeneratedPairs(m_store, model, pairs);
+    if (!stored)
+        return stored;
+    if (first) {
+        if (m_current)
+            m_queue.push_front(*m_current);
+        m_queue.insert(m_queue.begin(), stored->pairs.begin(), stored->pairs.end());
+        m_current.reset();
+        if (Status s = advance(); !s)
+            return makeError(s.error());
+    } else if (!m_current) {
+        m_queue.clear(); // the store's pending pairs, the new ones among them, oldest first
+        if (Status s = advance(); !s)
+            return makeError(s.error());
+    } else {
+        m_queue.insert(m_queue.end(), stored->pairs.begin(), stored->pairs.end());
+    }
+    return stored;
+}
+
+RuleLabelOutcome LabelSession::applyRulePlan(RuleLabeler& labeler, const RuleLabelPlan& plan)
+{
+    RuleLabelOutcome outcome = labeler.apply(m_store, plan);
+    if (!outcome.labelIds.empty())
+        m_undoSteps.push_back({outcome.labelIds, true});
+    m_queue.clear();
+    m_current.reset();
+    if (Status s = advance(); !s && outcome.error.empty())
+        outcome.error = s.error();
+    return outcome;
+}
+
+} // namespace d2dpo

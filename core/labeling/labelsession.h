@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One labeler's sitting at the store: the queue of pairs to label, the pair on screen, and what
+// this session may undo. Every label is committed as it is made. Undo takes back this session's
+// latest action (one label, or an applied rule plan as one step) and shows its pairs again next;
+// it never reaches an earlier session's or another labeler's labels: a new labeler starts a new
+// session. The Label view drives one; `d2dpo pairs` and `d2dpo label` use its parts.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/choice.h"
+#include "base/result.h"
+#include "labeling/generatedpairs.h"
+#include "labeling/rulelabeler.h"
+#include "store/preferencestore.h"
+
+namespace d2dpo {
+
+class LabelSession {
+public:
+    LabelSession(PreferenceStore& store, std::string labeler);
+
+    const std::string& labeler() const { return m_labeler; }
+    /// Another labeler from now on: a new session (nothing before it can be undone).
+    void setLabeler(std::string labeler);
+
+    /// The pair to label, or nothing when no pair is pending.
+    const std::optional<ShownPair>& current() const { return m_current; }
+    /// Pairs queued behind the current one.
+    size_t queued() const { return m_queue.size(); }
+    /// Labels this session made by hand (a rule plan's labels are not counted).
+    int labelledCount() const { return m_labelled; }
+    bool canUndo() const { return !m_undoSteps.empty(); }
+
+    /// Shows the next queued pair, refilling the queue with the store's pending pairs when empty.
+    Status advance();
+    /// Forgets the queue (the current pair stays) so the next advance reads the store again.
+    void dropQueue() { m_queue.clear(); }
+
+    struct Labelled {
+        int64_t pairId = 0;
+        int64_t labelId = 0;    ///< 0 when someone labelled the pair first (AlreadyLabelled)
+        std::string otherwise;  ///< then why this label was not stored
+    };
+    /// Labels the current pair and moves on. A pair labelled meanwhile by someone else is passed
+    /// over (its label is theirs); any other failure keeps the pair current and is returned.
+    Result<Labelled> label(Choice choice, int64_t decideMs);
+
+    struct Undone {
+        std::vector<int64_t> pairIds; ///< shown again next, the latest first
+        bool wasRulePlan = false;
+    };
+    /// Takes back this session's latest step; nothing when there is none.
+    Result<std::optional<Undone>> undo();
+
+    /// Stores a generated batch (storeGeneratedPairs) and queues its pairs: `first` puts them
+    /// ahead of everything, the current pair waiting behind them (label a new model's outputs
+    /// next); otherwise behind the queue.
+    Result<StoredPairs> addGenerated(const ModelRecord& model, const std::vector<ShownPair>& pairs, bool first);
+
+    /// Applies a rule plan as one undo step of this session; the queue is read again.
+    RuleLabelOutcome applyRulePlan(RuleLabeler& labeler, const RuleLabelPlan& plan);
+
+private:
+    struct Step {
+        std::vector<int64_t> labelIds;
+        bool rulePlan = false;
+    };
+    Status refill();
+
+    PreferenceStore& m_store;
+    std::string m_labeler;
+    int m_labelled = 0;
+    std::vector<Step> m_undoSteps;
+    std::deque<ShownPair> m_queue;
+    std::optional<ShownPair> m_current;
+};
+
+} // namespace d2dpo

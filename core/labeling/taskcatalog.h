@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The tasks of the store's sequences, each read once from the store's tasks table and kept: every
+// pair is drawn, hinted and rule-labelled with its own task's. One catalog serves a labeling
+// session, its statistics and its rule labeler alike.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "base/choice.h"
+#include "facades/taskinfo.h"
+#include "store/preferencestore.h"
+
+namespace d2dpo {
+
+class TaskCatalog {
+public:
+    /// `ruleOverride` replaces every task's own rule when given (`d2dpo label --rule`).
+    explicit TaskCatalog(PreferenceStore& store, std::string ruleOverride = "")
+        : m_store(store), m_ruleOverride(std::move(ruleOverride))
+    {
+    }
+
+    /// The task with `key`, or null (with the reason in lastError()) when the store cannot make it.
+    /// A failure is not kept: the store may learn the task later (a model added with it).
+    const TaskInfo* find(const std::string& key);
+    /// The rule's choice for a pair, or nothing when its task has no rule or cannot be read.
+    std::optional<Choice> ruleChoice(const ShownPair& pair);
+    const std::string& lastError() const { return m_lastError; }
+
+private:
+    PreferenceStore& m_store;
+    std::string m_ruleOverride;
+    std::map<std::string, TaskInfo> m_tasks;
+    std::string m_lastError;
+};
+
+} // namespace d2dpo

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// PreferenceStore: which decisive labels a model trains on (its task's, by the chosen labelers),
+// selected in SQL so that the run, the Train view's count and its labeler list read the same rule.
+#include "store/preferencestore.h"
+
+#include <nlohmann/json.hpp>
+
+#include "store/storeimpl.h"
+
+namespace d2dpo {
+
+namespace {
+
+// Active left/right labels with both sequences; "?1" the task, "?2" the chosen labelers as a JSON
+// array (NULL: everyone's).
+constexpr const char* kDecisive = R"sql(
+    FROM labels l JOIN pairs p ON p.id = l.pair_id
+         JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
+    WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right'))sql";
+constexpr const char* kChosen = " (?2 IS NULL OR l.labeler IN (SELECT value FROM json_each(?2))) ";
+
+void bindSelection(SQLite::Statement& q, const std::string& task, const std::vector<std::string>& labelers)
+{
+    q.bind(1, task);
+    if (labelers.empty())
+        q.bind(2); // NULL: every labeler's labels count
+    else
+        q.bind(2, nlohmann::json(labelers).dump());
+}
+
+} // namespace
+
+bool isSimulatedLabeler(const std::string& labeler) { return labeler.rfind("rule:", 0) == 0; }
+
+Result<std::vector<PreferenceRecord>> PreferenceStore::preferences(const std::string& task,
+                                                                   const std::vector<std::string>& labelers)
+{
+    return m_impl->guard<std::vector<PreferenceRecord>>("reading preferences", [&] {
+        SQLite::Statement q(m_impl->db, std::string(R"sql(
+            SELECT l.choice, ls.tokens, rs.tokens, ls.model_id, rs.model_id, l.labeler, l.decide_ms, l.created_at,
+                   ls.task)sql") + kDecisive + " AND ls.task = ?1 AND" + kChosen + "ORDER BY l.id");
+        bindSelection(q, task, labelers);
+        std::vector<PreferenceRecord> out;
+        while (q.executeStep()) {
+            const bool left = q.getColumn(0).getString() == "left";
+            const std::string l = q.getColumn(1).getString(), r = q.getColumn(2).getString();
+            const std::string lm = nullableText(q.getColumn(3)), rm = nullableText(q.getColumn(4));
+            out.push_back({left ? l : r, left ? r : l, left ? lm : rm, left ? rm : lm, left ? "left" : "right",
+                           q.getColumn(5).getString(), q.getColumn(6).getInt64(), q.getColumn(7).getString(),
+                           q.getColumn(8).getString()});
+        }
+        return out;
+    });
+}
+
+Result<UsablePairs> PreferenceStore::usablePairs(const std::string& task, const std::vector<std::string>& labelers)
+{
+    return m_impl->guard<UsablePairs>("counting preferences", [&] {
+        SQLite::Statement q(m_impl->db, std::string(R"sql(
+            SELECT coalesce(sum(ls.task = ?1 AND)sql") + kChosen + R"sql(), 0),
+                   coalesce(sum(ls.task <> ?1), 0),
+                   coalesce(sum(ls.task = ?1 AND NOT)sql" + kChosen + "), 0)" + kDecisive);
+        bindSelection(q, task, labelers);
+        q.executeStep();
+        return UsablePairs{q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64()};
+    });
+}
+
+Result<std::vector<LabelerCount>> PreferenceStore::labelersOf(const std::string& task)
+{
+    return m_impl->guard<std::vector<LabelerCount>>("counting labelers", [&] {
+        SQLite::Statement q(m_impl->db, std::string("SELECT l.labeler, count(*) ") + kDecisive +
+                                            " AND ls.task = ? GROUP BY l.labeler ORDER BY l.labeler");
+        q.bind(1, task);
+        std::vector<LabelerCount> people, simulated;
+        while (q.executeStep()) {
+            LabelerCount c{q.getColumn(0).getString(), q.getColumn(1).getInt64(), false};
+            c.simulated = isSimulatedLabeler(c.labeler);
+            (c.simulated ? simulated : people).push_back(std::move(c));
+        }
+        people.insert(people.end(), simulated.begin(), simulated.end());
+        return people;
+    });
+}
+
+} // namespace d2dpo

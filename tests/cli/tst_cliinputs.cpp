@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The d2dpo binary against careless and hostile use, each case once a fault that lost data or
+// hung: two imports of one file at once, a JSONL round trip, export --force over its own input,
+// an empty --db, no home folder, an unknown command, the store deleted under a run, and a
+// pattern that makes a backtracking matcher take forever.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <csignal>
+#include <filesystem>
+
+#include "cli/clirun.h"
+#include "store/preferencestore.h"
+
+namespace {
+
+using Run = d2dpo::test::CliRun;
+using d2dpo::test::kCli;
+using d2dpo::test::runCli;
+
+QByteArray fileBytes(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+/// `count` preferences between distinct 16-bit integers, each with its own time: a JSONL file.
+QString writePreferences(const QString& path, int count)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    for (int i = 0; i < count; ++i) {
+        const QString chosen = QString::number(2 * i + 1, 2).rightJustified(16, QLatin1Char('0'));
+        const QString rejected = QString::number(2 * i + 2, 2).rightJustified(16, QLatin1Char('0'));
+        file.write(QStringLiteral("{\"chosen\": \"%1\", \"rejected\": \"%2\", \"labeler\": \"ana\", "
+                                  "\"labelled_at\": \"2026-01-01T00:00:%3Z\"}\n")
+                       .arg(chosen, rejected)
+                       .arg(i % 60, 2, 10, QLatin1Char('0'))
+                       .toUtf8());
+    }
+    return path;
+}
+
+} // namespace
+
+using namespace d2dpo;
+
+class TestCliInputs final : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_reference;
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    void expectRefusal(const QStringList& arguments, const QString& phrase, int exitCode = 1)
+    {
+        const Run run = runCli(arguments);
+        QVERIFY2(run.exitCode == exitCode, qPrintable(arguments.join(' ') + "\n" + run.err));
+        QVERIFY2(run.err.contains(phrase), qPrintable(arguments.join(' ') + "\n" + run.err));
+    }
+
+    int64_t labels(const QString& store)
+    {
+        auto opened = PreferenceStore::open(store.toStdString(), PreferenceStore::OpenMode::MustExist);
+        return opened ? opened.value()->counts("").value().labelled : -1;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_reference = path("reference.d2dpo");
+        const Run pretrain = runCli({"pretrain", "-N", "6", "--steps", "200", "--d-model", "32", "--layers", "1",
+                                     "--heads", "2", "--eval-samples", "50", "--threads", "1", "-o", m_reference});
+        QVERIFY2(pretrain.exitCode == 0, qPrintable(pretrain.err));
+    }
+
+    void twoImportsOfOneFileAtOnceStoreItOnce()
+    {
+        const QString jsonl = writePreferences(path("many.jsonl"), 3000);
+        const QString alone = path("alone.sqlite");
+        QVERIFY(runCli({"prefs", "import", "--db", alone, "-i", jsonl, "--length", "16"}).exitCode == 0);
+        QCOMPARE(labels(alone), int64_t(3000));
+        const QString store = path("concurrent.sqlite");
+        QProcess first, second;
+        for (QProcess* p : {&first, &second})
+            p->start(kCli, {"prefs", "import", "--db", store, "-i", jsonl, "--length", "16"});
+        const Run a = d2dpo::test::finishProcess(first), b = d2dpo::test::finishProcess(second);
+        QVERIFY2(a.exitCode == 0 && b.exitCode == 0, qPrintable(a.err + b.err));
+        QCOMPARE(labels(store), int64_t(3000)); // not 6000
+        QVERIFY2((a.out + b.out).contains(QStringLiteral("imported 0 preferences")), qPrintable(a.out + b.out));
+    }
+
+    void aJsonlRoundTripKeepsEveryLabelAndAReimportAddsNone()
+    {
+        // Two labels by one labeler on the same two sequences, at different times and sides.
+        const QString from = path("roundtrip-from.sqlite");
+        {
+            auto store = PreferenceStore::open(from.toStdString());
+            QVERIFY(store.ok());
+            const auto ids = store.value()
+                                 ->addPairs({{0, "000001", "000010", "", "", "binary-integers:6"},
+                                             {0, "000010", "000001", "", "", "binary-integers:6"},
+                                             {0, "000011", "000100", "", "", "binary-integers:6"}},
+                                            "generated")
+                                 .value();
+            QVERIFY(store.value()->addLabel(ids[0], Choice::Left, "ana", 10).ok());
+            QVERIFY(store.value()->addLabel(ids[1], Choice::Right, "ana", 20).ok());
+            QVERIFY(store.value()->addLabel(ids[2], Choice::Left, "ana", 30).ok());
+        }
+        const Run exported = runCli({"prefs", "export", "--db", from, "-o", path("roundtrip.jsonl")});
+        QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
+        const QString to = path("roundtrip-to.sqlite");
+        const Run imported = runCli({"prefs", "import", "--db", to, "-i", path("roundtrip.jsonl"), "--length", "6"});
+        QVERIFY2(imported.exitCode == 0, qPrintable(imported.err));
+        QCOMPARE(labels(to), int64_t(3)); // two labels are never one
+        const Run again = runCli({"prefs", "import", "--db", to, "-i", path("roundtrip.jsonl"), "--length", "6"});
+        QVERIFY2(again.out.contains(QStringLiteral("imported 0 preferences")), qPrintable(again.out));
+        QCOMPARE(labels(to), int64_t(3));
+        const Run home = runCli({"prefs", "import", "--db", from, "-i", path("roundtrip.jsonl"), "--length", "6"});
+        QVERIFY2(home.out.contains(QStringLiteral("imported 0 preferences")), qPrintable(home.out)); // its own labels
+    }
+
+    void exportForceNeverReplacesItsOwnInputs()
+    {
+        QVERIFY(QDir().mkpath(path("exported")));
+        const QString weights = path("exported/weights.pt");
+        QVERIFY(QFile::copy(m_reference, weights));
+        const QByteArray before = fileBytes(weights);
+        expectRefusal({"export", "-c", weights, "-o", path("exported"), "--force", "-n", "5"}, "this command reads");
+        QCOMPARE(fileBytes(weights), before);
+        QVERIFY(QDir().mkpath(path("exported2")));
+        const QString store = path("exported2/samples.txt");
+        QVERIFY(runCli({"prefs", "import", "--db", store, "-i", writePreferences(path("few.jsonl"), 3), "--length",
+                        "16"}).exitCode == 0);
+        const QByteArray storeBytes = fileBytes(store);
+        expectRefusal({"export", "-c", m_reference, "-o", path("exported2"), "--force", "--db", store, "-n", "5"},
+                      "this command reads");
+        QCOMPARE(fileBytes(store), storeBytes);
+    }
+
+    void anEmptyStorePathIsRefused()
+    {
+        const QString jsonl = writePreferences(path("three.jsonl"), 3);
+        expectRefusal({"prefs", "import", "--db", "", "-i", jsonl, "--length", "16"}, "must name a preference store", 2);
+        expectRefusal({"pairs", "--db", "", "-c", m_reference, "-n", "5"}, "must name a preference store", 2);
+        expectRefusal({"train", "--db", "", "-c", m_reference, "-o", path("never")}, "must name a preference store", 2);
+        QVERIFY(!QFileInfo::exists(path("never")));
+    }
+
+    void withoutAHomeNothingIsCreatedInTheWorkingFolder()
+    {
+        QProcess list;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.remove(QStringLiteral("HOME"));
+        environment.remove(QStringLiteral("XDG_DATA_HOME"));
+        list.setProcessEnvironment(environment);
+        QVERIFY(QDir().mkpath(path("cwd")));
+        list.setWorkingDirectory(path("cwd"));
+        list.start(kCli, {"prefs", "list"});
+        d2dpo::test::finishProcess(list);
+        QVERIFY(QDir(path("cwd")).isEmpty());
+    }
+
+    void anUnknownCommandIsNamedAndParseErrorsSayTheirCommand()
+    {
+        expectRefusal({"frobnicate"}, "unknown command 'frobnicate'", 2);
+        expectRefusal({"eval", "--samples", "many"}, "d2dpo eval: error:", 2);
+        expectRefusal({"prefs", "import", "-c", m_reference, "--length", "12", "-i", "x"}, "d2dpo prefs import: error:",
+                      2);
+    }
+
+    void theStoreDeletedUnderARunFailsItSayingSo()
+    {
+        QVERIFY(QDir().mkpath(path("doomed")));
+        const QString store = path("doomed/store.sqlite");
+        QVERIFY(runCli({"pairs", "--db", store, "-c", m_reference, "-n", "40", "--threads", "1"}).exitCode == 0);
+        QVERIFY(runCli({"label", "--db", store}).exitCode == 0);
+        QProcess train;
+        train.start(kCli, {"train", "-c", m_reference, "--db", store, "-o", path("doomed-run"), "--steps", "100000",
+                           "--checkpoint-every", "20", "--eval-every", "0", "--batch", "8", "--threads", "1"});
+        QVERIFY(train.waitForStarted());
+        QString err;
+        while (!err.contains(QStringLiteral("checkpoint @ step 20")) && train.state() == QProcess::Running) {
+            train.waitForReadyRead(200);
+            err += QString::fromUtf8(train.readAllStandardError());
+        }
+        QVERIFY2(err.contains(QStringLiteral("checkpoint @ step 20")), qPrintable(err));
+        QVERIFY(QDir(path("doomed")).removeRecursively());
+        const Run run = d2dpo::test::finishProcess(train, 120000);
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2((err + run.err).contains(QStringLiteral("was removed while it was open")), qPrintable(err + run.err));
+        QVERIFY(QFileInfo::exists(path("doomed-run/step-000020.d2dpo"))); // what was written stays
+    }
+
+    void aPatternThatBacktracksForeverIsMatchedInLinearTime()
+    {
+        // std::regex took minutes on "(a+)+$" against 30-40 a's then a b; RE2 answers at once.
+        QFile words(path("aaab.txt"));
+        QVERIFY(words.open(QIODevice::WriteOnly));
+        for (int n = 30; n < 40; ++n)
+            words.write(QByteArray(n, 'a') + "b\n");
+        words.close();
+        const Run pretrain = runCli({"pretrain", "--data", path("aaab.txt"), "--rule", "motif:(a+)+$", "--steps", "3",
+                                     "--d-model", "16", "--layers", "1", "--heads", "2", "--eval-samples", "20",
+                                     "--threads", "1", "-o", path("aaab.d2dpo")},
+                                    120000);
+        QVERIFY2(pretrain.exitCode == 0, qPrintable(pretrain.err));
+        const Run eval = runCli({"eval", "-c", path("aaab.d2dpo"), "-n", "200", "--threads", "1"}, 120000);
+        QVERIFY2(eval.exitCode == 0, qPrintable(eval.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliInputs)
+#include "tst_cliinputs.moc"
