@@ -11,12 +11,13 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
-#include "cli/clirun.h"
+#include "support/clirun.h"
 #include "store/preferencestore.h"
 
 namespace {
 
 using Run = d2dpo::test::CliRun;
+using d2dpo::test::expectRefusal;
 using d2dpo::test::runCli;
 
 } // namespace
@@ -30,13 +31,6 @@ private:
     QString m_finetuned;
 
     QString path(const QString& name) const { return m_dir.filePath(name); }
-
-    void expectFailure(const QStringList& arguments, const QString& phrase)
-    {
-        const Run run = runCli(arguments);
-        QVERIFY2(run.exitCode != 0, qPrintable(arguments.join(' ')));
-        QVERIFY2(run.err.contains(phrase, Qt::CaseInsensitive), qPrintable(arguments.join(' ') + "\n" + run.err));
-    }
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
@@ -83,7 +77,7 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(m_finetuned));
 
         // Reusing a non-empty output folder is refused: earlier results are never overwritten.
-        expectFailure({"reproduce", "--out", out, "--pretrain-steps", "1"}, "not empty");
+        expectRefusal({"reproduce", "--out", out, "--pretrain-steps", "1"}, "not empty");
     }
 
     void subcommandsOnTheReproducedCheckpoints()
@@ -144,17 +138,17 @@ private Q_SLOTS:
         QVERIFY(junk.open(QIODevice::WriteOnly));
         junk.write("definitely not sqlite");
         junk.close();
-        expectFailure({"label", "--db", path("junk.sqlite"), "--rule", "odd"}, "not an SQLite database");
-        expectFailure({"prefs", "import", "--db", db, "-i", path("missing.jsonl"), "--length", "6"}, "does not exist");
-        expectFailure({"prefs", "import", "--db", db, "-i", m_reference, "--length", "6"}, "line 1");
-        expectFailure({"prefs", "import", "--db", db, "-i", jsonl}, "name the sequences' task");
+        expectRefusal({"label", "--db", path("junk.sqlite"), "--rule", "odd"}, "not an SQLite database");
+        expectRefusal({"prefs", "import", "--db", db, "-i", path("missing.jsonl"), "--length", "6"}, "does not exist");
+        expectRefusal({"prefs", "import", "--db", db, "-i", m_reference, "--length", "6"}, "line 1");
+        expectRefusal({"prefs", "import", "--db", db, "-i", jsonl}, "name the sequences' task");
         // A store that does not exist is never created by a command that needs its labels.
-        expectFailure({"train", "--db", path("none.sqlite"), "-c", m_reference, "-o", path("t2")}, "no such store");
-        expectFailure({"prefs", "export", "--db", path("nofolder/none.sqlite"), "-o", path("x.jsonl")},
+        expectRefusal({"train", "--db", path("none.sqlite"), "-c", m_reference, "-o", path("t2")}, "no such store");
+        expectRefusal({"prefs", "export", "--db", path("nofolder/none.sqlite"), "-o", path("x.jsonl")},
                       "no such store");
         QVERIFY(!QFile::exists(path("none.sqlite")) && !QFile::exists(path("nofolder")));
         QVERIFY(d2dpo::PreferenceStore::open(path("empty.sqlite").toStdString()).ok());
-        expectFailure({"train", "--db", path("empty.sqlite"), "-c", m_reference, "-o", path("t2")},
+        expectRefusal({"train", "--db", path("empty.sqlite"), "-c", m_reference, "-o", path("t2")},
                       "no decisive labels");
     }
 
@@ -186,33 +180,33 @@ private Q_SLOTS:
 
     void badInputGivesAClearMessage()
     {
-        expectFailure({"no-such-command"}, "");
+        expectRefusal({"no-such-command"}, "");
         // Each numeric option is checked with a message naming it and its range.
-        expectFailure({"reproduce", "--beta", "0", "--out", path("x1")}, "--beta: must be a finite number > 0");
-        expectFailure({"reproduce", "--beta", "inf", "--out", path("x1")}, "--beta: must be a finite number > 0");
-        expectFailure({"reproduce", "--beta", "nan", "--out", path("x1")}, "--beta: must be a finite number > 0");
-        expectFailure({"reproduce", "--lr", "-1", "--out", path("x2")}, "--lr: must be a finite number > 0");
-        expectFailure({"reproduce", "--length", "1", "--out", path("x3")}, "--length: Value 1 not in range 2 to 512");
-        expectFailure({"reproduce", "--heads", "3", "--out", path("x4")}, "heads");
-        expectFailure({"reproduce", "--steps", "0", "--out", path("x5")}, "--steps: must be a whole number >= 1");
-        expectFailure({"sample", "-c", "x", "--seed", "-1"}, "--seed: Value -1 not in range 0 to 9223372036854775807");
-        expectFailure({"sample", "-c", "x", "--seed", "99999999999999999999"}, "--seed");
-        expectFailure({"sample", "-c", "x", "--seed", "9223372036854775808"}, "not in range");
-        expectFailure({"label", "--limit", "-5"}, "--limit: must be a whole number >= 1 (got -5)");
-        expectFailure({"pairs", "-c", "x", "--count", "0"}, "--count");
-        expectFailure({"prefs", "import", "-i", "x", "--length", "-1"}, "--length");
-        expectFailure({"train", "-c", "x", "-o", path("x7"), "--batch", "0"}, "--batch: must be a whole number >= 1");
-        expectFailure({"train", "-c", "x", "-o", path("x7"), "--eval-every", "-1"}, "--eval-every");
-        expectFailure({"reproduce", "--device", "tpu", "--out", path("x6")}, "unknown device");
-        expectFailure({"reproduce", "--threads", "-2"}, "threads");
-        expectFailure({"eval", "-c", path("missing.d2dpo")}, "cannot open");
-        expectFailure({"eval"}, "--checkpoint is required");
+        expectRefusal({"reproduce", "--beta", "0", "--out", path("x1")}, "--beta: must be a finite number > 0");
+        expectRefusal({"reproduce", "--beta", "inf", "--out", path("x1")}, "--beta: must be a finite number > 0");
+        expectRefusal({"reproduce", "--beta", "nan", "--out", path("x1")}, "--beta: must be a finite number > 0");
+        expectRefusal({"reproduce", "--lr", "-1", "--out", path("x2")}, "--lr: must be a finite number > 0");
+        expectRefusal({"reproduce", "--length", "1", "--out", path("x3")}, "--length: Value 1 not in range 2 to 512");
+        expectRefusal({"reproduce", "--heads", "3", "--out", path("x4")}, "heads");
+        expectRefusal({"reproduce", "--steps", "0", "--out", path("x5")}, "--steps: must be a whole number >= 1");
+        expectRefusal({"sample", "-c", "x", "--seed", "-1"}, "--seed: Value -1 not in range 0 to 9223372036854775807");
+        expectRefusal({"sample", "-c", "x", "--seed", "99999999999999999999"}, "--seed");
+        expectRefusal({"sample", "-c", "x", "--seed", "9223372036854775808"}, "not in range");
+        expectRefusal({"label", "--limit", "-5"}, "--limit: must be a whole number >= 1 (got -5)");
+        expectRefusal({"pairs", "-c", "x", "--count", "0"}, "--count");
+        expectRefusal({"prefs", "import", "-i", "x", "--length", "-1"}, "--length");
+        expectRefusal({"train", "-c", "x", "-o", path("x7"), "--batch", "0"}, "--batch: must be a whole number >= 1");
+        expectRefusal({"train", "-c", "x", "-o", path("x7"), "--eval-every", "-1"}, "--eval-every");
+        expectRefusal({"reproduce", "--device", "tpu", "--out", path("x6")}, "unknown device");
+        expectRefusal({"reproduce", "--threads", "-2"}, "threads");
+        expectRefusal({"eval", "-c", path("missing.d2dpo")}, "cannot open");
+        expectRefusal({"eval"}, "--checkpoint is required");
 
         QFile foreign(path("foreign.d2dpo"));
         QVERIFY(foreign.open(QIODevice::WriteOnly));
         foreign.write("not a checkpoint");
         foreign.close();
-        expectFailure({"sample", "-c", path("foreign.d2dpo")}, "not a d2dpo checkpoint");
+        expectRefusal({"sample", "-c", path("foreign.d2dpo")}, "not a d2dpo checkpoint");
 
         if (!m_reference.isEmpty()) {
             QFile original(m_reference);
@@ -223,8 +217,8 @@ private Q_SLOTS:
             QVERIFY(corrupt.open(QIODevice::WriteOnly));
             corrupt.write(bytes);
             corrupt.close();
-            expectFailure({"train", "-c", path("corrupt.d2dpo"), "-o", path("t")}, "corrupt");
-            expectFailure({"export", "-c", m_reference, "-o", path("export")}, "not empty");
+            expectRefusal({"train", "-c", path("corrupt.d2dpo"), "-o", path("t")}, "corrupt");
+            expectRefusal({"export", "-c", m_reference, "-o", path("export")}, "not empty");
         }
     }
 
@@ -279,8 +273,8 @@ private Q_SLOTS:
             QVERIFY2(other.err.contains("of other tasks") && other.err.contains("no decisive labels"),
                      qPrintable(other.err));
         }
-        expectFailure({"pretrain", "--data", path("missing.txt"), "-o", path("x.d2dpo")}, "does not exist");
-        expectFailure({"pretrain", "--data", path("words.txt"), "--rule", "motif:(", "-o", path("x.d2dpo")},
+        expectRefusal({"pretrain", "--data", path("missing.txt"), "-o", path("x.d2dpo")}, "does not exist");
+        expectRefusal({"pretrain", "--data", path("words.txt"), "--rule", "motif:(", "-o", path("x.d2dpo")},
                       "not a valid regular expression");
     }
 

@@ -11,8 +11,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
-#include "testsupport.h"
-#include "cli/clirun.h"
+#include <QtTest/QtTest>
+
+#include "support/clirun.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // its gradient against finite differences; attentionAt (queries at some positions) against both.
 #include <ATen/Parallel.h>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "kernels/attention.h"
 

@@ -7,7 +7,7 @@
 
 #include <fstream>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "io/checkpoint.h"
 #include "model/denoiser.h"

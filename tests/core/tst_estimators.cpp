@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The D2-DPO estimator options and loss variants (diffusion/dpoestimator.h, losses.h) against
-// values worked out by hand, their invariants (log 2 when the policy is its reference, the swap of
-// winner and loser), the draws they make (stratified t, complementary masks), and the choice of
-// the best checkpoint.
+// The D2-DPO estimator options and loss variants against hand-worked values and their invariants,
+// the draws they make (stratified t, complementary masks), and the choice of the best checkpoint.
 #include <cmath>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "diffusion/dpoestimator.h"
 #include "diffusion/maskingnoise.h"

@@ -3,7 +3,7 @@
 // closed form with the general rate-matrix form.
 #include <cmath>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "model/denoiser.h"
 #include "model/device.h"

@@ -2,7 +2,7 @@
 // The binary-integers task's metrics and rule on hand-made samples (values worked out by hand).
 #include <cmath>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "tasks/binaryintegerstask.h"
 #include "model/device.h"

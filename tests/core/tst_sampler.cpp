@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "model/denoiser.h"
 #include "model/device.h"

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "model/denoiser.h"
 #include "model/device.h"

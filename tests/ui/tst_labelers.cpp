@@ -5,8 +5,9 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QTemporaryDir>
+#include <QtTest/QtTest>
 
-#include "testsupport.h"
+#include "support/tinyconfigs.h"
 
 #include "jobs/runpolicy.h"
 #include "store/preferencestore.h"
