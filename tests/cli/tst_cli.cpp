@@ -68,7 +68,7 @@ private:
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
-    void helpOnEverySubcommand()
+    void everySubcommandAnswersHelpWithTheCommonOptions()
     {
         const Run top = runCli({"--help"});
         QCOMPARE(top.exitCode, 0);
@@ -109,7 +109,7 @@ private Q_SLOTS:
         expectRefusal({"reproduce", "--out", out, "--pretrain-steps", "1"}, "not empty");
     }
 
-    void subcommandsOnTheReproducedCheckpoints()
+    void evalSampleExportAndTrainWorkOnTheReproducedCheckpoints()
     {
         const Reproduced& reproduce = reproduced();
         QVERIFY2(QFile::exists(reproduce.reference) && QFile::exists(reproduce.finetuned),
@@ -136,7 +136,7 @@ private Q_SLOTS:
         QVERIFY(train.out.contains("fine-tuned checkpoint"));
     }
 
-    void storeCommandsEndToEnd()
+    void theStoreCommandsCarryLabelsToTrainingAndRefuseBadStores()
     {
         const Reproduced& reproduce = reproduced();
         QVERIFY2(QFile::exists(reproduce.reference), qPrintable("the tiny reproduce failed: " + reproduce.run.err));
@@ -262,7 +262,7 @@ private Q_SLOTS:
         expectRefusal({"export", "-c", reference, "-o", path("occupied")}, "not empty");
     }
 
-    void wordFileEndToEnd()
+    void trainingOnRuleLabelsRaisesTheRuleShareOfAWordListModel()
     {
         // A tiny word list: pretrain on it, draw pairs, label them with a rule, train on the labels,
         // and the rule's share rises.

@@ -56,7 +56,7 @@ private:
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
-    void tinyGridEndToEnd()
+    void aTinyStudyWritesItsTablesAndRerunsOnlyWhatIsUnfinished()
     {
         const Run& run = firstStudy();
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));

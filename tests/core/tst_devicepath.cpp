@@ -61,7 +61,7 @@ private:
     }
 
 private Q_SLOTS:
-    void allPositionsEqualAtPositions()
+    void allPositionsTermsEqualPositionsOnlyTermsInValueAndGradient()
     {
         Denoiser policy = freshModel();
         Denoiser reference = frozenCopy(policy);

@@ -52,7 +52,7 @@ class TestLosses final : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void handWorkedValues_data()
+    void theMaskingDivergenceAndLossMatchHandWorkedValues_data()
     {
         QTest::addColumn<double>("t");
         QTest::addColumn<double>("eta");
@@ -66,7 +66,7 @@ private Q_SLOTS:
         QTest::newRow("t=0.5 eta=1 beta=0.1") << 0.5 << 1.0 << 0.1 << 1.410010888 << -2.079441542 << 0.533818308;
         QTest::newRow("t=0.2 eta=0 beta=0.1") << 0.2 << 0.0 << 0.1 << 0.587504537 << -0.866433976 << 0.623090352;
     }
-    void handWorkedValues()
+    void theMaskingDivergenceAndLossMatchHandWorkedValues()
     {
         QFETCH(double, t);
         QFETCH(double, eta);
@@ -126,7 +126,7 @@ private Q_SLOTS:
         QVERIFY(!reference->parameters().front().grad().defined());
     }
 
-    void corruptKeepsWithProbabilityT()
+    void corruptionKeepsEachTokenWithProbabilityT()
     {
         MaskingNoise noise(2, 0.0);
         auto generator = makeGenerator(1, torch::kCPU);

@@ -29,7 +29,7 @@ private:
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
-    void createsTheSchema()
+    void openingCreatesTheSchemaInAnExistingFolderOnly()
     {
         // A mistyped folder is an error, not a new tree of folders.
         auto refused = PreferenceStore::open(path("new/folder/store.sqlite"));
@@ -62,7 +62,7 @@ private Q_SLOTS:
         QCOMPARE(store->pendingPairs(10).value().size(), size_t(3));
     }
 
-    void labelsUndoAndCounts()
+    void labelsAreCountedAndUndoTakesBackOnlyTheLabelersLatest()
     {
         auto store = openOrFail(path("labels.sqlite"));
         QVERIFY(store);
@@ -120,7 +120,7 @@ private Q_SLOTS:
         QCOMPARE(store->counts("x").value().pending, int64_t(0));
     }
 
-    void runsAndMetricSeries()
+    void aRunKeepsItsMetricSeriesAndResultModel()
     {
         auto store = openOrFail(path("runs.sqlite"));
         QVERIFY(store);

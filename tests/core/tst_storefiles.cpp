@@ -69,7 +69,7 @@ private:
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
-    void refusesBadFilesAndChangesNothing()
+    void badFilesAreRefusedAndLeftUnchanged()
     {
         writeAll(path("text.sqlite"), "this is a text file, not a database\n");
         expectRefusedUnchanged(path("text.sqlite"), "not an SQLite database");

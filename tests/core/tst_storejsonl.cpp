@@ -41,7 +41,7 @@ private:
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
-    void jsonlRoundTrip()
+    void exportedPreferencesImportBackWholeAndOnlyOnce()
     {
         auto store = openOrFail(path("export.sqlite"));
         QVERIFY(store);
@@ -85,7 +85,7 @@ private Q_SLOTS:
         }
     }
 
-    void jsonlRejections_data()
+    void aBadLineIsRefusedWithItsNumberAndNothingIsImported_data()
     {
         QTest::addColumn<QString>("badLine");
         QTest::addColumn<QString>("phrase");
@@ -108,7 +108,7 @@ private Q_SLOTS:
                                        << "decide_ms";
     }
 
-    void jsonlRejections()
+    void aBadLineIsRefusedWithItsNumberAndNothingIsImported()
     {
         QFETCH(QString, badLine);
         QFETCH(QString, phrase);

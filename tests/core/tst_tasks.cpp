@@ -177,7 +177,7 @@ private Q_SLOTS:
         QVERIFY(requireTask(*opened->task, task->key(), "the checkpoint").ok());
     }
 
-    void fastaOverSeveralLinesWithStopMarksAndLowerCase()
+    void fastaOverSeveralLinesWithStopMarksAndLowerCaseIsRead()
     {
         const TaskConfig t = fileTask(">sp|P1 first\r\nMKV\r\nLLa*\r\n\r\n>second\nmkw\n>third\nMKVLLA\n", {}, "x.fasta");
         QCOMPARE(t.data, (std::vector<std::string>{"MKVLLA", "MKW", "MKVLLA"}));
@@ -240,7 +240,7 @@ private Q_SLOTS:
         QCOMPARE(read.task.length, 4);
     }
 
-    void sequenceMetricsByHand()
+    void sequenceMetricsMatchTheirHandCountedValues()
     {
         SequenceFileOptions options;
         options.rule = "motif:^[aeiou]";

@@ -97,7 +97,7 @@ private Q_SLOTS:
         QVERIFY(!torch::equal(trainer.policy()->parameters().front(), trainer.reference()->parameters().front()));
     }
 
-    void stopsPromptlyWhenTheListenerAsks()
+    void theDpoTrainerStopsPromptlyWhenTheListenerAsks()
     {
         DpoTrainer trainer = dpoTrainer(1000);
         Recorder recorder;
@@ -110,7 +110,7 @@ private Q_SLOTS:
         QCOMPARE(recorder.progress.size(), size_t(3));
     }
 
-    void stopsPromptlyFromAnotherThread()
+    void theDpoTrainerStopsPromptlyOnARequestFromAnotherThread()
     {
         DpoTrainer trainer = dpoTrainer(100000);
         Recorder recorder;
@@ -127,7 +127,7 @@ private Q_SLOTS:
                  qPrintable(QString("stopped at %1, asked at %2").arg(done.stepsDone).arg(requestedAt)));
     }
 
-    void pretrainerStopsToo()
+    void thePretrainerStopsWhenTheListenerAsks()
     {
         PretrainConfig config;
         config.steps = 100000;
@@ -173,7 +173,7 @@ private Q_SLOTS:
         QCOMPARE(recorder.finished.front().status, RunStatus::Failed);
     }
 
-    void missingPreferencesFailCleanly()
+    void aRunWithoutPreferencePairsFailsWithAMessage()
     {
         DpoTrainer trainer(freshModel(), m_task, m_noise, m_spec, test::tinyDpo(5), m_sampling, 3);
         Recorder recorder;

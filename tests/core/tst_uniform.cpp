@@ -71,7 +71,7 @@ private Q_SLOTS:
         QVERIFY(noise.positionsRead(xt).equal(torch::arange(batch * length, torch::kLong)));
     }
 
-    void handWorkedValue_data()
+    void theDivergenceMatchesAHandWorkedValue_data()
     {
         QTest::addColumn<double>("eta");
         QTest::addColumn<double>("expected");
@@ -88,7 +88,7 @@ private Q_SLOTS:
         QTest::newRow("eta=0.5") << 0.5 << -0.122641651298;
         QTest::newRow("eta=0") << 0.0 << -0.259992741509;
     }
-    void handWorkedValue()
+    void theDivergenceMatchesAHandWorkedValue()
     {
         QFETCH(double, eta);
         QFETCH(double, expected);
@@ -105,7 +105,7 @@ private Q_SLOTS:
         QCOMPARE(noise.rateFactor(times).item<double>(), eta == 0 ? 2.0 : 3.5);
     }
 
-    void zeroWhenPolicyIsTheReference()
+    void theDivergenceIsZeroWhenThePolicyIsTheReference()
     {
         torch::manual_seed(4);
         for (double eta : {0.0, 1.0}) {
@@ -136,7 +136,7 @@ private Q_SLOTS:
         QVERIFY2(test::maxAbsDiff(all, at) < 1e-4, qPrintable(QString::number(test::maxAbsDiff(all, at))));
     }
 
-    void corruptionAtTheEnds()
+    void corruptionGivesTheDataAtOneAndUniformTokensAtZero()
     {
         UniformNoise noise(4, 0.0);
         auto generator = makeGenerator(7, torch::kCPU);
@@ -157,7 +157,7 @@ private Q_SLOTS:
         QVERIFY(partly.masked_select(select.logical_not()).equal(x1.masked_select(select.logical_not())));
     }
 
-    void corruptionFraction_data()
+    void corruptionChangesTheExpectedShareOfPositions_data()
     {
         QTest::addColumn<double>("t");
         QTest::addColumn<int>("vocab");
@@ -165,7 +165,7 @@ private Q_SLOTS:
         QTest::newRow("t=0.7 S=4") << 0.7 << 4;
         QTest::newRow("t=0.5 S=2") << 0.5 << 2;
     }
-    void corruptionFraction()
+    void corruptionChangesTheExpectedShareOfPositions()
     {
         QFETCH(double, t);
         QFETCH(int, vocab);
@@ -180,7 +180,7 @@ private Q_SLOTS:
         QVERIFY2(std::abs(changed - expected) < tolerance, qPrintable(QString("%1 vs %2").arg(changed).arg(expected)));
     }
 
-    void factoryAndValidation()
+    void theFactoryMakesUniformNoiseAndNamesTheKnownProcesses()
     {
         NoiseConfig config;
         config.process = "uniform";
@@ -214,7 +214,7 @@ private Q_SLOTS:
         QCOMPARE(sampler.counters().rowsForwarded, int64_t(4000));
     }
 
-    void rateSamplerMarginalsOnAFixedModel()
+    void theRateSamplerMovesAFixedModelsMarginalsExactly()
     {
         // With p_theta = p fixed and eta = 0, the rates c p(j) move the marginal exactly as the
         // forward process would for data ~ p: at t it is t p + (1 - t)/S. Euler is exact here too
@@ -294,7 +294,7 @@ private Q_SLOTS:
         QVERIFY2(frequenciesMatch(sb, probs, &worst), qPrintable(worst));
     }
 
-    void sameSeedSameSamples()
+    void theSameSeedGivesTheSameSamples()
     {
         torch::manual_seed(3);
         Denoiser model = makeDenoiser(test::tinySpec(8), 3, torch::kCPU);

@@ -59,7 +59,7 @@ private Q_SLOTS:
         QCOMPARE(m_view->sessionCount(), 1);
     }
 
-    void buttonsWork()
+    void clickingAButtonStoresItsChoiceForTheShownPair()
     {
         freshView(3);
         const auto shown = m_view->currentPair();

@@ -77,7 +77,7 @@ private Q_SLOTS:
         QVERIFY(statistics->text().contains("Agreement with the task's rule"));
     }
 
-    void hintsToggle()
+    void hidingHintsHidesTheDecodedIntegerAndValidity()
     {
         freshView(2);
         auto* leftHint = m_view->findChild<QLabel*>("leftHint");
@@ -116,7 +116,7 @@ private Q_SLOTS:
                  qPrintable(origin));
     }
 
-    void labelingWhilePairsAreGenerated()
+    void pairsGeneratedInTheBackgroundAppearAndCanBeLabelled()
     {
         // A real (tiny, untrained) model: generation runs in a worker thread.
         test::TinyCheckpointOptions tiny;

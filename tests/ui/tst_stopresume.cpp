@@ -106,7 +106,7 @@ private Q_SLOTS:
         QVERIFY(!resume->isEnabled()); // a completed run does not resume
     }
 
-    void startStaysInViewAt1024x640()
+    void theStartAndStopButtonsStayInViewAt1024x640()
     {
         auto store = storeWithReference();
         QVERIFY(store);

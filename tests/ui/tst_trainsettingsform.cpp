@@ -80,7 +80,7 @@ private Q_SLOTS:
                  qPrintable(form.problems().join(" | ")));
     }
 
-    void settingsPersist()
+    void savedSettingsAreLoadedBackByANewForm()
     {
         {
             TrainSettingsForm form;
