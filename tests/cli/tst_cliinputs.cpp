@@ -12,20 +12,21 @@
 #include <csignal>
 #include <filesystem>
 
-#include "cli/clirun.h"
+#include "support/clirun.h"
+#include "support/filebytes.h"
 #include "store/preferencestore.h"
 
 namespace {
 
 using Run = d2dpo::test::CliRun;
+using d2dpo::test::expectRefusal;
 using d2dpo::test::kCli;
+using d2dpo::test::kExitFailure;
 using d2dpo::test::runCli;
 
-QByteArray fileBytes(const QString& path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
+constexpr int kUsageError = 2; // the command line itself is wrong
+
+std::string fileBytes(const QString& path) { return d2dpo::test::readAll(path.toStdString()); }
 
 /// `count` preferences between distinct 16-bit integers, each with its own time: a JSONL file.
 QString writePreferences(const QString& path, int count)
@@ -56,13 +57,6 @@ class TestCliInputs final : public QObject {
     QString m_reference;
 
     QString path(const QString& name) const { return m_dir.filePath(name); }
-
-    void expectRefusal(const QStringList& arguments, const QString& phrase, int exitCode = 1)
-    {
-        const Run run = runCli(arguments);
-        QVERIFY2(run.exitCode == exitCode, qPrintable(arguments.join(' ') + "\n" + run.err));
-        QVERIFY2(run.err.contains(phrase), qPrintable(arguments.join(' ') + "\n" + run.err));
-    }
 
     int64_t labels(const QString& store)
     {
@@ -131,25 +125,29 @@ private Q_SLOTS:
         QVERIFY(QDir().mkpath(path("exported")));
         const QString weights = path("exported/weights.pt");
         QVERIFY(QFile::copy(m_reference, weights));
-        const QByteArray before = fileBytes(weights);
-        expectRefusal({"export", "-c", weights, "-o", path("exported"), "--force", "-n", "5"}, "this command reads");
+        const std::string before = fileBytes(weights);
+        expectRefusal({"export", "-c", weights, "-o", path("exported"), "--force", "-n", "5"}, "this command reads",
+                      kExitFailure);
         QCOMPARE(fileBytes(weights), before);
         QVERIFY(QDir().mkpath(path("exported2")));
         const QString store = path("exported2/samples.txt");
         QVERIFY(runCli({"prefs", "import", "--db", store, "-i", writePreferences(path("few.jsonl"), 3), "--length",
                         "16"}).exitCode == 0);
-        const QByteArray storeBytes = fileBytes(store);
+        const std::string storeBytes = fileBytes(store);
         expectRefusal({"export", "-c", m_reference, "-o", path("exported2"), "--force", "--db", store, "-n", "5"},
-                      "this command reads");
+                      "this command reads", kExitFailure);
         QCOMPARE(fileBytes(store), storeBytes);
     }
 
     void anEmptyStorePathIsRefused()
     {
         const QString jsonl = writePreferences(path("three.jsonl"), 3);
-        expectRefusal({"prefs", "import", "--db", "", "-i", jsonl, "--length", "16"}, "must name a preference store", 2);
-        expectRefusal({"pairs", "--db", "", "-c", m_reference, "-n", "5"}, "must name a preference store", 2);
-        expectRefusal({"train", "--db", "", "-c", m_reference, "-o", path("never")}, "must name a preference store", 2);
+        expectRefusal({"prefs", "import", "--db", "", "-i", jsonl, "--length", "16"},
+                      "must name a preference store", kUsageError);
+        expectRefusal({"pairs", "--db", "", "-c", m_reference, "-n", "5"},
+                      "must name a preference store", kUsageError);
+        expectRefusal({"train", "--db", "", "-c", m_reference, "-o", path("never")},
+                      "must name a preference store", kUsageError);
         QVERIFY(!QFileInfo::exists(path("never")));
     }
 
@@ -169,10 +167,10 @@ private Q_SLOTS:
 
     void anUnknownCommandIsNamedAndParseErrorsSayTheirCommand()
     {
-        expectRefusal({"frobnicate"}, "unknown command 'frobnicate'", 2);
-        expectRefusal({"eval", "--samples", "many"}, "d2dpo eval: error:", 2);
+        expectRefusal({"frobnicate"}, "unknown command 'frobnicate'", kUsageError);
+        expectRefusal({"eval", "--samples", "many"}, "d2dpo eval: error:", kUsageError);
         expectRefusal({"prefs", "import", "-c", m_reference, "--length", "12", "-i", "x"}, "d2dpo prefs import: error:",
-                      2);
+                      kUsageError);
     }
 
     void theStoreDeletedUnderARunFailsItSayingSo()

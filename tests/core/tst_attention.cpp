@@ -3,7 +3,7 @@
 // its gradient against finite differences; attentionAt (queries at some positions) against both.
 #include <ATen/Parallel.h>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "kernels/attention.h"
 
@@ -44,7 +44,7 @@ class TestAttention : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void matchesMatmulFormulation_data()
+    void attentionMatchesTheMatmulFormulation_data()
     {
         QTest::addColumn<int>("dtype");
         QTest::addColumn<int>("batch");
@@ -62,7 +62,7 @@ private Q_SLOTS:
         }
     }
 
-    void matchesMatmulFormulation()
+    void attentionMatchesTheMatmulFormulation()
     {
         QFETCH(int, dtype);
         QFETCH(int, batch);
@@ -124,7 +124,7 @@ private Q_SLOTS:
         QCOMPARE(maxAbsDiff(trained, inferred), 0.0);
     }
 
-    void acceptsNonContiguousInput()
+    void attentionAcceptsNonContiguousInput()
     {
         torch::manual_seed(9);
         const auto wide = torch::randn({16, 3, 3 * 32}).transpose(0, 1); // [3, 16, 96], not contiguous
@@ -223,7 +223,7 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(c10::Error, attentionAt(q, torch::randn({2, 4, 8}), torch::tensor({0, 1}), 2));
     }
 
-    void rejectsMalformedShapes()
+    void attentionRejectsMalformedShapes()
     {
         QVERIFY_THROWS_EXCEPTION(c10::Error, selfAttention(torch::randn({2, 4, 10}), 2)); // 10 is not 3 x E
         QVERIFY_THROWS_EXCEPTION(c10::Error, selfAttention(torch::randn({4, 12}), 2));

@@ -7,7 +7,7 @@
 
 #include <fstream>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "io/checkpoint.h"
 #include "model/denoiser.h"
@@ -122,7 +122,7 @@ private Q_SLOTS:
         QVERIFY(readAll(path("corrupt.d2dpo")) == before);
     }
 
-    void exportWritesLoadableFolder()
+    void exportWritesALoadableFolder()
     {
         auto loaded = loadCheckpoint(m_path, torch::kCPU);
         QVERIFY(loaded.ok());

@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// What keeps a GPU busy without waiting on the host, checked where it can be: the all-positions
-// D2-DPO terms (the GPU path) equal the positions-only terms (the CPU path) in value and
-// gradient; a run that reads its losses back every few steps reports exactly what a run that
-// reads every step reports; a short pretraining, D2-DPO run and sampling work on whatever device
-// "auto" picks (CUDA where there is one: every custom CPU kernel must fall back there); the
-// default thread count is the machine's free physical cores.
+// What keeps a GPU busy without waiting on the host: all-positions terms equal positions-only terms,
+// reading losses back every few steps reports the same run, training and sampling work on the "auto"
+// device (CUDA where there is one), and the default thread count is the free physical cores.
 #include <QTemporaryDir>
 
 #include <atomic>
 #include <thread>
 
-#include "testsupport.h"
+#include "support/listenerrecorder.h"
+#include "support/testsupport.h"
+#include "support/tinycheckpoint.h"
 
 #include "base/cputhreads.h"
 #include "diffusion/eulersampler.h"
 #include "diffusion/losses.h"
 #include "diffusion/maskingnoise.h"
-#include "io/checkpoint.h"
 #include "jobs/dpojob.h"
 #include "jobs/desktoprun.h"
 #include "model/denoiser.h"
@@ -28,20 +26,7 @@
 #include <ATen/Parallel.h>
 
 using namespace d2dpo;
-
-namespace {
-
-class Recorder final : public TrainListener {
-public:
-    std::vector<ProgressEvent> progress;
-    std::vector<EvaluationEvent> evaluations;
-    std::vector<FinishedEvent> finished;
-    void onProgress(const ProgressEvent& e) override { progress.push_back(e); }
-    void onEvaluation(const EvaluationEvent& e) override { evaluations.push_back(e); }
-    void onFinished(const FinishedEvent& e) override { finished.push_back(e); }
-};
-
-} // namespace
+using Recorder = d2dpo::test::ListenerRecorder;
 
 class TestDevicePath final : public QObject {
     Q_OBJECT
@@ -58,8 +43,9 @@ private:
         return makeDenoiser(m_spec, 2, device);
     }
 
-    /// A D2-DPO run of `steps` on rule pairs, reading losses back every `readEvery` steps.
-    std::pair<Recorder, Denoiser> run(int steps, int readEvery, int logEvery)
+    /// A D2-DPO run of `steps` on rule pairs, reading losses back every `readEvery` steps, reported
+    /// to `recorder`: the trained policy.
+    Denoiser run(Recorder& recorder, int steps, int readEvery, int logEvery)
     {
         DpoScheduleConfig schedule = test::tinySchedule();
         schedule.hostReadEvery = readEvery;
@@ -70,14 +56,13 @@ private:
         auto generator = makeGenerator(8, torch::kCPU);
         const auto [winners, losers] = m_task.rulePairs(128, generator, torch::kCPU).value();
         trainer.setPreferences(winners, losers);
-        Recorder recorder;
         StopToken stop;
         trainer.run(recorder, stop);
-        return {recorder, trainer.policy()};
+        return trainer.policy();
     }
 
 private Q_SLOTS:
-    void allPositionsEqualAtPositions()
+    void allPositionsTermsEqualPositionsOnlyTermsInValueAndGradient()
     {
         Denoiser policy = freshModel();
         Denoiser reference = frozenCopy(policy);
@@ -131,8 +116,9 @@ private Q_SLOTS:
 
     void readingBackEveryFewStepsReportsTheSameRun()
     {
-        const auto [every, everyModel] = run(20, 1, 1);
-        const auto [batched, batchedModel] = run(20, 7, 1);
+        Recorder every, batched;
+        const Denoiser everyModel = run(every, 20, 1, 1);
+        const Denoiser batchedModel = run(batched, 20, 7, 1);
         QCOMPARE(batched.progress.size(), every.progress.size());
         QCOMPARE(every.progress.size(), size_t(20));
         for (size_t i = 0; i < every.progress.size(); ++i) {
@@ -152,7 +138,8 @@ private Q_SLOTS:
             QVERIFY(torch::equal(a[i], b[i]));
 
         // Reports every 5th step only: the same events as the every-step run at those steps.
-        const auto [sparse, sparseModel] = run(20, 7, 5);
+        Recorder sparse;
+        run(sparse, 20, 7, 5);
         QCOMPARE(sparse.progress.size(), size_t(4));
         for (const ProgressEvent& e : sparse.progress)
             QCOMPARE(e.loss, every.progress[size_t(e.step - 1)].loss);
@@ -219,13 +206,11 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const std::string reference = dir.filePath(QStringLiteral("ref.d2dpo")).toStdString();
-        CheckpointInfo info{newCheckpointId(), "", "pretrained", m_spec, "{}", "{}", 1, utcNow()};
-        QVERIFY(saveCheckpoint(reference, freshModel(), info).ok());
-        class Log final : public TrainListener {
-        public:
-            std::string text;
-            void onLog(const std::string& line) override { text += line + "\n"; }
-        };
+        test::TinyCheckpointOptions tiny;
+        tiny.spec = m_spec;
+        tiny.seed = 5;
+        tiny.step = 1;
+        QVERIFY(test::writeTinyCheckpoint(reference, tiny).ok());
         auto runWith = [&](int threads, int reserved) {
             DpoJobSpec job;
             job.referencePath = reference;
@@ -239,12 +224,12 @@ private Q_SLOTS:
             job.reservedCores = reserved;
             job.evaluateReference = false;
             job.outputFolder = dir.filePath(QStringLiteral("run%1-%2").arg(threads).arg(reserved)).toStdString();
-            Log log;
+            Recorder log;
             StopToken stop;
             const DpoJobOutcome outcome = runDpoJob(job, log, stop);
             if (outcome.finished.status != RunStatus::Completed)
                 qWarning("%s", outcome.finished.error.c_str());
-            return log.text;
+            return log.log;
         };
         const int before = at::get_num_threads();
         const std::string kept = runWith(0, 1000); // every core reserved: still one thread

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The D2-DPO estimator options and loss variants (diffusion/dpoestimator.h, losses.h) against
-// values worked out by hand, their invariants (log 2 when the policy is its reference, the swap of
-// winner and loser), the draws they make (stratified t, complementary masks), and the choice of
-// the best checkpoint.
+// The D2-DPO estimator options and loss variants against hand-worked values and their invariants,
+// the draws they make (stratified t, complementary masks), and the choice of the best checkpoint.
 #include <cmath>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "diffusion/dpoestimator.h"
 #include "diffusion/maskingnoise.h"
@@ -58,7 +56,7 @@ class TestEstimators final : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void lossVariantsByHand_data()
+    void eachLossVariantMatchesItsHandWorkedValue_data()
     {
         QTest::addColumn<QString>("type");
         QTest::addColumn<double>("margin");
@@ -78,7 +76,7 @@ private Q_SLOTS:
         QTest::newRow("ipo") << "ipo" << 2.0 << 0.5 << 0.0 << 1.0;                 // (2 - 1)^2
         QTest::newRow("ipo at its target") << "ipo" << 5.0 << 0.1 << 0.0 << 0.0;   // 1/(2 * 0.1) = 5
     }
-    void lossVariantsByHand()
+    void eachLossVariantMatchesItsHandWorkedValue()
     {
         QFETCH(QString, type);
         QFETCH(double, margin);
@@ -89,7 +87,7 @@ private Q_SLOTS:
         QVERIFY2(std::abs(got - expected) < 1e-10, qPrintable(QString("%1 vs %2").arg(got, 0, 'g', 12).arg(expected)));
     }
 
-    void lossInvariants()
+    void theLossesKeepTheirZeroMarginValuesAndSwapIdentity()
     {
         for (double beta : {0.01, 0.1, 1.0}) {
             // At a zero margin: log 2 for the logistic losses, 1 for hinge, 1/(4 beta^2) for IPO.

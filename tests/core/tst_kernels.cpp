@@ -7,7 +7,7 @@
 
 #include <ATen/Parallel.h>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "kernels/fusedadam.h"
 #include "kernels/gelu.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The D2-DPO loss against hand-worked values, its invariants, and the agreement of the masking
-// closed form with the general rate-matrix form.
+// The D2-DPO loss on masking noise against hand-worked values, its invariants, the pretraining
+// loss, and the positions-only forward and loss against their full-forward formulations.
 #include <cmath>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "model/denoiser.h"
 #include "model/device.h"
@@ -52,7 +52,7 @@ class TestLosses final : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void handWorkedValues_data()
+    void theMaskingDivergenceAndLossMatchHandWorkedValues_data()
     {
         QTest::addColumn<double>("t");
         QTest::addColumn<double>("eta");
@@ -66,7 +66,7 @@ private Q_SLOTS:
         QTest::newRow("t=0.5 eta=1 beta=0.1") << 0.5 << 1.0 << 0.1 << 1.410010888 << -2.079441542 << 0.533818308;
         QTest::newRow("t=0.2 eta=0 beta=0.1") << 0.2 << 0.0 << 0.1 << 0.587504537 << -0.866433976 << 0.623090352;
     }
-    void handWorkedValues()
+    void theMaskingDivergenceAndLossMatchHandWorkedValues()
     {
         QFETCH(double, t);
         QFETCH(double, eta);
@@ -126,41 +126,7 @@ private Q_SLOTS:
         QVERIFY(!reference->parameters().front().grad().defined());
     }
 
-    void closedFormEqualsGeneralRateForm_data()
-    {
-        QTest::addColumn<double>("t");
-        QTest::addColumn<double>("eta");
-        QTest::addColumn<int>("vocab");
-        for (double t : {0.05, 0.3, 0.5, 0.9, 0.99})
-            for (double eta : {0.0, 0.5, 3.0})
-                for (int vocab : {2, 5})
-                    QTest::addRow("t=%g eta=%g S=%d", t, eta, vocab) << t << eta << vocab;
-    }
-    void closedFormEqualsGeneralRateForm()
-    {
-        QFETCH(double, t);
-        QFETCH(double, eta);
-        QFETCH(int, vocab);
-        torch::manual_seed(int(t * 1000) + int(eta * 10) + vocab);
-        const int64_t batch = 16, length = 12;
-        MaskingNoise noise(vocab, eta);
-        const auto x1 = torch::randint(0, vocab, {batch, length}, torch::kLong);
-        auto generator = makeGenerator(5, torch::kCPU);
-        for (auto dtype : {torch::kFloat, torch::kDouble}) {
-            const auto times = torch::full({batch}, t, dtype);
-            const auto xt = noise.corrupt(x1, times, generator);
-            const auto logpTheta = torch::log_softmax(torch::randn({batch, length, vocab}, dtype) * 3, -1);
-            const auto logpRef = torch::log_softmax(torch::randn({batch, length, vocab}, dtype) * 3, -1);
-            const auto closed = noise.divergence(xt, x1, logpTheta, logpRef, times);
-            const auto general = generalDivergence(noise, xt, x1, logpTheta, logpRef, times);
-            const double scale = 1 + closed.abs().max().item<double>();
-            const double tolerance = dtype == torch::kFloat ? 2e-5 : 1e-12;
-            QVERIFY2(test::maxAbsDiff(closed, general) / scale < tolerance,
-                     qPrintable(QString("max diff %1").arg(test::maxAbsDiff(closed, general))));
-        }
-    }
-
-    void corruptKeepsWithProbabilityT()
+    void corruptionKeepsEachTokenWithProbabilityT()
     {
         MaskingNoise noise(2, 0.0);
         auto generator = makeGenerator(1, torch::kCPU);

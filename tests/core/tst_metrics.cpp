@@ -2,7 +2,7 @@
 // The binary-integers task's metrics and rule on hand-made samples (values worked out by hand).
 #include <cmath>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "tasks/binaryintegerstask.h"
 #include "model/device.h"
@@ -36,7 +36,7 @@ class TestMetrics final : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void decodeBinaryIntegers()
+    void binaryRowsDecodeToTheirIntegerOrInvalid()
     {
         BinaryIntegersTask task(4);
         const auto samples = rows({{0, 0, 0, 0}, {1, 0, 0, 0}, {1, 1, 1, 1}, {1, 1, 0, 0}, {0, 1, 0, 0},
@@ -51,7 +51,7 @@ private Q_SLOTS:
         QVERIFY(task.encode(torch::tensor({0, 3}, torch::kLong)).equal(rows({{0, 0, 0, 0}, {1, 1, 1, 0}})));
     }
 
-    void metricsOnHandMadeSamples()
+    void handMadeSamplesGiveTheirCountedMetrics()
     {
         // N = 4: values 0..4. Samples: 1, 1, 3, 2, 4, invalid, invalid, 0 (8 samples, 6 valid, 3 odd).
         BinaryIntegersTask task(4);
@@ -117,7 +117,7 @@ private Q_SLOTS:
         QVERIFY(std::abs(m.valueOr0("entropy") - std::log(3.0)) < 1e-12);
     }
 
-    void emptyAndAllInvalid()
+    void emptyOrAllInvalidSamplesHaveAZeroVsr()
     {
         BinaryIntegersTask task(4);
         QCOMPARE(task.measureRows({}, 0).vsr(), 0.0);
@@ -163,7 +163,7 @@ private Q_SLOTS:
             QVERIFY(task.rank(a.data() + i * length) > task.rank(b.data() + i * length));
     }
 
-    void onlyTheOddRule()
+    void binaryIntegersRefuseAnyRuleButOdd()
     {
         TaskConfig config;
         config.length = 8;

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Nothing is lost or clobbered: outputs never replace a device, FIFO, folder or an input of the
-// same command, a failed write leaves the target as it was; a run's OS lock tells a live run from
-// a dead one across processes; the store marks dead runs interrupted and never a live one; labels
-// can be deleted by import, labeler or model; an endless line is refused; NaN weights are refused
-// at load; users never see a stack trace.
+// Nothing is lost or clobbered: outputs never replace a device, FIFO, folder or input, failed writes
+// leave targets alone; run locks tell live runs from dead; labels are deleted by import, labeler or
+// model; endless lines and NaN weights are refused; users never see a stack trace.
 #include <QTemporaryDir>
 
 #include <csignal>
@@ -14,7 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
+#include "support/tinycheckpoint.h"
 
 #include "base/failurereport.h"
 #include "base/runlock.h"
@@ -272,16 +271,9 @@ private Q_SLOTS:
 
     void nonFiniteWeightsAreRefusedAtLoad()
     {
-        Denoiser model = makeDenoiser(test::tinySpec(6), 2, torch::kCPU); // the symbols 0 and 1
-        {
-            torch::NoGradGuard noGrad;
-            model->parameters().front().view(-1)[0] = std::numeric_limits<float>::quiet_NaN();
-        }
-        CheckpointInfo info;
-        info.id = newCheckpointId();
-        info.kind = "pretrained";
-        info.spec = test::tinySpec(6);
-        QVERIFY(saveCheckpoint(path("nan.d2dpo"), model, info).ok()); // its checksum is valid
+        test::TinyCheckpointOptions poisoned; // binary integers of length 6: the symbols 0 and 1
+        poisoned.weights = test::TinyCheckpointOptions::Weights::FirstNaN;
+        QVERIFY(test::writeTinyCheckpoint(path("nan.d2dpo"), poisoned).ok()); // its checksum is valid
         const auto loaded = loadCheckpoint(path("nan.d2dpo"), torch::kCPU);
         QVERIFY(!loaded.ok());
         QVERIFY2(loaded.error().find("NaN or infinite") != std::string::npos, loaded.error().c_str());

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
 
 #include "model/denoiser.h"
 #include "model/device.h"
@@ -49,7 +49,7 @@ private Q_SLOTS:
         QCOMPARE(reference.counters().forwardPasses, int64_t(3 * steps)); // 3 batches of <= 128
     }
 
-    void unmaskProbabilityFormula()
+    void theUnmaskProbabilityFollowsItsFormulaCappedAtOne()
     {
         QCOMPARE(EulerSampler::unmaskProbability(0.0, 0.1, 0.0), 0.1);
         QVERIFY(std::abs(EulerSampler::unmaskProbability(0.5, 0.1, 1.0) - 0.3) < 1e-12); // 0.1 * 1.5 / 0.5
@@ -185,7 +185,7 @@ private Q_SLOTS:
         }
     }
 
-    void sameSeedSameSamples()
+    void theSameSeedGivesTheSameSamples()
     {
         for (bool timeConditioning : {true, false}) {
             EulerSampler a(model(timeConditioning), 2, 16, 0.5);

@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <sys/stat.h>
 
-#include "testsupport.h"
+#include "support/listenerrecorder.h"
+#include "support/testsupport.h"
+#include "support/tinycheckpoint.h"
 
 #include "base/configlimits.h"
 #include "base/metricnames.h"
@@ -30,17 +32,15 @@ private:
     QTemporaryDir m_dir;
     std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
 
-    /// A tiny pretrained checkpoint at `file` (untrained weights: the seams do not care).
-    CheckpointInfo writeCheckpoint(const std::string& file, int length = 6)
+    /// A tiny pretrained checkpoint of step 7 at `file` (untrained weights: the seams do not care).
+    test::TinyCheckpoint writeCheckpoint(const std::string& file)
     {
-        torch::manual_seed(3);
-        const ModelSpec spec = test::tinySpec(length);
-        Denoiser model = makeDenoiser(spec, 2, torch::kCPU);
-        CheckpointInfo info{newCheckpointId(), "", "pretrained", spec, "{}", "{}", 7, utcNow()};
-        const Status saved = saveCheckpoint(file, model, info);
-        if (!saved)
-            qFatal("%s", saved.error().c_str());
-        return info;
+        test::TinyCheckpointOptions options;
+        options.step = 7;
+        auto written = test::writeTinyCheckpoint(file, options);
+        if (!written)
+            qFatal("%s", written.error().c_str());
+        return written.value();
     }
 
 private Q_SLOTS:
@@ -48,7 +48,7 @@ private Q_SLOTS:
 
     void openModelBringsTaskNoiseAndDevice()
     {
-        const CheckpointInfo info = writeCheckpoint(path("open.d2dpo"));
+        const test::TinyCheckpoint info = writeCheckpoint(path("open.d2dpo"));
         auto opened = openModel(path("open.d2dpo"), "cpu");
         QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().c_str());
         QCOMPARE(opened->checkpoint.info.id, info.id);
@@ -155,7 +155,7 @@ private Q_SLOTS:
         auto store = PreferenceStore::open(path("export.sqlite"));
         QVERIFY(store.ok());
         const std::string checkpoint = path("export.d2dpo");
-        const CheckpointInfo info = writeCheckpoint(checkpoint);
+        const test::TinyCheckpoint info = writeCheckpoint(checkpoint);
         RunRecord run;
         run.kind = "d2dpo";
         run.configJson = R"({"preferences":{"source":"store-labels","pairs":12},"beta":0.1})";
@@ -196,23 +196,12 @@ private Q_SLOTS:
         // the figures the Models view's summary draws (same sampler, count and seed).
         const std::string reference = path("once-ref.d2dpo");
         const std::string db = path("once.sqlite");
-        torch::manual_seed(2);
-        const ModelSpec spec = test::tinySpec(6);
-        CheckpointInfo info{newCheckpointId(), "", "pretrained", spec, "{}", "{}", 1, utcNow()};
-        QVERIFY(saveCheckpoint(reference, makeDenoiser(spec, 2, torch::kCPU), info).ok());
-        class Log final : public TrainListener {
-        public:
-            std::string text;
-            std::optional<SampleMetrics> referenceMetrics;
-            std::string resultModelId;
-            void onLog(const std::string& line) override { text += line + "\n"; }
-            void onEvaluation(const EvaluationEvent& e) override
-            {
-                if (e.step == 0)
-                    referenceMetrics = e.metrics;
-            }
-        };
-        auto runOnce = [&](const char* folder, bool keepBest = false) {
+        test::TinyCheckpointOptions tiny;
+        tiny.seed = 2;
+        tiny.step = 1;
+        QVERIFY(test::writeTinyCheckpoint(reference, tiny).ok());
+        // Runs a job reported to `log`: the id of the model it made.
+        auto runOnce = [&](test::ListenerRecorder& log, const char* folder, bool keepBest = false) {
             DpoJobSpec job;
             job.referencePath = reference;
             job.storePath = db;
@@ -229,37 +218,38 @@ private Q_SLOTS:
                 job.schedule.keepBest = "rule";
                 job.schedule.keepBestVsrSlack = 1;
             }
-            Log log;
             StopToken stop;
             const DpoJobOutcome outcome = runDpoJob(job, log, stop);
             if (outcome.finished.status != RunStatus::Completed)
                 qWarning("%s", outcome.finished.error.c_str());
-            log.resultModelId = outcome.resultModelId;
-            return log;
+            return outcome.resultModelId;
         };
-        const Log first = runOnce("once-1");
-        QVERIFY2(first.text.find("measuring the reference on 300 samples") != std::string::npos, first.text.c_str());
-        const Log second = runOnce("once-2");
-        QVERIFY2(second.text.find("the reference's metrics as measured before (300 samples, seed 1, exact sampler") !=
+        test::ListenerRecorder first, second, best;
+        runOnce(first, "once-1");
+        QVERIFY2(first.log.find("measuring the reference on 300 samples") != std::string::npos, first.log.c_str());
+        runOnce(second, "once-2");
+        QVERIFY2(second.log.find("the reference's metrics as measured before (300 samples, seed 1, exact sampler") !=
                      std::string::npos,
-                 second.text.c_str());
-        QVERIFY(first.referenceMetrics && second.referenceMetrics);
-        QCOMPARE(second.referenceMetrics->toJson(), first.referenceMetrics->toJson());
-        QVERIFY(!second.referenceMetrics->values.front().description.empty());
+                 second.log.c_str());
+        const EvaluationEvent* firstReference = first.evaluationAt(0);
+        const EvaluationEvent* secondReference = second.evaluationAt(0);
+        QVERIFY(firstReference && secondReference);
+        QCOMPARE(secondReference->metrics.toJson(), firstReference->metrics.toJson());
+        QVERIFY(!secondReference->metrics.values.front().description.empty());
         auto drawn = measureCheckpoint(reference, {SamplingConfig{}, 300, 1}, "cpu");
         QVERIFY2(drawn, drawn ? "" : drawn.error().c_str());
-        QCOMPARE(drawn->metrics.vsr(), first.referenceMetrics->vsr());
-        QCOMPARE(drawn->metrics.provenance(), first.referenceMetrics->provenance());
+        QCOMPARE(drawn->metrics.vsr(), firstReference->metrics.vsr());
+        QCOMPARE(drawn->metrics.provenance(), firstReference->metrics.provenance());
 
         // Keeping the best: a model of the run named as the best, never the run's result.
-        const Log best = runOnce("once-best", true);
-        QVERIFY2(best.text.find("best checkpoint by rule: step ") != std::string::npos, best.text.c_str());
+        const std::string bestResultId = runOnce(best, "once-best", true);
+        QVERIFY2(best.log.find("best checkpoint by rule: step ") != std::string::npos, best.log.c_str());
         auto store = PreferenceStore::open(db).value();
         std::string bestName, resultPath;
         for (const ModelRecord& m : store->models().value()) {
             if (m.path == path("once-best") + "/best.d2dpo")
                 bestName = m.name;
-            if (m.id == best.resultModelId)
+            if (m.id == bestResultId)
                 resultPath = m.path;
         }
         QVERIFY2(bestName.find(" best (step ") != std::string::npos, bestName.c_str());

@@ -4,7 +4,8 @@
 // checkpoint; and sequence files read as a user writes them, each bad input named by its line.
 #include <QTemporaryDir>
 
-#include "testsupport.h"
+#include "support/testsupport.h"
+#include "support/tinycheckpoint.h"
 
 #include "io/checkpoint.h"
 #include "facades/openmodel.h"
@@ -152,13 +153,14 @@ private Q_SLOTS:
     {
         QFETCH(QString, which);
         auto task = makeTask(taskFor(which)).value();
-        ModelSpec spec = test::tinySpec(int(task->length()));
-        spec.task = task->config();
-        torch::manual_seed(1);
-        Denoiser model = makeDenoiser(spec, task->vocabSize(), torch::kCPU);
-        CheckpointInfo info{newCheckpointId(), "", "pretrained", spec, "{}", "{}", 0, "2026-01-01T00:00:00Z"};
+        test::TinyCheckpointOptions tiny;
+        tiny.spec = test::tinySpec(int(task->length()));
+        tiny.spec->task = task->config();
+        tiny.vocabSize = task->vocabSize();
+        tiny.seed = 1;
+        tiny.createdAt = "2026-01-01T00:00:00Z";
         const std::string file = path("task-" + which.toStdString() + ".d2dpo");
-        QVERIFY(saveCheckpoint(file, model, info).ok());
+        QVERIFY(test::writeTinyCheckpoint(file, tiny).ok());
         auto opened = openModel(file, torch::Device(torch::kCPU));
         QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().c_str());
         const TaskConfig& back = opened->task->config();
@@ -175,7 +177,7 @@ private Q_SLOTS:
         QVERIFY(requireTask(*opened->task, task->key(), "the checkpoint").ok());
     }
 
-    void fastaOverSeveralLinesWithStopMarksAndLowerCase()
+    void fastaOverSeveralLinesWithStopMarksAndLowerCaseIsRead()
     {
         const TaskConfig t = fileTask(">sp|P1 first\r\nMKV\r\nLLa*\r\n\r\n>second\nmkw\n>third\nMKVLLA\n", {}, "x.fasta");
         QCOMPARE(t.data, (std::vector<std::string>{"MKVLLA", "MKW", "MKVLLA"}));
@@ -238,7 +240,7 @@ private Q_SLOTS:
         QCOMPARE(read.task.length, 4);
     }
 
-    void sequenceMetricsByHand()
+    void sequenceMetricsMatchTheirHandCountedValues()
     {
         SequenceFileOptions options;
         options.rule = "motif:^[aeiou]";

@@ -9,7 +9,8 @@
 #include <limits>
 #include <thread>
 
-#include "testsupport.h"
+#include "support/listenerrecorder.h"
+#include "support/testsupport.h"
 
 #include "tasks/binaryintegerstask.h"
 #include "io/checkpoint.h"
@@ -20,37 +21,7 @@
 #include "train/pretrainer.h"
 
 using namespace d2dpo;
-
-namespace {
-
-/// Records events; optionally raises the stop token or runs an action at a given step.
-class Recorder final : public TrainListener {
-public:
-    std::vector<ProgressEvent> progress;
-    std::vector<EvaluationEvent> evaluations;
-    std::vector<CheckpointEvent> checkpoints;
-    std::vector<FinishedEvent> finished;
-    std::atomic<int64_t> lastStep{0};
-    int64_t stopAt = -1;
-    StopToken* stop = nullptr;
-    int64_t actAt = -1;
-    std::function<void()> action;
-
-    void onProgress(const ProgressEvent& e) override
-    {
-        progress.push_back(e);
-        lastStep = e.step;
-        if (e.step == stopAt && stop)
-            stop->requestStop();
-        if (e.step == actAt && action)
-            action();
-    }
-    void onEvaluation(const EvaluationEvent& e) override { evaluations.push_back(e); }
-    void onCheckpoint(const CheckpointEvent& e) override { checkpoints.push_back(e); }
-    void onFinished(const FinishedEvent& e) override { finished.push_back(e); }
-};
-
-} // namespace
+using Recorder = d2dpo::test::ListenerRecorder;
 
 class TestTrainer final : public QObject {
     Q_OBJECT
@@ -131,7 +102,7 @@ private Q_SLOTS:
         QVERIFY(!torch::equal(trainer.policy()->parameters().front(), trainer.reference()->parameters().front()));
     }
 
-    void stopsPromptlyWhenTheListenerAsks()
+    void theDpoTrainerStopsPromptlyWhenTheListenerAsks()
     {
         DpoTrainer trainer = dpoTrainer(1000);
         Recorder recorder;
@@ -144,7 +115,7 @@ private Q_SLOTS:
         QCOMPARE(recorder.progress.size(), size_t(3));
     }
 
-    void stopsPromptlyFromAnotherThread()
+    void theDpoTrainerStopsPromptlyOnARequestFromAnotherThread()
     {
         DpoTrainer trainer = dpoTrainer(100000);
         Recorder recorder;
@@ -161,7 +132,7 @@ private Q_SLOTS:
                  qPrintable(QString("stopped at %1, asked at %2").arg(done.stepsDone).arg(requestedAt)));
     }
 
-    void pretrainerStopsToo()
+    void thePretrainerStopsWhenTheListenerAsks()
     {
         PretrainConfig config;
         config.steps = 100000;
@@ -212,7 +183,7 @@ private Q_SLOTS:
         QCOMPARE(recorder.finished.front().status, RunStatus::Failed);
     }
 
-    void missingPreferencesFailCleanly()
+    void aRunWithoutPreferencePairsFailsWithAMessage()
     {
         DpoTrainer trainer(freshModel(), m_task, m_noise, DpoTrainerOptions(m_spec, test::tinyDpo(5)).schedule(test::tinySchedule()).sampling(m_sampling).seed(3));
         Recorder recorder;

@@ -5,8 +5,9 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QTemporaryDir>
+#include <QtTest/QtTest>
 
-#include "testsupport.h"
+#include "support/tinyconfigs.h"
 
 #include "store/preferencestore.h"
 #include "ui/traindatapanel.h"

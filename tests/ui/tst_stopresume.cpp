@@ -12,7 +12,8 @@
 
 #include <csignal>
 
-#include "testsupport.h"
+#include "support/referencestore.h"
+#include "support/testsupport.h"
 
 #include "io/checkpoint.h"
 #include "model/denoiser.h"
@@ -31,25 +32,14 @@ class TestStopResume final : public QObject {
 
 private:
     QTemporaryDir m_dir;
-    std::string m_reference;
+    test::TinyCheckpoint m_reference; ///< a tiny untrained binary-integers model (N = 8)
     int m_stores = 0;
 
-    /// A store holding a tiny untrained binary-integers model (N = 8).
+    /// A new store holding the tiny reference model.
     std::unique_ptr<PreferenceStore> storeWithReference()
     {
-        auto store = PreferenceStore::open(m_dir.filePath(QStringLiteral("s%1.sqlite").arg(++m_stores)).toStdString());
-        if (!store)
-            return nullptr;
-        auto loaded = loadCheckpoint(m_reference, torch::kCPU);
-        ModelRecord record;
-        record.id = loaded->info.id;
-        record.kind = "pretrained";
-        record.name = "tiny reference";
-        record.path = m_reference;
-        record.specJson = toJson(loaded->info.spec);
-        if (!store.value()->addModel(record).ok())
-            return nullptr;
-        return std::move(store.value());
+        const auto file = m_dir.filePath(QStringLiteral("s%1.sqlite").arg(++m_stores)).toStdString();
+        return test::storeWithReference(file, m_reference);
     }
 
     /// Quick settings: `steps` steps, evaluated (and checkpointed) every 20.
@@ -71,15 +61,11 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        torch::manual_seed(3);
-        const ModelSpec spec = test::tinySpec(8);
-        CheckpointInfo info;
-        info.id = newCheckpointId();
-        info.kind = "pretrained";
-        info.spec = spec;
-        info.createdAt = utcNow();
-        m_reference = m_dir.filePath(QStringLiteral("tiny.d2dpo")).toStdString();
-        QVERIFY(saveCheckpoint(m_reference, makeDenoiser(spec, 2, torch::kCPU), info).ok());
+        test::TinyCheckpointOptions tiny;
+        tiny.length = 8;
+        auto written = test::writeTinyCheckpoint(m_dir.filePath(QStringLiteral("tiny.d2dpo")).toStdString(), tiny);
+        QVERIFY2(written.ok(), written.ok() ? "" : written.error().c_str());
+        m_reference = written.value();
     }
 
     void aStoppedRunResumesFromThePastRuns()
@@ -120,7 +106,7 @@ private Q_SLOTS:
         QVERIFY(!resume->isEnabled()); // a completed run does not resume
     }
 
-    void startStaysInViewAt1024x640()
+    void theStartAndStopButtonsStayInViewAt1024x640()
     {
         auto store = storeWithReference();
         QVERIFY(store);

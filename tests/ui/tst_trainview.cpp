@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The training dashboard: the worker adapter (progress out, a stop honoured within one step, a
-// throwing or NaN trainer reported, not crashed), the plots receiving every series at a bounded
-// replot rate, the settings form refusing absurd values in words, a whole run from the Train
-// view recorded in the store and shown again, and the Models view's lineage, histograms and
-// export folder (whose weights Python loads, when python3-torch is installed).
+// The training dashboard: plots get every series at a bounded replot rate, a run from the Train view
+// is recorded, shown again and exported from the Models view (Python loads it where it can).
 #include <QComboBox>
 #include <QFile>
 #include <QJsonDocument>
@@ -19,13 +16,11 @@
 #include <QTemporaryDir>
 #include <QTreeWidget>
 
-#include <cmath>
-
-#include "testsupport.h"
+#include "support/referencestore.h"
+#include "support/testsupport.h"
+#include "support/tinycheckpoint.h"
 
 #include "io/checkpoint.h"
-#include "model/denoiser.h"
-#include "jobs/dpojob.h"
 #include "ui/datamodeldialog.h"
 #include "ui/labelview.h"
 #include "ui/pairsupply.h"
@@ -34,55 +29,11 @@
 #include "store/preferencestore.h"
 #include "ui/trainsettingsform.h"
 #include "ui/trainview.h"
-#include "ui/trainworker.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;
 
 namespace {
-
-/// A tiny untrained binary-integers model (N = 10) saved as a checkpoint.
-std::string tinyCheckpoint(const QTemporaryDir& dir, const QString& name, bool poisoned = false)
-{
-    torch::manual_seed(5);
-    const ModelSpec spec = test::tinySpec(10);
-    Denoiser model = makeDenoiser(spec, 2, torch::kCPU);
-    if (poisoned) {
-        torch::NoGradGuard noGrad;
-        for (auto& p : model->parameters())
-            p.fill_(std::nan(""));
-    }
-    CheckpointInfo info;
-    info.id = newCheckpointId();
-    info.kind = "pretrained";
-    info.spec = spec;
-    info.createdAt = utcNow();
-    const std::string path = dir.filePath(name).toStdString();
-    if (!saveCheckpoint(path, model, info).ok())
-        return {};
-    return path;
-}
-
-DpoJobSpec quickJob(const std::string& reference, const QTemporaryDir& dir, int steps)
-{
-    DpoJobSpec job;
-    job.referencePath = reference;
-    job.source = PreferenceSource::RulePairs;
-    job.rulePairs = 200;
-    job.dpo.steps = steps;
-    job.dpo.batch = 8;
-    job.schedule.evalEvery = 10;
-    job.schedule.evalSamples = 40;
-    job.sampling.steps = 8;
-    job.device = "cpu";
-    job.outputFolder = dir.filePath(QStringLiteral("runs/%1").arg(QString::number(qint64(std::rand())))).toStdString();
-    return job;
-}
-
-TrainJob asTrainJob(DpoJobSpec spec)
-{
-    return [spec](TrainListener& listener, const StopToken& stop) { return runDpoJob(spec, listener, stop).finished; };
-}
 
 bool pythonTorchAvailable()
 {
@@ -90,8 +41,6 @@ bool pythonTorchAvailable()
         return false;
     return QProcess::execute(QStringLiteral("/usr/bin/python3"), {QStringLiteral("-c"), QStringLiteral("import torch")}) == 0;
 }
-
-} // namespace
 
 /// The binary task's metrics with the given VSR and odd ratio (the rest made up).
 SampleMetrics binaryMetrics(double vsr, double odd)
@@ -105,35 +54,21 @@ SampleMetrics binaryMetrics(double vsr, double odd)
     return m;
 }
 
+} // namespace
+
 class TestTrainView final : public QObject {
     Q_OBJECT
 
 private:
     QTemporaryDir m_dir;
-    std::string m_reference;
+    test::TinyCheckpoint m_reference; ///< a tiny untrained binary-integers model (N = 10)
     int m_stores = 0;
 
-    std::unique_ptr<PreferenceStore> freshStore()
+    /// A new store holding the tiny reference model, as the Label view leaves it after generating.
+    std::unique_ptr<PreferenceStore> storeWithReference()
     {
-        const auto path = m_dir.filePath(QStringLiteral("s%1.sqlite").arg(++m_stores)).toStdString();
-        return PreferenceStore::open(path).value();
-    }
-
-    /// A store holding the tiny reference model, as the Label view leaves it after generating.
-    std::unique_ptr<PreferenceStore> storeWithReference(std::string& modelId)
-    {
-        auto store = freshStore();
-        auto loaded = loadCheckpoint(m_reference, torch::kCPU);
-        ModelRecord record;
-        record.id = loaded->info.id;
-        record.kind = "pretrained";
-        record.name = "tiny reference";
-        record.path = m_reference;
-        record.specJson = toJson(loaded->info.spec);
-        modelId = record.id;
-        if (!store->addModel(record).ok())
-            return nullptr;
-        return store;
+        const auto file = m_dir.filePath(QStringLiteral("s%1.sqlite").arg(++m_stores)).toStdString();
+        return test::storeWithReference(file, m_reference);
     }
 
 private Q_SLOTS:
@@ -143,116 +78,18 @@ private Q_SLOTS:
         QCoreApplication::setOrganizationName(QStringLiteral("d2dpo-studio-tests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_trainview"));
         QVERIFY(m_dir.isValid());
-        m_reference = tinyCheckpoint(m_dir, QStringLiteral("tiny.d2dpo"));
-        QVERIFY(!m_reference.empty());
-    }
-
-    void runnerReportsProgressEvaluationsAndTheResult()
-    {
-        TrainRunner runner;
-        QSignalSpy progress(&runner, &TrainRunner::progress);
-        QSignalSpy evaluated(&runner, &TrainRunner::evaluated);
-        QSignalSpy logged(&runner, &TrainRunner::logLine);
-        QSignalSpy finished(&runner, &TrainRunner::finished);
-        QVERIFY(runner.start(asTrainJob(quickJob(m_reference, m_dir, 30))));
-        QVERIFY(runner.running());
-        QVERIFY(!runner.start(asTrainJob(quickJob(m_reference, m_dir, 30)))); // one job at a time
-        QVERIFY(finished.wait(60000));
-        QVERIFY(!runner.running());
-        const auto done = finished.at(0).at(0).value<FinishedEvent>();
-        QCOMPARE(done.status, RunStatus::Completed);
-        QCOMPARE(done.stepsDone, int64_t(30));
-        QVERIFY(QFile::exists(QString::fromStdString(done.lastCheckpointPath)));
-        // Every step, in order, delivered before `finished`.
-        QCOMPARE(progress.size(), 30);
-        for (int i = 0; i < progress.size(); ++i) {
-            const auto e = progress.at(i).at(0).value<ProgressEvent>();
-            QCOMPARE(e.step, int64_t(i + 1));
-            QCOMPARE(e.totalSteps, int64_t(30));
-            QVERIFY(std::isfinite(e.loss));
-            QVERIFY(e.rewards.has_value());
-        }
-        // The reference first (the baselines), then steps 10, 20 and the end.
-        QCOMPARE(evaluated.size(), 4);
-        QVERIFY(evaluated.at(0).at(0).value<EvaluationEvent>().ofReference);
-        QCOMPARE(evaluated.at(3).at(0).value<EvaluationEvent>().step, int64_t(30));
-        QVERIFY(!logged.isEmpty());
-    }
-
-    void stopIsHonouredWithinOneStep()
-    {
-        TrainRunner runner;
-        QSignalSpy finished(&runner, &TrainRunner::finished);
-        QSignalSpy progress(&runner, &TrainRunner::progress);
-        auto job = quickJob(m_reference, m_dir, 1'000'000);
-        job.schedule.evalEvery = 0;
-        job.evaluateReference = false;
-        QVERIFY(runner.start(asTrainJob(job)));
-        QVERIFY(progress.wait(30000));
-        runner.requestStop();
-        // Read after the request: the step in flight then is at most one more than this.
-        const int64_t reported = runner.lastReportedStep();
-        QVERIFY(finished.wait(30000));
-        const auto done = finished.at(0).at(0).value<FinishedEvent>();
-        QCOMPARE(done.status, RunStatus::Stopped);
-        QVERIFY2(done.stepsDone <= reported + 1,
-                 qPrintable(QStringLiteral("stopped after %1, stop requested at %2").arg(done.stepsDone).arg(reported)));
-        QVERIFY(!done.lastCheckpointPath.empty()); // a stopped run keeps its weights
-    }
-
-    void aThrowingTrainerIsReportedAndTheRunnerStaysUsable()
-    {
-        TrainRunner runner;
-        QSignalSpy finished(&runner, &TrainRunner::finished);
-        QVERIFY(runner.start([](TrainListener& listener, const StopToken&) -> FinishedEvent {
-            listener.onProgress({1, 10, 0.69, std::nullopt, 1, 1});
-            throw std::runtime_error("device vanished");
-        }));
-        QVERIFY(finished.wait(10000));
-        const auto done = finished.at(0).at(0).value<FinishedEvent>();
-        QCOMPARE(done.status, RunStatus::Failed);
-        QVERIFY2(QString::fromStdString(done.error).contains(QStringLiteral("device vanished")), done.error.c_str());
-        QVERIFY(runner.start([](TrainListener&, const StopToken&) { return FinishedEvent{}; }));
-        QVERIFY(finished.wait(10000));
-        QCOMPARE(finished.at(1).at(0).value<FinishedEvent>().status, RunStatus::Completed);
-    }
-
-    void aCheckpointWithNonFiniteWeightsIsRefused()
-    {
-        const std::string poisoned = tinyCheckpoint(m_dir, QStringLiteral("nan.d2dpo"), true);
-        TrainRunner runner;
-        QSignalSpy finished(&runner, &TrainRunner::finished);
-        auto job = quickJob(poisoned, m_dir, 20);
-        job.evaluateReference = false;
-        QVERIFY(runner.start(asTrainJob(job)));
-        QVERIFY(finished.wait(30000));
-        const auto done = finished.at(0).at(0).value<FinishedEvent>();
-        QCOMPARE(done.status, RunStatus::Failed);
-        // A valid checksum over NaN weights: refused at load, before any step.
-        QVERIFY2(QString::fromStdString(done.error).contains(QStringLiteral("NaN or infinite")), done.error.c_str());
-        QCOMPARE(done.stepsDone, int64_t(0));
-        QVERIFY(done.lastCheckpointPath.empty()); // non-finite weights are never written
-    }
-
-    void destroyingTheRunnerStopsAndJoinsTheJob()
-    {
-        auto runner = std::make_unique<TrainRunner>();
-        QSignalSpy progress(runner.get(), &TrainRunner::progress);
-        auto job = quickJob(m_reference, m_dir, 1'000'000);
-        job.evaluateReference = false;
-        job.schedule.evalEvery = 0;
-        QVERIFY(runner->start(asTrainJob(job)));
-        QVERIFY(progress.wait(30000));
-        QElapsedTimer clock;
-        clock.start();
-        runner.reset();
-        QVERIFY(clock.elapsed() < 20000);
+        test::TinyCheckpointOptions tiny;
+        tiny.length = 10;
+        tiny.seed = 5;
+        auto written = test::writeTinyCheckpoint(m_dir.filePath(QStringLiteral("tiny.d2dpo")).toStdString(), tiny);
+        QVERIFY2(written.ok(), written.ok() ? "" : written.error().c_str());
+        m_reference = written.value();
     }
 
     void plotsReceiveEverySeriesAndReplotAtABoundedRate()
     {
-        std::string modelId;
-        auto store = storeWithReference(modelId);
+        auto store = storeWithReference();
+        QVERIFY(store);
         TrainView view(*store);
         view.resize(1200, 800);
         view.show();
@@ -290,8 +127,8 @@ private Q_SLOTS:
 
     void aSequenceFileTaskPlotsItsOwnMetrics()
     {
-        std::string modelId;
-        auto store = storeWithReference(modelId);
+        auto store = storeWithReference();
+        QVERIFY(store);
         TrainView view(*store);
         SampleMetrics reference;
         reference.samples = 1000;
@@ -342,83 +179,11 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(models[0].specJson).contains("sequences"));
     }
 
-    void theFormRefusesAbsurdValuesInWords_data()
-    {
-        QTest::addColumn<QString>("field");
-        QTest::addColumn<QString>("text");
-        QTest::addColumn<QString>("message");
-        QTest::newRow("beta zero") << "beta" << "0" << "Beta must be greater than 0";
-        QTest::newRow("beta negative") << "beta" << "-0.5" << "Beta must be greater than 0";
-        QTest::newRow("lr zero") << "learningRate" << "0" << "Learning rate must be greater than 0";
-        QTest::newRow("lr negative") << "learningRate" << "-1e-4" << "Learning rate must be greater than 0";
-        QTest::newRow("lr huge") << "learningRate" << "5" << "at most 1";
-        QTest::newRow("steps zero") << "steps" << "0" << "Steps must be between 1";
-        QTest::newRow("batch zero") << "batch" << "0" << "Batch must be between 1";
-        QTest::newRow("not a number") << "beta" << "abc" << "is not a number";
-        QTest::newRow("eta negative") << "eta" << "-1" << "Eta must be between 0 and 100";
-        QTest::newRow("t-samples") << "tSamples" << "0" << "t-samples per pair must be between 1";
-        QTest::newRow("fraction of a step") << "steps" << "2.5" << "is not a whole number";
-    }
-
-    void theFormRefusesAbsurdValuesInWords()
-    {
-        QFETCH(QString, field);
-        QFETCH(QString, text);
-        QFETCH(QString, message);
-        TrainSettingsForm form;
-        QVERIFY(form.settings().has_value());
-        QVERIFY(form.problems().isEmpty());
-        QSignalSpy validity(&form, &TrainSettingsForm::validityChanged);
-        auto* edit = form.findChild<QLineEdit*>(field);
-        QVERIFY(edit);
-        edit->setText(text);
-        QVERIFY(!form.settings().has_value());
-        QVERIFY2(form.problems().join(' ').contains(message), qPrintable(form.problems().join(" | ")));
-        QCOMPARE(validity.size(), 1);
-        QCOMPARE(validity.at(0).at(0).toBool(), false);
-        QVERIFY(form.findChild<QLabel*>(QStringLiteral("problems"))->text().contains(message));
-        form.restoreDefaults();
-        QVERIFY(form.settings().has_value());
-    }
-
-    void theFormRefusesABatchLargerThanMemoryAllows()
-    {
-        TrainSettingsForm form;
-        ModelSpec large;
-        large.task.length = 64;
-        large.model.dModel = 256;
-        large.model.layers = 4;
-        form.setModelSpec(large);
-        form.setAvailableMemoryOverride(int64_t(8) << 30); // 8 GiB
-        form.findChild<QLineEdit*>(QStringLiteral("batch"))->setText(QStringLiteral("256"));
-        QVERIFY2(form.settings().has_value(), qPrintable(form.problems().join(" | "))); // the large benchmark fits
-        form.findChild<QLineEdit*>(QStringLiteral("batch"))->setText(QStringLiteral("1000000"));
-        QVERIFY(!form.settings().has_value());
-        QVERIFY2(form.problems().join(' ').contains(QStringLiteral("of memory is available")),
-                 qPrintable(form.problems().join(" | ")));
-    }
-
-    void settingsPersist()
-    {
-        {
-            TrainSettingsForm form;
-            form.findChild<QLineEdit*>(QStringLiteral("beta"))->setText(QStringLiteral("0.25"));
-            form.findChild<QLineEdit*>(QStringLiteral("steps"))->setText(QStringLiteral("123"));
-            form.saveSettings();
-        }
-        TrainSettingsForm again;
-        again.loadSettings();
-        QVERIFY(again.settings().has_value());
-        QCOMPARE(again.settings()->dpo.beta, 0.25);
-        QCOMPARE(again.settings()->dpo.steps, 123);
-        again.restoreDefaults();
-        again.saveSettings();
-    }
-
     void thePairCountFollowsTheSource()
     {
-        std::string modelId;
-        auto store = storeWithReference(modelId);
+        const std::string modelId = m_reference.id;
+        auto store = storeWithReference();
+        QVERIFY(store);
         // Three labelled pairs: left, right, tie (the tie is left out).
         auto ids = store->addPairs({{0, "1110000000", "1100000000", modelId, modelId, "binary-integers:10"},
                                     {0, "1000000000", "1111000000", modelId, modelId, "binary-integers:10"},
@@ -444,8 +209,9 @@ private Q_SLOTS:
 
     void aRunFromTheTrainViewIsRecordedShownAgainAndExported()
     {
-        std::string modelId;
-        auto store = storeWithReference(modelId);
+        const std::string modelId = m_reference.id;
+        auto store = storeWithReference();
+        QVERIFY(store);
         TrainView view(*store);
         view.useRulePairs(true, 500);
         auto* form = view.settingsForm();

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Running the real `d2dpo` binary from a test: its exit code and both outputs.
+// Running the real `d2dpo` binary from a test: its exit code and both outputs, and the check that
+// it refuses bad input the way a user should see it.
 #pragma once
 
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QtTest/QtTest>
+
+#include <optional>
 
 namespace d2dpo::test {
 
@@ -15,6 +19,9 @@ struct CliRun {
 };
 
 inline const QString kCli = QStringLiteral(D2DPO_CLI_PATH);
+
+/// The exit code of a command that failed at its work (a bad command line gets CLI11's own codes).
+inline constexpr int kExitFailure = 1;
 
 /// Waits for a started process (killed after `timeoutMs`) and collects what it wrote.
 inline CliRun finishProcess(QProcess& process, int timeoutMs = 600000)
@@ -37,6 +44,20 @@ inline CliRun runCli(const QStringList& arguments, int timeoutMs = 600000)
     QProcess process;
     process.start(kCli, arguments);
     return finishProcess(process, timeoutMs);
+}
+
+/// Runs the CLI and checks that it refuses: a non-zero exit code (exactly `exitCode` when given),
+/// `phrase` in its standard error, and no stack trace there.
+inline void expectRefusal(const QStringList& arguments, const QString& phrase,
+                          std::optional<int> exitCode = std::nullopt)
+{
+    const CliRun run = runCli(arguments);
+    const QString context = arguments.join(QLatin1Char(' ')) + QLatin1Char('\n') + run.err;
+    QVERIFY2(run.exitCode != 0, qPrintable(context));
+    if (exitCode)
+        QVERIFY2(run.exitCode == *exitCode, qPrintable(context));
+    QVERIFY2(run.err.contains(phrase), qPrintable(context));
+    QVERIFY2(!run.err.contains(QStringLiteral("frame #")), qPrintable(context));
 }
 
 } // namespace d2dpo::test

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Train view's settings form and core's validate() refuse the same values with the same
-// words: the form reads the text, the limits and the sentences are config.h's.
+// The Train view's settings form: absurd values refused in words (the same words and limits as
+// core's validate()), a batch larger than memory allows refused, and saved settings loaded back.
+#include <QLabel>
 #include <QLineEdit>
+#include <QSignalSpy>
+#include <QStandardPaths>
 #include <QtTest/QtTest>
 
 #include <functional>
@@ -35,10 +38,90 @@ Status schedule(const std::function<void(DpoScheduleConfig&)>& set)
 
 Q_DECLARE_METATYPE(Apply)
 
-class TestSettingsForm final : public QObject {
+class TestTrainSettingsForm final : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // QSettings go to a test location
+        QCoreApplication::setOrganizationName(QStringLiteral("d2dpo-studio-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_trainsettingsform"));
+    }
+
+    void theFormRefusesAbsurdValuesInWords_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("beta zero") << "beta" << "0" << "Beta must be greater than 0";
+        QTest::newRow("beta negative") << "beta" << "-0.5" << "Beta must be greater than 0";
+        QTest::newRow("lr zero") << "learningRate" << "0" << "Learning rate must be greater than 0";
+        QTest::newRow("lr negative") << "learningRate" << "-1e-4" << "Learning rate must be greater than 0";
+        QTest::newRow("lr huge") << "learningRate" << "5" << "at most 1";
+        QTest::newRow("steps zero") << "steps" << "0" << "Steps must be between 1";
+        QTest::newRow("batch zero") << "batch" << "0" << "Batch must be between 1";
+        QTest::newRow("not a number") << "beta" << "abc" << "is not a number";
+        QTest::newRow("eta negative") << "eta" << "-1" << "Eta must be between 0 and 100";
+        QTest::newRow("t-samples") << "tSamples" << "0" << "t-samples per pair must be between 1";
+        QTest::newRow("fraction of a step") << "steps" << "2.5" << "is not a whole number";
+    }
+
+    void theFormRefusesAbsurdValuesInWords()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        TrainSettingsForm form;
+        QVERIFY(form.settings().has_value());
+        QVERIFY(form.problems().isEmpty());
+        QSignalSpy validity(&form, &TrainSettingsForm::validityChanged);
+        auto* edit = form.findChild<QLineEdit*>(field);
+        QVERIFY(edit);
+        edit->setText(text);
+        QVERIFY(!form.settings().has_value());
+        QVERIFY2(form.problems().join(' ').contains(message), qPrintable(form.problems().join(" | ")));
+        QCOMPARE(validity.size(), 1);
+        QCOMPARE(validity.at(0).at(0).toBool(), false);
+        QVERIFY(form.findChild<QLabel*>(QStringLiteral("problems"))->text().contains(message));
+        form.restoreDefaults();
+        QVERIFY(form.settings().has_value());
+    }
+
+    void theFormRefusesABatchLargerThanMemoryAllows()
+    {
+        TrainSettingsForm form;
+        ModelSpec large;
+        large.task.length = 64;
+        large.model.dModel = 256;
+        large.model.layers = 4;
+        form.setModelSpec(large);
+        form.setAvailableMemoryOverride(int64_t(8) << 30); // 8 GiB
+        form.findChild<QLineEdit*>(QStringLiteral("batch"))->setText(QStringLiteral("256"));
+        QVERIFY2(form.settings().has_value(), qPrintable(form.problems().join(" | "))); // the large benchmark fits
+        form.findChild<QLineEdit*>(QStringLiteral("batch"))->setText(QStringLiteral("1000000"));
+        QVERIFY(!form.settings().has_value());
+        QVERIFY2(form.problems().join(' ').contains(QStringLiteral("of memory is available")),
+                 qPrintable(form.problems().join(" | ")));
+    }
+
+    void savedSettingsAreLoadedBackByANewForm()
+    {
+        {
+            TrainSettingsForm form;
+            form.findChild<QLineEdit*>(QStringLiteral("beta"))->setText(QStringLiteral("0.25"));
+            form.findChild<QLineEdit*>(QStringLiteral("steps"))->setText(QStringLiteral("123"));
+            form.saveSettings();
+        }
+        TrainSettingsForm again;
+        again.loadSettings();
+        QVERIFY(again.settings().has_value());
+        QCOMPARE(again.settings()->dpo.beta, 0.25);
+        QCOMPARE(again.settings()->dpo.steps, 123);
+        again.restoreDefaults();
+        again.saveSettings();
+    }
+
     void theFormAndValidateRefuseTheSameValuesInTheSameWords_data()
     {
         QTest::addColumn<QString>("field");
@@ -120,5 +203,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestSettingsForm)
-#include "tst_settingsform.moc"
+QTEST_MAIN(TestTrainSettingsForm)
+#include "tst_trainsettingsform.moc"

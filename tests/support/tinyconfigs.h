@@ -1,13 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Small helpers shared by the test suites: tiny configurations and tensor comparisons.
+// Tiny model and D2-DPO settings, small enough to train in a test (torch-free: plain configs).
 #pragma once
-
-#include <QtTest/QtTest>
-#include <torch/torch.h>
-
-#include <fstream>
-#include <iterator>
-#include <string>
 
 #include "base/config.h"
 
@@ -43,23 +36,6 @@ inline DpoScheduleConfig tinySchedule()
     schedule.evalEvery = 0;
     schedule.evalSamples = 50;
     return schedule;
-}
-
-inline double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b)
-{
-    return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
-}
-
-/// A whole file as bytes (empty when missing).
-inline std::string readAll(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-inline void writeAll(const std::string& path, const std::string& bytes)
-{
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
 } // namespace d2dpo::test

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The preference store's file on disk: bad files are refused and left untouched, old schemas
+// migrate without losing a row, and a child killed with SIGKILL after a burst of labels loses none.
+#include <QCoreApplication>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "support/filebytes.h"
+#include "support/storerecords.h"
+
+#include "facades/taskinfo.h"
+#include "store/preferencestore.h"
+#include "store/storeschema.h"
+
+using namespace d2dpo;
+
+namespace {
+
+using test::openOrFail;
+using test::readAll;
+using test::somePairs;
+using test::writeAll;
+
+/// Child mode: label every pending pair as fast as possible, printing each committed label id.
+int runClicker(const std::string& path)
+{
+    auto store = PreferenceStore::open(path);
+    if (!store)
+        return 2;
+    auto pending = store.value()->pendingPairs(100000);
+    for (const ShownPair& p : pending.value()) {
+        auto id = store.value()->addLabel(p.id, p.id % 2 ? Choice::Left : Choice::Right, "child", 5);
+        if (!id)
+            return 3;
+        std::cout << id.value() << std::endl; // flushed: the parent sees it only after the commit
+    }
+    for (;;)
+        pause(); // wait to be killed
+}
+
+} // namespace
+
+class TestStoreFiles final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
+
+    void expectRefusedUnchanged(const std::string& file, const char* phrase)
+    {
+        const std::string before = readAll(file);
+        auto store = PreferenceStore::open(file);
+        QVERIFY(!store.ok());
+        QVERIFY2(store.error().find(phrase) != std::string::npos, store.error().c_str());
+        QVERIFY2(readAll(file) == before, "the refused file was changed");
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void badFilesAreRefusedAndLeftUnchanged()
+    {
+        writeAll(path("text.sqlite"), "this is a text file, not a database\n");
+        expectRefusedUnchanged(path("text.sqlite"), "not an SQLite database");
+
+        // Another application's SQLite database.
+        {
+            SQLite::Database other(path("other.sqlite"), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+            other.exec("CREATE TABLE songs (id INTEGER PRIMARY KEY, title TEXT)");
+        }
+        expectRefusedUnchanged(path("other.sqlite"), "another application");
+
+        // A store from a newer schema.
+        {
+            auto store = openOrFail(path("newer.sqlite"));
+            QVERIFY(store);
+        }
+        {
+            SQLite::Database db(path("newer.sqlite"), SQLite::OPEN_READWRITE);
+            db.exec("PRAGMA user_version = 99");
+        }
+        expectRefusedUnchanged(path("newer.sqlite"), "newer");
+
+        // A corrupt store: a page in the middle overwritten.
+        {
+            auto store = openOrFail(path("corrupt.sqlite"));
+            QVERIFY(store);
+            QVERIFY(store->addPairs(somePairs(400), "generated").ok());
+        }
+        std::string bytes = readAll(path("corrupt.sqlite"));
+        QVERIFY(bytes.size() > 5 * 4096);
+        for (size_t i = 2 * 4096; i < 4 * 4096; ++i)
+            bytes[i] = char(0xA5 ^ (i * 31));
+        writeAll(path("corrupt.sqlite"), bytes);
+        const std::string before = readAll(path("corrupt.sqlite"));
+        auto corrupt = PreferenceStore::open(path("corrupt.sqlite"));
+        QVERIFY(!corrupt.ok());
+        QVERIFY2(corrupt.error().find("corrupt") != std::string::npos ||
+                     corrupt.error().find("malformed") != std::string::npos,
+                 corrupt.error().c_str());
+        QVERIFY(readAll(path("corrupt.sqlite")) == before);
+
+        // A read-only store (its mode says so, which counts even for root).
+        {
+            auto store = openOrFail(path("readonly.sqlite"));
+            QVERIFY(store);
+        }
+        QCOMPARE(chmod(path("readonly.sqlite").c_str(), 0444), 0);
+        expectRefusedUnchanged(path("readonly.sqlite"), "read-only");
+        chmod(path("readonly.sqlite").c_str(), 0644);
+
+        const auto folder = PreferenceStore::open(m_dir.path().toStdString());
+        QVERIFY(!folder.ok());
+        QVERIFY2(folder.error().find("not a regular file") != std::string::npos, folder.error().c_str());
+    }
+
+    void schemaOneStoresMigrateWithoutLosingARow()
+    {
+        // A store as version 1 wrote it: binary-integers sequences of two lengths, no task column.
+        const std::string file = path("v1.sqlite");
+        {
+            SQLite::Database db(file, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+            db.exec(storeMigrations()[0]);
+            db.exec("PRAGMA application_id = 1144144976"); // "D2DP"
+            db.exec("PRAGMA user_version = 1");
+            db.exec("INSERT INTO sequences (id, tokens, created_at) VALUES (1, '1100', 't'), (2, '1000', 't'), "
+                    "(3, '111000', 't'), (4, '110000', 't')");
+            db.exec("INSERT INTO pairs (id, left_id, right_id, source, created_at) VALUES (1, 1, 2, 'generated', 't'), "
+                    "(2, 3, 4, 'imported', 't')");
+            db.exec("INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) VALUES (1, 'left', 'ana', 5, 't')");
+            // A run its process left "running", and the model it wrote (schema 3 rebuilds runs).
+            db.exec("INSERT INTO runs (id, kind, config_json, device, status, started_at) VALUES "
+                    "(1, 'd2dpo', '{}', 'cpu', 'running', 't')");
+            db.exec("INSERT INTO models (id, kind, name, path, spec_json, training_json, metrics_json, run_id, "
+                    "created_at) VALUES ('m1', 'd2dpo', 'm1', '/m1', '{}', '{}', '{}', 1, 't')");
+            db.exec("INSERT INTO run_metrics (run_id, name, step, value) VALUES (1, 'loss', 1, 0.5)");
+        }
+        auto store = openOrFail(file);
+        QVERIFY(store);
+        QCOMPARE(store->schemaVersion(), PreferenceStore::latestSchemaVersion());
+        // The old run had no lock: its process is gone, so it is interrupted; its model and curve stay linked.
+        QCOMPARE(store->run(1).value()->status, RunStatus::Interrupted);
+        QCOMPARE(store->model("m1").value()->runId.value_or(0), int64_t(1));
+        QCOMPARE(store->metricSeries(1, "loss").value().size(), size_t(1));
+        {
+            SQLite::Database db(file);
+            QCOMPARE(db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt(), 0);
+        }
+        QCOMPARE(store->integrityCheck().value(), std::string("ok"));
+        const auto prefs = store->preferences().value();
+        QCOMPARE(prefs.size(), size_t(1));
+        QCOMPARE(prefs[0].task, std::string("binary-integers:4"));
+        const auto pending = store->pendingPairs(10).value();
+        QCOMPARE(pending.size(), size_t(1));
+        QCOMPARE(pending[0].task, std::string("binary-integers:6"));
+        QCOMPARE(store->pendingPairs(10, "binary-integers:4").value().size(), size_t(0));
+        // The tasks table knows both, so every view can read the old sequences.
+        for (const char* key : {"binary-integers:4", "binary-integers:6"}) {
+            const auto task = TaskInfo::fromStore(*store, key);
+            QVERIFY2(task.ok(), key);
+            QCOMPARE(task->key(), std::string(key));
+        }
+        QVERIFY(store->taskSpec("binary-integers:4").value().has_value());
+        QCOMPARE(store->counts("ana").value().labelled, int64_t(1));
+    }
+
+    void killedRightAfterABurstOfLabelsLosesNothing()
+    {
+        const std::string file = path("crash.sqlite");
+        {
+            auto store = openOrFail(file);
+            QVERIFY(store);
+            QVERIFY(store->addPairs(somePairs(300), "generated").ok());
+        }
+        QProcess child;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("D2DPO_STORE_CLICKER", QString::fromStdString(file));
+        child.setProcessEnvironment(env);
+        child.start(QCoreApplication::applicationFilePath(), {});
+        QVERIFY(child.waitForStarted());
+        std::vector<int64_t> seen;
+        while (seen.size() < 120 && child.waitForReadyRead(20000))
+            while (child.canReadLine())
+                seen.push_back(child.readLine().trimmed().toLongLong());
+        QVERIFY2(seen.size() >= 120, "the child did not label fast enough");
+        ::kill(pid_t(child.processId()), SIGKILL);
+        QVERIFY(child.waitForFinished());
+        for (const QByteArray& line : child.readAllStandardOutput().split('\n'))
+            if (!line.trimmed().isEmpty())
+                seen.push_back(line.trimmed().toLongLong());
+
+        // Every label the child reported (it reports after the commit) is in the reopened store.
+        auto store = openOrFail(file);
+        QVERIFY(store);
+        QCOMPARE(store->integrityCheck().value(), std::string("ok"));
+        const auto labels = store->labels(false).value();
+        std::set<int64_t> stored;
+        for (const LabelRecord& l : labels) {
+            QCOMPARE(l.labeler, std::string("child"));
+            stored.insert(l.id);
+        }
+        for (int64_t id : seen)
+            QVERIFY2(stored.count(id) == 1, qPrintable(QString("label %1 was lost").arg(id)));
+        QVERIFY(labels.size() >= seen.size());
+    }
+};
+
+int main(int argc, char** argv)
+{
+    if (const char* clicker = std::getenv("D2DPO_STORE_CLICKER"))
+        return runClicker(clicker);
+    QCoreApplication app(argc, argv);
+    TestStoreFiles test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_storefiles.moc"

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Preferences as JSONL: exported and imported back whole and only once, and every kind of bad line
+// refused with its line number while nothing is imported.
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include "support/filebytes.h"
+#include "support/storerecords.h"
+
+#include "facades/taskinfo.h"
+#include "store/preferencejsonl.h"
+#include "store/preferencestore.h"
+
+using namespace d2dpo;
+
+namespace {
+
+using test::openOrFail;
+using test::readAll;
+using test::somePairs;
+using test::writeAll;
+
+/// An import of binary-integers sequences of `length`.
+JsonlRules binaryRules(int length)
+{
+    TaskConfig binary;
+    binary.length = length;
+    const TaskInfo task = TaskInfo::fromConfig(binary).value();
+    return {task.key(), [task](const std::string& text) { return task.check(text); }};
+}
+
+} // namespace
+
+class TestStoreJsonl final : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void exportedPreferencesImportBackWholeAndOnlyOnce()
+    {
+        auto store = openOrFail(path("export.sqlite"));
+        QVERIFY(store);
+        const auto ids = store->addPairs(somePairs(5), "generated").value();
+        QVERIFY(store->addLabel(ids[0], Choice::Left, "ana", 800).ok());
+        QVERIFY(store->addLabel(ids[1], Choice::Right, "ana", 900).ok());
+        QVERIFY(store->addLabel(ids[2], Choice::Tie, "ana", 900).ok());  // not exported: no winner
+        QVERIFY(store->addLabel(ids[3], Choice::Skip, "ana", 900).ok()); // not exported
+        QCOMPARE(exportPreferencesJsonl(*store, path("prefs.jsonl")).value(), int64_t(2));
+
+        auto target = openOrFail(path("import.sqlite"));
+        QVERIFY(target);
+        QCOMPARE(importPreferencesJsonl(*target, path("prefs.jsonl"), binaryRules(8)).value().imported, int64_t(2));
+        // Importing the same file again changes nothing: each line is already there.
+        const ImportOutcome again = importPreferencesJsonl(*target, path("prefs.jsonl"), binaryRules(8)).value();
+        QCOMPARE(again.imported, int64_t(0));
+        QCOMPARE(again.duplicates, int64_t(2));
+        QCOMPARE(target->counts("").value().labelled, int64_t(2));
+        QCOMPARE(target->imports().value().size(), size_t(1));
+
+        // Ties and skips on request, in a shape DPO readers skip; an import leaves them out, counted.
+        QVERIFY(store->addLabel(ids[4], Choice::BothBad, "ana", 700).ok());
+        QCOMPARE(exportPreferencesJsonl(*store, path("all.jsonl"), true).value(), int64_t(5));
+        const std::string all = readAll(path("all.jsonl"));
+        QVERIFY2(all.find("\"choice\":\"tie\"") != std::string::npos, all.c_str());
+        QVERIFY(all.find("\"choice\":\"both-bad\"") != std::string::npos);
+        auto third = openOrFail(path("import3.sqlite"));
+        const ImportOutcome mixed = importPreferencesJsonl(*third, path("all.jsonl"), binaryRules(8)).value();
+        QCOMPARE(mixed.imported, int64_t(2));
+        QCOMPARE(mixed.undecided, int64_t(3));
+        const auto a = store->preferences().value();
+        const auto b = target->preferences().value();
+        QCOMPARE(b.size(), a.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            QCOMPARE(b[i].chosen, a[i].chosen);
+            QCOMPARE(b[i].rejected, a[i].rejected);
+            QCOMPARE(b[i].chosenSide, a[i].chosenSide);
+            QCOMPARE(b[i].labeler, a[i].labeler);
+            QCOMPARE(b[i].decideMs, a[i].decideMs);
+            QCOMPARE(b[i].labelledAt, a[i].labelledAt);
+        }
+    }
+
+    void aBadLineIsRefusedWithItsNumberAndNothingIsImported_data()
+    {
+        QTest::addColumn<QString>("badLine");
+        QTest::addColumn<QString>("phrase");
+        QTest::newRow("not json") << "{chosen: 1}" << "not valid JSON";
+        QTest::newRow("not an object") << "[1, 2]" << "expected a JSON object";
+        QTest::newRow("no chosen") << R"({"rejected": "1000"})" << "'chosen' is missing";
+        QTest::newRow("no rejected") << R"({"chosen": "1000"})" << "'rejected' is missing";
+        QTest::newRow("chosen not a string") << R"({"chosen": 1000, "rejected": "1100"})" << "must be a string";
+        QTest::newRow("empty") << R"({"chosen": "", "rejected": "1100"})" << "is empty";
+        QTest::newRow("bad token") << R"({"chosen": "1020", "rejected": "1100"})" << "'2' at position 3";
+        QTest::newRow("wrong length") << R"({"chosen": "10000", "rejected": "11000"})" << "sequences have 4";
+        QTest::newRow("lengths differ") << R"({"chosen": "1000", "rejected": "110"})" << "has 3 symbols";
+        QTest::newRow("another task") << R"({"chosen": "1000", "rejected": "1100", "task": "binary-integers:9"})"
+                                      << "a preference of the task binary-integers:9";
+        QTest::newRow("same") << R"({"chosen": "1000", "rejected": "1000"})" << "same sequence";
+        QTest::newRow("bad side") << R"({"chosen": "1000", "rejected": "1100", "chosen_side": "up"})"
+                                  << "chosen_side";
+        QTest::newRow("bad labeler") << R"({"chosen": "1000", "rejected": "1100", "labeler": 7})" << "labeler";
+        QTest::newRow("negative time") << R"({"chosen": "1000", "rejected": "1100", "decide_ms": -5})"
+                                       << "decide_ms";
+    }
+
+    void aBadLineIsRefusedWithItsNumberAndNothingIsImported()
+    {
+        QFETCH(QString, badLine);
+        QFETCH(QString, phrase);
+        const std::string file = path("bad.jsonl");
+        // A good line, a blank line (allowed), the bad one on line 3, then another good one.
+        writeAll(file, std::string(R"({"chosen": "1000", "rejected": "1100"})") + "\n\n" + badLine.toStdString() +
+                           "\n" + R"({"chosen": "1110", "rejected": "0000"})" + "\n");
+        auto store = openOrFail(path("rejections.sqlite"));
+        QVERIFY(store);
+        const int64_t before = store->counts("x").value().labelled;
+        const auto result = importPreferencesJsonl(*store, file, binaryRules(4));
+        QVERIFY(!result.ok());
+        QVERIFY2(result.error().find("line 3") != std::string::npos, result.error().c_str());
+        QVERIFY2(result.error().find(phrase.toStdString()) != std::string::npos, result.error().c_str());
+        QVERIFY2(result.error().find("nothing was imported") != std::string::npos, result.error().c_str());
+        QCOMPARE(store->counts("x").value().labelled, before); // all or nothing
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreJsonl)
+#include "tst_storejsonl.moc"
