@@ -196,6 +196,37 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(path("doomed-run/step-000020.d2dpo"))); // what was written stays
     }
 
+    void carelessTargetsAreRefusedAndNothingIsLost()
+    {
+        const QString store = path("careless.sqlite");
+        QVERIFY(runCli({"prefs", "import", "--db", store, "-i", writePreferences(path("careless.jsonl"), 5), "--length",
+                        "16"}).exitCode == 0);
+        const std::string before = fileBytes(store);
+        // An output that is (a link to) the store is never replaced by text.
+        QVERIFY(QFile::link(store, path("link-to-store")));
+        expectRefusal({"sample", "-c", m_reference, "-n", "5", "-o", path("link-to-store")}, "a preference store",
+                      kExitFailure);
+        QCOMPARE(fileBytes(store), before);
+        // A command that only reads never makes a store of an empty file.
+        QFile empty(path("empty.sqlite"));
+        QVERIFY(empty.open(QIODevice::WriteOnly));
+        empty.close();
+        expectRefusal({"prefs", "list", "--db", path("empty.sqlite")}, "an empty file", kExitFailure);
+        QCOMPARE(QFileInfo(path("empty.sqlite")).size(), qint64(0));
+        // An import that does not exist is named as such, not "deleted 0 labels".
+        expectRefusal({"prefs", "delete", "--db", store, "--import", "999"}, "there is no import 999", kExitFailure);
+        // A labeler's name is one printable line.
+        QVERIFY(runCli({"pairs", "--db", store, "-c", m_reference, "-n", "3", "--threads", "1"}).exitCode == 0);
+        expectRefusal({"label", "--db", store, "--labeler", "ana\nbob"}, "control characters", kExitFailure);
+        // A standard output that cannot be written: a failure, with no claim that anything was exported.
+        QProcess full;
+        full.setStandardOutputFile(QStringLiteral("/dev/full"));
+        full.start(kCli, {"prefs", "export", "--db", store, "-o", "-"});
+        const Run exported = d2dpo::test::finishProcess(full);
+        QCOMPARE(exported.exitCode, kExitFailure);
+        QVERIFY2(!exported.err.contains(QStringLiteral("exported")), qPrintable(exported.err));
+    }
+
     void aPatternThatBacktracksForeverIsMatchedInLinearTime()
     {
         // std::regex took minutes on "(a+)+$" against 30-40 a's then a b; RE2 answers at once.
