@@ -40,6 +40,32 @@ inline std::string labelerNameProblem(const std::string& labeler)
     return {};
 }
 
+/// A write transaction that takes the write lock at once (BEGIN IMMEDIATE), so what it reads
+/// cannot change before it writes; rolled back unless committed.
+class WriteTransaction {
+public:
+    explicit WriteTransaction(SQLite::Database& db) : m_db(db) { m_db.exec("BEGIN IMMEDIATE"); }
+    WriteTransaction(const WriteTransaction&) = delete;
+    WriteTransaction& operator=(const WriteTransaction&) = delete;
+    ~WriteTransaction()
+    {
+        if (!m_committed)
+            try {
+                m_db.exec("ROLLBACK");
+            } catch (const SQLite::Exception&) { // the first error is the one reported
+            }
+    }
+    void commit()
+    {
+        m_db.exec("COMMIT");
+        m_committed = true;
+    }
+
+private:
+    SQLite::Database& m_db;
+    bool m_committed = false;
+};
+
 struct PreferenceStore::Impl {
     std::string path;
     SQLite::Database db;

@@ -31,20 +31,6 @@ std::string identityOf(const PreferenceRecord& r)
                     r.labelledAt);
 }
 
-/// Rolls back a transaction begun by hand unless it was committed.
-struct RollbackUnlessCommitted {
-    SQLite::Database& db;
-    bool committed = false;
-    ~RollbackUnlessCommitted()
-    {
-        if (!committed)
-            try {
-                db.exec("ROLLBACK");
-            } catch (const SQLite::Exception&) { // the first error is the one reported
-            }
-    }
-};
-
 } // namespace
 
 Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<PreferenceRecord>& records,
@@ -54,8 +40,7 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
         SQLite::Database& db = m_impl->db;
         // The write lock first, then the check, then the inserts: two imports of the same file at
         // once cannot both find their labels missing (the second waits, then adds nothing).
-        db.exec("BEGIN IMMEDIATE");
-        RollbackUnlessCommitted transaction{db};
+        WriteTransaction transaction(db);
         std::unordered_set<std::string> seen;
         {
             SQLite::Statement q(db, R"sql(
@@ -128,8 +113,7 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
             label.exec();
             ++outcome.imported;
         }
-        db.exec("COMMIT");
-        transaction.committed = true;
+        transaction.commit();
         return outcome;
     });
 }

@@ -220,26 +220,4 @@ Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::activeLa
     });
 }
 
-Result<std::vector<PreferenceRecord>> PreferenceStore::preferences()
-{
-    return m_impl->guard<std::vector<PreferenceRecord>>("reading preferences", [&] {
-        SQLite::Statement q(m_impl->db, R"sql(
-            SELECT l.choice, ls.tokens, rs.tokens, ls.model_id, rs.model_id, l.labeler, l.decide_ms, l.created_at,
-                   ls.task
-            FROM labels l JOIN pairs p ON p.id = l.pair_id
-                 JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
-            WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right') ORDER BY l.id)sql");
-        std::vector<PreferenceRecord> out;
-        while (q.executeStep()) {
-            const bool left = q.getColumn(0).getString() == "left";
-            const std::string l = q.getColumn(1).getString(), r = q.getColumn(2).getString();
-            const std::string lm = nullableText(q.getColumn(3)), rm = nullableText(q.getColumn(4));
-            out.push_back({left ? l : r, left ? r : l, left ? lm : rm, left ? rm : lm, left ? "left" : "right",
-                           q.getColumn(5).getString(), q.getColumn(6).getInt64(), q.getColumn(7).getString(),
-                           q.getColumn(8).getString()});
-        }
-        return out;
-    });
-}
-
 } // namespace d2dpo

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// PreferenceStore: which decisive labels a model trains on (its task's, by the chosen labelers),
-// selected in SQL so that the run, the Train view's count and its labeler list read the same rule.
+// PreferenceStore: the decisive labels (what export writes), and which of them a model trains on
+// (its task's, by the chosen labelers), selected in SQL so that the run, the Train view's count
+// and its labeler list read the same rule.
 #include "store/preferencestore.h"
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,24 @@ constexpr const char* kDecisive = R"sql(
     WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right'))sql";
 constexpr const char* kChosen = " (?2 IS NULL OR l.labeler IN (SELECT value FROM json_each(?2))) ";
 
+constexpr const char* kPreferenceColumns = R"sql(
+    SELECT l.choice, ls.tokens, rs.tokens, ls.model_id, rs.model_id, l.labeler, l.decide_ms, l.created_at, ls.task)sql";
+
+/// The rows of a kPreferenceColumns query, as training and export see them.
+std::vector<PreferenceRecord> readPreferences(SQLite::Statement& q)
+{
+    std::vector<PreferenceRecord> out;
+    while (q.executeStep()) {
+        const bool left = q.getColumn(0).getString() == "left";
+        const std::string l = q.getColumn(1).getString(), r = q.getColumn(2).getString();
+        const std::string lm = nullableText(q.getColumn(3)), rm = nullableText(q.getColumn(4));
+        out.push_back({left ? l : r, left ? r : l, left ? lm : rm, left ? rm : lm, left ? "left" : "right",
+                       q.getColumn(5).getString(), q.getColumn(6).getInt64(), q.getColumn(7).getString(),
+                       q.getColumn(8).getString()});
+    }
+    return out;
+}
+
 void bindSelection(SQLite::Statement& q, const std::string& task, const std::vector<std::string>& labelers)
 {
     q.bind(1, task);
@@ -32,24 +51,22 @@ void bindSelection(SQLite::Statement& q, const std::string& task, const std::vec
 
 bool isSimulatedLabeler(const std::string& labeler) { return labeler.rfind("rule:", 0) == 0; }
 
+Result<std::vector<PreferenceRecord>> PreferenceStore::preferences()
+{
+    return m_impl->guard<std::vector<PreferenceRecord>>("reading preferences", [&] {
+        SQLite::Statement q(m_impl->db, std::string(kPreferenceColumns) + kDecisive + " ORDER BY l.id");
+        return readPreferences(q);
+    });
+}
+
 Result<std::vector<PreferenceRecord>> PreferenceStore::preferences(const std::string& task,
                                                                    const std::vector<std::string>& labelers)
 {
     return m_impl->guard<std::vector<PreferenceRecord>>("reading preferences", [&] {
-        SQLite::Statement q(m_impl->db, std::string(R"sql(
-            SELECT l.choice, ls.tokens, rs.tokens, ls.model_id, rs.model_id, l.labeler, l.decide_ms, l.created_at,
-                   ls.task)sql") + kDecisive + " AND ls.task = ?1 AND" + kChosen + "ORDER BY l.id");
+        SQLite::Statement q(m_impl->db, std::string(kPreferenceColumns) + kDecisive + " AND ls.task = ?1 AND" +
+                                            kChosen + "ORDER BY l.id");
         bindSelection(q, task, labelers);
-        std::vector<PreferenceRecord> out;
-        while (q.executeStep()) {
-            const bool left = q.getColumn(0).getString() == "left";
-            const std::string l = q.getColumn(1).getString(), r = q.getColumn(2).getString();
-            const std::string lm = nullableText(q.getColumn(3)), rm = nullableText(q.getColumn(4));
-            out.push_back({left ? l : r, left ? r : l, left ? lm : rm, left ? rm : lm, left ? "left" : "right",
-                           q.getColumn(5).getString(), q.getColumn(6).getInt64(), q.getColumn(7).getString(),
-                           q.getColumn(8).getString()});
-        }
-        return out;
+        return readPreferences(q);
     });
 }
 

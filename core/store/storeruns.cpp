@@ -120,19 +120,7 @@ Result<int64_t> PreferenceStore::markDeadRunsInterrupted()
     return m_impl->guard<int64_t>("checking which runs are alive", [&] {
         // One write transaction from the read to the update: a run reopened by another process in
         // between cannot be marked dead from a stale read.
-        m_impl->db.exec("BEGIN IMMEDIATE");
-        struct Rollback {
-            SQLite::Database& db;
-            bool done = false;
-            ~Rollback()
-            {
-                if (!done)
-                    try {
-                        db.exec("ROLLBACK");
-                    } catch (const SQLite::Exception&) { // the connection reports the first error
-                    }
-            }
-        } rollback{m_impl->db};
+        WriteTransaction transaction(m_impl->db);
         std::vector<int64_t> dead;
         {
             SQLite::Statement q(m_impl->db, "SELECT id, lock_path FROM runs WHERE status = 'running'");
@@ -151,8 +139,7 @@ Result<int64_t> PreferenceStore::markDeadRunsInterrupted()
             mark.exec();
         }
         mark.reset();
-        m_impl->db.exec("COMMIT");
-        rollback.done = true;
+        transaction.commit();
         return int64_t(dead.size());
     });
 }
