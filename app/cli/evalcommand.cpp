@@ -5,6 +5,7 @@
 #include <memory>
 
 
+#include "base/configlimits.h"
 #include "cli/common.h"
 #include "facades/modelfiles.h"
 
@@ -61,7 +62,10 @@ void registerEval(CLI::App& app, int& exitCode)
     addRuntimeOptions(c, options->runtime);
     addSamplingOptions(c, options->sampling);
     c->add_option("--checkpoint,-c", options->checkpoint, "Checkpoint to evaluate")->required();
-    c->add_option("--samples,-n", options->samples, "Number of samples")->check(atLeast(1))->capture_default_str();
+    // Bounded as a run's evaluations are: two billion samples would run for days without a word.
+    c->add_option("--samples,-n", options->samples, "Number of samples")
+        ->check(CLI::Range(int64_t(1), int64_t(limits::kMaxEvalSamples)))
+        ->capture_default_str();
     c->add_flag("--json", options->json, "Print the metrics as JSON");
     addRuleOption(c, options->rule, ruleHelp() + " (default: the checkpoint's task's rule)");
     c->callback([options, &exitCode] { exitCode = run(*options); });

@@ -72,6 +72,14 @@ int main(int argc, char** argv)
             return 0;
         }
     }
+    // Without a display Qt aborts (exit 134) with a plugin message a user cannot act on: say what
+    // is missing and what to run instead.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+        std::fprintf(stderr, "d2dpo-studio: no display (DISPLAY and WAYLAND_DISPLAY are unset): run it in a desktop "
+                             "session or under xvfb-run, or use its command-line twin d2dpo (d2dpo --help)\n");
+        return 1;
+    }
     QApplication app(argc, argv);
     nameApplication();
 

@@ -168,6 +168,7 @@ private Q_SLOTS:
     void anUnknownCommandIsNamedAndParseErrorsSayTheirCommand()
     {
         expectRefusal({"frobnicate"}, "unknown command 'frobnicate'", kUsageError);
+        expectRefusal({"eval", "-c", m_reference, "-n", "2000000000"}, "d2dpo eval: error:", kUsageError);
         expectRefusal({"eval", "--samples", "many"}, "d2dpo eval: error:", kUsageError);
         expectRefusal({"prefs", "import", "-c", m_reference, "--length", "12", "-i", "x"}, "d2dpo prefs import: error:",
                       kUsageError);
