@@ -22,9 +22,8 @@ using Run = d2dpo::test::CliRun;
 using d2dpo::test::expectRefusal;
 using d2dpo::test::kCli;
 using d2dpo::test::kExitFailure;
+using d2dpo::test::kExitUsage;
 using d2dpo::test::runCli;
-
-constexpr int kUsageError = 2; // the command line itself is wrong
 
 std::string fileBytes(const QString& path) { return d2dpo::test::readAll(path.toStdString()); }
 
@@ -143,11 +142,11 @@ private Q_SLOTS:
     {
         const QString jsonl = writePreferences(path("three.jsonl"), 3);
         expectRefusal({"prefs", "import", "--db", "", "-i", jsonl, "--length", "16"},
-                      "must name a preference store", kUsageError);
+                      "must name a preference store", kExitUsage);
         expectRefusal({"pairs", "--db", "", "-c", m_reference, "-n", "5"},
-                      "must name a preference store", kUsageError);
+                      "must name a preference store", kExitUsage);
         expectRefusal({"train", "--db", "", "-c", m_reference, "-o", path("never")},
-                      "must name a preference store", kUsageError);
+                      "must name a preference store", kExitUsage);
         QVERIFY(!QFileInfo::exists(path("never")));
     }
 
@@ -167,11 +166,11 @@ private Q_SLOTS:
 
     void anUnknownCommandIsNamedAndParseErrorsSayTheirCommand()
     {
-        expectRefusal({"frobnicate"}, "unknown command 'frobnicate'", kUsageError);
-        expectRefusal({"eval", "-c", m_reference, "-n", "2000000000"}, "d2dpo eval: error:", kUsageError);
-        expectRefusal({"eval", "--samples", "many"}, "d2dpo eval: error:", kUsageError);
+        expectRefusal({"frobnicate"}, "unknown command 'frobnicate'", kExitUsage);
+        expectRefusal({"eval", "-c", m_reference, "-n", "2000000000"}, "d2dpo eval: error:", kExitUsage);
+        expectRefusal({"eval", "--samples", "many"}, "d2dpo eval: error:", kExitUsage);
         expectRefusal({"prefs", "import", "-c", m_reference, "--length", "12", "-i", "x"}, "d2dpo prefs import: error:",
-                      kUsageError);
+                      kExitUsage);
     }
 
     void theStoreDeletedUnderARunFailsItSayingSo()

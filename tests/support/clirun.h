@@ -20,8 +20,10 @@ struct CliRun {
 
 inline const QString kCli = QStringLiteral(D2DPO_CLI_PATH);
 
-/// The exit code of a command that failed at its work (a bad command line gets CLI11's own codes).
+/// The exit code of a command that failed at its work.
 inline constexpr int kExitFailure = 1;
+/// The exit code of a command line that is itself wrong (an unknown command, a bad option).
+inline constexpr int kExitUsage = 2;
 
 /// Waits for a started process (killed after `timeoutMs`) and collects what it wrote.
 inline CliRun finishProcess(QProcess& process, int timeoutMs = 600000)
