@@ -19,6 +19,7 @@
 #include "facades/taskinfo.h"
 #include "store/preferencejsonl.h"
 #include "ui/datamodeldialog.h"
+#include "ui/importmodeldialog.h"
 #include "ui/helptexts.h"
 #include "ui/keysdialog.h"
 #include "ui/labelkeys.h"
@@ -99,6 +100,7 @@ void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&New model from a data file…"), this, &MainWindow::newModelFromDataFile);
+    file->addAction(tr("Import &model (TorchScript)…"), this, &MainWindow::importModel);
     file->addSeparator();
     file->addAction(tr("&Import preferences (JSONL)…"), this, &MainWindow::importPreferences);
     file->addAction(tr("&Export preferences (JSONL)…"), this, &MainWindow::exportPreferences);
@@ -193,6 +195,20 @@ void MainWindow::newModelFromDataFile()
         m_trainView->reload();
         m_modelsView->reload();
         statusBar()->showMessage(tr("New model %1 added to the store").arg(path), 8000);
+    });
+    dialog->open();
+}
+
+void MainWindow::importModel()
+{
+    const QString folder = QFileInfo(QString::fromStdString(m_store->path())).absolutePath() + QStringLiteral("/models");
+    auto* dialog = new ImportModelDialog(QString::fromStdString(m_store->path()), folder, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ImportModelDialog::modelImported, this, [this](const QString& path) {
+        m_labelView->reload();
+        m_trainView->reload();
+        m_modelsView->reload();
+        statusBar()->showMessage(tr("Imported model %1 added to the store").arg(path), 8000);
     });
     dialog->open();
 }

@@ -40,6 +40,7 @@ protected:
 private:
     void buildMenus();
     void newModelFromDataFile();
+    void importModel();
     void importPreferences();
     void exportPreferences();
     void openStore();

@@ -115,6 +115,9 @@ void addModelOptions(CLI::App* c, ModelSpec& s)
     c->add_option("--d-model", s.model.dModel, "Transformer width")->check(CLI::Range(1, 4096))->capture_default_str();
     c->add_option("--layers", s.model.layers, "Transformer layers")->check(CLI::Range(1, 64))->capture_default_str();
     c->add_option("--heads", s.model.heads, "Attention heads (must divide --d-model)")->check(CLI::Range(1, 256))->capture_default_str();
+    c->add_option("--ff-multiplier", s.model.ffMultiplier, "Feed-forward width as a multiple of --d-model")
+        ->check(CLI::Range(1, 16))
+        ->capture_default_str();
     c->add_flag("!--no-time", s.model.timeConditioning, "Drop the time conditioning of the denoiser");
     c->add_option("--noise", s.noise.process, "Noise process: masking (the paper) or uniform (each corrupted "
                                               "position takes a uniformly drawn token)")

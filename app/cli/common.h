@@ -62,6 +62,7 @@ int fail(const std::string& command, const std::string& message);
 /// Subcommand registration: each adds itself to `app` and, when chosen, stores its exit code.
 using Register = void (*)(CLI::App& app, int& exitCode);
 void registerPretrain(CLI::App& app, int& exitCode);
+void registerImport(CLI::App& app, int& exitCode);
 void registerSample(CLI::App& app, int& exitCode);
 void registerEval(CLI::App& app, int& exitCode);
 void registerTrain(CLI::App& app, int& exitCode);

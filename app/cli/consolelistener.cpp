@@ -12,6 +12,9 @@ void ConsoleListener::onPhase(const std::string& phase, int64_t totalSteps)
 {
     if (m_bar)
         m_bar->finish(detail());
+    m_logsOnly = phase == "import";
+    if (m_logsOnly)
+        totalSteps = 0;
     m_bar = totalSteps > 0 ? std::make_unique<ProgressBar>(phase, totalSteps) : nullptr;
     m_last = {};
     if (!m_bar)
@@ -30,6 +33,8 @@ std::string ConsoleListener::detail() const
 
 void ConsoleListener::onProgress(const ProgressEvent& e)
 {
+    if (m_logsOnly)
+        return;
     if (!m_bar)
         m_bar = std::make_unique<ProgressBar>("train", e.totalSteps);
     m_last = e;

@@ -23,6 +23,7 @@ private:
     std::string detail() const;
 
     std::unique_ptr<ProgressBar> m_bar;
+    bool m_logsOnly = false; ///< a phase whose steps are said as log lines (an import), not as a bar
     ProgressEvent m_last;
 };
 

@@ -24,7 +24,7 @@ int main(int argc, char** argv)
     app.set_version_flag("--version", "d2dpo 0.1.0");
     int exitCode = 0;
     using namespace d2dpo::cli;
-    for (Register add : {registerPretrain, registerSample, registerEval, registerTrain, registerExport,
+    for (Register add : {registerPretrain, registerImport, registerSample, registerEval, registerTrain, registerExport,
                          registerReproduce, registerBench, registerStoreCommands, registerStudy})
         add(app, exitCode);
     // An unknown command is named as such (CLI11 alone would only ask for a subcommand).

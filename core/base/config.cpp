@@ -13,6 +13,11 @@ namespace {
 
 json modelJson(const ModelConfig& c)
 {
+    if (c.isTorchScript())
+        return {{"kind", c.kind},
+                {"vocabulary", modelVocabularyToJson(c.vocabulary)},
+                {"parameters", c.parameters},
+                {"source", c.source}};
     return {{"d_model", c.dModel},
             {"layers", c.layers},
             {"heads", c.heads},
@@ -134,11 +139,18 @@ Result<ModelSpec> modelSpecFromJson(const std::string& text)
         ModelSpec spec;
         spec.task = taskConfigFromJson(j.at("task"));
         const json& model = j.at("model");
-        spec.model.dModel = model.at("d_model").get<int>();
-        spec.model.layers = model.at("layers").get<int>();
-        spec.model.heads = model.at("heads").get<int>();
-        spec.model.ffMultiplier = model.at("ff_multiplier").get<int>();
-        spec.model.timeConditioning = model.at("time_conditioning").get<bool>();
+        spec.model.kind = model.value("kind", std::string("transformer"));
+        if (spec.model.isTorchScript()) {
+            spec.model.vocabulary = modelVocabularyFromJson(model.at("vocabulary"));
+            spec.model.parameters = model.at("parameters").get<int64_t>();
+            spec.model.source = model.value("source", std::string());
+        } else {
+            spec.model.dModel = model.at("d_model").get<int>();
+            spec.model.layers = model.at("layers").get<int>();
+            spec.model.heads = model.at("heads").get<int>();
+            spec.model.ffMultiplier = model.at("ff_multiplier").get<int>();
+            spec.model.timeConditioning = model.at("time_conditioning").get<bool>();
+        }
         const json& noise = j.at("noise");
         spec.noise.process = noise.at("process").get<std::string>();
         spec.noise.eta = noise.at("eta").get<double>();

@@ -19,18 +19,28 @@
 #include <string>
 #include <vector>
 
+#include "base/modelvocabulary.h"
 #include "base/result.h"
 #include "base/taskconfig.h"
 
 namespace d2dpo {
 
-/// The denoiser's shape (see denoiser.h).
+/// The denoiser: the project's own transformer (its shape) or a TorchScript module brought in
+/// (model/denoiser.h).
 struct ModelConfig {
+    std::string kind = "transformer"; ///< "transformer" or "torchscript"
+    // "transformer" only.
     int dModel = 64;
     int layers = 2;
     int heads = 4;
     int ffMultiplier = 4;          ///< feed-forward width = ffMultiplier * dModel
     bool timeConditioning = true;  ///< off: the denoiser ignores t (sampler caching becomes exact)
+    // "torchscript" only; its module travels in the checkpoint beside the weights.
+    ModelVocabulary vocabulary;    ///< the model's token ids of the task's tokens
+    int64_t parameters = 0;        ///< its parameter count (the memory estimate)
+    std::string source;            ///< the file it was imported from, for people
+
+    bool isTorchScript() const { return kind == "torchscript"; }
 };
 
 /// The forward noise process and its reverse-time remasking coefficient eta.

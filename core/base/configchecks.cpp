@@ -139,6 +139,13 @@ Status validate(const DpoScheduleConfig& c) { return first(problems(c)); }
 
 Status validate(const ModelConfig& c)
 {
+    if (c.isTorchScript()) {
+        if (c.parameters < 1)
+            return makeError("a TorchScript model needs its parameter count (got " + std::to_string(c.parameters) + ")");
+        return validate(c.vocabulary);
+    }
+    if (c.kind != "transformer")
+        return makeError("the model kind must be 'transformer' or 'torchscript' (got '" + c.kind + "')");
     if (c.dModel < kMinDModel || c.dModel > kMaxDModel)
         return makeError("d_model must be in " + range(kMinDModel, kMaxDModel) + " (got " + std::to_string(c.dModel) +
                          ")");
@@ -177,6 +184,17 @@ Status validate(const ModelSpec& spec)
         return s;
     if (Status s = validate(spec.model); !s)
         return s;
+    if (spec.model.isTorchScript()) {
+        // The task's tokens are the vocabulary's: the same symbols in the same order, a pad when it has one.
+        const ModelVocabulary& v = spec.model.vocabulary;
+        if (spec.task.name == "sequences" && (spec.task.symbols != v.symbols || spec.task.padded != v.padded()))
+            return makeError("the task's symbols '" + spec.task.symbols + "' are not the model vocabulary's '" + v.symbols +
+                             "'" + (spec.task.padded != v.padded() ? " (or one has a pad and the other not)" : ""));
+        if (spec.task.name == "binary-integers" && (v.symbols != "01" || v.padded()))
+            return makeError("the binary-integers task needs a vocabulary of exactly the symbols 0 and 1 and no pad");
+        if (spec.noise.process != "masking")
+            return makeError("a TorchScript model is aligned under the masking process (got '" + spec.noise.process + "')");
+    }
     return validate(spec.noise);
 }
 

@@ -16,6 +16,12 @@ namespace {
 /// activation, residuals; then embeddings and the logits with their softmax.
 double floatsPerToken(const ModelSpec& spec)
 {
+    if (spec.model.isTorchScript()) {
+        // Its architecture is not known here: a transformer of P parameters is about sqrt(P / 12L)
+        // wide and keeps about 16 L d floats a token; 16 sqrt(P) covers L d up to sqrt(P), which
+        // the common shapes stay under. Plus the logits over its whole vocabulary, with softmax.
+        return 16.0 * std::sqrt(double(spec.model.parameters)) + 4.0 * double(spec.model.vocabulary.size);
+    }
     const double d = spec.model.dModel;
     const double ff = spec.model.ffMultiplier * d;
     const double attention = double(spec.model.heads) * spec.task.length;
@@ -26,6 +32,8 @@ double floatsPerToken(const ModelSpec& spec)
 
 double parameterCount(const ModelSpec& spec)
 {
+    if (spec.model.isTorchScript())
+        return double(spec.model.parameters);
     const double d = spec.model.dModel;
     const double ff = spec.model.ffMultiplier * d;
     return spec.model.layers * (4 * d * d + 2 * d * ff) + d * (spec.task.length + 8) + 2 * d * d;
@@ -53,7 +61,8 @@ int64_t estimateDpoPeakBytes(const ModelSpec& spec, const DpoConfig& dpo, const 
     // Sampling keeps no graph: one layer's activations at a time.
     ModelSpec oneLayer = spec;
     oneLayer.model.layers = 1;
-    const double evaluation = double(sampling.batch) * spec.task.length * floatsPerToken(oneLayer);
+    const double evaluation = double(sampling.batch) * spec.task.length *
+                              (spec.model.isTorchScript() ? floatsPerToken(spec) / 4 : floatsPerToken(oneLayer));
     // Policy + gradients + Adam's two moments + the frozen reference.
     const double weights = 5.0 * parameterCount(spec);
     const double bytes = 4.0 * (std::max(training, evaluation) + weights);

@@ -61,8 +61,8 @@ torch::Tensor EulerSampler::step(const torch::Tensor& x, double t, double dt, bo
 torch::Tensor EulerSampler::sampleWithoutRemasking(int64_t count, torch::Generator& generator)
 {
     const auto device = m_model->parameters().front().device();
-    const int64_t length = m_model->options.length();
-    const int64_t vocab = m_model->options.vocab_size();
+    const int64_t length = m_model->length();
+    const int64_t vocab = m_model->vocabSize();
     auto x = torch::full({count, length}, m_maskToken, torch::dtype(torch::kLong).device(device));
     const auto options = realOptions(x);
     // Each position's unmask step (uniform over 0..K-1) and its Gumbel noise, drawn once.
@@ -97,9 +97,9 @@ torch::Tensor EulerSampler::sampleWithoutRemasking(int64_t count, torch::Generat
 torch::Tensor EulerSampler::sampleWithRemasking(int64_t count, torch::Generator& generator)
 {
     const auto device = m_model->parameters().front().device();
-    auto x = torch::full({count, m_model->options.length()}, m_maskToken, torch::dtype(torch::kLong).device(device));
+    auto x = torch::full({count, m_model->length()}, m_maskToken, torch::dtype(torch::kLong).device(device));
     const double dt = 1.0 / m_steps;
-    const bool reuse = m_mode == Mode::Cached && !m_model->options.time_conditioning();
+    const bool reuse = m_mode == Mode::Cached && !m_model->timeConditioned();
     if (!reuse) {
         for (int k = 0; k < m_steps; ++k, ++m_counters.steps)
             x = step(x, k * dt, dt, k == m_steps - 1, generator);
@@ -140,7 +140,7 @@ torch::Tensor EulerSampler::sampleBatch(int64_t count, torch::Generator& generat
 
 torch::Tensor EulerSampler::sample(int64_t count, torch::Generator& generator, int64_t batch)
 {
-    return sampleInBatches(count, batch, m_model->options.length(), m_model->parameters().front().device(),
+    return sampleInBatches(count, batch, m_model->length(), m_model->parameters().front().device(),
                            [&](int64_t n) { return sampleBatch(n, generator); });
 }
 

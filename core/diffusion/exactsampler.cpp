@@ -28,7 +28,7 @@ torch::Tensor ExactMaskingSampler::sampleBatch(int64_t count, torch::Generator& 
 {
     const auto device = m_model->parameters().front().device();
     const auto real = torch::dtype(m_model->parameters().front().scalar_type()).device(device);
-    const int64_t length = m_model->options.length();
+    const int64_t length = m_model->length();
     auto x = torch::full({count, length}, m_maskToken, torch::dtype(torch::kLong).device(device));
     const auto [order, times] = unmaskSchedule(count, length, generator, real);
     const auto rowStart = torch::arange(count, x.options()) * length;
@@ -48,7 +48,7 @@ torch::Tensor ExactMaskingSampler::sampleBatch(int64_t count, torch::Generator& 
 
 torch::Tensor ExactMaskingSampler::sample(int64_t count, torch::Generator& generator, int64_t batch)
 {
-    return sampleInBatches(count, batch, m_model->options.length(), m_model->parameters().front().device(),
+    return sampleInBatches(count, batch, m_model->length(), m_model->parameters().front().device(),
                            [&](int64_t n) { return sampleBatch(n, generator); });
 }
 

@@ -29,8 +29,8 @@ RateEulerSampler::RateEulerSampler(Denoiser model, std::shared_ptr<const NoisePr
     , m_steps(steps)
 {
     TORCH_CHECK(m_steps >= 1, "RateEulerSampler needs at least one step");
-    TORCH_CHECK(m_model->options.vocab_size() == m_noise->vocabSize(), "the denoiser predicts ",
-                m_model->options.vocab_size(), " tokens, the noise process has ", m_noise->vocabSize());
+    TORCH_CHECK(m_model->vocabSize() == m_noise->vocabSize(), "the denoiser predicts ",
+                m_model->vocabSize(), " tokens, the noise process has ", m_noise->vocabSize());
 }
 
 std::string RateEulerSampler::describe() const { return "Euler on the rates, " + std::to_string(m_steps) + " steps"; }
@@ -62,7 +62,7 @@ torch::Tensor RateEulerSampler::step(const torch::Tensor& x, double t, double dt
 torch::Tensor RateEulerSampler::sampleBatch(int64_t count, torch::Generator& generator)
 {
     const auto device = m_model->parameters().front().device();
-    auto x = m_noise->prior(count, m_model->options.length(), device, generator);
+    auto x = m_noise->prior(count, m_model->length(), device, generator);
     const double dt = 1.0 / m_steps;
     for (int k = 0; k < m_steps; ++k, ++m_counters.steps)
         x = step(x, k * dt, dt, k == m_steps - 1, generator);
@@ -71,7 +71,7 @@ torch::Tensor RateEulerSampler::sampleBatch(int64_t count, torch::Generator& gen
 
 torch::Tensor RateEulerSampler::sample(int64_t count, torch::Generator& generator, int64_t batch)
 {
-    return sampleInBatches(count, batch, m_model->options.length(), m_model->parameters().front().device(),
+    return sampleInBatches(count, batch, m_model->length(), m_model->parameters().front().device(),
                            [&](int64_t n) { return sampleBatch(n, generator); });
 }
 

@@ -43,7 +43,7 @@ int fineSteps(const SamplingConfig& sampling, int64_t length)
 std::unique_ptr<Sampler> makeSampler(Denoiser model, const NoiseConfig& noise, int64_t vocabSize,
                                      const SamplingConfig& sampling)
 {
-    const int64_t length = model->options.length();
+    const int64_t length = model->length();
     const int steps = stepsFor(noise, sampling, length);
     if (noise.process == "masking") {
         if (sampling.sampler == "exact" && exactExists(noise))

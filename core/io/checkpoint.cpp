@@ -18,6 +18,8 @@
 
 #include "base/failurereport.h"
 #include "base/safeoutput.h"
+#include "model/torchscriptdenoiser.h"
+#include "model/transformerdenoiser.h"
 #include "tasks/task.h"
 
 namespace d2dpo {
@@ -113,6 +115,11 @@ Status saveCheckpoint(const std::string& path, const Denoiser& model, const Chec
         for (const auto& item : model->named_buffers())
             weights.write(item.key(), item.value().to(torch::kCPU), /*is_buffer=*/true);
         archive.write("weights", weights);
+        // A model brought in travels with its code: the TorchScript archive, as bytes.
+        if (const auto* scripted = dynamic_cast<const TorchScriptDenoiser*>(model.get())) {
+            const std::string bytes = scripted->archive();
+            archive.write("torchscript", torch::tensor(std::vector<uint8_t>(bytes.begin(), bytes.end()), torch::kUInt8));
+        }
         archive.save_to(payloadStream);
     } catch (const std::exception& e) {
         return makeError("cannot serialise the checkpoint: " + userMessage(e));
@@ -181,7 +188,20 @@ Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device d
         auto task = makeTask(loaded.info.spec.task);
         if (!task)
             return makeError(where + task.error());
-        loaded.model = makeDenoiser(loaded.info.spec, task.value()->vocabSize(), torch::Device(torch::kCPU));
+        if (loaded.info.spec.model.isTorchScript()) {
+            torch::Tensor bytes;
+            if (!archive.try_read("torchscript", bytes))
+                return makeError(where + "its TorchScript module is missing");
+            bytes = bytes.contiguous();
+            const auto* data = reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>());
+            auto scripted = TorchScriptDenoiser::load(std::string(data, data + bytes.numel()),
+                                                      loaded.info.spec.model.vocabulary, loaded.info.spec.task.length);
+            if (!scripted)
+                return makeError(where + scripted.error());
+            loaded.model = scripted.value();
+        } else {
+            loaded.model = makeDenoiser(loaded.info.spec, task.value()->vocabSize(), torch::Device(torch::kCPU));
+        }
         torch::serialize::InputArchive weights;
         archive.read("weights", weights);
         torch::NoGradGuard noGrad;

@@ -16,6 +16,7 @@
 #include "base/safeoutput.h"
 #include "facades/openmodel.h"
 #include "model/device.h"
+#include "model/torchscriptdenoiser.h"
 #include "diffusion/sampler.h"
 #include "train/evaluation.h"
 #include "tasks/task.h"
@@ -92,6 +93,17 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
         const std::vector<char> bytes = pickleForPython(c10::IValue(weights));
         if (Status s = writeText(root / "weights.pt", std::string(bytes.begin(), bytes.end())); !s)
             return s;
+        // A model brought in goes back as it came: TorchScript (now with the fine-tuned weights)
+        // and the vocabulary file that maps the task onto its ids.
+        const auto* scripted = dynamic_cast<const TorchScriptDenoiser*>(model.get());
+        if (scripted) {
+            if (Status s = writeText(root / "model.pt", scripted->archive()); !s)
+                return s;
+            if (Status s = writeText(root / "vocabulary.json",
+                                     modelVocabularyToJson(scripted->vocabulary()).dump(2) + "\n");
+                !s)
+                return s;
+        }
 
         // Samples, drawn from the exported model itself.
         auto generator = makeGenerator(options.seed, model->parameters().front().device());
@@ -141,6 +153,19 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
               {"architecture", "token(S+1)+position(+time: sinusoidal(1000 t) -> Linear -> SiLU -> Linear) "
                                "embeddings, pre-norm transformer blocks (qkv, out, GELU MLP), LayerNorm, head"}}},
         };
+        if (scripted) {
+            card["torchscript"] = {
+                {"file", "model.pt"},
+                {"load_with", "torch.jit.load('model.pt'); forward(tokens: int64 [B, L], t: float [B]) -> "
+                              "float [B, L, V] over the model's own ids"},
+                {"signature", scripted->signature()},
+                {"vocabulary", {{"file", "vocabulary.json"}, {"contract", modelVocabularyToJson(scripted->vocabulary())}}},
+                {"imported_from", info.spec.model.source}};
+            card["conventions"]["output"] = "model.pt: logits over the model's V ids at every position of begin + "
+                                            "sequence + end; the task's distribution is the softmax over the symbols' "
+                                            "(and the pad's) ids alone";
+            card["conventions"]["architecture"] = "the TorchScript module in model.pt";
+        }
         return writeText(root / "model_card.json", card.dump(2) + "\n");
     } catch (const std::exception& e) {
         return makeError("export failed: " + userMessage(e));

@@ -29,7 +29,9 @@ struct ExportOptions {
 };
 
 /// Names of the files an export folder holds.
-inline constexpr const char* kExportFiles[] = {"weights.pt", "samples.txt", "model_card.json"};
+/// A TorchScript model also gets model.pt (the module with its fine-tuned weights) and vocabulary.json.
+inline constexpr const char* kExportFiles[] = {"weights.pt", "samples.txt", "model_card.json", "model.pt",
+                                              "vocabulary.json"};
 
 /// Writes the export folder; refuses a non-empty folder unless options.overwrite, and an output
 /// that is one of options.inputs always.

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include "train/evaluation.h"
 #include "train/pretrainer.h"
+#include "model/transformerdenoiser.h"
 
 namespace d2dpo {
 

@@ -1,67 +1,66 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The denoiser p_theta(x_1^d | x_t, t): a small transformer encoder with token (S + 1 entries,
-// the mask included), position and time embeddings, producing logits over the S real tokens for
-// every position (never over the mask). Time conditioning can be switched off, which makes the
-// output a function of x_t alone (exact sampler caching).
+// The denoiser p_theta(x_1^d | x_t, t), as everything that samples, trains, evaluates, saves or
+// exports a model sees it. Two kinds stand behind it: the project's own transformer
+// (transformerdenoiser.h: its kernels, its subset forward) and a TorchScript module a user brings
+// (torchscriptdenoiser.h: the model's own vocabulary mapped onto the task's tokens). Samplers,
+// losses, estimators, trainers, checkpoints and the exporter hold a `Denoiser` and never ask
+// which kind it is. The method names follow torch::nn::Module's, so the code reads as PyTorch does.
 #pragma once
 
-#include <torch/nn/cloneable.h>
-#include <torch/nn/modules/container/modulelist.h>
-#include <torch/nn/modules/embedding.h>
-#include <torch/nn/modules/linear.h>
-#include <torch/nn/modules/normalization.h>
-#include <torch/nn/pimpl.h>
+#include <memory>
+#include <string>
 
-#include "base/config.h"
+#include <torch/ordered_dict.h>
+#include <torch/types.h>
 
 namespace d2dpo {
 
-struct DenoiserOptions {
-    DenoiserOptions(int64_t vocabSize, int64_t length) : vocab_size_(vocabSize), length_(length) {}
-    TORCH_ARG(int64_t, vocab_size);          ///< S real tokens; the mask is token S
-    TORCH_ARG(int64_t, length);              ///< D positions
-    TORCH_ARG(int64_t, d_model) = 64;
-    TORCH_ARG(int64_t, layers) = 2;
-    TORCH_ARG(int64_t, heads) = 4;
-    TORCH_ARG(int64_t, ff_multiplier) = 4;
-    TORCH_ARG(bool, time_conditioning) = true;
-};
-
-class DenoiserImpl : public torch::nn::Cloneable<DenoiserImpl> {
+class DenoiserModel {
 public:
-    explicit DenoiserImpl(DenoiserOptions options);
+    virtual ~DenoiserModel() = default;
 
-    void reset() override;
-    /// tokens [B, D] int64 in 0..S (S = mask), t [B] float in [0, 1] -> logits [B, D, S] float.
-    torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& t);
-    /// The logits at some positions only: `positions` are ascending flat indices into [B * D]
-    /// (as nonzero() gives them) -> [P, S], equal to forward(tokens, t).view({-1, S})[positions].
-    /// Sequences with no requested position are not computed at all, and the last block runs its
-    /// query side on the requested positions alone: the losses read only masked positions, so
-    /// this skips arithmetic whose result nobody reads (bench/NOTES.md, change 5).
-    torch::Tensor forwardAt(const torch::Tensor& tokens, const torch::Tensor& t, const torch::Tensor& positions);
+    /// tokens [B, D] int64 in 0..S (S = the task's mask token), t [B] float in [0, 1] (0 = all
+    /// masked, 1 = data) -> logits [B, D, S] over the task's real tokens, never over the mask.
+    virtual torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& t) = 0;
+    /// The logits at some positions only: `positions` are ascending flat indices into [B * D] (as
+    /// nonzero() gives them) -> [P, S], equal to forward(tokens, t).view({-1, S})[positions]. The
+    /// losses read masked positions only; a denoiser may skip what nobody reads. This one runs
+    /// forward() on the sequences that hold a requested position.
+    virtual torch::Tensor forwardAt(const torch::Tensor& tokens, const torch::Tensor& t, const torch::Tensor& positions);
 
-    DenoiserOptions options;
+    /// D: the positions of a sequence the task sees (a TorchScript model's frame tokens not counted).
+    int64_t length() const { return m_length; }
+    /// S: the task's real tokens (the symbols and the pad); the mask is token S.
+    int64_t vocabSize() const { return m_vocabSize; }
+    /// Whether the logits depend on t; false lets the sampler reuse them between steps.
+    virtual bool timeConditioned() const { return true; }
+    /// "transformer" or "torchscript" (ModelConfig::kind).
+    virtual std::string kind() const = 0;
+
+    virtual std::vector<torch::Tensor> parameters() const = 0;
+    virtual torch::OrderedDict<std::string, torch::Tensor> named_parameters() const = 0;
+    virtual torch::OrderedDict<std::string, torch::Tensor> named_buffers() const = 0;
+    virtual void train(bool on = true) = 0;
+    void eval() { train(false); }
+    virtual void to(torch::Device device) = 0;
+    virtual void to(torch::ScalarType dtype) = 0;
+    void zero_grad();
+    /// A deep copy: its own parameters, equal in value, with the same training mode.
+    virtual std::shared_ptr<DenoiserModel> deepCopy() const = 0;
+
+    torch::Device device() const { return parameters().front().device(); }
+
+protected:
+    DenoiserModel(int64_t length, int64_t vocabSize) : m_length(length), m_vocabSize(vocabSize) {}
 
 private:
-    torch::Tensor timeEmbedding(const torch::Tensor& t); ///< t [B] -> [B, E]
-    torch::Tensor embed(const torch::Tensor& tokens, const torch::Tensor& t); ///< -> [B, D, E]
-
-    torch::nn::Embedding m_tokens{nullptr};
-    torch::nn::Embedding m_positions{nullptr};
-    torch::nn::Linear m_time1{nullptr};
-    torch::nn::Linear m_time2{nullptr};
-    torch::nn::ModuleList m_blocks{nullptr};
-    torch::nn::LayerNorm m_norm{nullptr};
-    torch::nn::Linear m_head{nullptr};
-    torch::Tensor m_positionIds; ///< buffer [D] int64: 0..D-1
+    int64_t m_length;
+    int64_t m_vocabSize;
 };
-TORCH_MODULE(Denoiser);
 
-/// A freshly initialised denoiser for `spec` on `device`.
-Denoiser makeDenoiser(const ModelSpec& spec, int64_t vocabSize, torch::Device device);
+using Denoiser = std::shared_ptr<DenoiserModel>;
 
-/// A frozen deep copy (gradients off) to serve as the D2-DPO reference model.
+/// A frozen deep copy (gradients off, eval mode) to serve as the D2-DPO reference model.
 Denoiser frozenCopy(const Denoiser& model);
 
 int64_t parameterCount(const Denoiser& model);

@@ -14,6 +14,7 @@
 #include "tasks/task.h"
 #include "train/dpotrainer.h"
 #include "train/pretrainer.h"
+#include "model/transformerdenoiser.h"
 
 namespace d2dpo {
 

@@ -9,7 +9,7 @@
 
 #include "base/failurereport.h"
 #include "io/checkpoint.h"
-#include "model/denoiser.h"
+#include "model/transformerdenoiser.h"
 #include "model/device.h"
 #include "train/dpotrainer.h"
 #include "train/evaluation.h"

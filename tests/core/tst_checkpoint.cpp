@@ -10,7 +10,7 @@
 #include "support/testsupport.h"
 
 #include "io/checkpoint.h"
-#include "model/denoiser.h"
+#include "model/transformerdenoiser.h"
 #include "jobs/exporter.h"
 
 #include <torch/serialize.h>

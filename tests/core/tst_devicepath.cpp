@@ -17,7 +17,7 @@
 #include "diffusion/maskingnoise.h"
 #include "jobs/dpojob.h"
 #include "jobs/desktoprun.h"
-#include "model/denoiser.h"
+#include "model/transformerdenoiser.h"
 #include "model/device.h"
 #include "tasks/binaryintegerstask.h"
 #include "train/dpotrainer.h"

@@ -7,7 +7,7 @@
 
 #include "diffusion/dpoestimator.h"
 #include "diffusion/maskingnoise.h"
-#include "model/denoiser.h"
+#include "model/transformerdenoiser.h"
 #include "model/device.h"
 #include "train/bestcheckpoint.h"
 

@@ -5,7 +5,7 @@
 
 #include "support/testsupport.h"
 
-#include "model/denoiser.h"
+#include "model/transformerdenoiser.h"
 #include "model/device.h"
 #include "diffusion/dpoestimator.h"
 #include "diffusion/maskingnoise.h"

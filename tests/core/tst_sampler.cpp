@@ -7,7 +7,7 @@
 
 #include "support/testsupport.h"
 
-#include "model/denoiser.h"
+#include "model/transformerdenoiser.h"
 #include "model/device.h"
 #include "diffusion/eulersampler.h"
 #include "diffusion/exactsampler.h"

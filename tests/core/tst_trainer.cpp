@@ -14,7 +14,7 @@
 
 #include "tasks/binaryintegerstask.h"
 #include "io/checkpoint.h"
-#include "model/denoiser.h"
+#include "model/transformerdenoiser.h"
 #include "model/device.h"
 #include "train/dpotrainer.h"
 #include "diffusion/maskingnoise.h"

@@ -9,7 +9,7 @@
 
 #include "base/timeutil.h"
 #include "io/checkpoint.h"
-#include "model/denoiser.h"
+#include "model/transformerdenoiser.h"
 #include "support/tinyconfigs.h"
 
 namespace d2dpo::test {

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `d2dpo import --torchscript MODEL.pt --vocabulary VOCAB.json`: bring in a masked-diffusion
+// denoiser trained elsewhere (README, "Bring your own model") as a checkpoint every other
+// command reads: sample, eval, pairs, train, export.
+#include <iostream>
+#include <memory>
+
+#include "cli/common.h"
+#include "cli/consolelistener.h"
+#include "cli/stopsignals.h"
+#include "jobs/importjob.h"
+
+namespace d2dpo::cli {
+
+namespace {
+
+struct ImportOptions {
+    RuntimeOptions runtime;
+    ImportJobSpec job;
+};
+
+int run(ImportOptions o)
+{
+    if (Status s = setUpRuntime(o.runtime); !s)
+        return fail("import", s.error());
+    o.job.seed = o.runtime.seed;
+    o.job.device = o.runtime.device;
+    ConsoleListener listener;
+    auto outcome = runImportJob(o.job, listener, stopOnSignals());
+    if (!outcome)
+        return exitCodeAfterStop(fail("import", outcome.error()));
+    const ModelSpec& spec = outcome->spec;
+    std::cout << "model: " << outcome->signature << ", " << outcome->parameters << " parameters, logits over "
+              << outcome->modelVocabularySize << " ids\n";
+    const ModelVocabulary& v = spec.model.vocabulary;
+    std::cout << "task: " << spec.task.name << ", symbols '" << v.symbols << "'" << (v.padded() ? " + pad" : "")
+              << ", length " << spec.task.length << (v.begin.empty() && v.end.empty() ? "" : " (framed by ")
+              << (v.begin.empty() && v.end.empty() ? "" : std::to_string(v.begin.size() + v.end.size()) + " fixed ids)")
+              << "\n";
+    if (outcome->measured)
+        std::cout << "imported: " << formatMetrics(outcome->metrics) << "\n";
+    std::cout << "wrote " << o.job.outputPath << " (id " << outcome->checkpointId << ")\n";
+    return 0;
+}
+
+} // namespace
+
+void registerImport(CLI::App& app, int& exitCode)
+{
+    auto options = std::make_shared<ImportOptions>();
+    ImportJobSpec& job = options->job;
+    CLI::App* c = app.add_subcommand("import", "Bring in a masked-diffusion denoiser exported as TorchScript (README: "
+                                               "Bring your own model)");
+    addRuntimeOptions(c, options->runtime);
+    c->add_option("--torchscript", job.torchScriptPath,
+                  "The torch.jit.save file: forward(tokens: int64 [B, L], t: float [B]) -> float [B, L, V]")
+        ->required();
+    c->add_option("--vocabulary", job.vocabularyPath,
+                  "The vocabulary file (JSON): {\"symbols\": {\"A\": 5, ...}, \"mask\": ID, \"pad\": ID, \"begin\": "
+                  "[IDS], \"end\": [IDS]}")
+        ->required();
+    c->add_option("--task", job.task, "sequences (built from --data) or binary-integers (the paper's task)")
+        ->check(CLI::IsMember({"sequences", "binary-integers"}))
+        ->capture_default_str();
+    c->add_option("--data", job.dataPath,
+                  "The training sequences (FASTA or one per line) in the vocabulary's symbols: validity, in-data and "
+                  "the length range");
+    c->add_option("--length,-N", job.length, "binary-integers: the number of bits (2..512)")
+        ->check(CLI::Range(2, 512))
+        ->capture_default_str();
+    c->add_option("--max-length", job.data.maxLength,
+                  "With --data: longer sequences are refused (or cropped with --crop); 0 = up to 512")
+        ->check(CLI::Range(0, 512));
+    c->add_flag("--crop", job.data.crop, "With --data: crop sequences longer than --max-length instead of refusing them");
+    c->add_option("--valid", job.data.validity,
+                  "With --data: what a valid sample is: symbols or in-data (one of the training sequences)")
+        ->check(CLI::IsMember({"symbols", "in-data"}))
+        ->capture_default_str();
+    c->add_option("--rule", job.data.rule, ruleHelp() + "; what the checkpoint's rule metrics measure");
+    addSamplingOptions(c, job.sampling);
+    c->add_option("--eval-samples", job.evaluationSamples, "Samples measuring the imported model (0: not measured)")
+        ->check(CLI::Range(int64_t(0), int64_t(1000000)))
+        ->capture_default_str();
+    c->add_option("--out,-o", job.outputPath, "Checkpoint file to write (it embeds the TorchScript module)")->required();
+    c->add_option("--db", job.storePath, "Also add the model (and its task) to this preference store")->check(storePath());
+    c->add_option("--name", job.modelName, "Its name in the store (default: the checkpoint's file name)");
+    c->callback([options, &exitCode] { exitCode = run(*options); });
+}
+
+} // namespace d2dpo::cli

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobs/importjob.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <torch/torch.h>
+
+#include "base/memoryestimate.h"
+#include "base/safeoutput.h"
+#include "base/timeutil.h"
+#include "facades/checkpointrecord.h"
+#include "facades/storedmodel.h"
+#include "io/checkpoint.h"
+#include "model/device.h"
+#include "model/torchscriptdenoiser.h"
+#include "store/preferencestore.h"
+#include "tasks/sequencefile.h"
+#include "tasks/task.h"
+#include "train/evaluation.h"
+
+namespace d2dpo {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// An archive larger than this is refused before it is read (LibTorch's zip reader and the
+/// checkpoint's payload both hold it in memory).
+constexpr int64_t kMaxArchiveBytes = int64_t(16) << 30;
+
+std::string gib(double bytes)
+{
+    std::ostringstream text;
+    text.precision(2);
+    text << std::fixed << bytes / double(int64_t(1) << 30) << " GiB";
+    return text.str();
+}
+
+/// The file's bytes, or why not; refused from its size alone when the memory cannot hold the
+/// model while it trains (the policy, its gradients, Adam's two moments, the frozen reference and
+/// the archive itself: about 6 times the weights), before anything is allocated for it.
+Result<std::string> readArchive(const std::string& path)
+{
+    const std::string where = "TorchScript model '" + path + "': ";
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        return makeError(where + (fs::exists(path, ec) ? "not a regular file" : "does not exist"));
+    const auto size = int64_t(fs::file_size(path, ec));
+    if (ec)
+        return makeError(where + "cannot read its size: " + ec.message());
+    const int64_t available = availableHostMemoryBytes();
+    if (size > kMaxArchiveBytes || (available > 0 && 6.0 * double(size) > double(available)))
+        return makeError(where + "its " + gib(double(size)) + " of weights need about " + gib(6.0 * double(size)) +
+                         " to train (policy, gradients, Adam's moments, the frozen reference); " +
+                         (available > 0 ? gib(double(available)) + " is available" : "more than this build allows") +
+                         ". Nothing was read");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return makeError(where + "cannot open the file (no permission?)");
+    std::string bytes(static_cast<size_t>(size), '\0');
+    in.read(bytes.data(), size);
+    if (in.gcount() != size)
+        return makeError(where + "reading the file failed");
+    return bytes;
+}
+
+/// The task a vocabulary and a data file describe, its tokens the vocabulary's.
+Result<TaskConfig> importedTask(const ImportJobSpec& spec, const ModelVocabulary& vocabulary)
+{
+    if (spec.task == "binary-integers") {
+        if (vocabulary.symbols != "01" || vocabulary.padded())
+            return makeError("the binary-integers task needs a vocabulary of exactly the symbols \"0\" and \"1\" "
+                             "and no pad (this one has '" + vocabulary.symbols + "'" +
+                             (vocabulary.padded() ? " and a pad)" : ")"));
+        TaskConfig task;
+        task.length = spec.length;
+        task.rule = spec.data.rule;
+        return task;
+    }
+    if (spec.task != "sequences")
+        return makeError("the task must be 'sequences' or 'binary-integers' (got '" + spec.task + "')");
+    if (spec.dataPath.empty())
+        return makeError("a sequences task is built from its training sequences: give the data file (--data FILE)");
+    SequenceFileOptions options = spec.data;
+    options.vocabulary = "symbols:" + vocabulary.symbols;
+    auto read = readSequenceFile(spec.dataPath, options);
+    if (!read)
+        return makeError(read.error());
+    TaskConfig task = read->task;
+    if (task.padded && !vocabulary.padded())
+        return makeError("the data's lengths vary (" + std::to_string(task.minLength) + ".." +
+                         std::to_string(task.length) + ") but the vocabulary names no pad id (\"pad\": ID)");
+    task.padded = vocabulary.padded();
+    return task;
+}
+
+} // namespace
+
+Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& listener, const StopToken& stop)
+{
+    auto device = resolveDevice(spec.device);
+    if (!device)
+        return makeError(device.error());
+    std::vector<std::string> inputs = storeFiles(spec.storePath);
+    for (const std::string* input : {&spec.torchScriptPath, &spec.vocabularyPath, &spec.dataPath})
+        if (!input->empty())
+            inputs.push_back(*input);
+    if (Status s = checkOutputFile(spec.outputPath, inputs, /*writesCheckpoint=*/true); !s)
+        return makeError("checkpoint " + s.error());
+    if (!spec.storePath.empty() && fs::exists(spec.storePath)) {
+        auto store = PreferenceStore::open(spec.storePath, PreferenceStore::OpenMode::MustExist);
+        if (!store)
+            return makeError(store.error());
+        auto stored = modelStoredAt(*store.value(), spec.outputPath);
+        if (!stored)
+            return makeError(stored.error());
+        if (const auto& m = stored.value())
+            return makeError("checkpoint '" + spec.outputPath + "': the store records it as the model " + m->id + " (" +
+                             m->name + "); choose another file; nothing was written");
+    }
+
+    listener.onPhase("import", 4);
+    ProgressEvent progress;
+    progress.totalSteps = 4;
+    const auto advance = [&](const std::string& what) {
+        ++progress.step;
+        listener.onProgress(progress);
+        listener.onLog(what);
+    };
+    auto vocabulary = readModelVocabulary(spec.vocabularyPath);
+    if (!vocabulary)
+        return makeError(vocabulary.error());
+    auto taskConfig = importedTask(spec, vocabulary.value());
+    if (!taskConfig)
+        return makeError(taskConfig.error());
+    auto task = makeTask(taskConfig.value());
+    if (!task)
+        return makeError(task.error());
+    auto archive = readArchive(spec.torchScriptPath);
+    if (!archive)
+        return makeError(archive.error());
+    advance("read the vocabulary, the task and " + gib(double(archive->size())) + " of TorchScript");
+
+    const std::string where = "TorchScript model '" + spec.torchScriptPath + "': ";
+    auto model = TorchScriptDenoiser::load(archive.value(), vocabulary.value(), task.value()->length());
+    if (!model)
+        return makeError(where + model.error());
+    archive.value().clear();
+    archive.value().shrink_to_fit();
+    ImportJobOutcome outcome;
+    outcome.signature = model.value()->signature();
+    outcome.parameters = parameterCount(model.value());
+    advance("loaded " + outcome.signature + ", " + std::to_string(outcome.parameters) + " parameters");
+
+    auto size = probeTorchScriptDenoiser(*model.value());
+    if (!size)
+        return makeError(where + size.error());
+    outcome.modelVocabularySize = size.value();
+    advance("probed: logits over " + std::to_string(size.value()) + " ids, finite, trainable");
+
+    ModelSpec& modelSpec = outcome.spec;
+    modelSpec.task = task.value()->config();
+    modelSpec.model.kind = "torchscript";
+    modelSpec.model.vocabulary = vocabulary.value();
+    modelSpec.model.vocabulary.size = size.value();
+    modelSpec.model.parameters = outcome.parameters;
+    modelSpec.model.source = fs::path(spec.torchScriptPath).filename().string();
+    modelSpec.model.timeConditioning = true;
+    if (Status s = validate(modelSpec); !s)
+        return makeError(s.error());
+
+    Denoiser denoiser = model.value();
+    denoiser->to(device.value());
+    denoiser->eval();
+    if (spec.evaluationSamples > 0 && !stop.stopRequested()) {
+        listener.onPhase("evaluate-reference", 0);
+        auto generator = makeGenerator(spec.seed + 1000, device.value());
+        try {
+            outcome.metrics = evaluateModel(denoiser, *task.value(), modelSpec.noise, spec.sampling,
+                                            spec.evaluationSamples, generator);
+        } catch (const std::exception& e) {
+            return makeError(where + "sampling from it failed: " + std::string(e.what()));
+        }
+        outcome.metrics.seed = spec.seed + 1000;
+        outcome.measured = true;
+    }
+    CheckpointInfo info{newCheckpointId(), "", "pretrained", modelSpec, R"({"kind":"import"})",
+                        outcome.measured ? outcome.metrics.toJson() : std::string("{}"), 0, utcNow()};
+    if (Status s = saveCheckpoint(spec.outputPath, denoiser, info, inputs); !s)
+        return makeError(s.error());
+    outcome.checkpointId = info.id;
+    advance("wrote " + spec.outputPath);
+    if (!spec.storePath.empty()) {
+        auto store = PreferenceStore::open(spec.storePath);
+        if (!store)
+            return makeError("the model was written to " + spec.outputPath + " but not added to the store: " +
+                             store.error());
+        std::error_code ec;
+        const std::string absolute = fs::absolute(spec.outputPath, ec).string();
+        const std::string name =
+            spec.modelName.empty() ? fs::path(spec.outputPath).filename().string() : spec.modelName;
+        if (Status s = store.value()->addModel(modelRecordFor(info, ec ? spec.outputPath : absolute, name)); !s)
+            return makeError("the model was written to " + spec.outputPath + " but not added to the store: " +
+                             s.error());
+    }
+    return outcome;
+}
+
+} // namespace d2dpo

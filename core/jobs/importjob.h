@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Bringing a model in, as `d2dpo import --torchscript` and File > Import model... start it: read
+// the vocabulary contract, refuse what is not TorchScript before anything is unpickled, refuse a
+// model the memory cannot train, load the module, probe it on a small batch (signature, output
+// shape, finite values, ids in range, a backward pass), build its task from the vocabulary (and
+// the data file), measure it with the sampler, and write a checkpoint that embeds the module.
+// Nothing is written unless every check passes. Torch-free header.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/config.h"
+#include "base/datafile.h"
+#include "base/result.h"
+#include "base/samplemetrics.h"
+#include "base/trainlistener.h"
+
+namespace d2dpo {
+
+struct ImportJobSpec {
+    std::string torchScriptPath;  ///< the torch.jit.save file
+    std::string vocabularyPath;   ///< the vocabulary contract (JSON)
+    std::string task = "sequences"; ///< "sequences" (needs dataPath) or "binary-integers"
+    std::string dataPath;         ///< the training sequences: validity, in-data, the length range
+    SequenceFileOptions data;     ///< validity, rule, max length, crop (the vocabulary is the model's)
+    int length = 16;              ///< binary-integers: the number of bits
+    SamplingConfig sampling;      ///< for the measurement of the imported model
+    int64_t evaluationSamples = 1000; ///< 0: not measured
+    uint64_t seed = 0;
+    std::string device = "auto";
+    std::string outputPath;       ///< the checkpoint to write
+    std::string storePath;        ///< when given, the model is added to this store
+    std::string modelName;        ///< its name there; "" = the checkpoint's file name
+};
+
+struct ImportJobOutcome {
+    std::string checkpointId;
+    int64_t parameters = 0;
+    int64_t modelVocabularySize = 0; ///< V, the model's logits per position
+    std::string signature;           ///< its forward, as TorchScript prints it
+    ModelSpec spec;                  ///< the task and the vocabulary as stored
+    bool measured = false;
+    SampleMetrics metrics;           ///< the imported model's measurement (stored in the checkpoint)
+};
+
+/// Runs in the calling thread; `listener` hears the phases "import" (4 steps: read, load, probe,
+/// write) and "evaluate-reference" with the sampler's progress. A stop during the measurement
+/// writes the checkpoint without metrics.
+Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& listener, const StopToken& stop);
+
+} // namespace d2dpo

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "model/torchscriptdenoiser.h"
+
+#include <sstream>
+
+#include <caffe2/serialize/inline_container.h>
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include "base/failurereport.h"
+#include "model/device.h"
+
+namespace d2dpo {
+
+struct TorchScriptDenoiser::Module {
+    torch::jit::Module module;
+};
+
+namespace {
+
+/// What a file offered as TorchScript is, from its records alone: torch.jit.save writes a zip
+/// with constants.pkl and code/; torch.save writes a zip with data.pkl only (or, before PyTorch
+/// 1.6, a bare pickle). Nothing is unpickled here, so a hostile pickle never runs.
+Status checkArchiveKind(const std::string& bytes)
+{
+    if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x80)
+        return makeError("a Python pickle (torch.save's legacy format), not TorchScript: pickles can run code and are "
+                         "never read; save the model with torch.jit.save (python/d2dpo_wrap.py does)");
+    if (bytes.size() < 4 || bytes.compare(0, 4, "PK\x03\x04") != 0)
+        return makeError("not a TorchScript archive (not a zip file); save the model with torch.jit.save");
+    std::vector<std::string> records;
+    try {
+        std::istringstream in(bytes);
+        caffe2::serialize::PyTorchStreamReader reader(&in);
+        records = reader.getAllRecords();
+        if (!reader.hasRecord("constants.pkl")) {
+            if (reader.hasRecord("data.pkl"))
+                return makeError("a torch.save file (a pickled object such as a state dict), not TorchScript: its "
+                                 "pickle is never read; script the model and save it with torch.jit.save "
+                                 "(python/d2dpo_wrap.py does)");
+            return makeError("a zip archive without TorchScript's records (constants.pkl, code/)");
+        }
+    } catch (const std::exception& e) {
+        return makeError("not a readable TorchScript archive: " + userMessage(e));
+    }
+    for (const std::string& name : records)
+        if (name.rfind("code/", 0) == 0)
+            return Ok{};
+    return makeError("a zip archive without TorchScript code (no code/ records)");
+}
+
+/// forward(self, tokens: Tensor, t: Tensor) -> Tensor, or why not.
+Status checkSignature(const torch::jit::Module& module)
+{
+    const auto method = module.find_method("forward");
+    if (!method)
+        return makeError("the module has no forward method");
+    const c10::FunctionSchema& schema = method->function().getSchema();
+    std::ostringstream text;
+    text << schema;
+    const auto& args = schema.arguments();
+    bool ok = args.size() == 3 && schema.returns().size() == 1;
+    for (size_t i = 1; ok && i < args.size(); ++i)
+        ok = args[i].type()->isSubtypeOf(*c10::TensorType::get());
+    ok = ok && schema.returns()[0].type()->isSubtypeOf(*c10::TensorType::get());
+    if (!ok)
+        return makeError("its forward must be forward(self, tokens: Tensor, t: Tensor) -> Tensor; it is " + text.str());
+    return Ok{};
+}
+
+torch::Tensor idTensor(const std::vector<int64_t>& ids)
+{
+    return torch::tensor(ids, torch::kLong).view({1, int64_t(ids.size())});
+}
+
+/// What a TorchScript error says to a user: the error its code raised (the traceback's last line,
+/// "RuntimeError: ..."), not the interpreter's traceback before it.
+std::string scriptError(const std::exception& e)
+{
+    const std::string what = e.what();
+    if (what.find("Traceback of TorchScript") == std::string::npos)
+        return userMessage(e);
+    std::string last;
+    size_t start = 0;
+    while (start < what.size()) {
+        const size_t end = std::min(what.find('\n', start), what.size());
+        const std::string line = what.substr(start, end - start);
+        if (line.find("Error: ") != std::string::npos && line.find("  ") != 0)
+            last = line;
+        start = end + 1;
+    }
+    if (last.rfind("builtins.", 0) == 0)
+        last = last.substr(9);
+    return last.empty() ? userMessage(e) : userMessage(last);
+}
+
+} // namespace
+
+TorchScriptDenoiser::TorchScriptDenoiser(std::shared_ptr<Module> module, ModelVocabulary vocabulary, int64_t length)
+    : DenoiserModel(length, int64_t(vocabulary.realTokenIds().size()))
+    , m_module(std::move(module))
+    , m_vocabulary(std::move(vocabulary))
+{
+    auto tokenIds = m_vocabulary.realTokenIds();
+    m_realIds = torch::tensor(tokenIds, torch::kLong);
+    tokenIds.push_back(m_vocabulary.maskId);
+    m_idOfToken = torch::tensor(tokenIds, torch::kLong);
+    m_begin = idTensor(m_vocabulary.begin);
+    m_end = idTensor(m_vocabulary.end);
+}
+
+Result<std::shared_ptr<TorchScriptDenoiser>> TorchScriptDenoiser::load(const std::string& archive,
+                                                                        const ModelVocabulary& vocabulary, int64_t length)
+{
+    if (Status s = checkArchiveKind(archive); !s)
+        return makeError(s.error());
+    // TorchScript's optimising executor keeps tensors it makes while specialising a graph
+    // (folded constants) and reuses them in later calls: specialised while sampling under
+    // inference mode, they refuse to be saved for backward when training resumes. The plain
+    // executor runs the graph as scripted (the same ops; no fusion happens on a CPU anyway).
+    torch::jit::setGraphExecutorOptimize(false);
+    auto module = std::make_shared<Module>();
+    try {
+        std::istringstream in(archive);
+        module->module = torch::jit::load(in, torch::Device(torch::kCPU));
+    } catch (const std::exception& e) {
+        return makeError("the TorchScript archive cannot be loaded: " + userMessage(e));
+    }
+    if (Status s = checkSignature(module->module); !s)
+        return makeError(s.error());
+    int64_t parameters = 0;
+    for (auto p : module->module.parameters()) {
+        p.set_requires_grad(true);
+        parameters += p.numel();
+    }
+    if (parameters == 0)
+        return makeError("the module has no parameters to train");
+    return std::shared_ptr<TorchScriptDenoiser>(new TorchScriptDenoiser(std::move(module), vocabulary, length));
+}
+
+torch::Tensor TorchScriptDenoiser::modelIds(const torch::Tensor& tokens) const
+{
+    const int64_t rows = tokens.size(0);
+    auto ids = m_idOfToken.index_select(0, tokens.reshape({-1})).view_as(tokens);
+    if (m_begin.size(1) == 0 && m_end.size(1) == 0)
+        return ids;
+    return torch::cat({m_begin.expand({rows, m_begin.size(1)}), ids, m_end.expand({rows, m_end.size(1)})}, 1);
+}
+
+torch::Tensor TorchScriptDenoiser::modelLogits(const torch::Tensor& ids, const torch::Tensor& t)
+{
+    if (c10::InferenceMode::is_enabled()) {
+        // The samplers run in inference mode, but TorchScript's executor keeps tensors it makes
+        // while optimising a graph (folded constants) and reuses them when training: made as
+        // inference tensors they would refuse to be saved for backward. No-grad mode alone
+        // spares the same work here.
+        c10::InferenceMode normal(false);
+        torch::NoGradGuard noGrad;
+        return m_module->module.forward({ids, t}).toTensor();
+    }
+    return m_module->module.forward({ids, t}).toTensor();
+}
+
+torch::Tensor TorchScriptDenoiser::forward(const torch::Tensor& tokens, const torch::Tensor& t)
+{
+    const auto logits = modelLogits(modelIds(tokens), t);
+    TORCH_CHECK(logits.dim() == 3 && logits.size(0) == tokens.size(0) &&
+                    logits.size(1) == tokens.size(1) + m_begin.size(1) + m_end.size(1),
+                "the TorchScript model returned logits of shape ", logits.sizes(), " for ", tokens.size(0),
+                " sequences of ", tokens.size(1) + m_begin.size(1) + m_end.size(1), " ids");
+    return logits.narrow(1, m_begin.size(1), tokens.size(1)).index_select(2, m_realIds);
+}
+
+std::vector<torch::Tensor> TorchScriptDenoiser::parameters() const
+{
+    std::vector<torch::Tensor> out;
+    for (const auto& p : m_module->module.parameters())
+        out.push_back(p);
+    return out;
+}
+
+torch::OrderedDict<std::string, torch::Tensor> TorchScriptDenoiser::named_parameters() const
+{
+    torch::OrderedDict<std::string, torch::Tensor> out;
+    for (const auto& item : m_module->module.named_parameters())
+        out.insert(item.name, item.value);
+    return out;
+}
+
+torch::OrderedDict<std::string, torch::Tensor> TorchScriptDenoiser::named_buffers() const
+{
+    torch::OrderedDict<std::string, torch::Tensor> out;
+    for (const auto& item : m_module->module.named_buffers())
+        out.insert(item.name, item.value);
+    return out;
+}
+
+void TorchScriptDenoiser::train(bool on) { m_module->module.train(on); }
+
+void TorchScriptDenoiser::to(torch::Device device)
+{
+    m_module->module.to(device);
+    m_idOfToken = m_idOfToken.to(device);
+    m_realIds = m_realIds.to(device);
+    m_begin = m_begin.to(device);
+    m_end = m_end.to(device);
+}
+
+void TorchScriptDenoiser::to(torch::ScalarType dtype) { m_module->module.to(dtype); }
+
+std::shared_ptr<DenoiserModel> TorchScriptDenoiser::deepCopy() const
+{
+    auto copy = std::make_shared<Module>();
+    {
+        // Cloned under no_grad, the copies are leaves: a clone with autograd on would hang each
+        // new parameter off the old one through CloneBackward.
+        torch::NoGradGuard noGrad;
+        copy->module = m_module->module.clone();
+    }
+    const auto from = parameters();
+    size_t i = 0;
+    for (auto p : copy->module.parameters())
+        p.set_requires_grad(from.at(i++).requires_grad());
+    auto result = std::shared_ptr<TorchScriptDenoiser>(new TorchScriptDenoiser(copy, m_vocabulary, length()));
+    result->to(device());
+    return result;
+}
+
+std::string TorchScriptDenoiser::archive() const
+{
+    std::ostringstream out;
+    if (device().is_cpu()) {
+        m_module->module.save(out);
+    } else {
+        torch::NoGradGuard noGrad;
+        auto onHost = m_module->module.clone();
+        onHost.to(torch::kCPU);
+        onHost.save(out);
+    }
+    return out.str();
+}
+
+std::string TorchScriptDenoiser::signature() const
+{
+    std::ostringstream text;
+    text << m_module->module.get_method("forward").function().getSchema();
+    return text.str();
+}
+
+Result<int64_t> probeTorchScriptDenoiser(TorchScriptDenoiser& model)
+{
+    const ModelVocabulary& v = model.vocabulary();
+    const int64_t rows = 4, length = model.length(), real = model.vocabSize();
+    const int64_t frame = int64_t(v.begin.size() + v.end.size());
+    auto generator = makeGenerator(0, torch::kCPU);
+    // A fully masked row, two partly masked ones and a clean one, at t = 0, 1/4, 3/4 and 1.
+    auto tokens = torch::randint(0, real, {rows, length}, generator, torch::kLong);
+    const auto masked = torch::rand({rows, length}, generator).lt(torch::tensor({1.0, 0.7, 0.3, 0.0}).unsqueeze(1));
+    tokens = torch::where(masked, torch::full_like(tokens, real), tokens);
+    const auto t = torch::tensor({0.0f, 0.25f, 0.75f, 1.0f});
+    // First id 0 alone (in range for any model) tells the model's V, so that an id of the
+    // vocabulary beyond it is named as such rather than as the index error it would raise.
+    try {
+        torch::NoGradGuard noGrad;
+        model.eval();
+        const auto plain = model.modelLogits(torch::zeros({rows, length + frame}, torch::kLong), t);
+        if (plain.dim() == 3 && v.largestId() >= plain.size(2))
+            return makeError("the vocabulary names id " + std::to_string(v.largestId()) + ", outside the model's " +
+                             std::to_string(plain.size(2)) + " logits (ids 0.." + std::to_string(plain.size(2) - 1) +
+                             ")");
+    } catch (const std::exception&) {
+        // Said below, with the probe batch itself.
+    }
+    const auto ids = model.modelIds(tokens);
+    torch::Tensor logits;
+    try {
+        torch::NoGradGuard noGrad;
+        model.eval();
+        logits = model.modelLogits(ids, t);
+    } catch (const std::exception& e) {
+        return makeError("its forward failed on a probe batch of " + std::to_string(rows) + " sequences of " +
+                         std::to_string(length + frame) + " ids: " + scriptError(e));
+    }
+    std::ostringstream shape;
+    shape << logits.sizes();
+    if (logits.dim() != 3 || logits.size(0) != rows || logits.size(1) != length + frame)
+        return makeError("its forward returned shape " + shape.str() + " for input [" + std::to_string(rows) + ", " +
+                         std::to_string(length + frame) + "]; it must return [B, L, V] logits, one row per input id");
+    if (!torch::isFloatingType(logits.scalar_type()))
+        return makeError("its forward returned " + std::string(c10::toString(logits.scalar_type())) +
+                         " values; it must return float logits");
+    const int64_t size = logits.size(2);
+    if (v.size > 0 && v.size != size)
+        return makeError("the vocabulary says the model has " + std::to_string(v.size) + " token ids, its logits have " +
+                         std::to_string(size));
+    if (v.largestId() >= size)
+        return makeError("the vocabulary names id " + std::to_string(v.largestId()) + ", outside the model's " +
+                         std::to_string(size) + " logits (ids 0.." + std::to_string(size - 1) + ")");
+    const auto finite = torch::isfinite(logits).flatten(1).all(1);
+    for (int64_t row = 0; row < rows; ++row)
+        if (!finite[row].item<bool>())
+            return makeError("its logits are not finite (NaN or infinite) at t = " +
+                             std::to_string(t[row].item<float>()).substr(0, 4) +
+                             " (map t to the model's noise level so that 0 and 1 stay finite)");
+    try {
+        model.train(true);
+        model.forward(tokens, t.clamp_max(0.999f)).logsumexp(-1).mean().backward();
+        model.eval();
+    } catch (const std::exception& e) {
+        return makeError("a backward pass through its forward failed: " + scriptError(e));
+    }
+    bool anyGradient = false;
+    for (auto& p : model.parameters()) {
+        anyGradient = anyGradient || (p.grad().defined() && p.grad().abs().sum().item<double>() > 0);
+        p.mutable_grad().reset();
+    }
+    if (!anyGradient)
+        return makeError("its logits do not depend on any of its parameters: there is nothing to train");
+    return size;
+}
+
+} // namespace d2dpo

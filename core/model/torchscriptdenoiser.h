@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A denoiser a user brings: a TorchScript module whose
+//   forward(tokens: int64 [B, L], t: float [B]) -> float [B, L, V]
+// scores the model's own vocabulary of V ids, with t in the project's convention (0 = all masked,
+// 1 = data). The vocabulary contract (base/modelvocabulary.h) maps the task's tokens onto the
+// model's ids: each task sequence of D tokens becomes begin + D mapped ids + end (L = D + frame),
+// and the task's logits are the model's logits at the D positions over the ids of the task's real
+// tokens alone: the softmax over those ids is the denoiser's distribution (MDLM's substitution
+// parameterisation), so a head that also scores special tokens works unchanged. The module is
+// trained in place through LibTorch's autograd; its archive (code and current weights) is what a
+// checkpoint embeds and what export writes as model.pt.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/modelvocabulary.h"
+#include "base/result.h"
+#include "model/denoiser.h"
+
+namespace d2dpo {
+
+class TorchScriptDenoiser final : public DenoiserModel {
+public:
+    /// Loads a TorchScript archive (the bytes of a torch.jit.save file) onto the CPU for a task of
+    /// `length` positions. Refused before anything is unpickled: a file that is not a zip archive,
+    /// a torch.save file (a pickled object such as a state dict) and an archive without TorchScript
+    /// code. Refused after loading: a forward that does not take (tokens, t) or return one tensor,
+    /// and a module without parameters to train.
+    static Result<std::shared_ptr<TorchScriptDenoiser>> load(const std::string& archive,
+                                                             const ModelVocabulary& vocabulary, int64_t length);
+
+    torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& t) override;
+    std::string kind() const override { return "torchscript"; }
+    std::vector<torch::Tensor> parameters() const override;
+    torch::OrderedDict<std::string, torch::Tensor> named_parameters() const override;
+    torch::OrderedDict<std::string, torch::Tensor> named_buffers() const override;
+    void train(bool on) override;
+    void to(torch::Device device) override;
+    void to(torch::ScalarType dtype) override;
+    std::shared_ptr<DenoiserModel> deepCopy() const override;
+
+    /// The module's own output for model ids [B, L] (frame included) -> [B, L, V], unchecked.
+    torch::Tensor modelLogits(const torch::Tensor& ids, const torch::Tensor& t);
+    /// Task tokens [B, D] (mask = S) -> the model's ids [B, L], frame included.
+    torch::Tensor modelIds(const torch::Tensor& tokens) const;
+    /// The module as a TorchScript archive with its current weights, on the CPU.
+    std::string archive() const;
+    /// forward()'s signature as TorchScript prints it, for messages.
+    std::string signature() const;
+    const ModelVocabulary& vocabulary() const { return m_vocabulary; }
+
+    struct Module; ///< the torch::jit::Module, kept out of this header (torch/script.h is heavy)
+
+private:
+    TorchScriptDenoiser(std::shared_ptr<Module> module, ModelVocabulary vocabulary, int64_t length);
+
+    std::shared_ptr<Module> m_module;
+    ModelVocabulary m_vocabulary;
+    torch::Tensor m_idOfToken;  ///< [S + 1]: the model's id of each task token, the mask last
+    torch::Tensor m_realIds;    ///< [S]: the ids whose logits are the task's
+    torch::Tensor m_begin;      ///< [1, frame before]
+    torch::Tensor m_end;        ///< [1, frame after]
+};
+
+/// Probes a freshly loaded module on a small batch, as an import does before anything is
+/// written: the output is one float tensor [B, begin + D + end, V] with V > every id of the
+/// vocabulary (and V = its "size" when given), finite at every t in [0, 1], and a backward pass
+/// through it works. Returns V, or what is wrong in a sentence.
+Result<int64_t> probeTorchScriptDenoiser(TorchScriptDenoiser& model);
+
+} // namespace d2dpo

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// "Import model…": a denoiser trained elsewhere, exported as TorchScript with its vocabulary file
+// (README, "Bring your own model"), brought in with the fields of `d2dpo import`: the model, the
+// vocabulary, the task (a data file's sequences or the paper's binary integers), what a valid
+// sample is and the rule. The import (load, probe, measurement) runs in the background with a
+// progress bar; the model is then added to the store with its task. Every refusal (a state dict
+// offered as TorchScript, a forward of another signature, a vocabulary whose ids collide) shows
+// in the dialog, and nothing is written.
+#pragma once
+
+#include <QDialog>
+
+#include "base/trainlistener.h"
+
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+
+namespace d2dpo::ui {
+
+class TrainRunner;
+
+class ImportModelDialog final : public QDialog {
+    Q_OBJECT
+
+public:
+    /// New checkpoints go to `modelFolder`; the model is added to the store at `storePath`.
+    ImportModelDialog(const QString& storePath, const QString& modelFolder, QWidget* parent = nullptr);
+    ~ImportModelDialog() override;
+
+    void setTorchScriptFile(const QString& path);
+    void setVocabularyFile(const QString& path);
+    void setDataFile(const QString& path);
+    /// "sequences" or "binary-integers".
+    void setTask(const QString& task);
+    /// Starts the import (what the Import button does); false when a field is missing.
+    bool start();
+    bool busy() const;
+    QString lastError() const { return m_error; }
+    QString createdCheckpoint() const { return m_created; }
+
+Q_SIGNALS:
+    void modelImported(const QString& checkpointPath);
+
+protected:
+    void reject() override;
+
+private:
+    void showError(const QString& message);
+    QLineEdit* fileField(const QString& objectName, const QString& placeholder, const QString& filter);
+
+    QString m_storePath;
+    QString m_modelFolder;
+    QLineEdit* m_torchScript = nullptr;
+    QLineEdit* m_vocabulary = nullptr;
+    QComboBox* m_task = nullptr;
+    QLineEdit* m_data = nullptr;
+    QComboBox* m_validity = nullptr;
+    QLineEdit* m_rule = nullptr;
+    QLabel* m_summary = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QDialogButtonBox* m_buttons = nullptr;
+    TrainRunner* m_runner = nullptr; ///< the import runs as a training job (ui/README.md)
+    bool m_stopping = false;
+    QString m_error;
+    QString m_created;
+};
+
+} // namespace d2dpo::ui
