@@ -195,8 +195,47 @@ def measure(name, s, args):
             "sampling_sequences_per_second": sampling}
 
 
+def measure_example(architecture, args):
+    """A model brought in, trained in Python eager: the example architecture of python/examples
+    (the one `d2dpo bench -c imported.d2dpo` times as TorchScript), reading d2dpo's task tokens
+    through the vocabulary contract as d2dpo does (python/d2dpo_wrap.task_logits)."""
+    import os
+    import sys
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
+    sys.path[:0] = [here, os.path.join(here, "examples")]
+    import d2dpo_wrap
+    from dit import make_dit
+    from encoder import make_encoder
+    torch.manual_seed(args.seed)
+    length, batch = args.length, args.batch
+    make = make_dit if architecture == "dit" else make_encoder
+    policy, vocabulary = make("01", False, length, args.d_model, args.layers)
+    reference, _ = make("01", False, length, args.d_model, args.layers)
+    reference.load_state_dict(policy.state_dict())
+    for p in reference.parameters():
+        p.requires_grad_(False)
+    reference.eval()
+    policy.to(DEVICE)
+    reference.to(DEVICE)
+    forward = lambda model: (lambda xt, t: d2dpo_wrap.task_logits(model, vocabulary, xt, t))
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-4)
+    odd = torch.randint(0, (length + 1) // 2, (4096,), device=DEVICE) * 2 + 1
+    even = torch.randint(0, length // 2 + 1, (4096,), device=DEVICE) * 2
+    winners, losers = encode(odd, length), encode(even, length)
+    dpo = 1.0 / median_seconds(lambda: dpo_step(forward(policy), forward(reference), optimizer, winners, losers,
+                                                batch), args.warmup, args.min_seconds)
+    return {"setting": "example-" + architecture, "length": length, "batch": batch,
+            "parameters": sum(p.numel() for p in policy.parameters()), "dpo_steps_per_second": dpo}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--example", choices=["dit", "encoder"],
+                        help="time D2-DPO on an example architecture of python/examples instead of the settings")
+    parser.add_argument("--length", type=int, default=16, help="--example: sequence length")
+    parser.add_argument("--batch", type=int, default=64, help="--example: pairs per step")
+    parser.add_argument("--d-model", type=int, default=64, help="--example: width")
+    parser.add_argument("--layers", type=int, default=2, help="--example: layers")
     parser.add_argument("--settings", default="small,large")
     parser.add_argument("--threads", type=int, default=0, help="0: PyTorch's default")
     parser.add_argument("--sampling-steps", type=int, default=64)
@@ -209,7 +248,10 @@ def main():
     DEVICE = torch.device(args.device)
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    results = [measure(name, SETTINGS[name], args) for name in args.settings.split(",")]
+    if args.example:
+        results = [measure_example(args.example, args)]
+    else:
+        results = [measure(name, SETTINGS[name], args) for name in args.settings.split(",")]
     runtime = f"python {torch.__version__}, device {DEVICE}, {torch.get_num_threads()} intra-op thread(s)"
     if DEVICE.type == "cuda":
         runtime += f", {torch.cuda.get_device_name(DEVICE)}, peak {torch.cuda.max_memory_allocated(DEVICE) / 2**20:.0f} MiB"

@@ -28,7 +28,10 @@ struct BenchOptions {
     int warmup = 1;
     bool json = false;
     bool samplingStudy = false;
+    std::string checkpoint; ///< bench this model instead of the settings
+    int batch = 64;
 };
+
 
 int printSamplingStudy(const BenchOptions& o, const BenchRun& run, const std::string& runtime)
 {
@@ -60,6 +63,32 @@ double peakResidentMiB()
     return double(usage.ru_maxrss) / 1024.0; // Linux reports KiB
 }
 
+int printModelFile(const BenchOptions& o, const BenchRun& run, const std::string& runtime)
+{
+    const auto measured = measureModelFile(o.checkpoint, o.batch, run);
+    if (!measured)
+        return fail("bench", measured.error());
+    const BenchFigures& f = measured.value();
+    if (o.json) {
+        std::cout << nlohmann::json{{"runtime", runtime},
+                                    {"results", {{{"setting", "checkpoint"}, {"checkpoint", o.checkpoint},
+                                                  {"batch", o.batch}, {"sampling_steps", o.samplingSteps},
+                                                  {"parameters", f.parameters},
+                                                  {"dpo_steps_per_second", f.dpoStepsPerSecond},
+                                                  {"pretrain_steps_per_second", f.pretrainStepsPerSecond},
+                                                  {"sampling_sequences_per_second", f.samplesPerSecond},
+                                                  {"peak_resident_mib", peakResidentMiB()}}}}}
+                         .dump(2)
+                  << "\n";
+        return 0;
+    }
+    std::printf("%s\n\n%s: %lld parameters, batch %d\nD2-DPO %.3f steps/s, pretraining %.3f steps/s, sampling %.1f "
+                "sequences/s (%d Euler steps), peak %.0f MiB\n",
+                runtime.c_str(), o.checkpoint.c_str(), static_cast<long long>(f.parameters), o.batch,
+                f.dpoStepsPerSecond, f.pretrainStepsPerSecond, f.samplesPerSecond, o.samplingSteps, peakResidentMiB());
+    return 0;
+}
+
 int run(const BenchOptions& o)
 {
     auto runtimeLine = d2dpo::setUpRuntime(o.runtime.threads, o.runtime.device);
@@ -72,6 +101,8 @@ int run(const BenchOptions& o)
     const BenchRun run{o.runtime.seed, o.runtime.device, o.samplingSteps, o.minSeconds, o.warmup};
     if (o.samplingStudy)
         return printSamplingStudy(o, run, runtime);
+    if (!o.checkpoint.empty())
+        return printModelFile(o, run, runtime);
     nlohmann::json results = nlohmann::json::array();
     if (!o.json)
         std::printf("%s\n\n%-6s %7s %6s %5s %5s %6s %10s | %12s %12s %14s %9s\n", runtime.c_str(),
@@ -126,6 +157,11 @@ void registerBench(CLI::App& app, int& exitCode)
     c->add_option("--min-seconds", options->minSeconds, "Time spent on each figure")->check(finitePositive())->capture_default_str();
     c->add_option("--warmup", options->warmup, "Untimed calls before timing")->check(atLeast(0))->capture_default_str();
     c->add_flag("--json", options->json, "Print JSON");
+    c->add_option("--checkpoint,-c", options->checkpoint,
+                  "Bench this checkpoint's model (any kind: an imported TorchScript model too) instead of the settings");
+    c->add_option("--batch", options->batch, "With --checkpoint: pairs per D2-DPO step and sequences per sampling call")
+        ->check(atLeast(1))
+        ->capture_default_str();
     c->add_flag("--sampling-study", options->samplingStudy,
                 "Compare the cached and the reference sampler at 64, 256 and 1000 Euler steps");
     c->callback([options, &exitCode] { exitCode = run(*options); });

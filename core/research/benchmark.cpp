@@ -14,6 +14,7 @@
 #include "tasks/task.h"
 #include "train/dpotrainer.h"
 #include "train/pretrainer.h"
+#include "io/checkpoint.h"
 #include "model/transformerdenoiser.h"
 
 namespace d2dpo {
@@ -43,6 +44,44 @@ double medianSeconds(const std::function<void()>& call, int warmup, double minSe
     }
     std::nth_element(times.begin(), times.begin() + long(times.size() / 2), times.end());
     return times[times.size() / 2];
+}
+
+/// A checkpoint's model (any kind, a TorchScript one included) at `batch` pairs a D2-DPO step
+/// and `batch` sequences a sampling call; pretraining steps continue from its weights.
+BenchFigures measureModelOn(const LoadedCheckpoint& loaded, int batch, const BenchRun& o, torch::Device device)
+{
+    const ModelSpec& spec = loaded.info.spec;
+    auto task = makeTask(spec.task).value();
+    auto noise = makeNoiseProcess(spec.noise, task->vocabSize()).value();
+    torch::manual_seed(o.seed);
+    BenchFigures f;
+    Denoiser model = loaded.model;
+    model->to(device);
+    f.parameters = parameterCount(model);
+    {
+        Denoiser copy = model->deepCopy();
+        PretrainConfig config;
+        config.batch = batch;
+        Pretrainer trainer(copy, *task, *noise, config, o.seed);
+        f.pretrainStepsPerSecond = 1.0 / medianSeconds([&] { trainer.trainStep(); }, o.warmup, o.minSeconds, device);
+    }
+    {
+        DpoConfig config;
+        config.batch = batch;
+        DpoTrainer trainer(model->deepCopy(), *task, *noise, DpoTrainerOptions(spec, config).seed(o.seed));
+        auto generator = makeGenerator(o.seed, device);
+        const auto [winners, losers] = task->rulePairs(4096, generator, device).value();
+        trainer.setPreferences(winners, losers);
+        f.dpoStepsPerSecond = 1.0 / medianSeconds([&] { trainer.trainStep(false); }, o.warmup, o.minSeconds, device);
+    }
+    {
+        model->eval();
+        EulerSampler sampler(model, task->maskToken(), o.samplingSteps, spec.noise.eta);
+        auto generator = makeGenerator(o.seed, device);
+        f.samplesPerSecond =
+            batch / medianSeconds([&] { sampler.sample(batch, generator, batch); }, 1, o.minSeconds, device);
+    }
+    return f;
 }
 
 BenchFigures measureOn(const BenchSetting& s, const BenchRun& o, torch::Device device)
@@ -106,6 +145,21 @@ Result<BenchFigures> measureSetting(const BenchSetting& setting, const BenchRun&
         return measureOn(setting, run, device.value());
     } catch (const std::exception& e) {
         return makeError("benchmark '" + setting.name + "' failed: " + userMessage(e));
+    }
+}
+
+Result<BenchFigures> measureModelFile(const std::string& checkpointPath, int batch, const BenchRun& run)
+{
+    auto device = resolveDevice(run.device);
+    if (!device)
+        return makeError(device.error());
+    auto loaded = loadCheckpoint(checkpointPath, torch::kCPU);
+    if (!loaded)
+        return makeError(loaded.error());
+    try {
+        return measureModelOn(loaded.value(), batch, run, device.value());
+    } catch (const std::exception& e) {
+        return makeError("benchmark of '" + checkpointPath + "' failed: " + userMessage(e));
     }
 }
 

@@ -41,6 +41,9 @@ struct BenchFigures {
 };
 
 Result<BenchFigures> measureSetting(const BenchSetting& setting, const BenchRun& run);
+/// The same figures for a checkpoint's model, whatever its kind (an imported TorchScript model
+/// included), at `batch` pairs per D2-DPO step and `batch` sequences per sampling call.
+Result<BenchFigures> measureModelFile(const std::string& checkpointPath, int batch, const BenchRun& run);
 
 /// One row of the sampling study: sequences/s and denoiser passes per sequence of the cached and
 /// the reference sampler. `reused` is false where nothing can be reused (time-conditioned model
