@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `d2dpo export`: write a checkpoint as a folder usable from Python (weights.pt), with a JSON
 // model card and sample outputs.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -42,7 +43,11 @@ int run(ExportCliOptions o)
     auto id = exportCheckpointFile(o.checkpoint, o.out, o.exportOptions, o.runtime.device);
     if (!id)
         return fail("export", id.error());
-    std::cout << "exported " << id.value() << " to " << o.out << " (weights.pt, model_card.json, samples.txt)\n";
+    std::string files;
+    for (const char* name : kExportFiles)
+        if (std::filesystem::exists(std::filesystem::path(o.out) / name))
+            files += std::string(files.empty() ? "" : ", ") + name;
+    std::cout << "exported " << id.value() << " to " << o.out << " (" << files << ")\n";
     return 0;
 }
 

@@ -96,7 +96,11 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
         // A model brought in goes back as it came: TorchScript (now with the fine-tuned weights)
         // and the vocabulary file that maps the task onto its ids.
         const auto* scripted = dynamic_cast<const TorchScriptDenoiser*>(model.get());
-        if (scripted) {
+        if (!scripted) {
+            // --force over an earlier export of a TorchScript model: its module is not this model.
+            fs::remove(root / "model.pt", ec);
+            fs::remove(root / "vocabulary.json", ec);
+        } else {
             if (Status s = writeText(root / "model.pt", scripted->archive()); !s)
                 return s;
             if (Status s = writeText(root / "vocabulary.json",
