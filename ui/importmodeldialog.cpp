@@ -129,6 +129,7 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     connect(m_task, &QComboBox::currentIndexChanged, this, [this] {
         const bool sequences = m_task->currentData().toString() == QLatin1String("sequences");
         m_data->setEnabled(sequences);
+        qobject_cast<QWidget*>(m_data->property("browseButton").value<QObject*>())->setEnabled(sequences);
         m_validity->setEnabled(sequences);
     });
     connect(m_buttons, &QDialogButtonBox::accepted, this, [this] { start(); });

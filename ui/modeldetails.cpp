@@ -81,6 +81,15 @@ QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std
                          .arg(QString::fromStdString(task->summary()).toHtmlEscaped())
                          .arg(task->hasRule() ? tr("; rule %1").arg(QString::fromStdString(task->ruleSpec()).toHtmlEscaped())
                                               : QString());
+    if (auto spec = modelSpecFromJson(model.specJson)) {
+        const ModelConfig& m = spec->model;
+        lines << (m.isTorchScript()
+                      ? tr("Model: TorchScript, brought in from %1 (%2 parameters, %3 token ids)")
+                            .arg(QString::fromStdString(m.source).toHtmlEscaped())
+                            .arg(m.parameters)
+                            .arg(m.vocabulary.size)
+                      : tr("Model: transformer, d_model %1, %2 layers, %3 heads").arg(m.dModel).arg(m.layers).arg(m.heads));
+    }
     lines << tr("File: <code>%1</code>").arg(QString::fromStdString(model.path).toHtmlEscaped());
     if (!QFileInfo::exists(QString::fromStdString(model.path)))
         lines << tr("<span style='color:#b3261e'>The checkpoint file is missing.</span>");
