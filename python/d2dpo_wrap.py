@@ -162,6 +162,8 @@ def example(args):
         texts = ["1" * i + "0" * (n - i) for i in range(n + 1)]
     else:
         texts = read_sequences(args.data)
+        if not texts:
+            sys.exit(f"d2dpo_wrap: {args.data} holds no sequences")
     length = max(len(s) for s in texts)
     symbols = "".join(sorted(set("".join(texts))))
     padded = min(len(s) for s in texts) < length
