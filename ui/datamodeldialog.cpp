@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -18,6 +19,7 @@
 
 #include <utility>
 
+#include "base/memoryestimate.h"
 #include "jobs/pretrainjob.h"
 #include "facades/taskinfo.h"
 #include "ui/trainworker.h"
@@ -86,6 +88,14 @@ DataModelDialog::DataModelDialog(const QString& storePath, const QString& modelF
     m_steps->setRange(10, 1'000'000);
     m_steps->setValue(3000);
     m_steps->setSingleStep(500);
+    m_size = new QComboBox(this);
+    m_size->setObjectName(QStringLiteral("modelSize"));
+    // d_model, layers, heads: the native transformer at the sizes the README's words table measures.
+    m_size->addItem(tr("small: d_model 64, 2 layers, 4 heads (fast on a laptop CPU)"), QVariantList{64, 2, 4});
+    m_size->addItem(tr("medium: d_model 128, 4 layers, 4 heads"), QVariantList{128, 4, 4});
+    m_size->addItem(tr("large: d_model 256, 6 layers, 8 heads (wants a GPU)"), QVariantList{256, 6, 8});
+    m_sizeNote = new QLabel(this);
+    m_sizeNote->setObjectName(QStringLiteral("sizeNote"));
     m_summary = new QLabel(tr("Choose a file."), this);
     m_summary->setObjectName(QStringLiteral("summary"));
     m_summary->setWordWrap(true);
@@ -100,6 +110,8 @@ DataModelDialog::DataModelDialog(const QString& storePath, const QString& modelF
     form->addRow(tr("Vocabulary"), m_vocabulary);
     form->addRow(tr("A valid sample is"), m_validity);
     form->addRow(tr("Rule"), m_rule);
+    form->addRow(tr("Model size"), m_size);
+    form->addRow(QString(), m_sizeNote);
     form->addRow(tr("Pretraining steps"), m_steps);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
@@ -118,6 +130,8 @@ DataModelDialog::DataModelDialog(const QString& storePath, const QString& modelF
     for (QComboBox* box : {m_vocabulary, m_validity})
         connect(box, &QComboBox::currentIndexChanged, this, &DataModelDialog::readFile);
     connect(m_rule, &QLineEdit::editingFinished, this, &DataModelDialog::readFile);
+    connect(m_size, &QComboBox::currentIndexChanged, this, &DataModelDialog::readFile);
+    describeSize(16);
     connect(m_buttons, &QDialogButtonBox::accepted, this, [this] { start(); });
     connect(m_buttons, &QDialogButtonBox::rejected, this, &DataModelDialog::reject);
     m_runner = new TrainRunner(this);
@@ -179,6 +193,29 @@ void DataModelDialog::readFile()
     m_fileUsable = true;
     m_error.clear();
     m_summary->setText(QString::fromStdString(read->report.summary()));
+    describeSize(read->task.length);
+}
+
+ModelConfig DataModelDialog::chosenModel() const
+{
+    const QVariantList shape = m_size->currentData().toList();
+    ModelConfig model;
+    model.dModel = shape.value(0).toInt();
+    model.layers = shape.value(1).toInt();
+    model.heads = shape.value(2).toInt();
+    return model;
+}
+
+void DataModelDialog::describeSize(int length)
+{
+    ModelSpec spec;
+    spec.task.length = length;
+    spec.model = chosenModel();
+    const double mib = double(estimateDpoPeakBytes(spec, DpoConfig{}, SamplingConfig{})) / double(1 << 20);
+    m_sizeNote->setText(tr("about %1 parameters; a D2-DPO step (batch 64) needs about %2 MiB at length %3")
+                            .arg(QLocale().toString(qlonglong(estimateParameterCount(spec))))
+                            .arg(mib, 0, 'f', 0)
+                            .arg(length));
 }
 
 bool DataModelDialog::start()
@@ -201,6 +238,7 @@ bool DataModelDialog::start()
         QStringLiteral("%1-%2.d2dpo").arg(base, QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
     PretrainJobSpec job;
     job.spec.task = read->task;
+    job.spec.model = chosenModel();
     job.pretrain.steps = m_steps->value();
     job.sampling.steps = 64;
     job.evaluationSamples = 1000;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // "New model from a data file…": the user picks a FASTA or line file, its vocabulary, what a
-// valid sample is, the rule its metrics measure and the pretraining steps; the file is read at
+// valid sample is, the rule its metrics measure, the model's size (presets, with the parameter
+// count and the memory a D2-DPO step needs) and the pretraining steps; the file is read at
 // once (its summary, or the error naming the line, shows in the dialog) and the reference is
 // pretrained in the background with a progress bar, then added to the store with its task. The
 // dialog stays responsive and can be cancelled (the training stops at the next step).
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <string>
 
+#include "base/config.h"
 #include "base/trainlistener.h"
 
 class QComboBox;
@@ -48,6 +50,9 @@ protected:
 
 private:
     void readFile();
+    /// The chosen size's shape for a task of `length` positions.
+    ModelConfig chosenModel() const;
+    void describeSize(int length);
     void onProgress(qint64 step, qint64 total, double loss);
 
     QString m_storePath;
@@ -57,6 +62,8 @@ private:
     QComboBox* m_validity = nullptr;
     QLineEdit* m_rule = nullptr;
     QSpinBox* m_steps = nullptr;
+    QComboBox* m_size = nullptr;   ///< a preset of d_model, layers, heads
+    QLabel* m_sizeNote = nullptr;  ///< its parameter count and the memory a D2-DPO step needs
     QLabel* m_summary = nullptr;
     QProgressBar* m_progress = nullptr;
     QDialogButtonBox* m_buttons = nullptr;

@@ -69,6 +69,8 @@ int64_t estimateDpoPeakBytes(const ModelSpec& spec, const DpoConfig& dpo, const 
     return bytes > 9e18 ? int64_t(9e18) : int64_t(bytes);
 }
 
+int64_t estimateParameterCount(const ModelSpec& spec) { return int64_t(parameterCount(spec)); }
+
 int64_t availableHostMemoryBytes()
 {
     std::ifstream meminfo("/proc/meminfo");

@@ -15,6 +15,10 @@ namespace d2dpo {
 /// one evaluation batch, whichever is larger (float32).
 int64_t estimateDpoPeakBytes(const ModelSpec& spec, const DpoConfig& dpo, const SamplingConfig& sampling);
 
+/// The denoiser's parameter count as its spec describes it (the transformer's within a few percent, the
+/// recorded count for a TorchScript model), for people choosing a size.
+int64_t estimateParameterCount(const ModelSpec& spec);
+
 /// MemAvailable from /proc/meminfo, or -1 when unknown.
 int64_t availableHostMemoryBytes();
 

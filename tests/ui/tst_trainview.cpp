@@ -166,6 +166,14 @@ private Q_SLOTS:
         dialog.findChild<QLineEdit*>(QStringLiteral("rule"))->setText(QStringLiteral("motif:^[aeiou]"));
         dialog.setDataFile(words);
         QVERIFY(dialog.findChild<QLabel*>(QStringLiteral("summary"))->text().contains("8 sequences"));
+        // The size presets say what each costs, at the data's length.
+        auto* sizeNote = dialog.findChild<QLabel*>(QStringLiteral("sizeNote"));
+        QVERIFY2(sizeNote->text().contains("parameters") && sizeNote->text().contains("at length 3"),
+                 qPrintable(sizeNote->text()));
+        const QString smallNote = sizeNote->text();
+        dialog.findChild<QComboBox*>(QStringLiteral("modelSize"))->setCurrentIndex(1);
+        QVERIFY(sizeNote->text() != smallNote);
+        dialog.findChild<QComboBox*>(QStringLiteral("modelSize"))->setCurrentIndex(0);
         dialog.findChild<QSpinBox*>()->setValue(20);
         QSignalSpy created(&dialog, &DataModelDialog::modelCreated);
         QVERIFY(dialog.start());
