@@ -36,6 +36,8 @@ packages=(
     dpkg-dev                       # dpkg-shlibdeps, for cpack
     libcli11-dev nlohmann-json3-dev zlib1g-dev
     libsqlite3-dev libsqlitecpp-dev
+    pkg-config libre2-dev          # motif rules (RE2)
+    python3-torch                  # PyTorch 2.6: the tests that load exports and make models in Python
     rsync                          # this script's copy of the sources into the chroot
 )
 

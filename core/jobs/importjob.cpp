@@ -70,6 +70,8 @@ Result<std::string> readArchive(const std::string& path)
 Result<TaskConfig> importedTask(const ImportJobSpec& spec, const ModelVocabulary& vocabulary)
 {
     if (spec.task == "binary-integers") {
+        if (!spec.dataPath.empty())
+            return makeError("the binary-integers task makes its own data; a data file is for --task sequences");
         if (vocabulary.symbols != "01" || vocabulary.padded())
             return makeError("the binary-integers task needs a vocabulary of exactly the symbols \"0\" and \"1\" "
                              "and no pad (this one has '" + vocabulary.symbols + "'" +
