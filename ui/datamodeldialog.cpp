@@ -22,23 +22,12 @@
 #include "base/memoryestimate.h"
 #include "jobs/pretrainjob.h"
 #include "facades/taskinfo.h"
+#include "ui/phaseforwarder.h"
 #include "ui/trainworker.h"
 
 namespace d2dpo::ui {
 
 namespace {
-
-/// Forwards the pretraining's progress to the dialog in the GUI thread.
-/// Pretraining's reports, passed on to the training job's listener (the runner's signals).
-class PhaseForwarder final : public PhaseListener {
-public:
-    explicit PhaseForwarder(TrainListener& to) : m_to(to) {}
-    void onProgress(const ProgressEvent& e) override { m_to.onProgress(e); }
-    void onLog(const std::string& line) override { m_to.onLog(line); }
-
-private:
-    TrainListener& m_to;
-};
 
 /// Pretraining from a data file as a training job: it ends as completed, stopped or failed.
 FinishedEvent pretrainAsTrainJob(const PretrainJobSpec& job, TrainListener& listener, const StopToken& stop)

@@ -18,27 +18,12 @@
 #include <utility>
 
 #include "jobs/importjob.h"
+#include "ui/phaseforwarder.h"
 #include "ui/trainworker.h"
 
 namespace d2dpo::ui {
 
 namespace {
-
-/// The import's reports, passed on to the training job's listener (the runner's signals).
-class PhaseForwarder final : public PhaseListener {
-public:
-    explicit PhaseForwarder(TrainListener& to) : m_to(to) {}
-    void onPhase(const std::string& phase, int64_t) override
-    {
-        if (phase == "evaluate-reference")
-            m_to.onLog("measuring the imported model with the sampler…");
-    }
-    void onProgress(const ProgressEvent& e) override { m_to.onProgress(e); }
-    void onLog(const std::string& line) override { m_to.onLog(line); }
-
-private:
-    TrainListener& m_to;
-};
 
 FinishedEvent importAsTrainJob(const ImportJobSpec& job, TrainListener& listener, const StopToken& stop)
 {
@@ -141,7 +126,8 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     });
     connect(m_runner, &TrainRunner::logLine, this, [this](const QString& line) {
         m_summary->setText(line);
-        if (line.startsWith(QStringLiteral("measuring"))) {
+        if (line == QString::fromStdString(PhaseForwarder::phaseLine("evaluate-reference"))) {
+            m_summary->setText(tr("Measuring the imported model with the sampler…"));
             m_progress->setRange(0, 0); // busy: the sampler reports no steps
         }
     });

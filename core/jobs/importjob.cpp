@@ -10,12 +10,10 @@
 #include "base/memoryestimate.h"
 #include "base/safeoutput.h"
 #include "base/timeutil.h"
-#include "facades/checkpointrecord.h"
-#include "facades/storedmodel.h"
 #include "io/checkpoint.h"
+#include "jobs/modelinstore.h"
 #include "model/device.h"
 #include "model/torchscriptdenoiser.h"
-#include "store/preferencestore.h"
 #include "tasks/sequencefile.h"
 #include "tasks/task.h"
 #include "train/evaluation.h"
@@ -111,17 +109,8 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
             inputs.push_back(*input);
     if (Status s = checkOutputFile(spec.outputPath, inputs, /*writesCheckpoint=*/true); !s)
         return makeError("checkpoint " + s.error());
-    if (!spec.storePath.empty() && fs::exists(spec.storePath)) {
-        auto store = PreferenceStore::open(spec.storePath, PreferenceStore::OpenMode::MustExist);
-        if (!store)
-            return makeError(store.error());
-        auto stored = modelStoredAt(*store.value(), spec.outputPath);
-        if (!stored)
-            return makeError(stored.error());
-        if (const auto& m = stored.value())
-            return makeError("checkpoint '" + spec.outputPath + "': the store records it as the model " + m->id + " (" +
-                             m->name + "); choose another file; nothing was written");
-    }
+    if (Status s = refuseOutputOfAStoredModel(spec.storePath, spec.outputPath); !s)
+        return makeError(s.error());
 
     listener.onPhase("import", 4);
     ProgressEvent progress;
@@ -194,19 +183,9 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
         return makeError(s.error());
     outcome.checkpointId = info.id;
     advance("wrote " + spec.outputPath);
-    if (!spec.storePath.empty()) {
-        auto store = PreferenceStore::open(spec.storePath);
-        if (!store)
-            return makeError("the model was written to " + spec.outputPath + " but not added to the store: " +
-                             store.error());
-        std::error_code ec;
-        const std::string absolute = fs::absolute(spec.outputPath, ec).string();
-        const std::string name =
-            spec.modelName.empty() ? fs::path(spec.outputPath).filename().string() : spec.modelName;
-        if (Status s = store.value()->addModel(modelRecordFor(info, ec ? spec.outputPath : absolute, name)); !s)
-            return makeError("the model was written to " + spec.outputPath + " but not added to the store: " +
-                             s.error());
-    }
+    if (!spec.storePath.empty())
+        if (Status s = addWrittenModel(spec.storePath, info, spec.outputPath, spec.modelName); !s)
+            return makeError(s.error());
     return outcome;
 }
 

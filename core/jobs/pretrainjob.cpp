@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/pretrainjob.h"
 
+#include <filesystem>
+
 #include <torch/torch.h>
 
 #include "base/safeoutput.h"
 #include "base/timeutil.h"
 #include "diffusion/noiseprocess.h"
 #include "io/checkpoint.h"
+#include "jobs/modelinstore.h"
 #include "model/device.h"
+#include "model/transformerdenoiser.h"
 #include "tasks/task.h"
-#include "facades/checkpointrecord.h"
-#include "facades/storedmodel.h"
-#include "store/preferencestore.h"
-
-#include <filesystem>
 #include "train/evaluation.h"
 #include "train/pretrainer.h"
-#include "model/transformerdenoiser.h"
 
 namespace d2dpo {
 
@@ -43,18 +41,8 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseList
         return makeError("checkpoint " + s.error());
     // A model the store records (a reference others were fine-tuned from, a run's checkpoint) is
     // never replaced by new weights under the same record.
-    if (!spec.storePath.empty() && std::filesystem::exists(spec.storePath)) {
-        auto store = PreferenceStore::open(spec.storePath, PreferenceStore::OpenMode::MustExist);
-        if (!store)
-            return makeError(store.error());
-        auto stored = modelStoredAt(*store.value(), spec.outputPath);
-        if (!stored)
-            return makeError(stored.error());
-        if (const auto& m = stored.value())
-            return makeError("checkpoint '" + spec.outputPath + "': the store records it as the model " + m->id +
-                             " (" + m->name + "); writing over it would change that model's weights. Choose "
-                             "another file; nothing was written");
-    }
+    if (Status s = refuseOutputOfAStoredModel(spec.storePath, spec.outputPath); !s)
+        return makeError(s.error());
 
     listener.onPhase("pretrain", spec.pretrain.steps);
     PretrainJobOutcome outcome;
@@ -84,19 +72,9 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseList
     if (Status s = saveCheckpoint(spec.outputPath, model, info, inputs); !s)
         return makeError(s.error());
     outcome.checkpointId = info.id;
-    if (!spec.storePath.empty()) {
-        auto store = PreferenceStore::open(spec.storePath);
-        if (!store)
-            return makeError("the model was written to " + spec.outputPath + " but not added to the store: " +
-                             store.error());
-        std::error_code ec;
-        const std::string absolute = std::filesystem::absolute(spec.outputPath, ec).string();
-        const std::string name =
-            spec.modelName.empty() ? std::filesystem::path(spec.outputPath).filename().string() : spec.modelName;
-        if (Status s = store.value()->addModel(modelRecordFor(info, ec ? spec.outputPath : absolute, name)); !s)
-            return makeError("the model was written to " + spec.outputPath + " but not added to the store: " +
-                             s.error());
-    }
+    if (!spec.storePath.empty())
+        if (Status s = addWrittenModel(spec.storePath, info, spec.outputPath, spec.modelName); !s)
+            return makeError(s.error());
     return outcome;
 }
 
