@@ -31,8 +31,8 @@ std::string firstDuplicateKey(const std::string& text)
             duplicate = parsed.get<std::string>();
         return true;
     };
-    (void)json::parse(text, watch, /*allow_exceptions=*/false);
-    return duplicate;
+    const json parsed = json::parse(text, watch, /*allow_exceptions=*/false); // read for its keys alone
+    return parsed.is_discarded() ? std::string() : duplicate;
 }
 
 Result<int64_t> idField(const json& value, const std::string& what)
