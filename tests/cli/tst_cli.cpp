@@ -220,10 +220,10 @@ private Q_SLOTS:
         expectRefusal({"reproduce", "--beta", "inf", "--out", path("x1")}, "--beta: must be a finite number > 0");
         expectRefusal({"reproduce", "--beta", "nan", "--out", path("x1")}, "--beta: must be a finite number > 0");
         expectRefusal({"reproduce", "--lr", "-1", "--out", path("x2")}, "--lr: must be a finite number > 0");
-        expectRefusal({"reproduce", "--length", "1", "--out", path("x3")}, "--length: Value 1 not in range 2 to 512");
+        expectRefusal({"reproduce", "--length", "1", "--out", path("x3")}, "--length: Value 1 not in range"); // CLI11 2.3 says "2 to 512", 2.4 "[2 - 512]"
         expectRefusal({"reproduce", "--heads", "3", "--out", path("x4")}, "heads");
         expectRefusal({"reproduce", "--steps", "0", "--out", path("x5")}, "--steps: must be a whole number >= 1");
-        expectRefusal({"sample", "-c", "x", "--seed", "-1"}, "--seed: Value -1 not in range 0 to 9223372036854775807");
+        expectRefusal({"sample", "-c", "x", "--seed", "-1"}, "--seed: Value -1 not in range");
         expectRefusal({"sample", "-c", "x", "--seed", "99999999999999999999"}, "--seed");
         expectRefusal({"sample", "-c", "x", "--seed", "9223372036854775808"}, "not in range");
         expectRefusal({"label", "--limit", "-5"}, "--limit: must be a whole number >= 1 (got -5)");
