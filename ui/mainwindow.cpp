@@ -185,31 +185,34 @@ void MainWindow::changeLabeler()
     statusBar()->showMessage(tr("Labelling as %1").arg(name), 8000);
 }
 
+QString MainWindow::modelFolder() const
+{
+    return QFileInfo(QString::fromStdString(m_store->path())).absolutePath() + QStringLiteral("/models");
+}
+
+void MainWindow::modelAdded(const QString& message)
+{
+    m_labelView->reload();
+    m_trainView->reload();
+    m_modelsView->reload();
+    statusBar()->showMessage(message, 8000);
+}
+
 void MainWindow::newModelFromDataFile()
 {
-    const QString folder = QFileInfo(QString::fromStdString(m_store->path())).absolutePath() + QStringLiteral("/models");
-    auto* dialog = new DataModelDialog(QString::fromStdString(m_store->path()), folder, this);
+    auto* dialog = new DataModelDialog(QString::fromStdString(m_store->path()), modelFolder(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &DataModelDialog::modelCreated, this, [this](const QString& path) {
-        m_labelView->reload();
-        m_trainView->reload();
-        m_modelsView->reload();
-        statusBar()->showMessage(tr("New model %1 added to the store").arg(path), 8000);
-    });
+    connect(dialog, &DataModelDialog::modelCreated, this,
+            [this](const QString& path) { modelAdded(tr("New model %1 added to the store").arg(path)); });
     dialog->open();
 }
 
 void MainWindow::importModel()
 {
-    const QString folder = QFileInfo(QString::fromStdString(m_store->path())).absolutePath() + QStringLiteral("/models");
-    auto* dialog = new ImportModelDialog(QString::fromStdString(m_store->path()), folder, this);
+    auto* dialog = new ImportModelDialog(QString::fromStdString(m_store->path()), modelFolder(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &ImportModelDialog::modelImported, this, [this](const QString& path) {
-        m_labelView->reload();
-        m_trainView->reload();
-        m_modelsView->reload();
-        statusBar()->showMessage(tr("Imported model %1 added to the store").arg(path), 8000);
-    });
+    connect(dialog, &ImportModelDialog::modelImported, this,
+            [this](const QString& path) { modelAdded(tr("Imported model %1 added to the store").arg(path)); });
     dialog->open();
 }
 

@@ -41,6 +41,10 @@ private:
     void buildMenus();
     void newModelFromDataFile();
     void importModel();
+    /// Where new and imported models' checkpoints go: models/ beside the store.
+    QString modelFolder() const;
+    /// A model was added to the store: the views read it, the status bar says `message`.
+    void modelAdded(const QString& message);
     void importPreferences();
     void exportPreferences();
     void openStore();
