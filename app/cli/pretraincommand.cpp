@@ -21,6 +21,7 @@ struct PretrainOptions {
     int64_t evalSamples = 2000;
     std::string out;
     std::string db;
+    int64_t snapshotEvery = 0;
 };
 
 int run(const PretrainOptions& o)
@@ -40,12 +41,15 @@ int run(const PretrainOptions& o)
     job.device = o.runtime.device;
     job.outputPath = o.out;
     job.storePath = o.db;
+    job.snapshotEvery = o.snapshotEvery;
     if (!o.task.data.empty())
         job.inputs.push_back(o.task.data);
     ConsoleListener listener;
     auto outcome = runPretrainJob(job, listener, stopOnSignals());
     if (!outcome)
         return exitCodeAfterStop(fail("pretrain", outcome.error()));
+    for (const std::string& snapshot : outcome->snapshots)
+        std::cout << "snapshot " << snapshot << "\n";
     if (outcome->stopped) {
         std::cout << "stopped after " << outcome->steps << " of " << o.pretrain.steps << " steps; wrote " << o.out
                   << " (id " << outcome->checkpointId << ", not evaluated: d2dpo eval -c " << o.out << ")\n";
@@ -72,6 +76,11 @@ void registerPretrain(CLI::App& app, int& exitCode)
     addSamplingOptions(c, options->sampling);
     c->add_option("--eval-samples", options->evalSamples, "Samples for the final evaluation")->check(atLeast(1))->capture_default_str();
     c->add_option("--out,-o", options->out, "Checkpoint file to write")->required();
+    c->add_option("--snapshot-every", options->snapshotEvery,
+                  "Also write the model every STEPS steps, beside the output as NAME.stepN.d2dpo (not evaluated: "
+                  "d2dpo eval measures one); 0 = no snapshots")
+        ->check(atLeast(0))
+        ->capture_default_str();
     c->add_option("--db", options->db, "Also add the new model (and its task) to this preference store")
         ->check(storePath());
     c->callback([options, &exitCode] { exitCode = run(*options); });

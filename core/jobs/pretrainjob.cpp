@@ -18,6 +18,32 @@
 
 namespace d2dpo {
 
+std::string snapshotPath(const std::string& outputPath, int64_t step)
+{
+    std::filesystem::path path(outputPath);
+    const std::string extension = path.has_extension() ? path.extension().string() : std::string(".d2dpo");
+    path.replace_filename(path.stem().string() + ".step" + std::to_string(step) + extension);
+    return path.string();
+}
+
+namespace {
+
+/// A snapshot as its own checkpoint: pretrained, the steps so far, no evaluation.
+Status writeSnapshot(const PretrainJobSpec& spec, const ModelSpec& modelSpec, const Denoiser& model, int64_t step,
+                     const std::vector<std::string>& inputs, PretrainJobOutcome& outcome)
+{
+    const std::string path = snapshotPath(spec.outputPath, step);
+    if (Status s = refuseOutputOfAStoredModel(spec.storePath, path); !s)
+        return makeError("snapshot " + s.error());
+    CheckpointInfo info{newCheckpointId(), "", "pretrained", modelSpec, toJson(spec.pretrain), "{}", step, utcNow()};
+    if (Status s = saveCheckpoint(path, model, info, inputs); !s)
+        return makeError("snapshot at step " + std::to_string(step) + ": " + s.error());
+    outcome.snapshots.push_back(path);
+    return Ok{};
+}
+
+} // namespace
+
 Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseListener& listener,
                                           const StopToken& stop)
 {
@@ -43,6 +69,13 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseList
     // never replaced by new weights under the same record.
     if (Status s = refuseOutputOfAStoredModel(spec.storePath, spec.outputPath); !s)
         return makeError(s.error());
+    if (spec.snapshotEvery < 0)
+        return makeError("the snapshot interval must be at least 1 step (0 = no snapshots)");
+    if (spec.snapshotEvery > 0 && spec.snapshotEvery < spec.pretrain.steps)
+        if (Status s = checkOutputFile(snapshotPath(spec.outputPath, spec.snapshotEvery), inputs, true); !s)
+            return makeError("snapshot " + s.error());
+    ModelSpec modelSpec = spec.spec;
+    modelSpec.task = task.value()->config(); // with its rule resolved
 
     listener.onPhase("pretrain", spec.pretrain.steps);
     PretrainJobOutcome outcome;
@@ -51,6 +84,9 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseList
     outcome.parameters = parameterCount(model);
     listener.onLog(std::to_string(outcome.parameters) + " parameters");
     Pretrainer trainer(model, *task.value(), *noise.value(), spec.pretrain, spec.seed);
+    trainer.writeSnapshots(spec.snapshotEvery, [&](int64_t step) {
+        return writeSnapshot(spec, modelSpec, model, step, inputs, outcome);
+    });
     const FinishedEvent done = trainer.run(listener, stop);
     outcome.stopped = done.status == RunStatus::Stopped;
     outcome.steps = done.stepsDone;
@@ -65,8 +101,6 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseList
             evaluateModel(model, *task.value(), spec.spec.noise, spec.sampling, spec.evaluationSamples, generator);
         outcome.metrics.seed = spec.seed + 1000;
     }
-    ModelSpec modelSpec = spec.spec;
-    modelSpec.task = task.value()->config(); // with its rule resolved
     CheckpointInfo info{newCheckpointId(), "", "pretrained", modelSpec, toJson(spec.pretrain),
                         outcome.stopped ? std::string("{}") : outcome.metrics.toJson(), done.stepsDone, utcNow()};
     if (Status s = saveCheckpoint(spec.outputPath, model, info, inputs); !s)

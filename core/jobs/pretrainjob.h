@@ -25,7 +25,11 @@ struct PretrainJobSpec {
     std::string storePath;       ///< when given, the new model (and its task) is added to this store
     std::string modelName;       ///< its name there; "" = the checkpoint's file name
     std::vector<std::string> inputs; ///< files the caller read (the data file): the output may not be one
+    int64_t snapshotEvery = 0;   ///< also write the model every this many steps (snapshotPath); 0 = never
 };
+
+/// Where the snapshot after `step` goes: "words.d2dpo" -> "words.step1000.d2dpo", beside it.
+std::string snapshotPath(const std::string& outputPath, int64_t step);
 
 struct PretrainJobOutcome {
     int64_t parameters = 0;
@@ -33,11 +37,14 @@ struct PretrainJobOutcome {
     std::string checkpointId;
     bool stopped = false;  ///< stopped early: the checkpoint holds the steps done, without an evaluation
     int64_t steps = 0;     ///< pretraining steps in the checkpoint
+    std::vector<std::string> snapshots; ///< the snapshots written, in step order
 };
 
 /// Runs in the calling thread; once the spec is valid, `listener` hears the "pretrain" phase, a
 /// log line with the parameter count, and the progress. The output is checked before training
-/// (base/safeoutput.h). Stopped training writes the steps done (outcome.stopped); failed training
+/// (base/safeoutput.h), and so is the first snapshot's. Snapshots are not evaluated (`d2dpo eval`
+/// measures one) nor added to the store; the constant learning rate and the per-step data make
+/// the snapshot after step k the model a k-step pretraining writes. Stopped training writes the steps done (outcome.stopped); failed training
 /// is an error, and so is a store that cannot take the model (the checkpoint is written all the same).
 Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseListener& listener,
                                           const StopToken& stop);

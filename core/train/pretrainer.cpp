@@ -42,6 +42,12 @@ double Pretrainer::trainStep()
     return lossValue;
 }
 
+void Pretrainer::writeSnapshots(int64_t every, SnapshotWriter write)
+{
+    m_snapshotEvery = every;
+    m_writeSnapshot = std::move(write);
+}
+
 FinishedEvent Pretrainer::run(TrainListener& listener, const StopToken& stop)
 {
     using Clock = std::chrono::steady_clock;
@@ -61,6 +67,13 @@ FinishedEvent Pretrainer::run(TrainListener& listener, const StopToken& stop)
                 break;
             }
             finished.stepsDone = step;
+            if (m_snapshotEvery > 0 && m_writeSnapshot && step % m_snapshotEvery == 0 && step != m_config.steps) {
+                if (Status s = m_writeSnapshot(step); !s) {
+                    finished.status = RunStatus::Failed;
+                    finished.error = s.error();
+                    break;
+                }
+            }
             if (step % std::max(1, m_config.logEvery) == 0 || step == m_config.steps) {
                 const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
                 listener.onProgress({step, m_config.steps, lossValue, std::nullopt, step / elapsed, elapsed});

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 
 #include "base/config.h"
+#include "base/result.h"
 #include "model/denoiser.h"
 #include "kernels/fusedadam.h"
 #include "diffusion/noiseprocess.h"
@@ -28,6 +30,12 @@ public:
     /// weights unchanged.
     double trainStep();
 
+    /// Writes the model as it stands after the given step (a snapshot of a long pretraining).
+    using SnapshotWriter = std::function<Status(int64_t step)>;
+    /// Calls `write` after every `every` steps but the last one, which is the caller's to write.
+    /// A failed write ends the run as Failed with its message.
+    void writeSnapshots(int64_t every, SnapshotWriter write);
+
     Denoiser model() const { return m_model; }
 
 private:
@@ -38,6 +46,8 @@ private:
     uint64_t m_seed;
     std::optional<torch::Generator> m_generator;
     std::unique_ptr<FusedAdam> m_optimizer;
+    int64_t m_snapshotEvery = 0;
+    SnapshotWriter m_writeSnapshot;
 };
 
 } // namespace d2dpo

@@ -319,6 +319,35 @@ private Q_SLOTS:
                       "not a valid regular expression");
     }
 
+    void aPretrainingSnapshotIsTheModelOfAShorterPretraining()
+    {
+        // The words table in the README rests on this: the snapshot after step k of a long
+        // pretraining is what a k-step pretraining writes (constant learning rate, per-step data).
+        const QStringList common{"pretrain", "--d-model", "16", "--layers", "1", "--heads", "2", "--threads", "1",
+                                 "--eval-samples", "20", "--seed", "4"};
+        const Run longer = runCli(common + QStringList{"--steps", "6", "--snapshot-every", "2", "-o", path("long.d2dpo")});
+        QVERIFY2(longer.exitCode == 0, qPrintable(longer.err));
+        QVERIFY2(longer.out.contains("snapshot " + path("long.step2.d2dpo")) &&
+                     longer.out.contains("snapshot " + path("long.step4.d2dpo")),
+                 qPrintable(longer.out));
+        QVERIFY(!QFile::exists(path("long.step6.d2dpo"))); // the last step is the output itself
+        const Run shorter = runCli(common + QStringList{"--steps", "4", "-o", path("short.d2dpo")});
+        QVERIFY2(shorter.exitCode == 0, qPrintable(shorter.err));
+        const auto samples = [&](const QString& checkpoint) {
+            return runCli({"sample", "-c", checkpoint, "-n", "40", "--seed", "9", "--threads", "1"}).out;
+        };
+        QCOMPARE(samples(path("long.step4.d2dpo")), samples(path("short.d2dpo")));
+        QVERIFY(samples(path("long.step4.d2dpo")) != samples(path("long.d2dpo")));
+        const Run eval = runCli({"eval", "-c", path("long.step2.d2dpo"), "-n", "50", "--json"});
+        QVERIFY2(eval.exitCode == 0 && eval.out.contains("odd_ratio"), qPrintable(eval.out + eval.err));
+
+        // A snapshot that cannot be written is refused before the first step.
+        QVERIFY(QDir().mkpath(path("taken.step2.d2dpo")));
+        expectRefusal(common + QStringList{"--steps", "6", "--snapshot-every", "2", "-o", path("taken.d2dpo")},
+                      "snapshot");
+        QVERIFY(!QFile::exists(path("taken.d2dpo")));
+    }
+
     void cudaRequestWithoutCudaIsExplained()
     {
         const Run run = runCli({"sample", "-c", path("whatever.d2dpo"), "--device", "cuda"});
