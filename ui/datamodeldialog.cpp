@@ -2,7 +2,6 @@
 #include "ui/datamodeldialog.h"
 
 #include <QComboBox>
-#include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
@@ -22,6 +21,7 @@
 #include "base/memoryestimate.h"
 #include "jobs/pretrainjob.h"
 #include "facades/taskinfo.h"
+#include "ui/newmodelfile.h"
 #include "ui/phaseforwarder.h"
 #include "ui/trainworker.h"
 
@@ -221,10 +221,8 @@ bool DataModelDialog::start()
     auto read = readDataFile(m_file->text().toStdString(), options);
     if (!read)
         return false;
-    QDir().mkpath(m_modelFolder);
     const QString base = QFileInfo(m_file->text()).completeBaseName();
-    m_created = QDir(m_modelFolder).filePath(
-        QStringLiteral("%1-%2.d2dpo").arg(base, QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+    m_created = newModelFile(m_modelFolder, base);
     PretrainJobSpec job;
     job.spec.task = read->task;
     job.spec.model = chosenModel();

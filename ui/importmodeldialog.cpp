@@ -2,7 +2,6 @@
 #include "ui/importmodeldialog.h"
 
 #include <QComboBox>
-#include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
@@ -12,12 +11,14 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
+#include <QSpinBox>
 #include <QPushButton>
 #include <QVBoxLayout>
 
 #include <utility>
 
 #include "jobs/importjob.h"
+#include "ui/newmodelfile.h"
 #include "ui/phaseforwarder.h"
 #include "ui/trainworker.h"
 
@@ -67,16 +68,25 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
                               tr("TorchScript (*.pt *.pth *.ts);;All files (*)"));
     m_vocabulary = fileField(QStringLiteral("vocabularyFile"), tr("Vocabulary file (JSON): symbols, mask, pad, begin, end"),
                              tr("JSON (*.json);;All files (*)"));
-    m_data = fileField(QStringLiteral("dataFile"), tr("Training sequences (FASTA or one per line)"),
+    m_data = fileField(QStringLiteral("dataFile"), tr("Training sequences (FASTA or one per line), optional"),
                        tr("Sequences (*.fasta *.fa *.faa *.txt);;All files (*)"));
     m_task = new QComboBox(this);
     m_task->setObjectName(QStringLiteral("task"));
-    m_task->addItem(tr("sequences from the data file"), QStringLiteral("sequences"));
+    m_task->addItem(tr("sequences (from the data file, or of the lengths below)"), QStringLiteral("sequences"));
     m_task->addItem(tr("binary integers (the paper's task, 16 bits)"), QStringLiteral("binary-integers"));
     m_validity = new QComboBox(this);
     m_validity->addItem(tr("well-formed: its symbols, pads only at the end, a length the data has"),
                         QStringLiteral("symbols"));
     m_validity->addItem(tr("one of the training sequences"), QStringLiteral("in-data"));
+    // Without a data file the task knows only its symbols: the lengths come from the user.
+    m_shortest = new QSpinBox(this);
+    m_shortest->setObjectName(QStringLiteral("shortest"));
+    m_shortest->setRange(0, 512);
+    m_shortest->setSpecialValueText(tr("auto (1 with a pad, else the longest)"));
+    m_longest = new QSpinBox(this);
+    m_longest->setObjectName(QStringLiteral("longest"));
+    m_longest->setRange(1, 512);
+    m_longest->setValue(64);
     m_rule = new QLineEdit(this);
     m_rule->setObjectName(QStringLiteral("rule"));
     m_rule->setPlaceholderText(tr("odd, motif:^M, composition:GC or in-data (optional)"));
@@ -102,6 +112,12 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     dataRow->addWidget(m_data, 1);
     dataRow->addWidget(qobject_cast<QWidget*>(m_data->property("browseButton").value<QObject*>()));
     form->addRow(tr("Data file"), dataRow);
+    auto* lengthRow = new QHBoxLayout;
+    lengthRow->addWidget(new QLabel(tr("shortest"), this));
+    lengthRow->addWidget(m_shortest, 1);
+    lengthRow->addWidget(new QLabel(tr("longest"), this));
+    lengthRow->addWidget(m_longest);
+    form->addRow(tr("Lengths without data"), lengthRow);
     form->addRow(tr("A valid sample is"), m_validity);
     form->addRow(tr("Rule"), m_rule);
     auto* layout = new QVBoxLayout(this);
@@ -111,12 +127,18 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     layout->addWidget(m_buttons);
     resize(680, sizeHint().height());
 
-    connect(m_task, &QComboBox::currentIndexChanged, this, [this] {
+    const auto enableFields = [this] {
         const bool sequences = m_task->currentData().toString() == QLatin1String("sequences");
+        const bool withoutData = sequences && m_data->text().trimmed().isEmpty();
         m_data->setEnabled(sequences);
         qobject_cast<QWidget*>(m_data->property("browseButton").value<QObject*>())->setEnabled(sequences);
-        m_validity->setEnabled(sequences);
-    });
+        m_validity->setEnabled(sequences && !withoutData); // without data only well-formedness can be checked
+        m_shortest->setEnabled(withoutData);
+        m_longest->setEnabled(withoutData);
+    };
+    connect(m_task, &QComboBox::currentIndexChanged, this, enableFields);
+    connect(m_data, &QLineEdit::textChanged, this, enableFields);
+    enableFields();
     connect(m_buttons, &QDialogButtonBox::accepted, this, [this] { start(); });
     connect(m_buttons, &QDialogButtonBox::rejected, this, &ImportModelDialog::reject);
     m_runner = new TrainRunner(this);
@@ -175,21 +197,20 @@ bool ImportModelDialog::start()
         showError(tr("Choose the TorchScript model and its vocabulary file."));
         return false;
     }
-    if (sequences && m_data->text().trimmed().isEmpty()) {
-        showError(tr("A sequences task is built from its training sequences: choose the data file."));
-        return false;
-    }
-    QDir().mkpath(m_modelFolder);
     const QString base = QFileInfo(m_torchScript->text()).completeBaseName();
-    m_created = QDir(m_modelFolder).filePath(
-        QStringLiteral("%1-%2.d2dpo").arg(base, QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+    m_created = newModelFile(m_modelFolder, base);
     ImportJobSpec job;
     job.torchScriptPath = m_torchScript->text().trimmed().toStdString();
     job.vocabularyPath = m_vocabulary->text().trimmed().toStdString();
     job.task = m_task->currentData().toString().toStdString();
+    job.data.validity = m_validity->currentData().toString().toStdString();
     if (sequences)
         job.dataPath = m_data->text().trimmed().toStdString();
-    job.data.validity = m_validity->currentData().toString().toStdString();
+    if (sequences && job.dataPath.empty()) {
+        job.data.maxLength = m_longest->value();
+        job.minLength = m_shortest->value();
+        job.data.validity = "symbols";
+    }
     job.data.rule = m_rule->text().trimmed().toStdString();
     job.sampling.steps = 64;
     job.evaluationSamples = 1000;

@@ -17,6 +17,7 @@ class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QSpinBox;
 
 namespace d2dpo::ui {
 
@@ -58,6 +59,8 @@ private:
     QComboBox* m_task = nullptr;
     QLineEdit* m_data = nullptr;
     QComboBox* m_validity = nullptr;
+    QSpinBox* m_shortest = nullptr; ///< without data: 0 = auto
+    QSpinBox* m_longest = nullptr;  ///< without data
     QLineEdit* m_rule = nullptr;
     QLabel* m_summary = nullptr;
     QProgressBar* m_progress = nullptr;

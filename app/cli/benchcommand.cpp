@@ -3,6 +3,7 @@
 // large (and long) settings of research/benchmark.h, each the median over timed iterations after warm-up,
 // printed with its configuration and the runtime (device, threads, BLAS).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -82,10 +83,13 @@ int printModelFile(const BenchOptions& o, const BenchRun& run, const std::string
                   << "\n";
         return 0;
     }
-    std::printf("%s\n\n%s: %lld parameters, batch %d\nD2-DPO %.3f steps/s, pretraining %.3f steps/s, sampling %.1f "
+    char pretraining[64] = "n/a (the task has no training sequences)";
+    if (!std::isnan(f.pretrainStepsPerSecond))
+        std::snprintf(pretraining, sizeof pretraining, "%.3f steps/s", f.pretrainStepsPerSecond);
+    std::printf("%s\n\n%s: %lld parameters, batch %d\nD2-DPO %.3f steps/s, pretraining %s, sampling %.1f "
                 "sequences/s (%d Euler steps), peak %.0f MiB\n",
                 runtime.c_str(), o.checkpoint.c_str(), static_cast<long long>(f.parameters), o.batch,
-                f.dpoStepsPerSecond, f.pretrainStepsPerSecond, f.samplesPerSecond, o.samplingSteps, peakResidentMiB());
+                f.dpoStepsPerSecond, pretraining, f.samplesPerSecond, o.samplingSteps, peakResidentMiB());
     return 0;
 }
 

@@ -59,7 +59,9 @@ void registerImport(CLI::App& app, int& exitCode)
                   "The vocabulary file (JSON): {\"symbols\": {\"A\": 5, ...}, \"mask\": ID, \"pad\": ID, \"begin\": "
                   "[IDS], \"end\": [IDS]}")
         ->required();
-    c->add_option("--task", job.task, "sequences (built from --data) or binary-integers (the paper's task)")
+    c->add_option("--task", job.task,
+                  "sequences (from --data, or without data from --max-length/--min-length) or binary-integers (the "
+                  "paper's task)")
         ->check(CLI::IsMember({"sequences", "binary-integers"}))
         ->capture_default_str();
     c->add_option("--data", job.dataPath,
@@ -69,8 +71,12 @@ void registerImport(CLI::App& app, int& exitCode)
         ->check(CLI::Range(2, 512))
         ->capture_default_str();
     c->add_option("--max-length", job.data.maxLength,
-                  "With --data: longer sequences are refused (or cropped with --crop); 0 = up to 512")
+                  "With --data: longer sequences are refused (or cropped with --crop); 0 = up to 512. Without data: "
+                  "the longest valid sequence (required)")
         ->check(CLI::Range(0, 512));
+    c->add_option("--min-length", job.minLength,
+                  "Without data: the shortest valid sequence (default 1 with a pad, else --max-length)")
+        ->check(CLI::Range(1, 512));
     c->add_flag("--crop", job.data.crop, "With --data: crop sequences longer than --max-length instead of refusing them");
     c->add_option("--valid", job.data.validity,
                   "With --data: what a valid sample is: symbols or in-data (one of the training sequences)")

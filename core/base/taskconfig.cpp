@@ -105,8 +105,11 @@ Status validate(const TaskConfig& c)
         return makeError("the shortest length must be in 1.." + std::to_string(c.length));
     if (c.validity != "symbols" && c.validity != "in-data")
         return makeError("validity must be 'symbols' or 'in-data' (got '" + c.validity + "')");
-    if (c.data.empty() && c.key.empty())
-        return makeError("the task has no training sequences");
+    // No data and no key: a task made without training sequences (a model imported without a data
+    // file). It knows its symbols and lengths, so only well-formedness can be checked.
+    if (c.data.empty() && c.key.empty() && c.validity == "in-data")
+        return makeError("'one of the training sequences' (validity in-data) needs the training sequences; "
+                         "this task has none");
     return Ok{};
 }
 

@@ -80,9 +80,12 @@ std::string TaskInfo::summary() const
     const TaskConfig& c = config();
     if (c.name == "binary-integers")
         return "binary-integers, length " + std::to_string(c.length);
-    return "sequences from " + (c.source.empty() ? std::string("a file") : c.source) + ": " +
-           std::to_string(c.symbols.size()) + " symbols, lengths " + std::to_string(c.minLength) + ".." +
-           std::to_string(c.length) + ", " + std::to_string(c.data.size()) + " training sequences";
+    const std::string shape = std::to_string(c.symbols.size()) + " symbols, lengths " + std::to_string(c.minLength) +
+                              ".." + std::to_string(c.length);
+    if (c.data.empty() && c.key.empty())
+        return "sequences without training data (an imported model's): " + shape;
+    return "sequences from " + (c.source.empty() ? std::string("a file") : c.source) + ": " + shape + ", " +
+           std::to_string(c.data.size()) + " training sequences";
 }
 
 std::string TaskInfo::alphabet() const

@@ -64,6 +64,36 @@ Result<std::string> readArchive(const std::string& path)
     return bytes;
 }
 
+/// A sequences task without training sequences: the vocabulary's symbols, the lengths the user
+/// gives, valid = well-formed. What needs the data (in-data, pretraining, rule-made pairs) is refused.
+Result<TaskConfig> datalessTask(const ImportJobSpec& spec, const ModelVocabulary& vocabulary)
+{
+    if (spec.data.maxLength < 1)
+        return makeError("without a data file the task's lengths come from you: give the longest sequence "
+                         "(--max-length N), and the shortest (--min-length M) if the vocabulary has a pad");
+    if (spec.data.crop)
+        return makeError("--crop crops the data file's sequences, and there is no data file");
+    if (spec.data.validity == "in-data")
+        return makeError("'one of the training sequences' (--valid in-data) needs the data file (--data FILE)");
+    if (spec.data.rule == "in-data")
+        return makeError("the in-data rule ranks by the training sequences: it needs the data file (--data FILE)");
+    TaskConfig task;
+    task.name = "sequences";
+    task.symbols = vocabulary.symbols;
+    task.length = spec.data.maxLength;
+    task.padded = vocabulary.padded();
+    task.minLength = spec.minLength > 0 ? spec.minLength : (task.padded ? 1 : task.length);
+    if (task.minLength > task.length)
+        return makeError("the shortest length (" + std::to_string(task.minLength) + ") is above the longest (" +
+                         std::to_string(task.length) + ")");
+    if (task.minLength < task.length && !task.padded)
+        return makeError("lengths " + std::to_string(task.minLength) + ".." + std::to_string(task.length) +
+                         " vary, but the vocabulary names no pad id (\"pad\": ID)");
+    task.validity = "symbols";
+    task.rule = spec.data.rule;
+    return task;
+}
+
 /// The task a vocabulary and a data file describe, its tokens the vocabulary's.
 Result<TaskConfig> importedTask(const ImportJobSpec& spec, const ModelVocabulary& vocabulary)
 {
@@ -82,7 +112,9 @@ Result<TaskConfig> importedTask(const ImportJobSpec& spec, const ModelVocabulary
     if (spec.task != "sequences")
         return makeError("the task must be 'sequences' or 'binary-integers' (got '" + spec.task + "')");
     if (spec.dataPath.empty())
-        return makeError("a sequences task is built from its training sequences: give the data file (--data FILE)");
+        return datalessTask(spec, vocabulary);
+    if (spec.minLength > 0)
+        return makeError("with a data file the lengths are the data's: --min-length is for a task without one");
     SequenceFileOptions options = spec.data;
     options.vocabulary = "symbols:" + vocabulary.symbols;
     auto read = readSequenceFile(spec.dataPath, options);

@@ -3,7 +3,7 @@
 // the vocabulary contract, refuse what is not TorchScript before anything is unpickled, refuse a
 // model the memory cannot train, load the module, probe it on a small batch (signature, output
 // shape, finite values, ids in range, a backward pass), build its task from the vocabulary (and
-// the data file), measure it with the sampler, and write a checkpoint that embeds the module.
+// the data file, when there is one), measure it with the sampler, and write a checkpoint that embeds the module.
 // Nothing is written unless every check passes. Torch-free header.
 #pragma once
 
@@ -21,9 +21,11 @@ namespace d2dpo {
 struct ImportJobSpec {
     std::string torchScriptPath;  ///< the torch.jit.save file
     std::string vocabularyPath;   ///< the vocabulary contract (JSON)
-    std::string task = "sequences"; ///< "sequences" (needs dataPath) or "binary-integers"
-    std::string dataPath;         ///< the training sequences: validity, in-data, the length range
-    SequenceFileOptions data;     ///< validity, rule, max length, crop (the vocabulary is the model's)
+    std::string task = "sequences"; ///< "sequences" or "binary-integers"
+    std::string dataPath;         ///< the training sequences: validity, in-data, the length range; "" = none
+    SequenceFileOptions data;     ///< validity, rule, max length, crop (the vocabulary is the model's);
+                                  ///< without data, maxLength is the longest valid sequence
+    int minLength = 0;            ///< without data: the shortest (0 = 1 with a pad, else maxLength)
     int length = 16;              ///< binary-integers: the number of bits
     SamplingConfig sampling;      ///< for the measurement of the imported model
     int64_t evaluationSamples = 1000; ///< 0: not measured

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
+#include <tuple>
 
 #include <torch/cuda.h>
 #include <torch/torch.h>
@@ -58,7 +60,12 @@ BenchFigures measureModelOn(const LoadedCheckpoint& loaded, int batch, const Ben
     Denoiser model = loaded.model;
     model->to(device);
     f.parameters = parameterCount(model);
-    {
+    // A task without training sequences (a model imported without data) has nothing to pretrain
+    // on (its figure is NaN) and no rule-made pairs: D2-DPO trains on the model's own samples,
+    // as it does on labelled ones.
+    const bool hasData = spec.task.name != "sequences" || !spec.task.data.empty();
+    f.pretrainStepsPerSecond = std::numeric_limits<double>::quiet_NaN();
+    if (hasData) {
         Denoiser copy = model->deepCopy();
         PretrainConfig config;
         config.batch = batch;
@@ -70,7 +77,16 @@ BenchFigures measureModelOn(const LoadedCheckpoint& loaded, int batch, const Ben
         config.batch = batch;
         DpoTrainer trainer(model->deepCopy(), *task, *noise, DpoTrainerOptions(spec, config).seed(o.seed));
         auto generator = makeGenerator(o.seed, device);
-        const auto [winners, losers] = task->rulePairs(4096, generator, device).value();
+        torch::Tensor winners, losers;
+        if (hasData) {
+            std::tie(winners, losers) = task->rulePairs(4096, generator, device).value();
+        } else {
+            model->eval();
+            EulerSampler sampler(model, task->maskToken(), o.samplingSteps, spec.noise.eta);
+            const auto drawn = sampler.sample(2 * int64_t(batch), generator, batch);
+            winners = drawn.slice(0, 0, batch);
+            losers = drawn.slice(0, batch, 2 * int64_t(batch));
+        }
         trainer.setPreferences(winners, losers);
         f.dpoStepsPerSecond = 1.0 / medianSeconds([&] { trainer.trainStep(false); }, o.warmup, o.minSeconds, device);
     }

@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tasks/sequencestask.h"
 
+#include <stdexcept>
+
 #include <torch/torch.h>
 
 namespace d2dpo {
 
 Result<std::unique_ptr<Task>> SequencesTask::make(const TaskConfig& config)
 {
-    if (config.data.empty())
+    if (config.data.empty() && !config.key.empty()) // the store's copy of a task keeps only its key
         return makeError("the task's training sequences are missing (a model record without its checkpoint?)");
+    if (config.data.empty() && config.validity == "in-data")
+        return makeError("'one of the training sequences' (validity in-data) needs the training sequences; "
+                         "this task has none");
+    if (config.data.empty() && config.rule == "in-data")
+        return makeError("the in-data rule ranks by the training sequences; this task has none");
     Vocabulary vocabulary(config.symbols, config.padded);
     std::unique_ptr<SequencesTask> task(new SequencesTask(config, vocabulary));
     task->m_dataSet.insert(config.data.begin(), config.data.end());
@@ -58,6 +65,9 @@ bool SequencesTask::isValid(const int64_t* tokens) const { return whyInvalid(tok
 
 torch::Tensor SequencesTask::sampleData(int64_t count, torch::Generator& generator, torch::Device device) const
 {
+    if (!hasData())
+        throw std::runtime_error("this task has no training sequences to draw from (its model was imported "
+                                 "without a data file)");
     const auto rows = torch::randint(0, m_data.size(0), {count}, generator, torch::dtype(torch::kLong).device(device));
     return m_data.index_select(0, rows.to(torch::kCPU)).to(device);
 }
@@ -67,6 +77,9 @@ Result<std::pair<torch::Tensor, torch::Tensor>> SequencesTask::rulePairs(int64_t
 {
     if (!m_rule)
         return makeError("rule-made pairs need a rule; name one with --rule (motif:REGEX, composition:SYMBOLS, in-data)");
+    if (!hasData())
+        return makeError("rule-made pairs are drawn from the training sequences, and this task has none (its model "
+                         "was imported without a data file): label sampled pairs instead");
     // Rank each training sequence once, then pair uniformly drawn ones whose ranks differ.
     const int64_t n = m_data.size(0);
     std::vector<double> ranks(static_cast<size_t>(n));
@@ -174,7 +187,7 @@ SampleMetrics SequencesTask::measureRows(const std::vector<int64_t>& rows, int64
                        std::to_string(m_config.minLength) + ".." + std::to_string(length()),
           true);
     addRuleMetric(m, "rule_share", ruleSum);
-    if (!inData) {
+    if (!inData && hasData()) {
         m.set("in_data_share", double(valid - novel) / n,
               "share of all samples that are one of the training sequences (for a word list: real words)", true);
         m.set("novel_share", double(novel) / n, "share of all samples that are valid and not in the training data", true);
@@ -192,7 +205,7 @@ SequenceHint SequencesTask::hint(const std::vector<int64_t>& tokens) const
     if (const std::string why = whyInvalid(tokens.data()); !why.empty())
         return {false, "invalid: " + why, ""};
     std::string value = "length " + std::to_string(text.size());
-    if (m_config.validity != "in-data")
+    if (m_config.validity != "in-data" && hasData())
         value += m_dataSet.count(text) ? ", in the data" : ", novel";
     return {true, value, m_rule ? m_rule->explain(text) : ""};
 }

@@ -5,6 +5,9 @@
 // the end, a length within the data's range and, with validity "in-data", one of the training
 // sequences. Metrics: the valid share, the rule's share, the novel share (valid and not in the
 // data), the unique share; the histogram is over length. Rules: sequencerules.cpp.
+// A task may have no training sequences (a model imported without a data file: its config has
+// neither data nor a key): it checks symbols and lengths, has no in-data metrics, and refuses
+// pretraining and rule-made pairs with a message that says why.
 #pragma once
 
 #include <unordered_set>
@@ -32,6 +35,7 @@ private:
                                                                 torch::Device device) const;
     /// Why one sequence is invalid, or "" when it is valid.
     std::string whyInvalid(const int64_t* tokens) const;
+    bool hasData() const { return m_data.defined() && m_data.size(0) > 0; }
 
     std::unordered_set<std::string> m_dataSet; ///< the distinct training sequences
     torch::Tensor m_data;                      ///< [n, D] int64 on the CPU, duplicates kept

@@ -4,7 +4,8 @@
 // nn.TransformerEncoder framed by <cls>/<eos> with the mask id among the symbols) are pretrained
 // briefly on the paper's binary integers, imported, compared with Python's logits, sampled,
 // aligned with D2-DPO toward the odd rule, exported, and the export run again in Python. Then
-// every bad input an import must refuse, with its message and nothing written.
+// every bad input an import must refuse, with its message and nothing written. A model imported
+// without data is labelled on its own samples and aligned from the store.
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -220,11 +221,47 @@ private Q_SLOTS:
         QFile::remove(huge);
     }
 
-    void aSequencesTaskNeedsItsDataAndTheVocabularysSymbols()
+    void aModelImportedWithoutDataIsLabelledAndAligned()
     {
-        expectRefusal({"import", "--torchscript", path("bad/tiny.pt"), "--vocabulary", path("bad/tiny.vocab.json"),
-                       "-o", path("bad/nodata.d2dpo")},
-                      "give the data file (--data FILE)", kExitFailure);
+        // No training sequences: the task is the vocabulary's symbols at the lengths given. The
+        // model's own samples are labelled by a rule (a last bit of 1) and D2-DPO raises its share.
+        const QString imported = path("nodata.d2dpo"), db = path("nodata.sqlite");
+        const Run import = runCli({"import", "--torchscript", path("dit.pt"), "--vocabulary", path("dit.vocab.json"),
+                                   "--max-length", "16", "--rule", "motif:1$", "--eval-samples", "200", "-o", imported});
+        QVERIFY2(import.exitCode == 0, qPrintable(import.err));
+        const auto ruleShare = [&](const QString& checkpoint) {
+            const Run eval = runCli({"eval", "-c", checkpoint, "-n", "1000", "--json"});
+            // No data to be in: a share of real sequences would be a made-up figure (-2 fails below).
+            return eval.out.contains("in_data_share") ? -2.0 : metric(eval.out, "rule_share");
+        };
+        const double before = ruleShare(imported);
+        QVERIFY2(before >= 0, qPrintable(QString::number(before)));
+        QVERIFY2(runCli({"pairs", "--db", db, "-c", imported, "-n", "300"}).exitCode == 0, "pairs");
+        QVERIFY2(runCli({"label", "--db", db, "--rule", "motif:1$"}).exitCode == 0, "label");
+        const Run train = runCli({"train", "--db", db, "-c", imported, "-o", path("nodata-run"), "--steps", "150",
+                                  "--lr", "3e-4", "--eval-every", "0", "--eval-samples", "200", "--threads", "1"});
+        QVERIFY2(train.exitCode == 0, qPrintable(train.err));
+        const QString tuned = train.out.section("fine-tuned checkpoint: ", 1).section('\n', 0, 0).trimmed();
+        const double after = ruleShare(tuned);
+        qInfo("without data: rule share (last bit 1) %.3f before, %.3f after D2-DPO on 300 labelled pairs", before, after);
+        QVERIFY2(after > before + 0.1, qPrintable(QString("%1 -> %2").arg(before).arg(after)));
+
+        // What needs the data says so.
+        expectRefusal({"train", "-c", imported, "-o", path("nodata-rule"), "--steps", "2"},
+                      "label sampled pairs instead", kExitFailure);
+        const Run bench = runCli({"bench", "-c", imported, "--min-seconds", "0.2", "--batch", "8"});
+        QVERIFY2(bench.exitCode == 0 && bench.out.contains("pretraining n/a"), qPrintable(bench.out + bench.err));
+    }
+
+    void aSequencesTaskNeedsItsLengthsOrDataAndTheVocabularysSymbols()
+    {
+        const QStringList tiny{"import", "--torchscript", path("bad/tiny.pt"), "--vocabulary", path("bad/tiny.vocab.json"),
+                               "-o", path("bad/nodata.d2dpo")};
+        expectRefusal(tiny, "give the longest sequence (--max-length N)", kExitFailure);
+        expectRefusal(tiny + QStringList{"--max-length", "8", "--min-length", "3"}, "names no pad id", kExitFailure);
+        expectRefusal(tiny + QStringList{"--max-length", "8", "--valid", "in-data"}, "needs the data file", kExitFailure);
+        expectRefusal(tiny + QStringList{"--max-length", "8", "--rule", "in-data"}, "needs the data file", kExitFailure);
+        QVERIFY(!QFile::exists(path("bad/nodata.d2dpo")));
         const QString data = path("bad/letters.txt");
         QFile file(data);
         QVERIFY(file.open(QIODevice::WriteOnly));

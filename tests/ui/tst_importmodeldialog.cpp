@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // File > Import model (TorchScript)...: a model made by Python's torch is brought in through the
 // dialog in the background and added to the store; a state dict offered as TorchScript and a
-// missing field are refused in the dialog, with nothing written. With D2DPO_SCREENSHOTS=DIR set,
+// missing field are refused in the dialog, with nothing written; a sequences task without data
+// takes its lengths from the dialog. With D2DPO_SCREENSHOTS=DIR set,
 // the dialog is saved there as it looks after each step (for people to look at).
 #include <QComboBox>
 #include <QFile>
@@ -9,6 +10,7 @@
 #include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
@@ -80,6 +82,26 @@ private Q_SLOTS:
         QCOMPARE(models.size(), size_t(1));
         QCOMPARE(models[0].name, std::string("tiny (imported)"));
         QVERIFY(QString::fromStdString(models[0].specJson).contains("torchscript"));
+
+        // A sequences task without a data file: its lengths come from the dialog, and only
+        // well-formedness can be checked.
+        dialog.setTask(QStringLiteral("sequences"));
+        dialog.setDataFile(QString());
+        auto* longest = dialog.findChild<QSpinBox*>(QStringLiteral("longest"));
+        QVERIFY(longest->isEnabled() && dialog.findChild<QSpinBox*>(QStringLiteral("shortest"))->isEnabled());
+        dialog.setDataFile(path("somewhere.fasta"));
+        QVERIFY(!longest->isEnabled());
+        dialog.setDataFile(QString());
+        longest->setValue(12);
+        dialog.findChild<QLineEdit*>(QStringLiteral("rule"))->setText(QStringLiteral("motif:1$"));
+        snapshot(dialog, "import-without-data");
+        QVERIFY(dialog.start());
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.busy(), 120000);
+        QVERIFY2(imported.count() == 2, qPrintable(dialog.lastError()));
+        const auto both = store.value()->models().value();
+        QCOMPARE(both.size(), size_t(2));
+        const QString spec = QString::fromStdString(both[1].specJson);
+        QVERIFY2(spec.contains("\"name\":\"sequences\"") && spec.contains("\"length\":12"), qPrintable(spec));
     }
 };
 
