@@ -7,6 +7,7 @@
 
 #include "base/configlimits.h"
 #include "cli/common.h"
+#include "cli/progressbar.h"
 #include "facades/modelfiles.h"
 
 namespace d2dpo::cli {
@@ -30,7 +31,8 @@ int run(const EvalOptions& o)
         return fail("eval", "--samples must be >= 1");
     if (Status s = setUpRuntime(o.runtime); !s)
         return fail("eval", s.error());
-    auto measured = sampleCheckpoint(o.checkpoint, o.samples, o.sampling, o.runtime.seed, o.runtime.device, o.rule);
+    auto measured = sampleCheckpoint(o.checkpoint, o.samples, o.sampling, o.runtime.seed, o.runtime.device, o.rule,
+                                  samplingProgress("eval", o.samples, o.sampling.batch));
     if (!measured)
         return fail("eval", measured.error());
     const CheckpointSummary& checkpoint = measured->checkpoint;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <unistd.h>
 
 namespace d2dpo::cli {
@@ -68,6 +69,18 @@ void ProgressBar::draw(int64_t done, const std::string& detail, bool final)
                  static_cast<long long>(m_total), rate, final ? "took" : "ETA",
                  formatDuration(final ? elapsed : eta).c_str(), detail.c_str(), (final || !m_terminal) ? "\n" : "");
     std::fflush(stderr);
+}
+
+std::function<void(int64_t, int64_t)> samplingProgress(const std::string& label, int64_t count, int64_t batch)
+{
+    if (count <= batch)
+        return {};
+    auto bar = std::make_shared<ProgressBar>(label, count);
+    return [bar](int64_t done, int64_t total) {
+        bar->update(done);
+        if (done >= total)
+            bar->finish();
+    };
 }
 
 } // namespace d2dpo::cli

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace d2dpo::cli {
@@ -31,5 +32,10 @@ private:
     int64_t m_lastDone = 0;
     bool m_finished = false;
 };
+
+/// What `sample` and `eval` hand the sampler: a bar over `count` samples when they take more than
+/// one batch of `batch` (a long draw is never silent), else nothing.
+std::function<void(int64_t done, int64_t total)> samplingProgress(const std::string& label, int64_t count,
+                                                                  int64_t batch);
 
 } // namespace d2dpo::cli

@@ -6,6 +6,7 @@
 
 #include "base/safeoutput.h"
 #include "cli/common.h"
+#include "cli/progressbar.h"
 #include "facades/modelfiles.h"
 
 namespace d2dpo::cli {
@@ -33,7 +34,8 @@ int run(const SampleOptions& o)
             return fail("sample", s.error());
     if (Status s = setUpRuntime(o.runtime); !s)
         return fail("sample", s.error());
-    auto drawn = sampleCheckpoint(o.checkpoint, o.count, o.sampling, o.runtime.seed, o.runtime.device, o.rule);
+    auto drawn = sampleCheckpoint(o.checkpoint, o.count, o.sampling, o.runtime.seed, o.runtime.device, o.rule,
+                                  samplingProgress("sample", o.count, o.sampling.batch));
     if (!drawn)
         return fail("sample", drawn.error());
 

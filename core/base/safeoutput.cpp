@@ -2,6 +2,7 @@
 #include "base/safeoutput.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -45,6 +46,21 @@ bool sameFile(const fs::path& a, const fs::path& b)
     return !ec && same;
 }
 
+/// Creates and removes an empty file in `folder`: whether a file can be written there, known
+/// before any work is done (a permission check proves nothing for root, a read-only mount or
+/// a full inode table says no only to a real write).
+Status probeWrite(const fs::path& folder, const std::string& where)
+{
+    std::string name = (folder / ".d2dpo-write-check-XXXXXX").string();
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0)
+        return makeError(where + "the folder '" + folder.string() + "' cannot be written (" + std::strerror(errno) +
+                         "); nothing was done");
+    ::close(fd);
+    ::unlink(name.c_str());
+    return Ok{};
+}
+
 } // namespace
 
 std::vector<std::string> storeFiles(const std::string& path)
@@ -77,6 +93,8 @@ Status checkOutputFile(const std::string& path, const std::vector<std::string>& 
     const fs::path target = resolvedTarget(path);
     std::error_code ec;
     const fs::file_status status = fs::status(target, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) // too long, a loop of links, no permission...
+        return makeError(where + ec.message() + "; nothing was written");
     if (fs::exists(status) && !fs::is_regular_file(status))
         return makeError(where + describeFileType(status.type()) + ", not a file this command may replace; nothing "
                                  "was written");
@@ -90,9 +108,12 @@ Status checkOutputFile(const std::string& path, const std::vector<std::string>& 
             return makeError(where + "it is " + kind + ", which this command does not write; replacing it would "
                                      "lose it. Choose another output; nothing was written");
     const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-    if (!fs::is_directory(parent, ec))
+    const bool folder = fs::is_directory(parent, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+        return makeError(where + "the folder '" + parent.string() + "': " + ec.message());
+    if (!folder)
         return makeError(where + "the folder '" + parent.string() + "' does not exist");
-    return Ok{};
+    return probeWrite(parent, where);
 }
 
 Status checkOutputFolder(const std::string& path, const std::vector<std::string>& inputs, const std::string& what)

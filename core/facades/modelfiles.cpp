@@ -12,7 +12,8 @@
 namespace d2dpo {
 
 Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
-                                      uint64_t seed, const std::string& device, const std::string& rule)
+                                      uint64_t seed, const std::string& device, const std::string& rule,
+                                      const std::function<void(int64_t, int64_t)>& progress)
 {
     if (count < 1)
         return makeError("the sample count must be at least 1");
@@ -27,7 +28,8 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
         torch::NoGradGuard noGrad;
         auto generator = makeGenerator(seed, opened->device);
         const auto sampler = makeSampler(opened->checkpoint.model, info.spec.noise, task.vocabSize(), sampling);
-        const torch::Tensor samples = sampler->sample(count, generator, sampling.batch).to(torch::kCPU).contiguous();
+        const torch::Tensor samples =
+            drawSamples(*sampler, count, sampling.batch, generator, nullptr, progress).to(torch::kCPU).contiguous();
         ModelSummary summary;
         summary.checkpoint = {info.id, info.kind, info.parentId, info.step};
         summary.metrics = task.measure(samples);

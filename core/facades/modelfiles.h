@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,10 @@ struct ModelSummary {
 
 /// Draws `count` samples from the checkpoint with the Euler sampler (seeded on the device, so two
 /// models compare on the same draws) and measures them with the checkpoint's task (with `rule` in
-/// place of its own when given).
+/// place of its own when given). `progress(done, count)` hears each sampler batch.
 Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
-                                      uint64_t seed, const std::string& device = "auto", const std::string& rule = "");
+                                      uint64_t seed, const std::string& device = "auto", const std::string& rule = "",
+                                      const std::function<void(int64_t, int64_t)>& progress = {});
 
 /// sampleCheckpoint() as `measurement` says: its sampler, sample count and seed (the Models view
 /// measures every model by standardMeasurement()).

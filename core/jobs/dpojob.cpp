@@ -25,6 +25,7 @@
 #include "store/preferencestore.h"
 #include "tasks/task.h"
 #include "train/dpotrainer.h"
+#include "train/evaluation.h"
 
 namespace d2dpo {
 
@@ -260,11 +261,15 @@ private:
                            .resume(m_resumePoint);
         if (m_spec.evaluateReference && !m_resuming && !m_stop.stopRequested()) {
             // Measured on a frozen copy, as the trainer's own: the policy starts as the reference.
-            const SampleMetrics metrics = referenceMetrics(m_store.get(), m_reference, frozenCopy(m_model.checkpoint.model),
-                                                           *m_model.task, measurement, m_winners.slice(0, 0, 1),
-                                                           m_listener);
-            recorder.onEvaluation({0, metrics, true});
-            options.referenceVsr(metrics.vsr());
+            // A stop during it leaves the reference unmeasured; the trainer then stops before its first step.
+            try {
+                const SampleMetrics metrics =
+                    referenceMetrics(m_store.get(), m_reference, frozenCopy(m_model.checkpoint.model), *m_model.task,
+                                     measurement, m_winners.slice(0, 0, 1), m_listener, &stop);
+                recorder.onEvaluation({0, metrics, true});
+                options.referenceVsr(metrics.vsr());
+            } catch (const EvaluationStopped&) {
+            }
         }
         DpoTrainer trainer(m_model.checkpoint.model, *m_model.task, *m_model.noise, options);
         if (m_resumedPolicy) {

@@ -202,12 +202,13 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
         auto generator = makeGenerator(spec.seed + 1000, device.value());
         try {
             outcome.metrics = evaluateModel(denoiser, *task.value(), modelSpec.noise, spec.sampling,
-                                            spec.evaluationSamples, generator);
+                                            spec.evaluationSamples, generator, &stop);
+            outcome.metrics.seed = spec.seed + 1000;
+            outcome.measured = true;
+        } catch (const EvaluationStopped&) { // written without its measurement, as documented
         } catch (const std::exception& e) {
             return makeError(where + "sampling from it failed: " + std::string(e.what()));
         }
-        outcome.metrics.seed = spec.seed + 1000;
-        outcome.measured = true;
     }
     CheckpointInfo info{newCheckpointId(), "", "pretrained", modelSpec, R"({"kind":"import"})",
                         outcome.measured ? outcome.metrics.toJson() : std::string("{}"), 0, utcNow()};

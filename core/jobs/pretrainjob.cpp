@@ -97,9 +97,13 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseList
 
     if (!outcome.stopped) { // a stop asks to end soon: the evaluation waits for a later `d2dpo eval`
         auto generator = makeGenerator(spec.seed + 1000, device.value());
-        outcome.metrics =
-            evaluateModel(model, *task.value(), spec.spec.noise, spec.sampling, spec.evaluationSamples, generator);
-        outcome.metrics.seed = spec.seed + 1000;
+        try {
+            outcome.metrics = evaluateModel(model, *task.value(), spec.spec.noise, spec.sampling,
+                                            spec.evaluationSamples, generator, &stop);
+            outcome.metrics.seed = spec.seed + 1000;
+        } catch (const EvaluationStopped&) { // every step is written, without the evaluation
+            outcome.stopped = true;
+        }
     }
     CheckpointInfo info{newCheckpointId(), "", "pretrained", modelSpec, toJson(spec.pretrain),
                         outcome.stopped ? std::string("{}") : outcome.metrics.toJson(), done.stepsDone, utcNow()};

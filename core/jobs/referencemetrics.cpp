@@ -13,7 +13,7 @@ namespace d2dpo {
 
 SampleMetrics referenceMetrics(PreferenceStore* store, const CheckpointInfo& reference, Denoiser frozen,
                                const Task& task, const MeasurementSpec& measurement, const torch::Tensor& example,
-                               TrainListener& listener)
+                               TrainListener& listener, const StopToken* stop)
 {
     const std::string sampler = describeSampling(reference.spec.noise, measurement.sampling, task.length());
     const int64_t samples = measurement.samples;
@@ -42,7 +42,7 @@ SampleMetrics referenceMetrics(PreferenceStore* store, const CheckpointInfo& ref
     listener.onLog("measuring the reference on " + std::to_string(samples) + " samples");
     torch::NoGradGuard noGrad;
     auto generator = makeGenerator(seed, frozen->parameters().front().device());
-    SampleMetrics metrics = evaluateModel(frozen, task, reference.spec.noise, measurement.sampling, samples, generator);
+    SampleMetrics metrics = evaluateModel(frozen, task, reference.spec.noise, measurement.sampling, samples, generator, stop);
     metrics.seed = seed; // the policy's evaluations draw with the same seed
     if (store)
         if (Status s = store->saveEvaluation(reference.id, key, samples, seed, metrics.toJson()); !s)

@@ -17,9 +17,10 @@
 namespace d2dpo {
 
 /// `store` may be null (nothing read or recorded); `example` is one sequence of the task [1, D],
-/// to name the metrics' descriptions.
+/// to name the metrics' descriptions. A raised `stop` ends the measurement with EvaluationStopped
+/// (train/evaluation.h).
 SampleMetrics referenceMetrics(PreferenceStore* store, const CheckpointInfo& reference, Denoiser frozen,
                                const Task& task, const MeasurementSpec& measurement, const torch::Tensor& example,
-                               TrainListener& listener);
+                               TrainListener& listener, const StopToken* stop = nullptr);
 
 } // namespace d2dpo

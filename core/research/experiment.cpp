@@ -137,8 +137,12 @@ Result<ReproduceReport> reproduce(const ReproduceConfig& config, const std::stri
         start = std::chrono::steady_clock::now();
         {
             auto generator = makeGenerator(evalSeed, device);
-            report.reference = evaluateModel(model, *task.value(), spec.noise, config.sampling,
-                                             config.schedule.evalSamples, generator);
+            try {
+                report.reference = evaluateModel(model, *task.value(), spec.noise, config.sampling,
+                                                 config.schedule.evalSamples, generator, &stop);
+            } catch (const EvaluationStopped&) {
+                return makeError("stopped during the reference's evaluation");
+            }
             report.reference.seed = evalSeed;
         }
         report.referenceEvalSeconds = secondsSince(start);

@@ -156,7 +156,7 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
 
     auto measure = [&](Denoiser& model) {
         auto generator = makeGenerator(m_evalSeed, m_policy->parameters().front().device());
-        SampleMetrics metrics = evaluateModel(model, m_task, m_spec.noise, m_sampling, m_schedule.evalSamples, generator);
+        SampleMetrics metrics = evaluateModel(model, m_task, m_spec.noise, m_sampling, m_schedule.evalSamples, generator, &stop);
         metrics.seed = m_evalSeed;
         return metrics;
     };
@@ -274,14 +274,27 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
                 m_schedule.checkpointEvery > 0 && step % m_schedule.checkpointEvery == 0 && step != m_config.steps;
             if ((unread.size() >= readEvery || step == m_config.steps || evaluationDue || checkpointDue) && !readBack())
                 break;
-            if (evaluationDue)
-                evaluate(step);
+            if (evaluationDue) {
+                try {
+                    evaluate(step);
+                } catch (const EvaluationStopped&) { // a stop is heard inside a long evaluation too
+                    finished.status = RunStatus::Stopped;
+                    lastMetrics = "{}";
+                    break;
+                }
+            }
             if (checkpointDue)
                 checkpoint(step);
         }
         m_policy->eval();
-        if (finished.status == RunStatus::Completed)
-            evaluate(finished.stepsDone);
+        if (finished.status == RunStatus::Completed) {
+            try {
+                evaluate(finished.stepsDone);
+            } catch (const EvaluationStopped&) { // every step done, the last one not measured
+                finished.status = RunStatus::Stopped;
+                lastMetrics = "{}";
+            }
+        }
         // A non-finite loss leaves the weights of the last step untouched, so they are still
         // good unless the previous update itself produced non-finite weights: then the last
         // interval checkpoint stays the last good one.

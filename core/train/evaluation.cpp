@@ -1,17 +1,43 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "train/evaluation.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <torch/torch.h>
 
 #include "diffusion/sampler.h"
 
 namespace d2dpo {
 
-SampleMetrics evaluateModel(Denoiser& model, const Task& task, const NoiseConfig& noise,
-                            const SamplingConfig& sampling, int64_t count, torch::Generator& generator)
+torch::Tensor drawSamples(Sampler& sampler, int64_t count, int64_t batch, torch::Generator& generator,
+                          const StopToken* stop, const SamplingProgress& progress)
 {
-    SampleMetrics metrics =
-        task.measure(makeSampler(model, noise, task.vocabSize(), sampling)->sample(count, generator, sampling.batch));
+    // Each call draws whole batches from the one generator, as a single call would: the samples
+    // are those of sampler.sample(count, generator, batch).
+    batch = std::max<int64_t>(batch, 1);
+    std::vector<torch::Tensor> parts;
+    for (int64_t done = 0; done < count;) {
+        if (stop && stop->stopRequested())
+            throw EvaluationStopped();
+        const int64_t n = std::min(batch, count - done);
+        parts.push_back(sampler.sample(n, generator, batch));
+        done += n;
+        if (progress)
+            progress(done, count);
+    }
+    if (parts.empty())
+        return sampler.sample(0, generator, batch);
+    torch::InferenceMode inference;
+    return parts.size() == 1 ? parts.front() : torch::cat(parts, 0);
+}
+
+SampleMetrics evaluateModel(Denoiser& model, const Task& task, const NoiseConfig& noise,
+                            const SamplingConfig& sampling, int64_t count, torch::Generator& generator,
+                            const StopToken* stop, const SamplingProgress& progress)
+{
+    auto sampler = makeSampler(model, noise, task.vocabSize(), sampling);
+    SampleMetrics metrics = task.measure(drawSamples(*sampler, count, sampling.batch, generator, stop, progress));
     metrics.sampler = describeSampling(noise, sampling, task.length());
     return metrics;
 }

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The d2dpo binary against careless and hostile use, each case once a fault that lost data or
 // hung: two imports of one file at once, a JSONL round trip, export --force over its own input,
-// an empty --db, no home folder, an unknown command, the store deleted under a run, and a
-// pattern that makes a backtracking matcher take forever.
+// an empty --db, no home folder, an unknown command, the store deleted under a run, a pattern
+// that makes a backtracking matcher take forever, an output folder that cannot be written (found
+// before the work), a path past PATH_MAX, and a stop during a million-sample evaluation.
 #include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include <climits>
 #include <csignal>
 #include <filesystem>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "support/clirun.h"
 #include "support/filebytes.h"
@@ -242,6 +247,72 @@ private Q_SLOTS:
         QVERIFY2(pretrain.exitCode == 0, qPrintable(pretrain.err));
         const Run eval = runCli({"eval", "-c", path("aaab.d2dpo"), "-n", "200", "--threads", "1"}, 120000);
         QVERIFY2(eval.exitCode == 0, qPrintable(eval.err));
+    }
+
+    void anOutputThatCannotBeWrittenIsRefusedBeforeAnyWork()
+    {
+        // 10^8 steps would run for hours: the refusal has to come before the first one. /proc takes
+        // no new files even from root; a folder without write permission refuses other accounts.
+        const Run proc = runCli({"pretrain", "--steps", "100000000", "-o", "/proc/d2dpo-cannot-write.d2dpo"}, 120000);
+        QCOMPARE(proc.exitCode, kExitFailure);
+        QVERIFY2(proc.err.contains("cannot be written"), qPrintable(proc.err));
+        if (::geteuid() != 0) {
+            QVERIFY(QDir().mkpath(path("locked")));
+            QVERIFY(QFile::setPermissions(path("locked"), QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+            const Run locked = runCli({"pretrain", "--steps", "100000000", "-o", path("locked/x.d2dpo")}, 120000);
+            QVERIFY2(locked.exitCode == kExitFailure && locked.err.contains("Permission denied"), qPrintable(locked.err));
+        }
+    }
+
+    void aPathLongerThanTheSystemAllowsIsNamedSoNotMissing()
+    {
+        // A folder that exists, 22 levels of 200 characters deep (past PATH_MAX), made and removed
+        // one level at a time since no call takes its whole path.
+        const QByteArray home = QDir::currentPath().toLocal8Bit();
+        const std::string part(200, 'd');
+        std::string deep = m_dir.path().toStdString();
+        QVERIFY(::chdir(m_dir.path().toLocal8Bit().constData()) == 0);
+        for (int level = 0; level < 22; ++level) {
+            QVERIFY(::mkdir(part.c_str(), 0755) == 0 && ::chdir(part.c_str()) == 0);
+            deep += "/" + part;
+        }
+        QVERIFY(::chdir(home.constData()) == 0);
+        QVERIFY(deep.size() > PATH_MAX);
+        const Run sample = runCli({"sample", "-c", m_reference, "-n", "2", "-o", QString::fromStdString(deep + "/x.txt")});
+        QCOMPARE(sample.exitCode, kExitFailure);
+        QVERIFY2(sample.err.contains("File name too long") && !sample.err.contains("does not exist"),
+                 qPrintable(sample.err.right(200)));
+        QVERIFY(::chdir(m_dir.path().toLocal8Bit().constData()) == 0);
+        for (int level = 0; level < 21; ++level)
+            QVERIFY(::chdir(part.c_str()) == 0);
+        for (int level = 0; level < 22; ++level) {
+            QVERIFY(::rmdir(part.c_str()) == 0);
+            if (level < 21)
+                QVERIFY(::chdir("..") == 0);
+        }
+        QVERIFY(::chdir(home.constData()) == 0);
+    }
+
+    void aStopDuringTheFinalEvaluationEndsItAndKeepsEveryStep()
+    {
+        // A million samples take many minutes here; the first SIGINT ends them within a batch.
+        QProcess pretrain;
+        pretrain.start(kCli, {"pretrain", "--steps", "20", "--eval-samples", "1000000", "--sampling-batch", "200",
+                              "--threads", "1", "-o", path("stopped-eval.d2dpo")});
+        QVERIFY(pretrain.waitForStarted());
+        pretrain.setReadChannel(QProcess::StandardError); // the progress lines
+        QByteArray err;
+        while (!err.contains("20/20") && pretrain.waitForReadyRead(60000))
+            err += pretrain.readAllStandardError();
+        QVERIFY2(err.contains("20/20"), err.constData()); // training done: the evaluation runs now
+        ::kill(pid_t(pretrain.processId()), SIGINT);
+        const Run stopped = d2dpo::test::finishProcess(pretrain, 120000);
+        QCOMPARE(stopped.exitCode, 130);
+        QVERIFY2(stopped.out.contains("stopped after 20 of 20 steps") && stopped.out.contains("not evaluated"),
+                 qPrintable(stopped.out));
+        const Run eval = runCli({"eval", "-c", path("stopped-eval.d2dpo"), "-n", "2500", "--sampling-batch", "1000"});
+        QVERIFY2(eval.exitCode == 0, qPrintable(eval.err));
+        QVERIFY2(eval.err.contains("2500/2500"), qPrintable(eval.err)); // more than one batch: a progress bar
     }
 };
 
