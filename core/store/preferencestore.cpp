@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/preferencestore.h"
 
-#include <cstdlib>
-#include <filesystem>
-#include <pwd.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <SQLiteCpp/SQLiteCpp.h>
-#include <sqlite3.h>
-
 #include "base/timeutil.h"
 #include "store/storeimpl.h"
 #include "store/storeschema.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <pwd.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 
 namespace d2dpo {
 
@@ -22,18 +23,29 @@ namespace {
 
 constexpr int kApplicationId = 0x44324450; // "D2DP": marks the file as a d2dpo-studio store
 
+bool isBusy(const SQLite::Exception& e) {
+    const int primary = e.getErrorCode() & 0xff;
+    return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
 } // namespace
 
-PreferenceStore::PreferenceStore(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+PreferenceStore::PreferenceStore(std::unique_ptr<Impl> impl)
+    : m_impl(std::move(impl)) {}
 PreferenceStore::~PreferenceStore() = default;
 
-const std::string& PreferenceStore::path() const { return m_impl->path; }
-int PreferenceStore::schemaVersion() const { return m_impl->version; }
+const std::string& PreferenceStore::path() const {
+    return m_impl->path;
+}
+int PreferenceStore::schemaVersion() const {
+    return m_impl->version;
+}
 
-int PreferenceStore::latestSchemaVersion() { return int(storeMigrations().size()); }
+int PreferenceStore::latestSchemaVersion() {
+    return int(storeMigrations().size());
+}
 
-Status PreferenceStore::stillAtItsPath() const
-{
+Status PreferenceStore::stillAtItsPath() const {
     struct stat now {};
     if (::stat(m_impl->path.c_str(), &now) != 0)
         return makeError("the preference store '" + m_impl->path + "' was removed while it was open");
@@ -42,8 +54,7 @@ Status PreferenceStore::stillAtItsPath() const
     return Ok{};
 }
 
-std::string PreferenceStore::defaultPath()
-{
+std::string PreferenceStore::defaultPath() {
     fs::path base;
     if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
         base = xdg;
@@ -56,8 +67,7 @@ std::string PreferenceStore::defaultPath()
     return (base / "d2dpo-studio" / "preferences.sqlite").string();
 }
 
-Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string& path, OpenMode mode)
-{
+Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string& path, OpenMode mode) {
     if (path.empty())
         return makeError("no preference store was named (and there is no home folder for the default one): "
                          "name one with --db");
@@ -87,83 +97,98 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
             return makeError(where + "the folder '" + parent.string() + "' does not exist");
     }
     std::unique_ptr<Impl> impl;
-    try {
-        impl = std::make_unique<Impl>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-        SQLite::Database& db = impl->db;
-        db.setBusyTimeout(5000);
-        if (struct stat opened {}; ::stat(path.c_str(), &opened) == 0) { // the file as opened (stillAtItsPath)
-            impl->device = opened.st_dev;
-            impl->inode = opened.st_ino;
-        }
-        // Read-only checks first: nothing is written to a file we are going to refuse.
-        int version = 0;
-        int applicationId = 0;
+    // Two processes opening one new store at the same moment can meet a lock SQLite reports at
+    // once instead of waiting out the busy timeout (the switch to WAL, a read during the other's
+    // first write); every step below is read-only or one transaction, so the open is tried again.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
         try {
-            version = db.execAndGet("PRAGMA user_version").getInt();
-            applicationId = db.execAndGet("PRAGMA application_id").getInt();
-        } catch (const SQLite::Exception& e) {
-            if (e.getErrorCode() == SQLITE_NOTADB)
-                return makeError(where + "not an SQLite database (" + e.what() + "); nothing was changed");
-            return makeError(where + "cannot read it (" + e.what() + "; a full disk or a failing device?); nothing "
-                                     "was changed");
-        }
-        const int tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
-        if (applicationId != kApplicationId && (applicationId != 0 || tables > 0))
-            return makeError(where + "an SQLite database of another application; nothing was changed");
-        // A command that only reads (or changes what is there) never makes a store, not even in an
-        // empty file it was given by mistake.
-        if (mode == OpenMode::MustExist && tables == 0)
-            return makeError(where + "an empty file, not a preference store; nothing was changed");
-        if (version > latestSchemaVersion())
-            return makeError(where + "written by a newer d2dpo-studio (schema " + std::to_string(version) +
-                             ", this build knows up to " + std::to_string(latestSchemaVersion()) +
-                             "); nothing was changed");
-        if (tables > 0) {
-            const std::string check = db.execAndGet("PRAGMA quick_check").getString();
-            if (check != "ok")
-                return makeError(where + "the database is corrupt (" + check.substr(0, 200) +
-                                 "); nothing was changed. Restore a backup or start a new store with --db");
-        }
-        if (sqlite3_db_readonly(db.getHandle(), "main") == 1)
-            return makeError(ErrorCode::ReadOnly, where + "opened read-only; nothing was changed");
-
-        db.exec("PRAGMA journal_mode = WAL");
-        // Each label is one transaction; FULL makes it durable past a crash of the machine too,
-        // not only of the application.
-        db.exec("PRAGMA synchronous = FULL");
-        const auto& migrations = storeMigrations();
-        if (version < int(migrations.size())) {
-            // One write transaction for the whole upgrade, with the version read again inside it:
-            // a second process opening the same old store waits, then finds it upgraded.
-            db.exec("BEGIN IMMEDIATE");
+            impl = std::make_unique<Impl>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+            SQLite::Database& db = impl->db;
+            db.setBusyTimeout(5000);
+            if (struct stat opened{}; ::stat(path.c_str(), &opened) == 0) { // the file as opened (stillAtItsPath)
+                impl->device = opened.st_dev;
+                impl->inode = opened.st_ino;
+            }
+            // Read-only checks first: nothing is written to a file we are going to refuse.
+            int version = 0;
+            int applicationId = 0;
             try {
                 version = db.execAndGet("PRAGMA user_version").getInt();
-                for (int v = version; v < int(migrations.size()); ++v) {
-                    db.exec(migrations[size_t(v)]);
-                    db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
-                    db.exec("PRAGMA user_version = " + std::to_string(v + 1));
-                    // Migrations run with foreign keys off (a rebuilt table is dropped and renamed,
-                    // as SQLite's documentation prescribes); none may leave a dangling reference.
-                    if (db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt() != 0)
-                        throw SQLite::Exception("the upgrade to schema " + std::to_string(v + 1) +
-                                                " would leave dangling references; nothing was changed");
-                }
-                db.exec("COMMIT");
-            } catch (const SQLite::Exception&) {
-                try {
-                    db.exec("ROLLBACK");
-                } catch (const SQLite::Exception&) { // the first error is the one to report
-                }
-                throw;
+                applicationId = db.execAndGet("PRAGMA application_id").getInt();
+            } catch (const SQLite::Exception& e) {
+                if (isBusy(e))
+                    throw;
+                if (e.getErrorCode() == SQLITE_NOTADB)
+                    return makeError(where + "not an SQLite database (" + e.what() + "); nothing was changed");
+                return makeError(where + "cannot read it (" + e.what() +
+                                 "; a full disk or a failing device?); nothing "
+                                 "was changed");
             }
+            const int tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
+            if (applicationId != kApplicationId && (applicationId != 0 || tables > 0))
+                return makeError(where + "an SQLite database of another application; nothing was changed");
+            // A command that only reads (or changes what is there) never makes a store, not even in an
+            // empty file it was given by mistake.
+            if (mode == OpenMode::MustExist && tables == 0)
+                return makeError(where + "an empty file, not a preference store; nothing was changed");
+            if (version > latestSchemaVersion())
+                return makeError(where + "written by a newer d2dpo-studio (schema " + std::to_string(version) +
+                                 ", this build knows up to " + std::to_string(latestSchemaVersion()) +
+                                 "); nothing was changed");
+            if (tables > 0) {
+                const std::string check = db.execAndGet("PRAGMA quick_check").getString();
+                if (check != "ok")
+                    return makeError(where + "the database is corrupt (" + check.substr(0, 200) +
+                                     "); nothing was changed. Restore a backup or start a new store with --db");
+            }
+            if (sqlite3_db_readonly(db.getHandle(), "main") == 1)
+                return makeError(ErrorCode::ReadOnly, where + "opened read-only; nothing was changed");
+
+            db.exec("PRAGMA journal_mode = WAL");
+            // Each label is one transaction; FULL makes it durable past a crash of the machine too,
+            // not only of the application.
+            db.exec("PRAGMA synchronous = FULL");
+            const auto& migrations = storeMigrations();
+            if (version < int(migrations.size())) {
+                // One write transaction for the whole upgrade, with the version read again inside it:
+                // a second process opening the same old store waits, then finds it upgraded.
+                db.exec("BEGIN IMMEDIATE");
+                try {
+                    version = db.execAndGet("PRAGMA user_version").getInt();
+                    for (int v = version; v < int(migrations.size()); ++v) {
+                        db.exec(migrations[size_t(v)]);
+                        db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+                        db.exec("PRAGMA user_version = " + std::to_string(v + 1));
+                        // Migrations run with foreign keys off (a rebuilt table is dropped and renamed,
+                        // as SQLite's documentation prescribes); none may leave a dangling reference.
+                        if (db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt() != 0)
+                            throw SQLite::Exception("the upgrade to schema " + std::to_string(v + 1) +
+                                                    " would leave dangling references; nothing was changed");
+                    }
+                    db.exec("COMMIT");
+                } catch (const SQLite::Exception&) {
+                    try {
+                        db.exec("ROLLBACK");
+                    } catch (const SQLite::Exception&) { // the first error is the one to report
+                    }
+                    throw;
+                }
+            }
+            db.exec("PRAGMA foreign_keys = ON");
+            impl->version = db.execAndGet("PRAGMA user_version").getInt();
+            break;
+        } catch (const SQLite::Exception& e) {
+            if (isBusy(e) && std::chrono::steady_clock::now() < deadline) {
+                impl.reset();
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                continue;
+            }
+            if (e.getErrorCode() == SQLITE_READONLY)
+                return makeError(ErrorCode::ReadOnly,
+                                 where + "cannot write to it (read-only file or folder); nothing was changed");
+            return makeError(where + "cannot open it: " + e.what());
         }
-        db.exec("PRAGMA foreign_keys = ON");
-        impl->version = db.execAndGet("PRAGMA user_version").getInt();
-    } catch (const SQLite::Exception& e) {
-        if (e.getErrorCode() == SQLITE_READONLY)
-            return makeError(ErrorCode::ReadOnly,
-                             where + "cannot write to it (read-only file or folder); nothing was changed");
-        return makeError(where + "cannot open it: " + e.what());
     }
     std::unique_ptr<PreferenceStore> store(new PreferenceStore(std::move(impl)));
     if (auto marked = store->markDeadRunsInterrupted(); !marked)
@@ -171,8 +196,7 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
     return store;
 }
 
-Result<std::string> PreferenceStore::integrityCheck()
-{
+Result<std::string> PreferenceStore::integrityCheck() {
     return m_impl->guard<std::string>("checking integrity",
                                       [&] { return m_impl->db.execAndGet("PRAGMA integrity_check").getString(); });
 }
