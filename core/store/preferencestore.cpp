@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/preferencestore.h"
 
-#include "base/timeutil.h"
-#include "store/storeimpl.h"
-#include "store/storeschema.h"
-
-#include <SQLiteCpp/SQLiteCpp.h>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <pwd.h>
-#include <sqlite3.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
+
+#include "base/timeutil.h"
+#include "store/storeimpl.h"
+#include "store/storeschema.h"
 
 namespace d2dpo {
 
@@ -23,29 +24,24 @@ namespace {
 
 constexpr int kApplicationId = 0x44324450; // "D2DP": marks the file as a d2dpo-studio store
 
-bool isBusy(const SQLite::Exception& e) {
+bool isBusy(const SQLite::Exception& e)
+{
     const int primary = e.getErrorCode() & 0xff;
     return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
 }
 
 } // namespace
 
-PreferenceStore::PreferenceStore(std::unique_ptr<Impl> impl)
-    : m_impl(std::move(impl)) {}
+PreferenceStore::PreferenceStore(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 PreferenceStore::~PreferenceStore() = default;
 
-const std::string& PreferenceStore::path() const {
-    return m_impl->path;
-}
-int PreferenceStore::schemaVersion() const {
-    return m_impl->version;
-}
+const std::string& PreferenceStore::path() const { return m_impl->path; }
+int PreferenceStore::schemaVersion() const { return m_impl->version; }
 
-int PreferenceStore::latestSchemaVersion() {
-    return int(storeMigrations().size());
-}
+int PreferenceStore::latestSchemaVersion() { return int(storeMigrations().size()); }
 
-Status PreferenceStore::stillAtItsPath() const {
+Status PreferenceStore::stillAtItsPath() const
+{
     struct stat now {};
     if (::stat(m_impl->path.c_str(), &now) != 0)
         return makeError("the preference store '" + m_impl->path + "' was removed while it was open");
@@ -54,7 +50,8 @@ Status PreferenceStore::stillAtItsPath() const {
     return Ok{};
 }
 
-std::string PreferenceStore::defaultPath() {
+std::string PreferenceStore::defaultPath()
+{
     fs::path base;
     if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
         base = xdg;
@@ -67,7 +64,8 @@ std::string PreferenceStore::defaultPath() {
     return (base / "d2dpo-studio" / "preferences.sqlite").string();
 }
 
-Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string& path, OpenMode mode) {
+Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string& path, OpenMode mode)
+{
     if (path.empty())
         return makeError("no preference store was named (and there is no home folder for the default one): "
                          "name one with --db");
@@ -106,7 +104,7 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
             impl = std::make_unique<Impl>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
             SQLite::Database& db = impl->db;
             db.setBusyTimeout(5000);
-            if (struct stat opened{}; ::stat(path.c_str(), &opened) == 0) { // the file as opened (stillAtItsPath)
+            if (struct stat opened {}; ::stat(path.c_str(), &opened) == 0) { // the file as opened (stillAtItsPath)
                 impl->device = opened.st_dev;
                 impl->inode = opened.st_ino;
             }
@@ -121,9 +119,8 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
                     throw;
                 if (e.getErrorCode() == SQLITE_NOTADB)
                     return makeError(where + "not an SQLite database (" + e.what() + "); nothing was changed");
-                return makeError(where + "cannot read it (" + e.what() +
-                                 "; a full disk or a failing device?); nothing "
-                                 "was changed");
+                return makeError(where + "cannot read it (" + e.what() + "; a full disk or a failing device?); nothing "
+                                         "was changed");
             }
             const int tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
             if (applicationId != kApplicationId && (applicationId != 0 || tables > 0))
@@ -196,7 +193,8 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
     return store;
 }
 
-Result<std::string> PreferenceStore::integrityCheck() {
+Result<std::string> PreferenceStore::integrityCheck()
+{
     return m_impl->guard<std::string>("checking integrity",
                                       [&] { return m_impl->db.execAndGet("PRAGMA integrity_check").getString(); });
 }
