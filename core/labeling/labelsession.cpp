@@ -22,7 +22,7 @@ void LabelSession::setLabeler(std::string labeler)
 
 Status LabelSession::refill()
 {
-    auto pending = m_store.pendingPairs(kQueueRead);
+    auto pending = m_store.pendingPairs(kQueueRead, "", m_labeler);
     if (!pending)
         return makeError(pending.error());
     for (ShownPair& p : pending.value())

@@ -41,6 +41,51 @@ struct ShownPair {
     std::string leftModelId;  ///< empty when imported
     std::string rightModelId;
     std::string task;         ///< the task key of both sequences (taskconfig.h)
+    bool blind = false;       ///< a blind comparison's pair: its models are not read back (empty ids)
+};
+
+/// What a pair is for. Only training pairs reach a run or an export; gold pairs (with a known
+/// answer) measure the labelers who label them; a blind comparison's pairs rank models.
+enum class PairPurpose { Train, Gold, Compare };
+
+/// How pairs are handed out to labelers.
+struct QueueSettings {
+    int overlap = 1;     ///< different labelers per pair (never one labeler twice)
+    double goldRate = 0; ///< the share of gold pairs mixed into each named labeler's queue
+};
+
+/// A pair with its known answer.
+struct GoldPair {
+    ShownPair pair;
+    Choice answer = Choice::Left; ///< left or right
+};
+
+/// An active label with its pair, as the agreement and comparison reports read it: the models
+/// are named even for a blind pair (reports are read after labeling, never beside it).
+struct JudgedLabel {
+    int64_t labelId = 0;
+    int64_t pairId = 0;
+    PairPurpose purpose = PairPurpose::Train;
+    std::optional<Choice> goldAnswer;
+    int64_t comparisonId = 0; ///< 0 unless a comparison's
+    std::string left;
+    std::string right;
+    std::string leftModelId;
+    std::string rightModelId;
+    std::string task;
+    std::string labeler;
+    Choice choice = Choice::Skip;
+    int64_t decideMs = 0;
+};
+
+/// A blind comparison of models as recorded, with how far its labeling has come.
+struct ComparisonRecord {
+    int64_t id = 0;
+    std::string task;
+    std::vector<std::string> modelIds;
+    std::string createdAt;
+    int64_t pairs = 0;
+    int64_t labels = 0; ///< active labels on its pairs
 };
 
 struct LabelRecord {
@@ -195,12 +240,17 @@ public:
     /// Stores the sequences and the pairs as shown, in one transaction; returns the pair ids.
     /// A pair of two identical sequences, or one without its task key, is refused.
     Result<std::vector<int64_t>> addPairs(const std::vector<ShownPair>& pairs, const std::string& source);
-    /// Pairs without an active label, oldest first; only the task's when `task` is given.
-    Result<std::vector<ShownPair>> pendingPairs(int64_t limit, const std::string& task = "");
+    /// The pairs still to label, oldest first; only the task's when `task` is given. A training or
+    /// comparison pair is pending while it has fewer active labels than the overlap; for a named
+    /// `labeler`, only those it has not labelled, with its unlabelled gold pairs mixed in at the
+    /// gold rate (a seeded draw per position), and never more gold than other pairs.
+    Result<std::vector<ShownPair>> pendingPairs(int64_t limit, const std::string& task = "",
+                                                const std::string& labeler = "");
     Result<ShownPair> pair(int64_t id);
 
-    /// Records a label, committed before this returns. A pair that already has an active label
-    /// is refused (a double key press cannot label twice).
+    /// Records a label, committed before this returns. Refused (AlreadyLabelled) when the labeler
+    /// labelled the pair already (a double key press cannot label twice) or when a training or
+    /// comparison pair has its overlap's labels; a gold pair takes one label from each labeler.
     Result<int64_t> addLabel(int64_t pairId, Choice choice, const std::string& labeler, int64_t decideMs);
     /// Marks the labeler's latest active label as undone (kept as history); returns its pair id,
     /// or nothing when there is nothing to undo.
@@ -208,6 +258,21 @@ public:
     /// Marks these labels undone (kept as history), in one transaction; returns the pairs of those
     /// that were active. The Label view undoes exactly what its session labelled this way.
     Result<std::vector<int64_t>> undoLabels(const std::vector<int64_t>& labelIds);
+
+    Result<QueueSettings> queueSettings();
+    /// Overlap 1..100, gold rate 0..0.5.
+    Status setQueueSettings(const QueueSettings& settings);
+    /// Stores gold pairs (their sequences too) in one transaction; returns their ids.
+    Result<std::vector<int64_t>> addGoldPairs(const std::vector<GoldPair>& pairs, const std::string& source);
+    /// Makes an unlabelled training pair a gold pair with this answer (left or right).
+    Status markGold(int64_t pairId, Choice answer);
+    /// Records a blind comparison of `modelIds` (all in the store, one task) with its pairs, in one
+    /// transaction; returns its id.
+    Result<int64_t> addComparison(const std::string& task, const std::vector<std::string>& modelIds,
+                                  const std::vector<ShownPair>& pairs);
+    Result<std::vector<ComparisonRecord>> comparisons();
+    /// Every active label with its pair, oldest first; only one comparison's when `comparisonId` > 0.
+    Result<std::vector<JudgedLabel>> judgedLabels(int64_t comparisonId = 0);
     Result<LabelCounts> counts(const std::string& labeler);
     Result<std::vector<LabelRecord>> labels(bool includeUndone);
     /// The labeler's active labels with the pairs they label, oldest first.

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
@@ -25,6 +27,34 @@ inline void bindOptionalText(SQLite::Statement& statement, int index, const std:
     else
         statement.bind(index, text);
 }
+
+/// A pair as shown, columns 0..6 (id, left, right, left model, right model, task, blind); a blind
+/// comparison's models are not read back, so no view can show them.
+constexpr const char* kPairSelect = R"sql(
+    SELECT p.id, ls.tokens, rs.tokens, CASE WHEN p.purpose = 'compare' THEN NULL ELSE ls.model_id END,
+           CASE WHEN p.purpose = 'compare' THEN NULL ELSE rs.model_id END, ls.task, p.purpose = 'compare'
+    FROM pairs p JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id)sql";
+
+inline ShownPair readPair(SQLite::Statement& q)
+{
+    return {q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString(),
+            nullableText(q.getColumn(3)), nullableText(q.getColumn(4)), q.getColumn(5).getString(),
+            q.getColumn(6).getInt() != 0};
+}
+
+/// What insertPairs records beside the pairs themselves.
+struct PairExtras {
+    std::string purpose = "train";          ///< the pairs.purpose column
+    std::vector<std::string> goldAnswers;   ///< gold: one "left"/"right" per pair
+    std::optional<int64_t> comparisonId;
+};
+
+/// Inserts the pairs' sequences and the pairs, inside the caller's transaction; returns their ids.
+std::vector<int64_t> insertPairs(SQLite::Database& db, const std::vector<ShownPair>& pairs, const std::string& source,
+                                 const PairExtras& extras = {});
+
+/// Why `pairs` cannot be stored (two identical sequences, no task), or "".
+std::string pairsProblem(const std::vector<ShownPair>& pairs);
 
 /// Why `labeler` cannot name a labeler, or "": a name is printed in lists, logs and model cards,
 /// so it is a line of at most 200 bytes without control characters.

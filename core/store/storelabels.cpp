@@ -10,73 +10,63 @@
 
 namespace d2dpo {
 
-namespace {
-
-ShownPair readPair(SQLite::Statement& q)
-{
-    return {q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString(),
-            nullableText(q.getColumn(3)), nullableText(q.getColumn(4)), q.getColumn(5).getString()};
-}
-
-constexpr const char* kPairSelect = R"sql(
-    SELECT p.id, ls.tokens, rs.tokens, ls.model_id, rs.model_id, ls.task
-    FROM pairs p JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id)sql";
-
-} // namespace
-
-Result<std::vector<int64_t>> PreferenceStore::addPairs(const std::vector<ShownPair>& pairs, const std::string& source)
+std::string pairsProblem(const std::vector<ShownPair>& pairs)
 {
     for (const ShownPair& p : pairs)
         if (p.left == p.right)
-            return makeError("a pair of two identical sequences is not shown (" + p.left + ")");
+            return "a pair of two identical sequences is not shown (" + p.left + ")";
         else if (p.task.empty())
-            return makeError("a pair without its task cannot be stored (" + p.left + ", " + p.right + ")");
-    return m_impl->guard<std::vector<int64_t>>("storing pairs", [&] {
-        SQLite::Database& db = m_impl->db;
-        SQLite::Transaction transaction(db);
-        SQLite::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at, task) VALUES (?, ?, ?, ?)");
-        SQLite::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at) VALUES (?, ?, ?, ?)");
-        const std::string now = utcNow();
-        auto addSequence = [&](const std::string& tokens, const std::string& modelId, const std::string& task) {
-            sequence.reset();
-            bindOptionalText(sequence, 1, modelId);
-            sequence.bind(2, tokens);
-            sequence.bind(3, now);
-            sequence.bind(4, task);
-            sequence.exec();
-            return db.getLastInsertRowid();
-        };
-        std::vector<int64_t> ids;
-        for (const ShownPair& p : pairs) {
-            const int64_t left = addSequence(p.left, p.leftModelId, p.task);
-            const int64_t right = addSequence(p.right, p.rightModelId, p.task);
-            pair.reset();
-            pair.bind(1, left);
-            pair.bind(2, right);
-            pair.bind(3, source);
-            pair.bind(4, now);
-            pair.exec();
-            ids.push_back(db.getLastInsertRowid());
-        }
-        transaction.commit();
-        return ids;
-    });
+            return "a pair without its task cannot be stored (" + p.left + ", " + p.right + ")";
+    return {};
 }
 
-Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, const std::string& task)
+std::vector<int64_t> insertPairs(SQLite::Database& db, const std::vector<ShownPair>& pairs, const std::string& source,
+                                 const PairExtras& extras)
 {
-    return m_impl->guard<std::vector<ShownPair>>("reading pending pairs", [&] {
-        SQLite::Statement q(m_impl->db, std::string(kPairSelect) + R"sql(
-            WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL)
-              AND (? = '' OR ls.task = ?)
-            ORDER BY p.id LIMIT ?)sql");
-        q.bind(1, task);
-        q.bind(2, task);
-        q.bind(3, limit);
-        std::vector<ShownPair> out;
-        while (q.executeStep())
-            out.push_back(readPair(q));
-        return out;
+    SQLite::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at, task) VALUES (?, ?, ?, ?)");
+    SQLite::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at, purpose, gold_choice, "
+                               "comparison_id) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    const std::string now = utcNow();
+    auto addSequence = [&](const std::string& tokens, const std::string& modelId, const std::string& task) {
+        sequence.reset();
+        bindOptionalText(sequence, 1, modelId);
+        sequence.bind(2, tokens);
+        sequence.bind(3, now);
+        sequence.bind(4, task);
+        sequence.exec();
+        return db.getLastInsertRowid();
+    };
+    std::vector<int64_t> ids;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        const ShownPair& p = pairs[i];
+        const int64_t left = addSequence(p.left, p.leftModelId, p.task);
+        const int64_t right = addSequence(p.right, p.rightModelId, p.task);
+        pair.reset();
+        pair.bind(1, left);
+        pair.bind(2, right);
+        pair.bind(3, source);
+        pair.bind(4, now);
+        pair.bind(5, extras.purpose);
+        bindOptionalText(pair, 6, i < extras.goldAnswers.size() ? extras.goldAnswers[i] : std::string());
+        if (extras.comparisonId)
+            pair.bind(7, *extras.comparisonId);
+        else
+            pair.bind(7);
+        pair.exec();
+        ids.push_back(db.getLastInsertRowid());
+    }
+    return ids;
+}
+
+Result<std::vector<int64_t>> PreferenceStore::addPairs(const std::vector<ShownPair>& pairs, const std::string& source)
+{
+    if (const std::string problem = pairsProblem(pairs); !problem.empty())
+        return makeError(problem);
+    return m_impl->guard<std::vector<int64_t>>("storing pairs", [&] {
+        SQLite::Transaction transaction(m_impl->db);
+        std::vector<int64_t> ids = insertPairs(m_impl->db, pairs, source);
+        transaction.commit();
+        return ids;
     });
 }
 
@@ -95,22 +85,45 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
 {
     if (const std::string problem = labelerNameProblem(labeler); !problem.empty())
         return makeError(problem);
+    const std::string pairName = "pair " + std::to_string(pairId);
     try {
-        // Autocommit: the row is durable when exec() returns.
-        SQLite::Statement q(m_impl->db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "
-                                        "VALUES (?, ?, ?, ?, ?)");
+        SQLite::Database& db = m_impl->db;
+        // The overlap is read and the label written under one write lock: two labelers pressing at
+        // once cannot take a pair past its overlap. Committed before this returns.
+        WriteTransaction transaction(db);
+        SQLite::Statement state(db, R"sql(
+            SELECT p.purpose,
+                   (SELECT count(*) FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL),
+                   EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?2),
+                   coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'overlap'), 1)
+            FROM pairs p WHERE p.id = ?1)sql");
+        state.bind(1, pairId);
+        state.bind(2, labeler);
+        if (!state.executeStep())
+            return makeError(ErrorCode::NotFound, pairName + " does not exist");
+        const bool gold = state.getColumn(0).getString() == "gold";
+        const int64_t active = state.getColumn(1).getInt64(), overlap = state.getColumn(3).getInt64();
+        if (state.getColumn(2).getInt() != 0)
+            return makeError(ErrorCode::AlreadyLabelled, pairName + " already has a label by " + labeler);
+        if (!gold && active >= overlap)
+            return makeError(ErrorCode::AlreadyLabelled,
+                             overlap == 1 ? pairName + " already has a label"
+                                          : pairName + " already has its " + std::to_string(overlap) + " labels");
+        state.reset();
+        SQLite::Statement q(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "
+                                "VALUES (?, ?, ?, ?, ?)");
         q.bind(1, pairId);
         q.bind(2, toString(choice));
         q.bind(3, labeler);
         q.bind(4, std::max<int64_t>(0, decideMs));
         q.bind(5, utcNow());
         q.exec();
-        return m_impl->db.getLastInsertRowid();
+        const int64_t id = db.getLastInsertRowid();
+        transaction.commit();
+        return id;
     } catch (const SQLite::Exception& e) {
         if (e.getExtendedErrorCode() == SQLITE_CONSTRAINT_UNIQUE)
-            return makeError(ErrorCode::AlreadyLabelled, "pair " + std::to_string(pairId) + " already has a label");
-        if (e.getExtendedErrorCode() == SQLITE_CONSTRAINT_FOREIGNKEY)
-            return makeError(ErrorCode::NotFound, "pair " + std::to_string(pairId) + " does not exist");
+            return makeError(ErrorCode::AlreadyLabelled, pairName + " already has a label by " + labeler);
         return makeError("storing the label failed in '" + m_impl->path + "': " + e.what());
     }
 }
@@ -157,10 +170,15 @@ Result<LabelCounts> PreferenceStore::counts(const std::string& labeler)
         SQLite::Statement q(m_impl->db, R"sql(
             SELECT (SELECT count(*) FROM labels WHERE undone_at IS NULL),
                    (SELECT count(*) FROM labels WHERE undone_at IS NULL AND labeler = ?),
-                   (SELECT count(*) FROM pairs p WHERE NOT EXISTS
-                        (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL)),
-                   (SELECT count(*) FROM labels WHERE undone_at IS NULL AND choice IN ('left', 'right')))sql");
+                   (SELECT count(*) FROM pairs p WHERE p.purpose <> 'gold'
+                        AND (SELECT count(*) FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL)
+                            < coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'overlap'), 1)
+                        AND NOT EXISTS (SELECT 1 FROM labels l
+                                        WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?)),
+                   (SELECT count(*) FROM labels l JOIN pairs p ON p.id = l.pair_id
+                    WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right') AND p.purpose = 'train'))sql");
         q.bind(1, labeler);
+        q.bind(2, labeler);
         q.executeStep();
         return LabelCounts{q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
                            q.getColumn(3).getInt64()};
@@ -200,20 +218,21 @@ Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::activeLa
     return m_impl->guard<std::vector<Row>>("reading labels", [&] {
         // The pair's columns as kPairSelect has them, then the label's.
         SQLite::Statement full(m_impl->db, R"sql(
-            SELECT p.id, ls.tokens, rs.tokens, ls.model_id, rs.model_id, ls.task,
+            SELECT p.id, ls.tokens, rs.tokens, CASE WHEN p.purpose = 'compare' THEN NULL ELSE ls.model_id END,
+                   CASE WHEN p.purpose = 'compare' THEN NULL ELSE rs.model_id END, ls.task, p.purpose = 'compare',
                    l.id, l.choice, l.decide_ms, l.created_at, l.labeler
             FROM labels l JOIN pairs p ON p.id = l.pair_id
                  JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
             WHERE l.undone_at IS NULL AND (?1 IS NULL OR l.labeler = ?1)
-              AND (?2 = 0 OR l.choice NOT IN ('left', 'right')) ORDER BY l.id)sql");
+              AND (?2 = 0 OR (l.choice NOT IN ('left', 'right') AND p.purpose = 'train')) ORDER BY l.id)sql");
         bindOptionalText(full, 1, labeler);
         full.bind(2, undecidedOnly ? 1 : 0);
         std::vector<Row> out;
         while (full.executeStep()) {
-            LabelRecord label{full.getColumn(6).getInt64(), full.getColumn(0).getInt64(),
-                              choiceFromString(full.getColumn(7).getString()).value_or(Choice::Skip),
-                              full.getColumn(10).getString(), full.getColumn(8).getInt64(),
-                              full.getColumn(9).getString(), false};
+            LabelRecord label{full.getColumn(7).getInt64(), full.getColumn(0).getInt64(),
+                              choiceFromString(full.getColumn(8).getString()).value_or(Choice::Skip),
+                              full.getColumn(11).getString(), full.getColumn(9).getInt64(),
+                              full.getColumn(10).getString(), false};
             out.emplace_back(readPair(full), label);
         }
         return out;

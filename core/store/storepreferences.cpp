@@ -12,12 +12,12 @@ namespace d2dpo {
 
 namespace {
 
-// Active left/right labels with both sequences; "?1" the task, "?2" the chosen labelers as a JSON
-// array (NULL: everyone's).
+// Active left/right labels of training pairs (gold and comparison pairs train nothing) with both
+// sequences; "?1" the task, "?2" the chosen labelers as a JSON array (NULL: everyone's).
 constexpr const char* kDecisive = R"sql(
     FROM labels l JOIN pairs p ON p.id = l.pair_id
          JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
-    WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right'))sql";
+    WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right') AND p.purpose = 'train')sql";
 constexpr const char* kChosen = " (?2 IS NULL OR l.labeler IN (SELECT value FROM json_each(?2))) ";
 
 constexpr const char* kPreferenceColumns = R"sql(

@@ -159,6 +159,28 @@ CREATE INDEX sequences_by_model ON sequences(model_id);
 ALTER TABLE labels ADD COLUMN import_key TEXT;
 CREATE INDEX labels_by_import_key ON labels(import_key) WHERE import_key IS NOT NULL;
 )sql",
+        // Version 7: several labelers per pair. A pair is labelled by up to `overlap` different labelers
+        // (settings), none of them twice; gold pairs carry a known answer, measure the labelers who
+        // label them and train nothing; a blind comparison's pairs hold one sample of each of two
+        // models and train nothing either.
+        R"sql(
+CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE comparisons (
+    id          INTEGER PRIMARY KEY,
+    task        TEXT NOT NULL,
+    models_json TEXT NOT NULL,   -- the compared models' ids, as given
+    created_at  TEXT NOT NULL
+);
+ALTER TABLE pairs ADD COLUMN purpose TEXT NOT NULL DEFAULT 'train' CHECK (purpose IN ('train', 'gold', 'compare'));
+ALTER TABLE pairs ADD COLUMN gold_choice TEXT CHECK (gold_choice IN ('left', 'right'));
+ALTER TABLE pairs ADD COLUMN comparison_id INTEGER REFERENCES comparisons(id);
+CREATE INDEX pairs_by_comparison ON pairs(comparison_id) WHERE comparison_id IS NOT NULL;
+DROP INDEX labels_one_active;
+CREATE UNIQUE INDEX labels_one_active_per_labeler ON labels(pair_id, labeler) WHERE undone_at IS NULL;
+)sql",
     };
     return migrations;
 }

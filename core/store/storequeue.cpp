@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// PreferenceStore: how pairs are handed out. Each pair is labelled by up to `overlap` different
+// labelers; a named labeler's queue holds the pairs it has not labelled, with gold pairs (a known
+// answer, training nothing) mixed in at the gold rate so that they look like any other pair.
+#include "store/preferencestore.h"
+
+#include <functional>
+#include <random>
+
+#include "store/storeimpl.h"
+
+namespace d2dpo {
+
+namespace {
+
+constexpr int kMaxOverlap = 100;
+constexpr double kMaxGoldRate = 0.5;
+
+constexpr const char* kOverlap = "coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'overlap'), 1)";
+
+} // namespace
+
+Result<QueueSettings> PreferenceStore::queueSettings()
+{
+    return m_impl->guard<QueueSettings>("reading the queue settings", [&] {
+        QueueSettings settings;
+        SQLite::Statement q(m_impl->db, "SELECT key, value FROM settings WHERE key IN ('overlap', 'gold_rate')");
+        while (q.executeStep()) {
+            const std::string key = q.getColumn(0).getString();
+            if (key == "overlap")
+                settings.overlap = q.getColumn(1).getInt();
+            else
+                settings.goldRate = q.getColumn(1).getDouble();
+        }
+        return settings;
+    });
+}
+
+Status PreferenceStore::setQueueSettings(const QueueSettings& settings)
+{
+    if (settings.overlap < 1 || settings.overlap > kMaxOverlap)
+        return makeError("the overlap (labelers per pair) must be in 1.." + std::to_string(kMaxOverlap));
+    if (!(settings.goldRate >= 0 && settings.goldRate <= kMaxGoldRate))
+        return makeError("the gold rate must be in 0..0.5 (a share of each labeler's queue)");
+    auto written = m_impl->guard<bool>("writing the queue settings", [&] {
+        SQLite::Transaction transaction(m_impl->db);
+        SQLite::Statement q(m_impl->db, "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)");
+        q.bind(1, "overlap");
+        q.bind(2, std::to_string(settings.overlap));
+        q.exec();
+        q.reset();
+        q.bind(1, "gold_rate");
+        q.bind(2, std::to_string(settings.goldRate));
+        q.exec();
+        transaction.commit();
+        return true;
+    });
+    if (!written)
+        return makeError(written.error());
+    return Ok{};
+}
+
+Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, const std::string& task,
+                                                             const std::string& labeler)
+{
+    auto settings = queueSettings();
+    if (!settings)
+        return makeError(settings.error());
+    return m_impl->guard<std::vector<ShownPair>>("reading pending pairs", [&] {
+        auto read = [&](bool gold) {
+            SQLite::Statement q(m_impl->db, std::string(kPairSelect) + R"sql(
+                WHERE (?1 = 1) = (p.purpose = 'gold')
+                  AND (?1 = 1 OR (SELECT count(*) FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL) < )sql" +
+                                                kOverlap + R"sql()
+                  AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM labels l
+                                                 WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?2))
+                  AND (?3 = '' OR ls.task = ?3)
+                ORDER BY p.id LIMIT ?4)sql");
+            q.bind(1, gold ? 1 : 0);
+            bindOptionalText(q, 2, labeler);
+            q.bind(3, task);
+            q.bind(4, limit);
+            std::vector<ShownPair> out;
+            while (q.executeStep())
+                out.push_back(readPair(q));
+            return out;
+        };
+        std::vector<ShownPair> ordinary = read(false);
+        if (labeler.empty() || settings->goldRate <= 0)
+            return ordinary;
+        const std::vector<ShownPair> gold = read(true);
+        // Each position is gold with probability goldRate: a labeler cannot tell gold pairs by their
+        // place. Seeded by the labeler and the queue's head, so a queue read again is the same queue.
+        std::mt19937_64 random(std::hash<std::string>{}(labeler) ^ uint64_t(ordinary.empty() ? 0 : ordinary[0].id));
+        std::bernoulli_distribution isGold(settings->goldRate);
+        std::vector<ShownPair> mixed;
+        size_t nextOrdinary = 0, nextGold = 0;
+        while (nextOrdinary < ordinary.size() && int64_t(mixed.size()) < limit) {
+            if (nextGold < gold.size() && nextGold < nextOrdinary + 1 && isGold(random))
+                mixed.push_back(gold[nextGold++]);
+            else
+                mixed.push_back(ordinary[nextOrdinary++]);
+        }
+        return mixed;
+    });
+}
+
+Result<std::vector<int64_t>> PreferenceStore::addGoldPairs(const std::vector<GoldPair>& pairs, const std::string& source)
+{
+    std::vector<ShownPair> shown;
+    PairExtras extras;
+    extras.purpose = "gold";
+    for (const GoldPair& g : pairs) {
+        if (g.answer != Choice::Left && g.answer != Choice::Right)
+            return makeError("a gold pair's answer is left or right");
+        shown.push_back(g.pair);
+        extras.goldAnswers.push_back(toString(g.answer));
+    }
+    if (const std::string problem = pairsProblem(shown); !problem.empty())
+        return makeError(problem);
+    return m_impl->guard<std::vector<int64_t>>("storing gold pairs", [&] {
+        SQLite::Transaction transaction(m_impl->db);
+        std::vector<int64_t> ids = insertPairs(m_impl->db, shown, source, extras);
+        transaction.commit();
+        return ids;
+    });
+}
+
+Status PreferenceStore::markGold(int64_t pairId, Choice answer)
+{
+    if (answer != Choice::Left && answer != Choice::Right)
+        return makeError("a gold pair's answer is left or right");
+    auto marked = m_impl->guard<Status>("marking a gold pair", [&]() -> Status {
+        WriteTransaction transaction(m_impl->db);
+        SQLite::Statement q(m_impl->db, R"sql(
+            SELECT p.purpose, EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL)
+            FROM pairs p WHERE p.id = ?)sql");
+        q.bind(1, pairId);
+        const std::string name = "pair " + std::to_string(pairId);
+        if (!q.executeStep())
+            return makeError(ErrorCode::NotFound, name + " does not exist");
+        if (q.getColumn(0).getString() != "train")
+            return makeError(name + " is a " + q.getColumn(0).getString() + " pair, not a training pair");
+        if (q.getColumn(1).getInt() != 0)
+            return makeError(name + " has labels already: a gold pair must look new to every labeler");
+        q.reset();
+        SQLite::Statement mark(m_impl->db, "UPDATE pairs SET purpose = 'gold', gold_choice = ? WHERE id = ?");
+        mark.bind(1, toString(answer));
+        mark.bind(2, pairId);
+        mark.exec();
+        transaction.commit();
+        return Ok{};
+    });
+    if (!marked)
+        return makeError(marked.error());
+    return marked.value();
+}
+
+} // namespace d2dpo

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// How the store hands out pairs (store/storequeue.cpp, storecomparisons.cpp): an overlap of k
+// different labelers per pair (never one twice, never past k, across connections), gold pairs
+// mixed into a named labeler's queue and kept out of training, and blind comparison pairs whose
+// models no queue reveals while the reports can still name them.
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include "labeling/labelsession.h"
+#include "store/preferencestore.h"
+#include "support/storerecords.h"
+
+using namespace d2dpo;
+using namespace d2dpo::test;
+
+class TestStoreQueue final : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    int m_stores = 0;
+
+    std::string freshPath() { return m_dir.filePath(QStringLiteral("q%1.sqlite").arg(++m_stores)).toStdString(); }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void overlapOneIsOneLabelPerPair()
+    {
+        auto store = openOrFail(freshPath());
+        QVERIFY(store);
+        const auto ids = store->addPairs(somePairs(2), "generated").value();
+        QVERIFY(store->addLabel(ids[0], Choice::Left, "ana", 10));
+        const auto second = store->addLabel(ids[0], Choice::Right, "ben", 10);
+        QVERIFY(!second);
+        QCOMPARE(second.errorCode(), ErrorCode::AlreadyLabelled);
+        QCOMPARE(second.error(), std::string("pair ") + std::to_string(ids[0]) + " already has a label");
+        QCOMPARE(store->pendingPairs(10, "", "ben").value().size(), size_t(1));
+        QCOMPARE(store->queueSettings().value().overlap, 1);
+    }
+
+    void overlapKTakesKDifferentLabelersAcrossConnections()
+    {
+        const std::string path = freshPath();
+        auto one = openOrFail(path);
+        auto two = openOrFail(path); // a second labeler's process
+        QVERIFY(one && two);
+        QVERIFY(one->setQueueSettings({2, 0}));
+        QVERIFY(!one->setQueueSettings({0, 0}));
+        QVERIFY(!one->setQueueSettings({2, 0.9}));
+        const auto ids = one->addPairs(somePairs(3), "generated").value();
+        QVERIFY(one->addLabel(ids[0], Choice::Left, "ana", 10));
+        const auto again = one->addLabel(ids[0], Choice::Left, "ana", 10);
+        QCOMPARE(again.errorCode(), ErrorCode::AlreadyLabelled); // never twice by one labeler
+        QCOMPARE(one->pendingPairs(10, "", "ana").value().size(), size_t(2));
+        QCOMPARE(two->pendingPairs(10, "", "ben").value().size(), size_t(3)); // ana's pair still needs one more
+        QVERIFY(two->addLabel(ids[0], Choice::Right, "ben", 10));
+        const auto third = two->addLabel(ids[0], Choice::Left, "cy", 10);
+        QCOMPARE(third.errorCode(), ErrorCode::AlreadyLabelled); // never past the overlap
+        QCOMPARE(two->pendingPairs(10, "", "cy").value().size(), size_t(2));
+        QCOMPARE(one->counts("cy").value().pending, int64_t(2));
+        // Undo hands the pair back to the queue of everyone who has not labelled it.
+        QVERIFY(one->undoLastLabel("ana").value());
+        QCOMPARE(two->pendingPairs(10, "", "cy").value().size(), size_t(3));
+        QVERIFY(two->addLabel(ids[0], Choice::Left, "cy", 10));
+        // Both labels of a pair train: training reads every decisive label.
+        QCOMPARE(one->preferences().value().size(), size_t(2));
+    }
+
+    void goldPairsMeasureAndNeverTrain()
+    {
+        auto store = openOrFail(freshPath());
+        QVERIFY(store);
+        QVERIFY(store->setQueueSettings({1, 0.5}));
+        store->addPairs(somePairs(20), "generated").value();
+        std::vector<GoldPair> gold;
+        for (const ShownPair& p : somePairs(10))
+            gold.push_back({{0, p.left + "", p.right, "", "", p.task}, Choice::Right});
+        QVERIFY(!store->addGoldPairs({{somePairs(1)[0], Choice::Tie}}, "gold")); // an answer is a side
+        const auto goldIds = store->addGoldPairs(gold, "gold").value();
+        // A named labeler's queue mixes gold in, never more gold than other pairs; an unnamed
+        // reader (a rule labeling for whoever) gets none.
+        const auto queue = store->pendingPairs(100, "", "ana").value();
+        int golden = 0;
+        for (const ShownPair& p : queue)
+            golden += std::find(goldIds.begin(), goldIds.end(), p.id) != goldIds.end();
+        QVERIFY2(golden >= 3 && golden <= 10, qPrintable(QString::number(golden)));
+        QCOMPARE(queue.size(), size_t(20 + golden));
+        QCOMPARE(store->pendingPairs(100).value().size(), size_t(20));
+        QCOMPARE(store->pendingPairs(100, "", "ana").value().front().id, queue.front().id); // read again: the same
+        // Gold pairs take a label from everyone, even with overlap 1, and train nothing.
+        QVERIFY(store->addLabel(goldIds[0], Choice::Right, "ana", 5));
+        QVERIFY(store->addLabel(goldIds[0], Choice::Left, "ben", 5));
+        QCOMPARE(store->addLabel(goldIds[0], Choice::Left, "ben", 5).errorCode(), ErrorCode::AlreadyLabelled);
+        QCOMPARE(store->preferences().value().size(), size_t(0));
+        QCOMPARE(store->usablePairs("binary-integers:8", {}).value().usable, int64_t(0));
+        QCOMPARE(store->counts("").value().decisive, int64_t(0));
+        const auto judged = store->judgedLabels().value();
+        QCOMPARE(judged.size(), size_t(2));
+        QVERIFY(judged[0].purpose == PairPurpose::Gold && judged[0].goldAnswer == Choice::Right);
+        // A maintainer marks a fresh training pair gold; a labelled one cannot be.
+        const int64_t fresh = store->pendingPairs(1).value().front().id;
+        QVERIFY(store->markGold(fresh, Choice::Left));
+        QVERIFY(store->addLabel(fresh + 1, Choice::Left, "ana", 5));
+        const Status labelled = store->markGold(fresh + 1, Choice::Left);
+        QVERIFY(!labelled && labelled.error().find("has labels already") != std::string::npos);
+        QVERIFY(!store->markGold(goldIds[0], Choice::Left));
+    }
+
+    void aComparisonHidesItsModelsFromEveryQueue()
+    {
+        auto store = openOrFail(freshPath());
+        QVERIFY(store);
+        QVERIFY(store->addModel(modelRecord("ref", "", "pretrained")));
+        QVERIFY(store->addModel(modelRecord("tuned", "ref", "d2dpo")));
+        std::vector<ShownPair> pairs = somePairs(4);
+        for (size_t i = 0; i < pairs.size(); ++i) {
+            pairs[i].leftModelId = i % 2 ? "ref" : "tuned";
+            pairs[i].rightModelId = i % 2 ? "tuned" : "ref";
+        }
+        QVERIFY(!store->addComparison("binary-integers:8", {"ref", "ghost"}, pairs)); // unknown model
+        QVERIFY(!store->addComparison("binary-integers:8", {"ref"}, pairs));
+        const int64_t id = store->addComparison("binary-integers:8", {"ref", "tuned"}, pairs).value();
+        for (const ShownPair& p : store->pendingPairs(10, "", "ana").value()) {
+            QVERIFY(p.blind);
+            QVERIFY(p.leftModelId.empty() && p.rightModelId.empty());
+            QVERIFY(store->pair(p.id).value().leftModelId.empty());
+        }
+        LabelSession session(*store, "ana");
+        QVERIFY(session.advance());
+        QVERIFY(session.current() && session.current()->blind && session.current()->leftModelId.empty());
+        QVERIFY(session.label(Choice::Right, 10));
+        for (const auto& [pair, label] : store->labelledPairs("ana").value())
+            QVERIFY(pair.leftModelId.empty());
+        // The report reads the models; training reads nothing.
+        const auto judged = store->judgedLabels(id).value();
+        QCOMPARE(judged.size(), size_t(1));
+        QCOMPARE(judged[0].leftModelId, std::string("tuned"));
+        QCOMPARE(store->preferences().value().size(), size_t(0));
+        const auto comparisons = store->comparisons().value();
+        QCOMPARE(comparisons.size(), size_t(1));
+        QCOMPARE(comparisons[0].pairs, int64_t(4));
+        QCOMPARE(comparisons[0].labels, int64_t(1));
+        QCOMPARE(comparisons[0].modelIds, (std::vector<std::string>{"ref", "tuned"}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreQueue)
+#include "tst_storequeue.moc"
