@@ -71,6 +71,9 @@ void registerReproduce(CLI::App& app, int& exitCode);
 void registerBench(CLI::App& app, int& exitCode);
 void registerStoreCommands(CLI::App& app, int& exitCode);
 void registerStudy(CLI::App& app, int& exitCode);
+void registerCompare(CLI::App& app, int& exitCode);
+/// Adds `prefs agreement`, `prefs queue` and `prefs gold` (after registerStoreCommands made `prefs`).
+void registerExpertCommands(CLI::App& app, int& exitCode);
 
 /// One line with the task's metrics ("vsr 0.9800  rule_share 0.4795 ... (2000 samples)").
 std::string formatMetrics(const SampleMetrics& metrics);

@@ -70,6 +70,8 @@ struct LabelOptions {
     std::string rule;    ///< "" = each task's own rule
     std::string labeler; ///< "" = "rule:<the rule>"
     int64_t limit = 1'000'000;
+    double noise = 0;    ///< the share of left/right answers flipped (a simulated expert who errs)
+    uint64_t seed = 0;
 };
 
 int runLabel(const LabelOptions& o)
@@ -79,13 +81,16 @@ int runLabel(const LabelOptions& o)
         return fail("label", store.error());
     if (o.limit < 1)
         return fail("label", "--limit must be at least 1");
-    auto pending = store.value()->pendingPairs(o.limit);
+    // A named labeler labels its own queue (its gold pairs too, never a pair it labelled).
+    auto pending = store.value()->pendingPairs(o.limit, "", o.labeler);
     if (!pending)
         return fail("label", pending.error());
     // Each pair is labelled by the rule of its own task, read from the store (or by --rule).
     TaskCatalog tasks(*store.value(), o.rule);
     RuleLabeler labeler(tasks);
-    const RuleLabelPlan plan = labeler.plan(pending.value(), o.labeler);
+    RuleLabelPlan plan = labeler.plan(pending.value(), o.labeler);
+    if (o.noise > 0)
+        addLabelNoise(plan, o.noise, o.seed);
     if (plan.unreadable > 0)
         return fail("label", plan.firstUnreadable);
     if (plan.withoutRule > 0)
@@ -251,11 +256,15 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
     }
     {
         auto o = std::make_shared<LabelOptions>();
-        CLI::App* c = app.add_subcommand("label", "Label the pending pairs with a rule (a simulated expert)");
+        CLI::App* c = app.add_subcommand("label", "Label the pending pairs with a rule (a simulated expert); with "
+                                                  "--labeler, that labeler's queue");
         addDbOption(c, o->db);
         addRuleOption(c, o->rule, ruleHelp() + " (default: each pair's task's own rule)");
         c->add_option("--labeler", o->labeler, "Name recorded with the labels (default: rule:<the rule>)");
         c->add_option("--limit", o->limit, "Label at most this many pairs")->check(atLeast(1))->capture_default_str();
+        c->add_option("--noise", o->noise, "Flip this share of the rule's left/right answers (an expert who errs)")
+            ->check(CLI::Range(0.0, 1.0));
+        c->add_option("--seed", o->seed, "Seed of --noise")->check(seedRange())->capture_default_str();
         c->callback([o, &exitCode] { exitCode = runLabel(*o); });
     }
     {

@@ -75,6 +75,22 @@ Result<std::unique_ptr<PairGenerator>> PairGenerator::load(const std::string& ch
     return std::unique_ptr<PairGenerator>(new PairGenerator(std::move(impl)));
 }
 
+Result<std::vector<std::string>> PairGenerator::sample(int64_t count, uint64_t seed, const SamplingConfig& sampling)
+{
+    if (count < 1)
+        return makeError("ask for at least one sequence");
+    if (Status s = validate(sampling); !s)
+        return makeError(s.error());
+    try {
+        const auto sampler = makeSampler(m_impl->checkpoint.model, m_impl->checkpoint.info.spec.noise,
+                                         m_impl->task->vocabSize(), sampling);
+        auto generator = makeGenerator(seed, m_impl->device);
+        return formatRows(*m_impl->task, sampler->sample(count, generator, 1024));
+    } catch (const std::exception& e) {
+        return makeError("sampling failed: " + userMessage(e));
+    }
+}
+
 Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, const SamplingConfig& sampling)
 {
     if (pairCount < 1)

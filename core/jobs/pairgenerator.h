@@ -35,6 +35,8 @@ public:
     const ModelRecord& model() const;
     int64_t length() const;
 
+    /// `count` sequences as the model draws them (repeats kept), as token text.
+    Result<std::vector<std::string>> sample(int64_t count, uint64_t seed, const SamplingConfig& sampling = {});
     /// Up to `pairCount` pairs (fewer only when the model keeps drawing the same sequence).
     Result<PairBatch> generate(int64_t pairCount, uint64_t seed, const SamplingConfig& sampling = {});
 

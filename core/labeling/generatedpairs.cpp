@@ -3,20 +3,26 @@
 
 namespace d2dpo {
 
-Result<StoredPairs> storeGeneratedPairs(PreferenceStore& store, const ModelRecord& model,
-                                        const std::vector<ShownPair>& pairs)
+Result<std::string> recordModel(PreferenceStore& store, const ModelRecord& model)
 {
     auto known = store.model(model.id);
     if (!known)
         return makeError(known.error());
+    if (known->has_value())
+        return known.value()->name;
+    if (Status s = store.addModel(model); !s)
+        return makeError(s.error());
+    return model.name;
+}
+
+Result<StoredPairs> storeGeneratedPairs(PreferenceStore& store, const ModelRecord& model,
+                                        const std::vector<ShownPair>& pairs)
+{
+    auto name = recordModel(store, model);
+    if (!name)
+        return makeError(name.error());
     StoredPairs stored;
-    if (known->has_value()) {
-        stored.modelName = known.value()->name;
-    } else {
-        if (Status s = store.addModel(model); !s)
-            return makeError(s.error());
-        stored.modelName = model.name;
-    }
+    stored.modelName = name.value();
     auto ids = store.addPairs(pairs, "generated");
     if (!ids)
         return makeError(ids.error());

@@ -18,6 +18,9 @@ struct StoredPairs {
     std::string modelName;        ///< the model's name as the store knows it
 };
 
+/// Records `model` unless the store knows its id; returns its name as the store knows it.
+Result<std::string> recordModel(PreferenceStore& store, const ModelRecord& model);
+
 /// Records `model` unless the store knows its id, then the pairs (source "generated").
 Result<StoredPairs> storeGeneratedPairs(PreferenceStore& store, const ModelRecord& model,
                                         const std::vector<ShownPair>& pairs);

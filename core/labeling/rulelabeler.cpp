@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "labeling/rulelabeler.h"
 
+#include <algorithm>
+#include <random>
+
 namespace d2dpo {
 
 RuleLabelPlan RuleLabeler::plan(const std::vector<ShownPair>& pending, const std::string& labeler)
@@ -29,6 +32,15 @@ RuleLabelPlan RuleLabeler::plan(const std::vector<ShownPair>& pending, const std
         plan.labelers.insert(name);
     }
     return plan;
+}
+
+void addLabelNoise(RuleLabelPlan& plan, double flipRate, uint64_t seed)
+{
+    std::mt19937_64 random(seed);
+    std::bernoulli_distribution flip(std::clamp(flipRate, 0.0, 1.0));
+    for (RuleLabelPlan::Label& l : plan.labels)
+        if ((l.choice == Choice::Left || l.choice == Choice::Right) && flip(random))
+            l.choice = l.choice == Choice::Left ? Choice::Right : Choice::Left;
 }
 
 RuleLabelOutcome RuleLabeler::apply(PreferenceStore& store, const RuleLabelPlan& plan)

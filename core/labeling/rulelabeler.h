@@ -42,6 +42,10 @@ struct RuleLabelOutcome {
     std::string error;           ///< set when storing stopped early; the labels before it stay committed
 };
 
+/// A simulated expert who errs: each left or right label of the plan is flipped with probability
+/// `flipRate` (seeded); ties stay ties.
+void addLabelNoise(RuleLabelPlan& plan, double flipRate, uint64_t seed);
+
 class RuleLabeler {
 public:
     explicit RuleLabeler(TaskCatalog& tasks) : m_tasks(tasks) {}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jobs/comparisonpairs.h"
+
+#include <random>
+
+namespace d2dpo {
+
+Result<ComparisonDraw> drawComparisonPairs(const std::vector<PairGenerator*>& generators, int64_t perTwoModels,
+                                           uint64_t seed, const SamplingConfig& sampling)
+{
+    const int64_t models = int64_t(generators.size());
+    if (models < 2)
+        return makeError("a comparison needs two models or more");
+    if (perTwoModels < 1)
+        return makeError("ask for at least one pair for each two models");
+    const std::string task = generators[0]->model().taskKey;
+    for (const PairGenerator* g : generators)
+        if (g->model().taskKey != task)
+            return makeError("models of different tasks cannot be compared (" + task + " and " + g->model().taskKey +
+                             ")");
+    // Each model draws once what all its comparisons need, with a seed of its own.
+    std::vector<std::vector<std::string>> samples;
+    for (int64_t i = 0; i < models; ++i) {
+        auto drawn = generators[size_t(i)]->sample(perTwoModels * (models - 1), seed + 1'000'003ULL * uint64_t(i + 1),
+                                                   sampling);
+        if (!drawn)
+            return makeError(generators[size_t(i)]->model().name + ": " + drawn.error());
+        samples.push_back(std::move(drawn.value()));
+    }
+    std::vector<size_t> used(size_t(models), 0);
+    std::mt19937_64 random(seed);
+    std::bernoulli_distribution firstOnLeft(0.5);
+    ComparisonDraw draw;
+    for (int64_t i = 0; i < models; ++i)
+        for (int64_t j = i + 1; j < models; ++j)
+            for (int64_t k = 0; k < perTwoModels; ++k) {
+                const std::string& a = samples[size_t(i)][used[size_t(i)]++];
+                const std::string& b = samples[size_t(j)][used[size_t(j)]++];
+                if (a == b) {
+                    ++draw.sameSequence;
+                    continue;
+                }
+                const std::string& idA = generators[size_t(i)]->model().id;
+                const std::string& idB = generators[size_t(j)]->model().id;
+                const bool aLeft = firstOnLeft(random);
+                draw.pairs.push_back({0, aLeft ? a : b, aLeft ? b : a, aLeft ? idA : idB, aLeft ? idB : idA, task});
+            }
+    return draw;
+}
+
+} // namespace d2dpo
