@@ -63,7 +63,7 @@ int runAgreement(const AgreementOptions& o)
         std::cout << toJson(report).dump(2) << "\n";
         return 0;
     }
-    std::cout << report.items << " pairs of sequences judged, " << report.sharedItems
+    std::cout << report.items << " pairs judged, " << report.sharedItems
               << " of them by two labelers or more\n";
     std::cout << "Krippendorff's alpha (nominal, everyone): " << figure(report.alpha) << " "
               << interval(report.alphaInterval) << "\n";

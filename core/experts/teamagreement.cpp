@@ -9,9 +9,10 @@ namespace d2dpo {
 
 const char* const kAgreementConventions =
     "A judgement is which of two sequences a labeler preferred, whichever side each was shown on, or a tie, or "
-    "both bad: four nominal categories. Skips are no judgement (missing). Labels of one pair of sequences are "
-    "one item, however often it was shown; a labeler's latest label of it counts. Gold pairs are left out of "
-    "agreement and measure accuracy instead, where a tie or both-bad on a gold pair counts as wrong.";
+    "both bad: four nominal categories. Skips are no judgement (missing). An item is one showing of a pair of "
+    "sequences: the k-th label a labeler gave that pair of sequences (in any pair or import) meets the k-th label "
+    "each other labeler gave it. Gold pairs are left out of agreement and measure accuracy instead, where a tie "
+    "or both-bad on a gold pair counts as wrong.";
 
 namespace {
 
@@ -51,6 +52,7 @@ TeamAgreement measureAgreement(const std::vector<JudgedLabel>& labels, const std
     std::map<std::string, LabelerProfile> profiles;
     std::map<std::string, std::vector<double>> decideTimes;
     std::map<std::string, std::map<std::string, int>> items; // item -> labeler -> category
+    std::map<std::pair<std::string, std::string>, int> seen;  // (labeler, pair of sequences) -> judged so far
     for (const JudgedLabel& l : labels) {
         if (!task.empty() && l.task != task)
             continue;
@@ -70,7 +72,10 @@ TeamAgreement measureAgreement(const std::vector<JudgedLabel>& labels, const std
             continue;
         }
         ++p.judged;
-        items[itemKey(l)][l.labeler] = categoryOf(l); // labels come oldest first: the latest stays
+        // Labels come oldest first: a labeler's k-th judgement of these two sequences is showing k.
+        const std::string key = itemKey(l);
+        const int showing = seen[{l.labeler, key}]++;
+        items[key + '\n' + std::to_string(showing)][l.labeler] = categoryOf(l);
     }
 
     TeamAgreement report;

@@ -43,7 +43,7 @@ struct LabelerProfile {
 };
 
 struct TeamAgreement {
-    int64_t items = 0;       ///< distinct pairs of sequences judged (training and comparison pairs)
+    int64_t items = 0;       ///< showings of pairs of sequences judged (training and comparison pairs)
     int64_t sharedItems = 0; ///< of those, judged by two labelers or more
     double alpha = 0;        ///< Krippendorff's alpha, nominal; NaN when undefined
     Interval alphaInterval;
