@@ -5,7 +5,6 @@
 #include <utility>
 
 #include <QCheckBox>
-#include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -19,6 +18,7 @@
 #include "ui/autolabel.h"
 #include "ui/pairorigin.h"
 #include "ui/labelstatsbar.h"
+#include "ui/modelpicker.h"
 #include "ui/pairpanel.h"
 #include "ui/pairsupply.h"
 
@@ -49,10 +49,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     setFocusPolicy(Qt::StrongFocus);
 
     // Top bar: the model pairs come from, generation, hints.
-    m_models = new QComboBox(this);
-    m_models->setFocusPolicy(Qt::NoFocus);
-    m_models->setMinimumContentsLength(28);
-    m_models->setAccessibleName(tr("Model new pairs come from"));
+    m_models = new ModelPicker(this);
     m_generate = makeButton(tr("Generate %1 more pairs").arg(kPairsPerRequest), this);
     m_busy = new QProgressBar(this);
     m_busy->setRange(0, 0);
@@ -168,22 +165,8 @@ bool LabelView::hintsVisible() const { return m_hints->isChecked(); }
 
 void LabelView::reload()
 {
-    const QString selected = m_models->currentData().toString();
-    m_models->clear();
-    if (auto models = m_store.models()) {
-        for (const ModelRecord& m : models.value()) {
-            const QString text = QStringLiteral("%1 · %2 · %3")
-                                     .arg(QString::fromStdString(m.name), QString::fromStdString(m.kind),
-                                          QString::fromStdString(m.id));
-            m_models->addItem(text, QString::fromStdString(m.path));
-        }
-    } else {
-        reportError(QString::fromStdString(models.error()));
-    }
-    if (const int index = m_models->findData(selected); index >= 0)
-        m_models->setCurrentIndex(index);
-    else if (m_models->count() > 0)
-        m_models->setCurrentIndex(m_models->count() - 1); // the newest model
+    if (const QString error = m_models->reload(m_store); !error.isEmpty())
+        reportError(error);
     m_generate->setEnabled(m_models->count() > 0 && !m_supply->busy());
     if (!m_session.current()) {
         m_session.dropQueue();
@@ -204,6 +187,7 @@ void LabelView::showCurrent()
     const std::optional<ShownPair>& current = m_session.current();
     const bool have = current.has_value();
     m_pair->showPair(current, current ? m_tasks.find(current->task) : nullptr);
+    m_models->setMasked(have && current->blind);
     for (QPushButton* b : {m_tieButton, m_bothBadButton, m_skipButton})
         b->setEnabled(have);
     m_emptyMessage->setVisible(!have);
@@ -236,9 +220,10 @@ void LabelView::choose(Choice choice)
         reportError(QString::fromStdString(outcome.error())); // nothing stored: the pair stays
         return;
     }
-    if (outcome->labelId > 0)
+    if (outcome->labelId > 0) {
         Q_EMIT labelled(outcome->pairId);
-    else
+        Q_EMIT labelsChanged();
+    } else
         reportError(QString::fromStdString(outcome->otherwise)); // labelled by someone else first
     showCurrent();
     updateStatistics();
@@ -257,6 +242,7 @@ void LabelView::undo()
     }
     showCurrent();
     updateStatistics();
+    Q_EMIT labelsChanged();
     const auto& step = undone.value();
     Q_EMIT statusMessage(step && step->wasRulePlan
                              ? tr("Undid the %1 auto-labels: their pairs are pending again").arg(step->pairIds.size())
@@ -265,7 +251,7 @@ void LabelView::undo()
 
 void LabelView::generateMore()
 {
-    const QString path = m_models->currentData().toString();
+    const QString path = m_models->checkpointPath();
     if (path.isEmpty()) {
         Q_EMIT statusMessage(tr("No model to generate pairs from"));
         return;
@@ -284,8 +270,7 @@ void LabelView::generateFrom(const QString& checkpointPath, int count)
 void LabelView::labelFrom(const QString& checkpointPath, int count)
 {
     reload();
-    if (const int index = m_models->findData(checkpointPath); index >= 0)
-        m_models->setCurrentIndex(index);
+    m_models->select(checkpointPath);
     m_newPairsFirst = true;
     generateFrom(checkpointPath, count);
 }
@@ -308,13 +293,14 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
         reportError(QString::fromStdString(stored.error()));
         return;
     }
-    const std::string modelName = stored->modelName;
+    // Beside a blind pair, a model's name would read as the pair's origin: the message names none.
+    const QString modelName = m_models->masked() ? tr("a model") : QString::fromStdString(stored->modelName);
     if (const auto& now = m_session.current(); !now || std::optional(now->id) != shown)
         showCurrent(); // a pair already on screen keeps its time and its paint
     reload();
     Q_EMIT statusMessage(tr("Added %1 pairs from %2 in %3 s")
                              .arg(result.pairs.size())
-                             .arg(QString::fromStdString(modelName))
+                             .arg(modelName)
                              .arg(result.milliseconds / 1000.0, 0, 'f', 1));
 }
 
@@ -338,6 +324,7 @@ void LabelView::autoLabelWithRule()
     const RuleLabelOutcome outcome = m_session.applyRulePlan(labeler, plan);
     showCurrent();
     updateStatistics();
+    Q_EMIT labelsChanged();
     Q_EMIT statusMessage(autoLabelSummary(plan, outcome));
 }
 

@@ -5,9 +5,11 @@
 // held key's auto-repeat and a press that lands before the new pair was painted are ignored, and
 // the latter is shown. Undo takes back what this session labelled, newest first, an auto-labelled
 // batch as one; it never reaches another session's or another labeler's labels. The model that
-// made the pair on screen is named above it. Each pair is drawn in its task's
-// alphabet; hints (what the task reads in a sequence, valid or not, the rule's view) can be hidden to avoid bias; the counters and statistics are below (LabelStatsBar); more pairs
-// are generated from a chosen model in the background (PairSupply).
+// made the pair on screen is named above it, never for a blind comparison's pair (no widget of the
+// view then names a model: which one drew which side is what the comparison measures). Each pair
+// is drawn in its task's alphabet; hints (what the task reads in a sequence, valid or not, the
+// rule's view) can be hidden to avoid bias; the counters and statistics are below (LabelStatsBar);
+// more pairs are generated from a chosen model in the background (PairSupply).
 #pragma once
 
 #include <QElapsedTimer>
@@ -23,7 +25,6 @@
 #include "ui/labelkeys.h"
 
 class QCheckBox;
-class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -31,6 +32,7 @@ class QPushButton;
 namespace d2dpo::ui {
 
 class LabelStatsBar;
+class ModelPicker;
 class PairPanel;
 class PairSupply;
 struct PairSupplyResult;
@@ -63,6 +65,13 @@ public:
 
     /// Reloads the model list and the pending pairs from the store.
     void reload();
+    /// Reads the store's queue again after the pair on screen (pairs were added elsewhere: a
+    /// comparison, another process).
+    void requeue()
+    {
+        m_session.dropQueue();
+        reload();
+    }
     /// When the store has no pending pairs, generate some from `checkpointPath` (first run).
     void generateFrom(const QString& checkpointPath, int count = 50);
     /// Generates pairs from `checkpointPath` and shows them next, ahead of older pending pairs
@@ -82,6 +91,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     void statusMessage(const QString& message);
     void labelled(qint64 pairId);
+    /// A label was added or undone, or an auto-labelled batch applied (the reports read again).
+    void labelsChanged();
 
 protected:
     void keyPressEvent(QKeyEvent* event) override;
@@ -119,7 +130,7 @@ private:
     QPushButton* m_undoButton = nullptr;
     QCheckBox* m_hints = nullptr;
     LabelStatsBar* m_stats = nullptr;
-    QComboBox* m_models = nullptr;
+    ModelPicker* m_models = nullptr;
     QPushButton* m_generate = nullptr;
     QProgressBar* m_busy = nullptr;
     PairSupply* m_supply = nullptr;

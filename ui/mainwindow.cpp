@@ -18,10 +18,13 @@
 
 #include "facades/taskinfo.h"
 #include "store/preferencejsonl.h"
+#include "ui/comparemodelsdialog.h"
+#include "ui/comparisonresults.h"
 #include "ui/datamodeldialog.h"
 #include "ui/importmodeldialog.h"
 #include "ui/helptexts.h"
 #include "ui/keysdialog.h"
+#include "ui/labelerspanel.h"
 #include "ui/labelkeys.h"
 #include "ui/labelview.h"
 #include "ui/modelsview.h"
@@ -70,6 +73,15 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
         m_labelView->labelFrom(path);
         showView(0);
     });
+    connect(m_modelsView, &ModelsView::compareModels, this, [this](const QString& id) { compareModels(id); });
+    connect(m_modelsView, &ModelsView::comparisonResultsRequested, this, [this] { showComparisonResults(); });
+    // The reports read the labels again when this window labels; the results also poll the store.
+    connect(m_labelView, &LabelView::labelsChanged, this, [this] {
+        if (m_labelers)
+            m_labelers->refresh();
+        if (m_results)
+            m_results->refresh(true);
+    });
     connect(m_modelsView, &ModelsView::trainFrom, this, [this](const QString& id) {
         if (m_trainView->training()) {
             statusBar()->showMessage(tr("A run is in progress; stop it first."), 8000);
@@ -117,6 +129,9 @@ void MainWindow::buildMenus()
         QAction* show = view->addAction(names[i], this, [this, i] { showView(i); });
         show->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
     }
+    view->addSeparator();
+    view->addAction(tr("La&belers…"), this, &MainWindow::showLabelers);
+    view->addAction(tr("&Comparison results…"), this, [this] { showComparisonResults(); });
 
     QMenu* settingsMenu = menuBar()->addMenu(tr("&Settings"));
     settingsMenu->addAction(tr("Label &keys…"), this, [this] {
@@ -183,6 +198,45 @@ void MainWindow::changeLabeler()
     m_labelView->setLabeler(name);
     QSettings().setValue("labeler/name", name);
     statusBar()->showMessage(tr("Labelling as %1").arg(name), 8000);
+}
+
+void MainWindow::showLabelers()
+{
+    if (!m_labelers) {
+        m_labelers = new LabelersPanel(*m_store, this);
+        m_labelers->setWindowFlag(Qt::Window); // beside the Label view, not modal
+    }
+    m_labelers->show();
+    m_labelers->raise();
+    m_labelers->activateWindow();
+}
+
+void MainWindow::showComparisonResults(qint64 comparisonId)
+{
+    if (!m_results) {
+        m_results = new ComparisonResults(*m_store, this);
+        m_results->setWindowFlag(Qt::Window);
+    }
+    m_results->show();
+    m_results->raise();
+    if (comparisonId > 0)
+        m_results->showComparison(comparisonId);
+}
+
+CompareModelsDialog* MainWindow::compareModels(const QString& modelId)
+{
+    auto* dialog = new CompareModelsDialog(*m_store, modelId, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &CompareModelsDialog::comparisonCreated, this, [this](qint64 id) {
+        m_labelView->requeue(); // its pairs are in every labeler's queue, this window's too
+        showComparisonResults(id);
+        statusBar()->showMessage(tr("Comparison #%1 is in the labelers' queues; the Label view never says which "
+                                    "model drew which sequence")
+                                     .arg(id),
+                                 8000);
+    });
+    dialog->open();
+    return dialog;
 }
 
 QString MainWindow::modelFolder() const

@@ -13,6 +13,9 @@
 
 namespace d2dpo::ui {
 
+class CompareModelsDialog;
+class ComparisonResults;
+class LabelersPanel;
 class LabelView;
 class ModelsView;
 class TrainView;
@@ -33,6 +36,15 @@ public:
     /// Closes as Quit does but without asking: a run in progress stops after its current step with
     /// its checkpoint kept (SIGINT and SIGTERM do this: closeonsignals.h).
     void closeWithoutAsking();
+    /// View ▸ Labelers…: the agreement panel, beside the window.
+    void showLabelers();
+    /// The comparison results window, showing comparison `comparisonId` when it is given.
+    void showComparisonResults(qint64 comparisonId = 0);
+    /// "Compare models…" with `modelId` selected: the dialog, opened (it deletes itself on close).
+    CompareModelsDialog* compareModels(const QString& modelId);
+    /// The windows beside this one, or null before they were first shown.
+    LabelersPanel* labelersPanel() const { return m_labelers; }
+    ComparisonResults* comparisonResults() const { return m_results; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -56,6 +68,8 @@ private:
     LabelView* m_labelView = nullptr;
     TrainView* m_trainView = nullptr;
     ModelsView* m_modelsView = nullptr;
+    LabelersPanel* m_labelers = nullptr;   ///< made when first shown
+    ComparisonResults* m_results = nullptr; ///< made when first shown
     class QTabWidget* m_tabs = nullptr;
     bool m_askBeforeClosing = true;
 };

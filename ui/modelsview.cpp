@@ -86,6 +86,12 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     m_rename->setObjectName(QStringLiteral("renameModel"));
     m_delete = new QPushButton(tr("Delete…"), this);
     m_delete->setObjectName(QStringLiteral("deleteModel"));
+    m_compare = new QPushButton(tr("Compare models…"), this);
+    m_compare->setObjectName(QStringLiteral("compareModels"));
+    m_compare->setToolTip(tr("A blind comparison: the experts label pairs of this model's and other models' samples "
+                             "without knowing which is which"));
+    auto* results = new QPushButton(tr("Comparison results…"), this);
+    results->setObjectName(QStringLiteral("comparisonResults"));
 
     auto* right = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(right);
@@ -99,6 +105,11 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     buttons->addWidget(m_delete);
     buttons->addStretch(1);
     rightLayout->addLayout(buttons);
+    auto* comparing = new QHBoxLayout;
+    comparing->addWidget(m_compare);
+    comparing->addWidget(results);
+    comparing->addStretch(1);
+    rightLayout->addLayout(comparing);
     rightLayout->addWidget(m_histogram, 2);
     rightLayout->addWidget(m_samples, 1);
 
@@ -121,6 +132,8 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
         if (const auto model = selected())
             Q_EMIT trainFrom(QString::fromStdString(model->id));
     });
+    connect(m_compare, &QPushButton::clicked, this, [this] { Q_EMIT compareModels(selectedModelId()); });
+    connect(results, &QPushButton::clicked, this, &ModelsView::comparisonResultsRequested);
     connect(m_rename, &QPushButton::clicked, this, [this] {
         if (const auto model = selected(); model && renameModelWithDialog(this, m_store, *model)) {
             reload();
@@ -261,6 +274,7 @@ void ModelsView::showSelected()
     m_train->setEnabled(model.has_value());
     m_rename->setEnabled(model.has_value());
     m_delete->setEnabled(model.has_value());
+    m_compare->setEnabled(model.has_value());
     if (!model) {
         m_details->setText(tr("No model yet. The first launch installs the shipped reference model; "
                               "fine-tuned models appear here after training."));

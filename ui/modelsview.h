@@ -4,7 +4,8 @@
 // sample list and the histogram over the decoded integers side by side with the reference's
 // (SampleHistogram). "Export…" writes the export folder of jobs/exporter.h (ModelExporter); "Label
 // pairs from this model" sends new pairs from the selected model to the Label view (label, train,
-// label the new model's outputs).
+// label the new model's outputs). "Compare models…" and "Comparison results…" ask the main window
+// for a blind comparison of models (CompareModelsDialog) and its results (ComparisonResults).
 #pragma once
 
 #include <QFutureWatcher>
@@ -58,6 +59,9 @@ public:
 Q_SIGNALS:
     void labelPairsFrom(const QString& checkpointPath);
     void trainFrom(const QString& modelId);
+    /// "Compare models…" with this model selected (the main window opens the dialog).
+    void compareModels(const QString& modelId);
+    void comparisonResultsRequested();
     void statusMessage(const QString& message);
     /// A model's samples arrived (tests wait on this).
     void summaryReady(const QString& modelId);
@@ -85,6 +89,7 @@ private:
     QPushButton* m_train = nullptr;
     QPushButton* m_rename = nullptr;
     QPushButton* m_delete = nullptr;
+    QPushButton* m_compare = nullptr;
     QHash<QString, ModelSummary> m_summaries;
     QHash<QString, QString> m_pathById;
     QFutureWatcher<std::vector<DrawnSamples>>* m_sampler = nullptr;

@@ -30,6 +30,8 @@ QString describeModel(PreferenceStore& store, const std::string& modelId)
 
 QString pairOrigin(PreferenceStore& store, const ShownPair& pair)
 {
+    if (pair.blind) // which model drew which side is what the comparison measures: never shown
+        return tr("Pair #%1 · a blind comparison of models").arg(pair.id);
     if (pair.leftModelId.empty() && pair.rightModelId.empty())
         return tr("Pair #%1 · imported (no model of this store made it)").arg(pair.id);
     if (pair.leftModelId == pair.rightModelId)

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/comparemodelsdialog.h"
+
+#include <optional>
+
+#include <QDialogButtonBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRandomGenerator>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "jobs/comparisonpairs.h"
+#include "labeling/generatedpairs.h"
+
+namespace d2dpo::ui {
+
+namespace {
+
+/// Loads each checkpoint, then draws; the flag is read between the slow steps (a draw itself
+/// cannot be interrupted, and its result is then thrown away).
+ComparisonDrawResult drawInBackground(const std::vector<std::string>& paths, int64_t perTwoModels, uint64_t seed,
+                                      const std::shared_ptr<std::atomic<bool>>& cancelled)
+{
+    ComparisonDrawResult result;
+    std::vector<std::unique_ptr<PairGenerator>> generators;
+    std::vector<PairGenerator*> pointers;
+    for (const std::string& path : paths) {
+        if (*cancelled)
+            return result;
+        auto generator = PairGenerator::load(path, "auto");
+        if (!generator) {
+            result.error = QString::fromStdString(generator.error());
+            return result;
+        }
+        pointers.push_back(generator.value().get());
+        generators.push_back(std::move(generator.value()));
+    }
+    if (*cancelled)
+        return result;
+    auto draw = drawComparisonPairs(pointers, perTwoModels, seed);
+    if (!draw) {
+        result.error = QString::fromStdString(draw.error());
+        return result;
+    }
+    for (const PairGenerator* g : pointers)
+        result.models.push_back(g->model());
+    result.pairs = std::move(draw->pairs);
+    result.sameSequence = draw->sameSequence;
+    return result;
+}
+
+} // namespace
+
+CompareModelsDialog::CompareModelsDialog(PreferenceStore& store, const QString& selectedModelId, QWidget* parent)
+    : QDialog(parent)
+    , m_store(store)
+    , m_watcher(new QFutureWatcher<ComparisonDrawResult>(this))
+{
+    setWindowTitle(tr("Compare models (blind)"));
+    auto* intro = new QLabel(tr("Pairs with one sample of each of two models, on random sides, go to every "
+                                "labeler's queue. The Label view never says which model drew which sequence. "
+                                "Results: Models ▸ Comparison results…"),
+                             this);
+    intro->setWordWrap(true);
+    m_models = new QListWidget(this);
+    m_models->setObjectName(QStringLiteral("models"));
+    m_models->setAccessibleName(tr("Models to compare"));
+    m_count = new QSpinBox(this);
+    m_count->setObjectName(QStringLiteral("pairsPerTwoModels"));
+    m_count->setRange(1, 10'000);
+    m_count->setValue(50);
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("summary"));
+    m_summary->setWordWrap(true);
+    m_busy = new QProgressBar(this);
+    m_busy->setRange(0, 0);
+    m_busy->setTextVisible(false);
+    m_busy->hide();
+    m_state = new QLabel(this);
+    m_state->setObjectName(QStringLiteral("state"));
+    m_state->setWordWrap(true);
+    m_state->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    m_start = buttons->addButton(tr("&Start"), QDialogButtonBox::AcceptRole);
+    m_start->setObjectName(QStringLiteral("start"));
+    m_cancel = buttons->addButton(tr("Ca&ncel the draw"), QDialogButtonBox::ActionRole);
+    m_cancel->setEnabled(false);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Pairs for each two models:"), m_count);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(intro);
+    layout->addWidget(m_models, 1);
+    layout->addLayout(form);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_busy);
+    layout->addWidget(m_state);
+    layout->addWidget(buttons);
+    resize(560, 440);
+
+    // Start is an AcceptRole button: the box's accepted() would close the dialog, so it is wired alone.
+    connect(m_start, &QPushButton::clicked, this, &CompareModelsDialog::start);
+    connect(m_cancel, &QPushButton::clicked, this, &CompareModelsDialog::cancel);
+    connect(buttons, &QDialogButtonBox::rejected, this, &CompareModelsDialog::reject);
+    connect(m_models, &QListWidget::itemChanged, this, &CompareModelsDialog::updateSummary);
+    connect(m_count, &QSpinBox::valueChanged, this, &CompareModelsDialog::updateSummary);
+    connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
+        // A cancelled draw's result is thrown away; a new draw has a flag of its own.
+        if (m_running && !*m_cancelled)
+            finishDraw(m_watcher->result());
+    });
+    listModels(selectedModelId);
+    updateSummary();
+}
+
+CompareModelsDialog::~CompareModelsDialog()
+{
+    // The draw owns everything it uses: it may finish after the dialog, unheard.
+    if (m_cancelled)
+        *m_cancelled = true;
+}
+
+void CompareModelsDialog::listModels(const QString& selectedModelId)
+{
+    auto models = m_store.models();
+    if (!models) {
+        showError(QString::fromStdString(models.error()));
+        return;
+    }
+    std::optional<ModelRecord> selected;
+    for (const ModelRecord& m : models.value())
+        if (QString::fromStdString(m.id) == selectedModelId)
+            selected = m;
+    if (!selected && !models->empty())
+        selected = models->back();
+    if (!selected)
+        return;
+    m_task = QString::fromStdString(selected->taskKey);
+    const QSignalBlocker block(m_models);
+    for (const ModelRecord& m : models.value()) {
+        if (m.taskKey != selected->taskKey)
+            continue;
+        auto* item = new QListWidgetItem(QStringLiteral("%1 · %2 · %3")
+                                             .arg(QString::fromStdString(m.name), QString::fromStdString(m.kind),
+                                                  QString::fromStdString(m.createdAt).left(16)),
+                                         m_models);
+        item->setData(Qt::UserRole, QString::fromStdString(m.id));
+        item->setData(Qt::UserRole + 1, QString::fromStdString(m.path));
+        item->setToolTip(tr("%1\n%2").arg(QString::fromStdString(m.id), QString::fromStdString(m.path)));
+        item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+        const bool ticked = m.id == selected->id || m.id == selected->parentId;
+        item->setCheckState(ticked ? Qt::Checked : Qt::Unchecked);
+    }
+}
+
+QStringList CompareModelsDialog::tickedModels() const
+{
+    QStringList ids;
+    for (int i = 0; i < m_models->count(); ++i)
+        if (m_models->item(i)->checkState() == Qt::Checked)
+            ids << m_models->item(i)->data(Qt::UserRole).toString();
+    return ids;
+}
+
+void CompareModelsDialog::setTicked(const QString& modelId, bool ticked)
+{
+    for (int i = 0; i < m_models->count(); ++i)
+        if (m_models->item(i)->data(Qt::UserRole).toString() == modelId)
+            m_models->item(i)->setCheckState(ticked ? Qt::Checked : Qt::Unchecked);
+}
+
+void CompareModelsDialog::setPairsPerTwoModels(int count) { m_count->setValue(count); }
+
+void CompareModelsDialog::updateSummary()
+{
+    const qint64 models = tickedModels().size();
+    const qint64 twos = models * (models - 1) / 2;
+    m_summary->setText(models < 2 ? tr("Tick two models or more (of the task %1).").arg(m_task)
+                                  : tr("%1 models: %2 pairs of models × %3 = up to %4 pairs to label.")
+                                        .arg(models)
+                                        .arg(twos)
+                                        .arg(m_count->value())
+                                        .arg(twos * m_count->value()));
+    m_start->setEnabled(models >= 2 && !m_running);
+}
+
+void CompareModelsDialog::setRunning(bool running)
+{
+    m_running = running;
+    m_busy->setVisible(running);
+    m_cancel->setEnabled(running);
+    m_models->setEnabled(!running);
+    m_count->setEnabled(!running);
+    updateSummary();
+}
+
+bool CompareModelsDialog::start()
+{
+    if (m_running)
+        return false;
+    m_error.clear();
+    std::vector<std::string> paths;
+    for (int i = 0; i < m_models->count(); ++i) {
+        const QListWidgetItem* item = m_models->item(i);
+        if (item->checkState() != Qt::Checked)
+            continue;
+        const QString path = item->data(Qt::UserRole + 1).toString();
+        if (!QFileInfo::exists(path)) {
+            showError(tr("The checkpoint of “%1” is missing: %2").arg(item->text(), path));
+            return false;
+        }
+        paths.push_back(path.toStdString());
+    }
+    if (paths.size() < 2) {
+        showError(tr("Tick two models or more."));
+        return false;
+    }
+    m_cancelled = std::make_shared<std::atomic<bool>>(false);
+    const int64_t count = m_count->value();
+    const uint64_t seed = QRandomGenerator::global()->generate64();
+    m_state->setStyleSheet({});
+    m_state->setText(tr("Loading %1 models and drawing their samples…").arg(paths.size()));
+    setRunning(true);
+    m_watcher->setFuture(QtConcurrent::run([paths, count, seed, cancelled = m_cancelled] {
+        return drawInBackground(paths, count, seed, cancelled);
+    }));
+    return true;
+}
+
+void CompareModelsDialog::cancel()
+{
+    if (!m_running)
+        return;
+    *m_cancelled = true;
+    setRunning(false);
+    m_state->setText(tr("Cancelled: nothing was stored."));
+}
+
+void CompareModelsDialog::reject()
+{
+    cancel();
+    QDialog::reject();
+}
+
+void CompareModelsDialog::finishDraw(const ComparisonDrawResult& result)
+{
+    setRunning(false);
+    if (!result.error.isEmpty())
+        return showError(result.error);
+    if (result.pairs.empty())
+        return showError(tr("The models drew the same sequence every time: there is nothing to compare."));
+    // As `d2dpo compare` records them: a model the store knows keeps its name, lineage and run.
+    std::vector<std::string> ids;
+    for (const ModelRecord& m : result.models) {
+        if (auto name = recordModel(m_store, m); !name)
+            return showError(QString::fromStdString(name.error()));
+        ids.push_back(m.id);
+    }
+    auto id = m_store.addComparison(result.models.front().taskKey, ids, result.pairs);
+    if (!id)
+        return showError(QString::fromStdString(id.error()));
+    m_created = id.value();
+    QString text = tr("Comparison %1: %2 pairs queued for every labeler, models hidden and sides random.")
+                       .arg(m_created)
+                       .arg(result.pairs.size());
+    if (result.sameSequence > 0)
+        text += tr(" %1 draws where both models gave the same sequence were left out.").arg(result.sameSequence);
+    m_state->setText(text);
+    Q_EMIT comparisonCreated(m_created);
+}
+
+void CompareModelsDialog::showError(const QString& message)
+{
+    m_error = message;
+    m_state->setStyleSheet(QStringLiteral("color: #b3261e;"));
+    m_state->setText(tr("Error: %1").arg(message));
+}
+
+} // namespace d2dpo::ui

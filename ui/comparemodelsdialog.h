@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// "Compare models…" (Models view): a blind comparison of models of one task. The user ticks the
+// models (the selected one and its reference come ticked) and the pairs for each two; the
+// checkpoints are loaded and the pairs drawn in the background (jobs/comparisonpairs.h), then the
+// models and the comparison are recorded, its pairs in every labeler's queue, sides random and
+// the models never named on the Label view. Cancel throws the draw away; nothing is stored until
+// it is whole. Errors show in the dialog.
+#pragma once
+
+#include <QDialog>
+#include <QFutureWatcher>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "store/preferencestore.h"
+
+class QLabel;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace d2dpo::ui {
+
+/// What the background draw hands back (plain data: the GUI thread stores it).
+struct ComparisonDrawResult {
+    QString error;
+    std::vector<ModelRecord> models; ///< as their checkpoints describe them
+    std::vector<ShownPair> pairs;
+    qint64 sameSequence = 0;
+};
+
+class CompareModelsDialog final : public QDialog {
+    Q_OBJECT
+
+public:
+    /// Lists the models of `selectedModelId`'s task, that model and its reference ticked.
+    CompareModelsDialog(PreferenceStore& store, const QString& selectedModelId, QWidget* parent = nullptr);
+    ~CompareModelsDialog() override;
+
+    /// The ids of the ticked models.
+    QStringList tickedModels() const;
+    void setTicked(const QString& modelId, bool ticked);
+    void setPairsPerTwoModels(int count);
+    /// Starts the draw (what Start does); false, with the reason shown, when it cannot start.
+    bool start();
+    /// Stops waiting for the draw in flight; nothing is stored.
+    void cancel();
+    bool busy() const { return m_running; }
+    QString lastError() const { return m_error; }
+    /// The comparison this dialog created, or 0.
+    qint64 createdComparison() const { return m_created; }
+
+Q_SIGNALS:
+    void comparisonCreated(qint64 comparisonId);
+
+protected:
+    void reject() override;
+
+private:
+    void listModels(const QString& selectedModelId);
+    void updateSummary();
+    void setRunning(bool running);
+    void finishDraw(const ComparisonDrawResult& result);
+    void showError(const QString& message);
+
+    PreferenceStore& m_store;
+    QString m_task;
+    bool m_running = false;
+    QString m_error;
+    qint64 m_created = 0;
+    std::shared_ptr<std::atomic<bool>> m_cancelled;
+
+    QListWidget* m_models = nullptr;
+    QSpinBox* m_count = nullptr;
+    QLabel* m_summary = nullptr;
+    QProgressBar* m_busy = nullptr;
+    QLabel* m_state = nullptr;
+    QPushButton* m_start = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QFutureWatcher<ComparisonDrawResult>* m_watcher = nullptr;
+};
+
+} // namespace d2dpo::ui
