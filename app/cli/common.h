@@ -72,6 +72,9 @@ void registerBench(CLI::App& app, int& exitCode);
 void registerStoreCommands(CLI::App& app, int& exitCode);
 void registerStudy(CLI::App& app, int& exitCode);
 void registerCompare(CLI::App& app, int& exitCode);
+void registerLabelStudy(CLI::App& app, int& exitCode);
+/// Adds `prefs score` (after registerStoreCommands made `prefs`).
+void registerLeastSureCommands(CLI::App& app, int& exitCode);
 /// Adds `prefs agreement`, `prefs queue` and `prefs gold` (after registerStoreCommands made `prefs`).
 void registerExpertCommands(CLI::App& app, int& exitCode);
 

@@ -91,11 +91,12 @@ struct QueueOptions {
     std::string db = PreferenceStore::defaultPath();
     int overlap = 0;        ///< 0: unchanged
     double goldRate = -1;   ///< < 0: unchanged
+    std::string order;      ///< "": unchanged
 };
 
 int runQueue(const QueueOptions& o)
 {
-    const bool changing = o.overlap > 0 || o.goldRate >= 0;
+    const bool changing = o.overlap > 0 || o.goldRate >= 0 || !o.order.empty();
     auto store = PreferenceStore::open(o.db, changing ? PreferenceStore::OpenMode::CreateIfMissing
                                                       : PreferenceStore::OpenMode::MustExist);
     if (!store)
@@ -108,12 +109,18 @@ int runQueue(const QueueOptions& o)
         next.overlap = o.overlap;
     if (o.goldRate >= 0)
         next.goldRate = o.goldRate;
+    if (!o.order.empty())
+        next.order = queueOrderFromString(o.order).value_or(QueueOrder::Oldest);
     if (changing)
         if (Status s = store.value()->setQueueSettings(next); !s)
             return fail("prefs queue", s.error());
     std::cout << "overlap " << next.overlap << " (each pair labelled by up to " << next.overlap
               << " different labelers), gold rate " << next.goldRate << " (the share of gold pairs in each named "
-              << "labeler's queue)\n";
+              << "labeler's queue), order " << toString(next.order)
+              << (next.order == QueueOrder::LeastSure ? " (smallest |margin| first: `d2dpo prefs score -c MODEL` records "
+                                                        "the latest model's margins)"
+                                                      : " (as stored)")
+              << "\n";
     return 0;
 }
 
@@ -201,11 +208,13 @@ void registerExpertCommands(CLI::App& app, int& exitCode)
     }
     {
         auto o = std::make_shared<QueueOptions>();
-        CLI::App* c = prefs->add_subcommand("queue", "Show or set how pairs are handed out: overlap and gold rate");
+        CLI::App* c = prefs->add_subcommand("queue", "Show or set how pairs are handed out: overlap, gold rate and order");
         addDbOption(c, o->db);
         c->add_option("--overlap", o->overlap, "Different labelers per pair, 1..100")->check(CLI::Range(1, 100));
         c->add_option("--gold-rate", o->goldRate, "Share of gold pairs mixed into each labeler's queue, 0..0.5")
             ->check(CLI::Range(0.0, 0.5));
+        c->add_option("--order", o->order, "oldest (as stored) or least-sure (smallest recorded margin first)")
+            ->check(CLI::IsMember({"oldest", "least-sure"}));
         c->callback([o, &exitCode] { exitCode = runQueue(*o); });
     }
     {

@@ -25,8 +25,8 @@ int main(int argc, char** argv)
     int exitCode = 0;
     using namespace d2dpo::cli;
     for (Register add : {registerPretrain, registerImport, registerSample, registerEval, registerTrain, registerExport,
-                         registerReproduce, registerBench, registerStoreCommands, registerExpertCommands, registerCompare,
-                         registerStudy})
+                         registerReproduce, registerBench, registerStoreCommands, registerExpertCommands,
+                         registerLeastSureCommands, registerCompare, registerStudy, registerLabelStudy})
         add(app, exitCode);
     // An unknown command is named as such (CLI11 alone would only ask for a subcommand).
     const auto isCommand = [&app](const std::string& name) {

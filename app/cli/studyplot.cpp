@@ -33,7 +33,7 @@ QColor colourOf(size_t i)
 } // namespace
 
 Result<std::vector<std::string>> plotStudy(const StudyResults& results, const std::vector<std::string>& metrics,
-                                           const std::string& folder)
+                                           const std::string& folder, const std::string& xLabel)
 {
     // Rendering into a file needs no screen: the offscreen platform, whatever DISPLAY says.
     qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -57,7 +57,7 @@ Result<std::vector<std::string>> plotStudy(const StudyResults& results, const st
         plot.legend->setFillOrder(QCPLegend::foColumnsFirst);
         plot.legend->setWrap(5);
         plot.plotLayout()->setRowStretchFactor(1, 0.001);
-        plot.xAxis->setLabel(QStringLiteral("D2-DPO step"));
+        plot.xAxis->setLabel(QString::fromStdString(xLabel));
         plot.yAxis->setLabel(QString::fromStdString(metric) + QStringLiteral(" (mean over seeds, band: ±1 sd)"));
         size_t index = 0;
         for (const std::string& setting : results.settingOrder) {
@@ -107,7 +107,8 @@ Result<std::vector<std::string>> plotStudy(const StudyResults& results, const st
 
 #else
 
-Result<std::vector<std::string>> plotStudy(const StudyResults&, const std::vector<std::string>&, const std::string&)
+Result<std::vector<std::string>> plotStudy(const StudyResults&, const std::vector<std::string>&, const std::string&,
+                                           const std::string&)
 {
     return makeError("the figures need the desktop build (Qt and QCustomPlot); the CSV files hold every point");
 }

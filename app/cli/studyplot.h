@@ -12,8 +12,9 @@
 
 namespace d2dpo::cli {
 
-/// Writes <folder>/<metric>.png for each metric in `metrics` that the results hold; returns the paths.
+/// Writes <folder>/<metric>.png for each metric in `metrics` that the results hold, the curves'
+/// x axis named `xLabel`; returns the paths.
 Result<std::vector<std::string>> plotStudy(const StudyResults& results, const std::vector<std::string>& metrics,
-                                           const std::string& folder);
+                                           const std::string& folder, const std::string& xLabel = "D2-DPO step");
 
 } // namespace d2dpo::cli

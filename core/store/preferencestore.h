@@ -48,10 +48,25 @@ struct ShownPair {
 /// answer) measure the labelers who label them; a blind comparison's pairs rank models.
 enum class PairPurpose { Train, Gold, Compare };
 
+/// In which order the queue hands out pairs.
+enum class QueueOrder {
+    Oldest,     ///< as they were stored
+    LeastSure,  ///< smallest |margin| first (setPairMargins: the latest fine-tuned model's), unscored pairs last
+};
+const char* toString(QueueOrder order);
+std::optional<QueueOrder> queueOrderFromString(const std::string& text);
+
 /// How pairs are handed out to labelers.
 struct QueueSettings {
     int overlap = 1;     ///< different labelers per pair (never one labeler twice)
     double goldRate = 0; ///< the share of gold pairs mixed into each named labeler's queue
+    QueueOrder order = QueueOrder::Oldest;
+};
+
+/// A model's implicit reward margin on a stored pair (jobs/pairscorer.h).
+struct PairMargin {
+    int64_t pairId = 0;
+    double margin = 0; ///< r(left) - r(right)
 };
 
 /// A pair with its known answer.
@@ -240,7 +255,7 @@ public:
     /// Stores the sequences and the pairs as shown, in one transaction; returns the pair ids.
     /// A pair of two identical sequences, or one without its task key, is refused.
     Result<std::vector<int64_t>> addPairs(const std::vector<ShownPair>& pairs, const std::string& source);
-    /// The pairs still to label, oldest first; only the task's when `task` is given. A training or
+    /// The pairs still to label in the queue's order (oldest first, or least sure first); only the task's when `task` is given. A training or
     /// comparison pair is pending while it has fewer active labels than the overlap; for a named
     /// `labeler`, only those it has not labelled, with its unlabelled gold pairs mixed in at the
     /// gold rate (a seeded draw per position), and never more gold than other pairs.
@@ -262,6 +277,11 @@ public:
     Result<QueueSettings> queueSettings();
     /// Overlap 1..100, gold rate 0..0.5.
     Status setQueueSettings(const QueueSettings& settings);
+    /// Records `modelId`'s margins on these pairs (replacing earlier ones), in one transaction; an
+    /// unknown pair id is an error and nothing is written.
+    Status setPairMargins(const std::vector<PairMargin>& margins, const std::string& modelId);
+    /// The margin recorded on a pair and the model that gave it; nothing when it has none.
+    Result<std::optional<std::pair<double, std::string>>> pairMargin(int64_t pairId);
     /// Stores gold pairs (their sequences too) in one transaction; returns their ids.
     Result<std::vector<int64_t>> addGoldPairs(const std::vector<GoldPair>& pairs, const std::string& source);
     /// Makes an unlabelled training pair a gold pair with this answer (left or right).

@@ -4,6 +4,7 @@
 // answer, training nothing) mixed in at the gold rate so that they look like any other pair.
 #include "store/preferencestore.h"
 
+#include <cmath>
 #include <functional>
 #include <random>
 
@@ -20,17 +21,31 @@ constexpr const char* kOverlap = "coalesce((SELECT CAST(value AS INTEGER) FROM s
 
 } // namespace
 
+const char* toString(QueueOrder order) { return order == QueueOrder::LeastSure ? "least-sure" : "oldest"; }
+
+std::optional<QueueOrder> queueOrderFromString(const std::string& text)
+{
+    if (text == "oldest")
+        return QueueOrder::Oldest;
+    if (text == "least-sure")
+        return QueueOrder::LeastSure;
+    return std::nullopt;
+}
+
 Result<QueueSettings> PreferenceStore::queueSettings()
 {
     return m_impl->guard<QueueSettings>("reading the queue settings", [&] {
         QueueSettings settings;
-        SQLite::Statement q(m_impl->db, "SELECT key, value FROM settings WHERE key IN ('overlap', 'gold_rate')");
+        SQLite::Statement q(m_impl->db,
+                            "SELECT key, value FROM settings WHERE key IN ('overlap', 'gold_rate', 'order')");
         while (q.executeStep()) {
             const std::string key = q.getColumn(0).getString();
             if (key == "overlap")
                 settings.overlap = q.getColumn(1).getInt();
-            else
+            else if (key == "gold_rate")
                 settings.goldRate = q.getColumn(1).getDouble();
+            else
+                settings.order = queueOrderFromString(q.getColumn(1).getString()).value_or(QueueOrder::Oldest);
         }
         return settings;
     });
@@ -51,6 +66,10 @@ Status PreferenceStore::setQueueSettings(const QueueSettings& settings)
         q.reset();
         q.bind(1, "gold_rate");
         q.bind(2, std::to_string(settings.goldRate));
+        q.exec();
+        q.reset();
+        q.bind(1, "order");
+        q.bind(2, toString(settings.order));
         q.exec();
         transaction.commit();
         return true;
@@ -75,7 +94,10 @@ Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, cons
                   AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM labels l
                                                  WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?2))
                   AND (?3 = '' OR ls.task = ?3)
-                ORDER BY p.id LIMIT ?4)sql");
+                ORDER BY )sql" + std::string(settings->order == QueueOrder::LeastSure
+                                                ? "p.margin IS NULL, abs(p.margin), p.id"
+                                                : "p.id") +
+                                                " LIMIT ?4");
             q.bind(1, gold ? 1 : 0);
             bindOptionalText(q, 2, labeler);
             q.bind(3, task);
@@ -102,6 +124,42 @@ Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, cons
                 mixed.push_back(ordinary[nextOrdinary++]);
         }
         return mixed;
+    });
+}
+
+Status PreferenceStore::setPairMargins(const std::vector<PairMargin>& margins, const std::string& modelId)
+{
+    auto written = m_impl->guard<Status>("recording pair margins", [&]() -> Status {
+        WriteTransaction transaction(m_impl->db);
+        SQLite::Statement q(m_impl->db, "UPDATE pairs SET margin = ?, margin_model = ? WHERE id = ?");
+        for (const PairMargin& m : margins) {
+            if (!std::isfinite(m.margin))
+                return makeError("pair " + std::to_string(m.pairId) + " has no finite margin; nothing was recorded");
+            q.bind(1, m.margin);
+            bindOptionalText(q, 2, modelId);
+            q.bind(3, m.pairId);
+            if (q.exec() != 1)
+                return makeError(ErrorCode::NotFound,
+                                 "pair " + std::to_string(m.pairId) + " does not exist; nothing was recorded");
+            q.reset();
+        }
+        transaction.commit();
+        return Ok{};
+    });
+    if (!written)
+        return makeError(written.error());
+    return written.value();
+}
+
+Result<std::optional<std::pair<double, std::string>>> PreferenceStore::pairMargin(int64_t pairId)
+{
+    return m_impl->guard<std::optional<std::pair<double, std::string>>>("reading a pair's margin", [&] {
+        SQLite::Statement q(m_impl->db, "SELECT margin, margin_model FROM pairs WHERE id = ? AND margin IS NOT NULL");
+        q.bind(1, pairId);
+        std::optional<std::pair<double, std::string>> out;
+        if (q.executeStep())
+            out = std::pair{q.getColumn(0).getDouble(), nullableText(q.getColumn(1))};
+        return out;
     });
 }
 

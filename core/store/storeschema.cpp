@@ -181,6 +181,12 @@ CREATE INDEX pairs_by_comparison ON pairs(comparison_id) WHERE comparison_id IS 
 DROP INDEX labels_one_active;
 CREATE UNIQUE INDEX labels_one_active_per_labeler ON labels(pair_id, labeler) WHERE undone_at IS NULL;
 )sql",
+        // Version 8: informative pairs first. A pair may carry a model's implicit reward margin on it
+        // (left minus right) and which model gave it; the queue can hand out the least sure first.
+        R"sql(
+ALTER TABLE pairs ADD COLUMN margin REAL;
+ALTER TABLE pairs ADD COLUMN margin_model TEXT;
+)sql",
     };
     return migrations;
 }

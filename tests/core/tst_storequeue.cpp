@@ -3,6 +3,8 @@
 // different labelers per pair (never one twice, never past k, across connections), gold pairs
 // mixed into a named labeler's queue and kept out of training, and blind comparison pairs whose
 // models no queue reveals while the reports can still name them.
+#include <cmath>
+
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
@@ -104,6 +106,51 @@ private Q_SLOTS:
         const Status labelled = store->markGold(fresh + 1, Choice::Left);
         QVERIFY(!labelled && labelled.error().find("has labels already") != std::string::npos);
         QVERIFY(!store->markGold(goldIds[0], Choice::Left));
+    }
+
+    void theLeastSureOrderHandsOutTheSmallestMarginFirst()
+    {
+        const std::string path = freshPath();
+        auto store = openOrFail(path);
+        QVERIFY(store);
+        const auto ids = store->addPairs(somePairs(4), "generated").value();
+        QCOMPARE(store->queueSettings().value().order, QueueOrder::Oldest);
+        // Pair 4 unscored; the others at |margin| 0.5, 0.01 and 0.2 (the sign does not matter).
+        QVERIFY(store->setPairMargins({{ids[0], 0.5}, {ids[1], -0.01}, {ids[2], 0.2}}, "m"));
+        const auto idsOf = [&](PreferenceStore& s) {
+            std::vector<int64_t> out;
+            for (const ShownPair& p : s.pendingPairs(10, "", "ana").value())
+                out.push_back(p.id);
+            return out;
+        };
+        QCOMPARE(idsOf(*store), ids); // oldest first until the order is changed
+        QVERIFY(store->setQueueSettings({1, 0, QueueOrder::LeastSure}));
+        const std::vector<int64_t> leastSure{ids[1], ids[2], ids[0], ids[3]}; // unscored last
+        QCOMPARE(idsOf(*store), leastSure);
+        auto reopened = openOrFail(path); // the order is the store's, for every labeler's process
+        QCOMPARE(reopened->queueSettings().value().order, QueueOrder::LeastSure);
+        QCOMPARE(idsOf(*reopened), leastSure);
+        const auto margin = store->pairMargin(ids[1]).value();
+        QVERIFY(margin && margin->first == -0.01 && margin->second == "m");
+        QVERIFY(!store->pairMargin(ids[3]).value());
+        // A later model's scores replace the earlier ones.
+        QVERIFY(store->setPairMargins({{ids[0], 0.0}}, "m2"));
+        QCOMPARE(idsOf(*store).front(), ids[0]);
+    }
+
+    void badMarginsAreRefusedWholly()
+    {
+        auto store = openOrFail(freshPath());
+        QVERIFY(store);
+        const auto ids = store->addPairs(somePairs(2), "generated").value();
+        const auto unknown = store->setPairMargins({{ids[0], 0.3}, {ids[1] + 100, 0.1}}, "m");
+        QVERIFY(!unknown);
+        QCOMPARE(unknown.errorCode(), ErrorCode::NotFound);
+        QVERIFY(!store->pairMargin(ids[0]).value()); // nothing of the batch was written
+        QVERIFY(!store->setPairMargins({{ids[0], std::nan("")}}, "m"));
+        QVERIFY(!store->pairMargin(ids[0]).value());
+        QCOMPARE(queueOrderFromString("least-sure"), std::optional<QueueOrder>(QueueOrder::LeastSure));
+        QVERIFY(!queueOrderFromString("newest"));
     }
 
     void aComparisonHidesItsModelsFromEveryQueue()

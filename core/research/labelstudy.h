@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// How many labels each way of choosing pairs needs, measured with a simulated labeler (the task's
+// rule). Round after round, candidate pairs are drawn from the current model (as the desktop's
+// "Label pairs from this model" does), some of them are chosen and labelled by the rule, D2-DPO
+// fine-tunes the reference on every decisive label so far, and the fine-tuned model is measured.
+// "random" takes the candidates in the draw's order; "least-sure" takes those whose implicit
+// reward margin under the current model (against the reference) is nearest 0 (jobs/pairscorer.h).
+// The figure: the labels spent when the rule share first reaches the goal.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/config.h"
+#include "base/result.h"
+#include "base/trainlistener.h"
+
+namespace d2dpo {
+
+enum class PairSelection { Random, LeastSure };
+const char* toString(PairSelection selection);
+std::optional<PairSelection> pairSelectionFromString(const std::string& text);
+
+struct LabelStudyConfig {
+    std::string referenceCheckpoint;
+    std::string rule;             ///< "" = the reference's task's
+    PairSelection selection = PairSelection::Random;
+    int64_t labelsPerRound = 32;
+    int64_t candidatesPerRound = 256; ///< candidate pairs drawn from the current model each round
+    int64_t maxLabels = 512;
+    DpoConfig dpo;                ///< dpo.steps: the steps of each round's fine-tuning (from the reference)
+    SamplingConfig sampling;
+    int64_t evalSamples = 1000;
+    double goal = 0.9;
+    int marginDraws = 16;
+    uint64_t seed = 0;
+};
+
+Status validate(const LabelStudyConfig& config);
+
+struct LabelStudyRound {
+    int64_t labels = 0;      ///< labels spent so far
+    int64_t decisive = 0;    ///< of them, left or right (what D2-DPO trains on)
+    double ruleShare = 0;    ///< the fine-tuned model's (round 0: the reference's)
+    double vsr = 0;
+    double meanAbsMargin = 0; ///< over the pairs chosen this round, under the model that drew them (0 in round 0)
+    double seconds = 0;      ///< since the run started
+};
+
+struct LabelStudyRun {
+    PairSelection selection = PairSelection::Random;
+    uint64_t seed = 0;
+    std::string ruleMetric;
+    std::vector<LabelStudyRound> rounds; ///< round 0 is the reference
+    std::optional<int64_t> labelsToGoal; ///< labels at the first round whose rule share reached the goal
+};
+
+/// Runs one selection with one seed in the calling thread; `onRound` hears each round. Stops at the
+/// goal, at maxLabels, or when `stop` is raised (an error then).
+Result<LabelStudyRun> runLabelStudy(const LabelStudyConfig& config, const std::string& device, const StopToken& stop,
+                                    const std::function<void(const LabelStudyRound&)>& onRound = {});
+
+/// One selection's line of the table, over its seeds.
+struct LabelStudyRow {
+    PairSelection selection = PairSelection::Random;
+    int seeds = 0;
+    int reachedGoal = 0;
+    double labelsToGoal = 0, labelsToGoalSd = 0; ///< over the seeds that reached it
+    double medianLabelsToGoal = 0;
+    double decisiveShare = 0;  ///< decisive labels / labels, over every round of every seed
+    double meanAbsMargin = 0;  ///< of the chosen pairs, over every labelled round
+    double finalRule = 0, finalVsr = 0;
+    double seconds = 0;        ///< mean wall time of a run
+};
+
+/// The rows in `selections`' order; a run that stopped at the goal keeps its last figures in the
+/// curves (the curves' x is the labels spent).
+std::vector<LabelStudyRow> summarizeLabelStudy(const std::vector<LabelStudyRun>& runs);
+/// The table (Markdown) as the CLI prints it and the README shows it.
+std::string labelStudyTable(const std::vector<LabelStudyRow>& rows, double goal, int64_t maxLabels);
+/// Every round of every run: selection,seed,labels,decisive,rule_share,vsr,mean_abs_margin,seconds.
+std::string labelStudyCsv(const std::vector<LabelStudyRun>& runs);
+/// The rule share after each round's labels: the mean and standard deviation over seeds, runs that
+/// stopped at the goal carried at their last value. x: labels.
+struct LabelStudyCurve {
+    std::vector<double> labels, mean, spread;
+};
+LabelStudyCurve labelStudyCurve(const std::vector<LabelStudyRun>& runs, PairSelection selection);
+
+} // namespace d2dpo
