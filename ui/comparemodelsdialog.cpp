@@ -86,6 +86,9 @@ CompareModelsDialog::CompareModelsDialog(PreferenceStore& store, const QString& 
     m_state->setObjectName(QStringLiteral("state"));
     m_state->setWordWrap(true);
     m_state->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Room for an error of three lines: a wrapped label under a stretching list kept only one.
+    m_state->setMinimumHeight(3 * m_state->fontMetrics().lineSpacing());
+    m_state->setAlignment(Qt::AlignTop | Qt::AlignLeft);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     m_start = buttons->addButton(tr("&Start"), QDialogButtonBox::AcceptRole);
@@ -147,10 +150,11 @@ void CompareModelsDialog::listModels(const QString& selectedModelId)
     for (const ModelRecord& m : models.value()) {
         if (m.taskKey != selected->taskKey)
             continue;
-        auto* item = new QListWidgetItem(QStringLiteral("%1 · %2 · %3")
-                                             .arg(QString::fromStdString(m.name), QString::fromStdString(m.kind),
-                                                  QString::fromStdString(m.createdAt).left(16)),
-                                         m_models);
+        const QString created =
+            QString::fromStdString(m.createdAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' '));
+        const QString text = QStringLiteral("%1 · %2 · %3")
+                                 .arg(QString::fromStdString(m.name), QString::fromStdString(m.kind), created);
+        auto* item = new QListWidgetItem(text, m_models);
         item->setData(Qt::UserRole, QString::fromStdString(m.id));
         item->setData(Qt::UserRole + 1, QString::fromStdString(m.path));
         item->setToolTip(tr("%1\n%2").arg(QString::fromStdString(m.id), QString::fromStdString(m.path)));
@@ -183,7 +187,7 @@ void CompareModelsDialog::updateSummary()
     const qint64 models = tickedModels().size();
     const qint64 twos = models * (models - 1) / 2;
     m_summary->setText(models < 2 ? tr("Tick two models or more (of the task %1).").arg(m_task)
-                                  : tr("%1 models: %2 pairs of models × %3 = up to %4 pairs to label.")
+                                  : tr("%1 models: %2 × %3 pairs for each two = up to %4 pairs to label.")
                                         .arg(models)
                                         .arg(twos)
                                         .arg(m_count->value())

@@ -153,7 +153,8 @@ std::optional<ComparisonRecord> ComparisonResults::listComparisons()
                                    .arg(QString::fromStdString(c.task))
                                    .arg(c.pairs)
                                    .arg(c.labels)
-                                   .arg(QString::fromStdString(c.createdAt).left(16)),
+                                   .arg(QString::fromStdString(c.createdAt).left(16).replace(QLatin1Char('T'),
+                                                                                             QLatin1Char(' '))),
                                qint64(c.id));
     }
     const int index = m_comparisons->findData(chosen);
@@ -233,7 +234,8 @@ void ComparisonResults::showStandings(const ComparisonReport& report)
         const ModelStanding& s = report.models[size_t(row)];
         setCell(m_standings, row, 0, modelName(s.modelId), QString::fromStdString(s.modelId));
         setCell(m_standings, row, 1, QString::number(s.games));
-        setCell(m_standings, row, 2, figure(s.winRate), std::isnan(s.winRate) ? tr("Undefined: no game yet") : QString());
+        setCell(m_standings, row, 2, figure(s.winRate),
+                std::isnan(s.winRate) ? tr("Undefined: no game yet") : QString());
         setCell(m_standings, row, 3, interval(s.winRateInterval));
         setCell(m_standings, row, 4, figure(s.score),
                 std::isnan(s.score) ? tr("Undefined: no game links this model to the others yet") : QString());

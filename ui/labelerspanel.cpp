@@ -66,8 +66,9 @@ LabelersPanel::LabelersPanel(PreferenceStore& store, QWidget* parent)
 
     m_alpha = new QLabel(this);
     m_alpha->setObjectName(QStringLiteral("alpha"));
-    m_alpha->setWordWrap(true);
     m_alpha->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_items = new QLabel(this); // its own line: a wrapped label beside stretching tables lost its second line
+    m_items->setObjectName(QStringLiteral("items"));
 
     m_kappas = makeReportTable({tr("Labeler"), tr("Labeler"), tr("Pairs both judged"), tr("Cohen's kappa"),
                                 tr("95% interval")},
@@ -103,6 +104,7 @@ LabelersPanel::LabelersPanel(PreferenceStore& store, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_alpha);
+    layout->addWidget(m_items);
     layout->addWidget(new QLabel(tr("<b>Cohen's kappa</b> for each two labelers"), this));
     layout->addWidget(m_kappas, 2);
     layout->addWidget(m_noKappa);
@@ -195,8 +197,8 @@ void LabelersPanel::showAlpha(const TeamAgreement& r)
         text += tr(": no pair was judged by two labelers or more yet");
     else
         text += tr(": every judgement of the shared pairs is the same one, so there is no variation to agree on");
-    text += tr("<br>%1 pairs judged, %2 of them by two labelers or more").arg(r.items).arg(r.sharedItems);
     m_alpha->setText(text);
+    m_items->setText(tr("%1 pairs judged, %2 of them by two labelers or more").arg(r.items).arg(r.sharedItems));
 }
 
 void LabelersPanel::showKappas(const TeamAgreement& r)
@@ -225,7 +227,8 @@ void LabelersPanel::showProfiles(const TeamAgreement& r)
         setCell(m_profiles, row, 0, QString::fromStdString(p.labeler));
         setCell(m_profiles, row, 1, QString::number(p.labels));
         setCell(m_profiles, row, 2, QString::number(p.judged));
-        setCell(m_profiles, row, 3, p.majorityItems > 0 ? shareOf(p.majorityAgreement, p.majorityItems) : tr("undefined"),
+        setCell(m_profiles, row, 3,
+                p.majorityItems > 0 ? shareOf(p.majorityAgreement, p.majorityItems) : tr("undefined"),
                 p.majorityItems > 0 ? QString()
                                     : tr("Undefined: no pair this labeler judged was judged by two others who mostly "
                                          "agree"));
@@ -236,7 +239,8 @@ void LabelersPanel::showProfiles(const TeamAgreement& r)
         setCell(m_profiles, row, 6,
                 p.goldJudged > 0 ? tr("%1 (%2/%3)").arg(figure(p.goldAccuracy)).arg(p.goldCorrect).arg(p.goldJudged)
                                  : tr("–"),
-                p.goldJudged > 0 ? QString() : tr("No gold pair labelled (d2dpo prefs gold adds pairs with a known answer)"));
+                p.goldJudged > 0 ? QString()
+                                 : tr("No gold pair labelled (d2dpo prefs gold adds pairs with a known answer)"));
     }
 }
 

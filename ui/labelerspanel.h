@@ -65,6 +65,7 @@ private:
     QProgressBar* m_busy = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_alpha = nullptr;
+    QLabel* m_items = nullptr;
     QTableWidget* m_kappas = nullptr;
     QLabel* m_noKappa = nullptr;
     QTableWidget* m_profiles = nullptr;

@@ -20,7 +20,8 @@ QString ModelPicker::reload(PreferenceStore& store)
     if (auto models = store.models()) {
         for (const ModelRecord& m : models.value())
             addItem(QStringLiteral("%1 · %2 · %3")
-                        .arg(QString::fromStdString(m.name), QString::fromStdString(m.kind), QString::fromStdString(m.id)),
+                        .arg(QString::fromStdString(m.name), QString::fromStdString(m.kind),
+                             QString::fromStdString(m.id)),
                     QString::fromStdString(m.path));
     } else {
         error = QString::fromStdString(models.error());

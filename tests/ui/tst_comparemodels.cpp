@@ -75,7 +75,8 @@ class TestCompareModels final : public QObject {
             for (const ModelRecord* m : {&m_reference, &m_tuned})
                 for (const std::string& word : {m->id, m->name})
                     QVERIFY2(!text.contains(QString::fromStdString(word)),
-                             qPrintable(QStringLiteral("“%1” names a model: %2").arg(text, QString::fromStdString(word))));
+                             qPrintable(QStringLiteral("“%1” names a model: %2")
+                                            .arg(text, QString::fromStdString(word))));
     }
 
 private Q_SLOTS:
@@ -126,6 +127,8 @@ private Q_SLOTS:
         for (const ShownPair& p : pending)
             QVERIFY(p.blind && p.leftModelId.empty() && p.rightModelId.empty());
         QVERIFY(dialog.findChild<QLabel*>(QStringLiteral("state"))->text().contains("queued for every labeler"));
+        if (const QString folder = qEnvironmentVariable("D2DPO_SCREENSHOTS"); !folder.isEmpty())
+            dialog.grab().save(folder + QStringLiteral("/compare-models.png"));
     }
 
     void theLabelViewNamesNoModelAndTheResultsFollowTheLabels()
