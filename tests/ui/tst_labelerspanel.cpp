@@ -3,7 +3,8 @@
 // two of them always agreeing (kappa 1) and a third who differs on two pairs (kappa 5/11 with each,
 // Krippendorff's alpha 1 - 17·4/198 = 0.657, worked by hand below); the panel shows those figures,
 // as measureAgreement gives them, and each labeler's profile. One labeler alone: alpha undefined,
-// with the reason, and no kappa. The panel measures again when asked after a new label.
+// with the reason, and no kappa. The panel measures again when asked after a new label, and the
+// main window's asks when its Label view labels.
 #include <QLabel>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -13,6 +14,8 @@
 #include "experts/teamagreement.h"
 #include "store/preferencestore.h"
 #include "ui/labelerspanel.h"
+#include "ui/labelview.h"
+#include "ui/mainwindow.h"
 #include "ui/reportfigures.h"
 
 using namespace d2dpo;
@@ -162,6 +165,28 @@ private Q_SLOTS:
         QCOMPARE(panel.findChild<QTableWidget*>(QStringLiteral("kappas"))->rowCount(), 1);
         QCOMPARE(cell(panel.findChild<QTableWidget*>(QStringLiteral("kappas")), 0, 3), QStringLiteral("1.000"));
         QVERIFY(panel.findChild<QLabel*>(QStringLiteral("alpha"))->text().contains(QStringLiteral("<b>1.000</b>")));
+    }
+
+    void theMainWindowsPanelMeasuresAgainAfterEachLabel()
+    {
+        auto [store, ids] = storeWithPairs();
+        PreferenceStore* kept = store.get();
+        MainWindow window(std::move(store));
+        window.labelView()->setLabeler(QStringLiteral("ana"));
+        window.showView(0);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showLabelers();
+        LabelersPanel* panel = window.labelersPanel();
+        QVERIFY(panel && panel->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(panel->report() && !panel->busy(), 30000);
+        QVERIFY(panel->report()->labelers.empty());
+        QTest::qWait(50); // the pair is painted: the press is about it
+        QTest::keyClick(window.labelView(), Qt::Key_Left);
+        QCOMPARE(kept->labels(false).value().size(), size_t(1));
+        QTRY_VERIFY_WITH_TIMEOUT(panel->report() && panel->report()->labelers.size() == 1 && !panel->busy(), 30000);
+        QCOMPARE(panel->findChild<QTableWidget*>(QStringLiteral("profiles"))->item(0, 0)->text(), QStringLiteral("ana"));
+        window.closeWithoutAsking();
     }
 };
 
