@@ -139,15 +139,16 @@ public:
         return chosen.empty() ? 0 : sum / double(chosen.size());
     }
 
-    /// D2-DPO from the reference on every decisive label so far; false when stopped.
-    bool train(int round)
+    /// D2-DPO from the reference on every decisive label so far, with the same draws each round (so
+    /// that rounds differ by their labels only); false when stopped.
+    bool train()
     {
         if (m_winners.empty())
             return true;
         Denoiser policy = m_base->deepCopy();
         policy->train(true);
         DpoTrainer trainer(policy, task(), *m_model.noise,
-                           DpoTrainerOptions(spec(), m_config.dpo).sampling(m_config.sampling).seed(m_config.seed * 613 + uint64_t(round)));
+                           DpoTrainerOptions(spec(), m_config.dpo).sampling(m_config.sampling).seed(m_config.seed * 613));
         std::vector<ShownPair> decisive;
         for (size_t i = 0; i < m_winners.size(); ++i)
             decisive.push_back({0, m_winners[i], m_losers[i], "", "", ""});
@@ -215,7 +216,9 @@ Result<LabelStudyRun> runLabelStudy(const LabelStudyConfig& config, const std::s
                 run.labelsToGoal = round.labels;
         };
         record(study.measure(), 0);
-        for (int round = 1; !run.labelsToGoal && study.labels() < config.maxLabels; ++round) {
+        // Every run spends the whole budget (after the goal too), so that the curves and their areas
+        // compare over the same labels.
+        for (int round = 1; study.labels() < config.maxLabels; ++round) {
             if (stop.stopRequested())
                 return makeError("stopped");
             std::vector<ShownPair> candidates = study.candidates(round);
@@ -240,7 +243,7 @@ Result<LabelStudyRun> runLabelStudy(const LabelStudyConfig& config, const std::s
                 chosenMargins = study.margins(chosen, round);
             }
             const double meanAbsMargin = study.label(chosen, chosenMargins);
-            if (!study.train(round))
+            if (!study.train())
                 return makeError("stopped");
             record(study.measure(), meanAbsMargin);
         }
@@ -290,7 +293,7 @@ std::vector<LabelStudyRow> summarizeLabelStudy(const std::vector<LabelStudyRun>&
     for (PairSelection selection : {PairSelection::Random, PairSelection::LeastSure}) {
         LabelStudyRow row;
         row.selection = selection;
-        std::vector<double> toGoal, finalRule, finalVsr, seconds, margins;
+        std::vector<double> toGoal, finalRule, finalVsr, seconds, margins, areas;
         int64_t labels = 0, decisive = 0;
         for (const LabelStudyRun& run : runs) {
             if (run.selection != selection || run.rounds.empty())
@@ -306,8 +309,13 @@ std::vector<LabelStudyRow> summarizeLabelStudy(const std::vector<LabelStudyRun>&
             seconds.push_back(last.seconds);
             labels += last.labels;
             decisive += last.decisive;
-            for (size_t i = 1; i < run.rounds.size(); ++i)
+            double area = 0;
+            for (size_t i = 1; i < run.rounds.size(); ++i) {
                 margins.push_back(run.rounds[i].meanAbsMargin);
+                area += run.rounds[i].ruleShare;
+            }
+            if (run.rounds.size() > 1)
+                areas.push_back(area / double(run.rounds.size() - 1));
         }
         if (row.seeds == 0)
             continue;
@@ -319,6 +327,8 @@ std::vector<LabelStudyRow> summarizeLabelStudy(const std::vector<LabelStudyRun>&
                                                      : (toGoal[toGoal.size() / 2 - 1] + toGoal[toGoal.size() / 2]) / 2;
         row.decisiveShare = labels > 0 ? double(decisive) / double(labels) : std::nan("");
         row.meanAbsMargin = mean(margins);
+        row.meanRule = mean(areas);
+        row.meanRuleSd = sampleSd(areas);
         row.finalRule = mean(finalRule);
         row.finalVsr = mean(finalVsr);
         row.seconds = mean(seconds);
@@ -330,14 +340,16 @@ std::vector<LabelStudyRow> summarizeLabelStudy(const std::vector<LabelStudyRun>&
 std::string labelStudyTable(const std::vector<LabelStudyRow>& rows, double goal, int64_t maxLabels)
 {
     std::string out = "| pairs | seeds at rule share " + fixed(goal, 2) + " | labels needed (mean ± sd) | median | "
-                      "decisive labels | mean abs margin of the chosen | final rule share | final VSR | s per run |\n"
-                      "|---|---|---|---|---|---|---|---|---|\n";
+                      "rule share over the rounds (mean ± sd) | decisive labels | mean abs margin of the chosen | "
+                      "rule share at " + std::to_string(maxLabels) + " labels | VSR there | s per run |\n"
+                      "|---|---|---|---|---|---|---|---|---|---|\n";
     for (const LabelStudyRow& r : rows)
         out += std::string("| ") + toString(r.selection) + " | " + std::to_string(r.reachedGoal) + "/" +
                std::to_string(r.seeds) + " | " +
                (r.reachedGoal ? fixed(r.labelsToGoal, 0) + " ± " + fixed(r.labelsToGoalSd, 0)
                               : "not within " + std::to_string(maxLabels)) +
-               " | " + fixed(r.medianLabelsToGoal, 0) + " | " + fixed(r.decisiveShare, 3) + " | " +
+               " | " + fixed(r.medianLabelsToGoal, 0) + " | " + fixed(r.meanRule, 3) + " ± " + fixed(r.meanRuleSd, 3) +
+               " | " + fixed(r.decisiveShare, 3) + " | " +
                fixed(r.meanAbsMargin, 4) + " | " + fixed(r.finalRule, 3) + " | " + fixed(r.finalVsr, 3) + " | " +
                fixed(r.seconds, 0) + " |\n";
     return out;
@@ -363,18 +375,11 @@ LabelStudyCurve labelStudyCurve(const std::vector<LabelStudyRun>& runs, PairSele
     LabelStudyCurve curve;
     for (size_t i = 0; i < rounds; ++i) {
         std::vector<double> share, labels;
-        for (const LabelStudyRun& run : runs) {
-            if (run.selection != selection || run.rounds.empty())
-                continue;
-            const bool past = i >= run.rounds.size();
-            if (past && !run.labelsToGoal)
-                continue; // ran out of candidates or budget: no figure to carry
-            share.push_back(run.rounds[std::min(i, run.rounds.size() - 1)].ruleShare);
-            if (!past)
+        for (const LabelStudyRun& run : runs)
+            if (run.selection == selection && i < run.rounds.size()) {
+                share.push_back(run.rounds[i].ruleShare);
                 labels.push_back(double(run.rounds[i].labels));
-        }
-        if (share.empty() || labels.empty())
-            continue;
+            }
         curve.labels.push_back(mean(labels));
         curve.mean.push_back(mean(share));
         curve.spread.push_back(sampleSd(share));

@@ -5,7 +5,8 @@
 // fine-tunes the reference on every decisive label so far, and the fine-tuned model is measured.
 // "random" takes the candidates in the draw's order; "least-sure" takes those whose implicit
 // reward margin under the current model (against the reference) is nearest 0 (jobs/pairscorer.h).
-// The figure: the labels spent when the rule share first reaches the goal.
+// The figures: the labels spent when the rule share first reaches the goal, and the rule share
+// averaged over the rounds (the area under the curve, steadier than a first crossing).
 #pragma once
 
 #include <cstdint>
@@ -58,8 +59,9 @@ struct LabelStudyRun {
     std::optional<int64_t> labelsToGoal; ///< labels at the first round whose rule share reached the goal
 };
 
-/// Runs one selection with one seed in the calling thread; `onRound` hears each round. Stops at the
-/// goal, at maxLabels, or when `stop` is raised (an error then).
+/// Runs one selection with one seed in the calling thread; `onRound` hears each round. Spends the
+/// whole budget (the goal only marks labelsToGoal); ends early when the model draws no new pair, and
+/// with an error when `stop` is raised.
 Result<LabelStudyRun> runLabelStudy(const LabelStudyConfig& config, const std::string& device, const StopToken& stop,
                                     const std::function<void(const LabelStudyRound&)>& onRound = {});
 
@@ -72,19 +74,19 @@ struct LabelStudyRow {
     double medianLabelsToGoal = 0;
     double decisiveShare = 0;  ///< decisive labels / labels, over every round of every seed
     double meanAbsMargin = 0;  ///< of the chosen pairs, over every labelled round
+    double meanRule = 0, meanRuleSd = 0; ///< the rule share averaged over the labelled rounds (the curve's area)
     double finalRule = 0, finalVsr = 0;
     double seconds = 0;        ///< mean wall time of a run
 };
 
-/// The rows in `selections`' order; a run that stopped at the goal keeps its last figures in the
-/// curves (the curves' x is the labels spent).
+/// One row per selection that ran (random first).
 std::vector<LabelStudyRow> summarizeLabelStudy(const std::vector<LabelStudyRun>& runs);
 /// The table (Markdown) as the CLI prints it and the README shows it.
 std::string labelStudyTable(const std::vector<LabelStudyRow>& rows, double goal, int64_t maxLabels);
 /// Every round of every run: selection,seed,labels,decisive,rule_share,vsr,mean_abs_margin,seconds.
 std::string labelStudyCsv(const std::vector<LabelStudyRun>& runs);
-/// The rule share after each round's labels: the mean and standard deviation over seeds, runs that
-/// stopped at the goal carried at their last value. x: labels.
+/// The rule share after each round's labels: the mean and standard deviation over seeds (a run that
+/// ran out of candidates before the budget leaves the later rounds to the others). x: labels.
 struct LabelStudyCurve {
     std::vector<double> labels, mean, spread;
 };

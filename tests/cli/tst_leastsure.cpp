@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Informative pairs first, through the real binary: `pairs --least-sure` keeps the pairs a
+// fine-tuned model is least sure about (its reference found in the store) with their margins,
+// `prefs score` and `prefs queue --order least-sure` hand the least sure out first, and
+// `labelstudy` runs its grid end to end on a tiny model (the CI-sized version of the README's table).
+#include <QDir>
+#include <QDirIterator>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <cmath>
+
+#include "store/preferencestore.h"
+#include "support/clirun.h"
+
+namespace {
+
+using Run = d2dpo::test::CliRun;
+using d2dpo::test::runCli;
+
+/// The number after `label` in `text` ("mean |margin| 0.0123 against 0.0456").
+double numberAfter(const QString& text, const QString& label)
+{
+    const int at = text.indexOf(label);
+    if (at < 0)
+        return std::nan("");
+    return text.mid(at + label.size()).section(QLatin1Char(' '), 0, 0).toDouble();
+}
+
+} // namespace
+
+class TestLeastSure final : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_reference, m_finetuned;
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_reference = path("ref.d2dpo");
+        const Run pretrained = runCli({"pretrain", "--length", "6", "--d-model", "16", "--layers", "1", "--heads", "2",
+                                       "--threads", "1", "--eval-samples", "20", "--seed", "4", "--steps", "150", "-o",
+                                       m_reference});
+        QVERIFY2(pretrained.exitCode == 0, qPrintable(pretrained.err));
+        const Run trained = runCli({"train", "-c", m_reference, "--pairs", "500", "--steps", "60", "--lr", "1e-2",
+                                    "--eval-every", "0", "--eval-samples", "20", "--threads", "1", "-o",
+                                    path("run")});
+        QVERIFY2(trained.exitCode == 0, qPrintable(trained.err));
+        QDirIterator files(path("run"), {QStringLiteral("*.d2dpo")}, QDir::Files, QDirIterator::Subdirectories);
+        while (files.hasNext())
+            m_finetuned = files.next();
+        QVERIFY2(!m_finetuned.isEmpty(), "the run wrote no checkpoint");
+    }
+
+    void pairsLeastSureKeepTheLeastSureWithTheirMargins()
+    {
+        const QString db = path("pairs.sqlite");
+        // The store learns of the reference, so the fine-tuned model's parent is found there.
+        QCOMPARE(runCli({"pairs", "-c", m_reference, "-n", "3", "--db", db, "--threads", "1"}).exitCode, 0);
+        const Run kept = runCli({"pairs", "-c", m_finetuned, "--least-sure", "-n", "5", "--candidates", "4", "--db", db,
+                                 "--threads", "1", "--seed", "2"});
+        QVERIFY2(kept.exitCode == 0, qPrintable(kept.err));
+        QVERIFY2(kept.out.contains("least sure of"), qPrintable(kept.out));
+        const double chosen = numberAfter(kept.out, "mean |margin| "), all = numberAfter(kept.out, "against ");
+        QVERIFY2(chosen <= all && all > 0, qPrintable(kept.out)); // the least sure of the candidates, not any
+        auto store = d2dpo::PreferenceStore::open(db.toStdString()).value();
+        const auto pending = store->pendingPairs(100).value();
+        int scored = 0;
+        for (const d2dpo::ShownPair& pair : pending)
+            if (auto margin = store->pairMargin(pair.id).value()) {
+                ++scored;
+                QVERIFY(std::abs(margin->first) <= all * 5 + 1e-9);
+                QVERIFY(!margin->second.empty());
+            }
+        QCOMPARE(scored, 5); // the reference's three pairs carry none
+    }
+
+    void theQueueHandsOutTheLeastSureFirstOnceScored()
+    {
+        const QString db = path("queue.sqlite");
+        QCOMPARE(runCli({"pairs", "-c", m_finetuned, "-n", "12", "--db", db, "--threads", "1"}).exitCode, 0);
+        const Run ordered = runCli({"prefs", "queue", "--order", "least-sure", "--db", db});
+        QVERIFY2(ordered.exitCode == 0 && ordered.out.contains("order least-sure"), qPrintable(ordered.out + ordered.err));
+        const Run scored = runCli({"prefs", "score", "-c", m_finetuned, "--reference", m_reference, "--db", db,
+                                   "--threads", "1"});
+        QVERIFY2(scored.exitCode == 0, qPrintable(scored.err));
+        QVERIFY2(scored.out.contains("scored 12 pending pairs"), qPrintable(scored.out));
+        auto store = d2dpo::PreferenceStore::open(db.toStdString()).value();
+        double previous = 0;
+        for (const d2dpo::ShownPair& pair : store->pendingPairs(100, "", "ana").value()) {
+            const double margin = std::abs(store->pairMargin(pair.id).value()->first);
+            QVERIFY(margin >= previous);
+            previous = margin;
+        }
+        QVERIFY(previous > 0);
+        // A pretrained model is its own reference: it is sure of nothing.
+        const Run itself = runCli({"prefs", "score", "-c", m_reference, "--db", db, "--threads", "1"});
+        QVERIFY2(itself.exitCode == 0 && itself.out.contains("mean |margin| 0\n"), qPrintable(itself.out + itself.err));
+        const Run bad = runCli({"prefs", "queue", "--order", "newest", "--db", db});
+        QCOMPARE(bad.exitCode, d2dpo::test::kExitUsage);
+    }
+
+    void theLabelStudyRunsItsGridAndWritesItsFigures()
+    {
+        const QString out = path("study");
+        const Run run = runCli({"labelstudy", "-c", m_reference, "--seeds", "1", "--labels-per-round", "4",
+                                "--candidates", "8", "--max-labels", "8", "--steps", "3", "--eval-samples", "20",
+                                "--margin-draws", "4", "-o", out, "--jobs", "1"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QVERIFY2(run.out.contains("| random | ") && run.out.contains("| least-sure | "), qPrintable(run.out));
+        QFile csv(out + "/rounds.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 1 + 2 * 3); // header, then rounds at 0, 4 and 8 labels of each selection
+        QMap<QString, QStringList> byRun;
+        for (const QString& line : lines.mid(1)) {
+            const QStringList cells = line.split(QLatin1Char(','));
+            QCOMPARE(cells.size(), 8);
+            QVERIFY(cells[3].toLongLong() <= cells[2].toLongLong()); // decisive <= labels
+            byRun[cells[0]].push_back(cells[2]);
+            if (cells[2] == QLatin1String("0"))
+                byRun[cells[0] + "0"].push_back(cells[4]); // the reference's rule share
+        }
+        QCOMPARE(byRun["random"], QStringList({"0", "4", "8"}));
+        QCOMPARE(byRun["least-sure"], QStringList({"0", "4", "8"}));
+        QCOMPARE(byRun["random0"], byRun["least-sure0"]); // both start from the same measured reference
+        QVERIFY(QFile::exists(out + "/table.md"));
+        QVERIFY(QFile::exists(out + "/rule_share.png"));
+        const Run unknown = runCli({"labelstudy", "-c", m_reference, "--selections", "random,cleverest"});
+        QVERIFY(unknown.exitCode != 0 && unknown.err.contains("unknown selection 'cleverest'"));
+        const Run few = runCli({"labelstudy", "-c", m_reference, "--labels-per-round", "8", "--candidates", "4"});
+        QVERIFY2(few.exitCode != 0 && few.err.contains("candidate pairs per round"), qPrintable(few.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLeastSure)
+#include "tst_leastsure.moc"
