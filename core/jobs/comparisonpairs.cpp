@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/comparisonpairs.h"
 
+#include <algorithm>
 #include <random>
 
 namespace d2dpo {
@@ -45,6 +46,9 @@ Result<ComparisonDraw> drawComparisonPairs(const std::vector<PairGenerator*>& ge
                 const bool aLeft = firstOnLeft(random);
                 draw.pairs.push_back({0, aLeft ? a : b, aLeft ? b : a, aLeft ? idA : idB, aLeft ? idB : idA, task});
             }
+    // Stored (and so queued) in a random order: with three models or more, runs of one pairing in
+    // the queue would let a labeler guess which two models a pair compares.
+    std::shuffle(draw.pairs.begin(), draw.pairs.end(), random);
     return draw;
 }
 

@@ -19,8 +19,8 @@ struct ComparisonDraw {
     int64_t sameSequence = 0; ///< draws where both models gave the same sequence: no pair to show
 };
 
-/// `perTwoModels` draws for each two of `generators` (all of one task); seeded, so the same call
-/// draws the same pairs.
+/// `perTwoModels` draws for each two of `generators` (all of one task), in a random order (no run
+/// of one pairing shows which models a pair compares); seeded, so the same call draws the same pairs.
 Result<ComparisonDraw> drawComparisonPairs(const std::vector<PairGenerator*>& generators, int64_t perTwoModels,
                                            uint64_t seed, const SamplingConfig& sampling = {});
 

@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include "store/preferencestore.h"
 #include "support/clirun.h"
 
 namespace {
@@ -78,6 +79,28 @@ private Q_SLOTS:
         // Comparison pairs train nothing.
         const Run exported = runCli({"prefs", "export", "--db", db, "-o", "-"});
         QCOMPARE(exported.out.trimmed(), QString());
+    }
+
+    void aComparisonOfThreeModelsQueuesItsPairingsMixed()
+    {
+        // Runs of one pairing in the queue would tell a labeler which two models a pair compares.
+        const QString db = path("three.sqlite");
+        const Run queued = runCli({"compare", "-c", model("a", 2), "-c", model("b", 60), "-c", model("c", 20), "-n",
+                                   "12", "--db", db, "--threads", "1"});
+        QVERIFY2(queued.exitCode == 0, qPrintable(queued.err));
+        QCOMPARE(runCli({"label", "--db", db, "--labeler", "judge"}).exitCode, 0);
+        auto store = d2dpo::PreferenceStore::open(db.toStdString()).value();
+        QStringList pairings; // in queue order (labels are made in it, oldest first)
+        for (const d2dpo::JudgedLabel& label : store->judgedLabels(1).value()) {
+            QStringList two{QString::fromStdString(label.leftModelId), QString::fromStdString(label.rightModelId)};
+            two.sort();
+            pairings.push_back(two.join(QLatin1Char('|')));
+        }
+        QVERIFY(pairings.size() > 20);
+        int changes = 0;
+        for (int i = 1; i < pairings.size(); ++i)
+            changes += pairings[i] != pairings[i - 1];
+        QVERIFY2(changes > 6, qPrintable(pairings.join(QLatin1Char(' ')))); // in blocks there would be 2
     }
 
     void compareRefusesWhatCannotBeCompared()
