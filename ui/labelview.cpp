@@ -20,6 +20,7 @@
 #include "ui/labelstatsbar.h"
 #include "ui/modelpicker.h"
 #include "ui/pairpanel.h"
+#include "jobs/pairscorer.h"
 #include "ui/pairsupply.h"
 
 namespace d2dpo::ui {
@@ -27,6 +28,7 @@ namespace d2dpo::ui {
 namespace {
 
 constexpr int kPairsPerRequest = 50;
+constexpr int kLeastSureCandidates = 4; ///< candidate pairs drawn per pair kept with "Least sure first"
 constexpr size_t kRefillBelow = 10; // ask for more pairs in the background when fewer are queued
 
 QPushButton* makeButton(const QString& text, QWidget* parent)
@@ -61,10 +63,18 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     m_hints->setChecked(true);
     m_hints->setObjectName(QStringLiteral("hintsCheckBox"));
     m_hints->setAccessibleName(tr("Show hints"));
+    m_leastSure = new QCheckBox(tr("Least sure first"), this);
+    m_leastSure->setObjectName(QStringLiteral("leastSureCheckBox"));
+    m_leastSure->setFocusPolicy(Qt::NoFocus);
+    m_leastSure->setToolTip(tr("Draw %1 times as many pairs and keep those the model is least sure about: its implicit "
+                               "reward margin against the model it was fine-tuned from nearest 0. A pretrained model "
+                               "is sure of nothing, so its pairs keep their random order.")
+                                .arg(kLeastSureCandidates));
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Pairs from model:"), this));
     top->addWidget(m_models, 1);
     top->addWidget(m_generate);
+    top->addWidget(m_leastSure);
     top->addWidget(m_busy);
     top->addStretch();
     top->addWidget(m_hints);
@@ -162,6 +172,9 @@ void LabelView::setHintsVisible(bool visible)
 }
 
 bool LabelView::hintsVisible() const { return m_hints->isChecked(); }
+
+void LabelView::setLeastSureFirst(bool on) { m_leastSure->setChecked(on); }
+bool LabelView::leastSureFirst() const { return m_leastSure->isChecked(); }
 
 void LabelView::reload()
 {
@@ -261,7 +274,14 @@ void LabelView::generateMore()
 
 void LabelView::generateFrom(const QString& checkpointPath, int count)
 {
-    if (!m_supply->request(checkpointPath, count, QRandomGenerator::global()->generate64()))
+    std::optional<LeastSureRequest> leastSure;
+    if (m_leastSure->isChecked()) {
+        auto reference = referencePathOf(m_store, checkpointPath.toStdString());
+        if (!reference)
+            return reportError(QString::fromStdString(reference.error()));
+        leastSure = LeastSureRequest{QString::fromStdString(reference.value()), kLeastSureCandidates};
+    }
+    if (!m_supply->request(checkpointPath, count, QRandomGenerator::global()->generate64(), leastSure))
         Q_EMIT statusMessage(tr("Already generating pairs…"));
     if (!m_session.current())
         m_emptyMessage->setText(tr("Generating pairs…"));
@@ -288,7 +308,8 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
     // A model the store already knows (a fine-tuned one) keeps its name, lineage and run; with
     // m_newPairsFirst the new model's pairs come next, the pair on screen waiting behind them.
     const std::optional<int64_t> shown = m_session.current() ? std::optional(m_session.current()->id) : std::nullopt;
-    auto stored = m_session.addGenerated(result.model, result.pairs, std::exchange(m_newPairsFirst, false));
+    auto stored = m_session.addGenerated(result.model, result.pairs, std::exchange(m_newPairsFirst, false),
+                                         {result.margins, result.scoredBy});
     if (!stored) {
         reportError(QString::fromStdString(stored.error()));
         return;

@@ -58,6 +58,9 @@ public:
     QString provenance() const;
     void setHintsVisible(bool visible);
     bool hintsVisible() const;
+    /// "Least sure first" for the pairs generated from now on (jobs/pairscorer.h).
+    void setLeastSureFirst(bool on);
+    bool leastSureFirst() const;
 
     std::optional<ShownPair> currentPair() const { return m_session.current(); }
     int sessionCount() const { return m_session.labelledCount(); }
@@ -129,6 +132,7 @@ private:
     QPushButton* m_skipButton = nullptr;
     QPushButton* m_undoButton = nullptr;
     QCheckBox* m_hints = nullptr;
+    QCheckBox* m_leastSure = nullptr;
     LabelStatsBar* m_stats = nullptr;
     ModelPicker* m_models = nullptr;
     QPushButton* m_generate = nullptr;

@@ -96,6 +96,7 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
     if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
         resize(1280, 800);
     m_labelView->setHintsVisible(settings.value("label/hints", true).toBool());
+    m_labelView->setLeastSureFirst(settings.value("label/leastSureFirst", false).toBool());
     showView(settings.value("window/view", 0).toInt());
     m_labelView->setFocus();
 }
@@ -373,6 +374,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/view", m_tabs->currentIndex());
     settings.setValue("label/hints", m_labelView->hintsVisible());
+    settings.setValue("label/leastSureFirst", m_labelView->leastSureFirst());
     event->accept();
 }
 

@@ -5,6 +5,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "jobs/pairgenerator.h"
+#include "jobs/pairscorer.h"
 
 namespace d2dpo::ui {
 
@@ -35,19 +36,56 @@ std::shared_ptr<PairGenerator> PairSupply::generatorFor(const std::string& path,
     return generator;
 }
 
-bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed)
+std::shared_ptr<PairScorer> PairSupply::scorerFor(const std::string& path, const std::string& reference,
+                                                  QString& error)
+{
+    std::lock_guard lock(m_cacheMutex);
+    if (auto it = m_scorers.find({path, reference}); it != m_scorers.end())
+        return it->second;
+    auto loaded = PairScorer::load(path, reference, "auto");
+    if (!loaded) {
+        error = QString::fromStdString(loaded.error());
+        return nullptr;
+    }
+    std::shared_ptr<PairScorer> scorer(std::move(loaded.value()));
+    m_scorers.emplace(std::pair{path, reference}, scorer);
+    return scorer;
+}
+
+bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
+                         const std::optional<LeastSureRequest>& leastSure)
 {
     if (busy())
         return false;
     Q_EMIT started(count);
     const std::string path = checkpointPath.toStdString();
-    m_watcher.setFuture(QtConcurrent::run([this, path, count, seed]() -> PairSupplyResult {
+    const std::string reference = leastSure ? leastSure->referencePath.toStdString() : std::string();
+    const int candidatesPerPair = leastSure ? leastSure->candidatesPerPair : 0;
+    m_watcher.setFuture(QtConcurrent::run([this, path, count, seed, reference, candidatesPerPair]() -> PairSupplyResult {
         QElapsedTimer timer;
         timer.start();
         PairSupplyResult result;
         auto generator = generatorFor(path, result.error);
         if (!generator)
             return result;
+        if (candidatesPerPair > 0) {
+            auto scorer = scorerFor(path, reference, result.error);
+            if (!scorer)
+                return result;
+            auto chosen = generateLeastSure(*generator, *scorer, count, candidatesPerPair, seed);
+            if (!chosen) {
+                result.error = QString::fromStdString(chosen.error());
+                return result;
+            }
+            result.model = generator->model();
+            result.pairs = std::move(chosen->pairs);
+            result.margins = std::move(chosen->margins);
+            result.scoredBy = chosen->scoredBy;
+            result.candidates = chosen->candidates;
+            result.candidatesMeanAbs = chosen->candidatesMeanAbs;
+            result.milliseconds = timer.elapsed();
+            return result;
+        }
         auto batch = generator->generate(count, seed);
         if (!batch) {
             result.error = QString::fromStdString(batch.error());

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Generates pairs to label in the background (never in the GUI thread): loads the model once,
-// draws candidates, forms pairs of distinct sequences; the result arrives in the GUI thread
-// through a QFutureWatcher owned by this object, so it dies with its owner.
+// draws candidates, forms pairs of distinct sequences (with "least sure first", several times as
+// many, scored against the model's reference, the least sure kept: jobs/pairscorer.h); the result
+// arrives in the GUI thread through a QFutureWatcher owned by this object, so it dies with its owner.
 #pragma once
 
 #include <QFutureWatcher>
@@ -11,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 
 namespace d2dpo {
 class PairGenerator;
+class PairScorer;
 }
 
 namespace d2dpo::ui {
@@ -28,6 +31,16 @@ struct PairSupplyResult {
     std::vector<ShownPair> pairs;
     qint64 candidates = 0;
     qint64 milliseconds = 0;
+    std::vector<double> margins; ///< with least sure first: one per pair, else empty
+    std::string scoredBy;        ///< the model whose margins they are
+    double candidatesMeanAbs = 0;
+};
+
+/// "Least sure first": the checkpoint the model's margins are measured against (the model it was
+/// fine-tuned from; its own path for a pretrained one) and the candidate pairs drawn per pair kept.
+struct LeastSureRequest {
+    QString referencePath;
+    int candidatesPerPair = 4;
 };
 
 class PairSupply final : public QObject {
@@ -38,8 +51,10 @@ public:
     ~PairSupply() override;
 
     bool busy() const;
-    /// Starts generating `count` pairs from the checkpoint at `checkpointPath`; ignored while busy.
-    bool request(const QString& checkpointPath, int count, quint64 seed);
+    /// Starts generating `count` pairs from the checkpoint at `checkpointPath`, the least sure of more
+    /// when `leastSure` is given; ignored while busy.
+    bool request(const QString& checkpointPath, int count, quint64 seed,
+                 const std::optional<LeastSureRequest>& leastSure = std::nullopt);
     /// Blocks until the job in flight (if any) has finished (used on shutdown and in tests).
     void waitForIdle();
 
@@ -49,10 +64,12 @@ Q_SIGNALS:
 
 private:
     std::shared_ptr<PairGenerator> generatorFor(const std::string& path, QString& error);
+    std::shared_ptr<PairScorer> scorerFor(const std::string& path, const std::string& reference, QString& error);
 
     QFutureWatcher<PairSupplyResult> m_watcher;
     std::mutex m_cacheMutex;
     std::map<std::string, std::shared_ptr<PairGenerator>> m_cache;
+    std::map<std::pair<std::string, std::string>, std::shared_ptr<PairScorer>> m_scorers;
 };
 
 } // namespace d2dpo::ui

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Informative pairs first, from the command line (jobs/pairscorer.h):
-//   d2dpo pairs --least-sure ...   keeps the pairs the model is least sure about of several times
-//                                  as many candidates, with their margins recorded;
+//   d2dpo pairs --least-sure ...   (storecommands.cpp) keeps the pairs the model is least sure
+//                                  about of several times as many candidates, margins recorded;
 //   d2dpo prefs score -c MODEL     records MODEL's margin on every pending training pair of its task,
 //                                  so that a queue in least-sure order hands those out first;
 //   d2dpo prefs queue --order ...  (expertscommands.cpp) chooses the queue's order.
@@ -27,25 +27,6 @@ double meanAbs(const std::vector<double>& values)
     for (double v : values)
         sum += std::abs(v);
     return values.empty() ? 0 : sum / double(values.size());
-}
-
-/// The model's scorer: against --reference, else the store's record of its parent, else itself.
-Result<std::unique_ptr<PairScorer>> loadScorer(PreferenceStore& store, const std::string& checkpoint,
-                                               const std::string& reference, const std::string& device)
-{
-    std::string referencePath = reference;
-    if (referencePath.empty()) {
-        auto policy = PairScorer::load(checkpoint, checkpoint, device); // reads the model's lineage
-        if (!policy)
-            return makeError(policy.error());
-        auto parent = referencePathOf(store, policy.value()->policy());
-        if (!parent)
-            return makeError(parent.error());
-        if (parent.value() == policy.value()->policy().path)
-            return policy;
-        referencePath = parent.value();
-    }
-    return PairScorer::load(checkpoint, referencePath, device);
 }
 
 struct ScoreOptions {
@@ -96,29 +77,22 @@ int runScore(const ScoreOptions& o)
 
 } // namespace
 
-Result<LeastSurePairs> leastSurePairs(PreferenceStore& store, PairGenerator& generator, const LeastSureOptions& o,
-                                      int64_t count, uint64_t seed, const SamplingConfig& sampling)
+Result<std::unique_ptr<PairScorer>> loadScorer(PreferenceStore& store, const std::string& checkpoint,
+                                               const std::string& reference, const std::string& device)
 {
-    auto batch = generator.generate(count * o.candidatesPerPair, seed, sampling);
-    if (!batch)
-        return makeError(batch.error());
-    auto scorer = loadScorer(store, generator.model().path, o.reference, o.device);
-    if (!scorer)
-        return makeError(scorer.error());
-    auto margins = scorer.value()->margins(batch->pairs, seed, o.draws);
-    if (!margins)
-        return makeError(margins.error());
-    LeastSurePairs out;
-    out.candidates = int64_t(batch->pairs.size());
-    out.candidatesMeanAbs = meanAbs(margins.value());
-    out.scoredBy = scorer.value()->policy().id;
-    for (size_t index : leastSureFirst(margins.value(), seed)) {
-        if (int64_t(out.pairs.size()) >= count)
-            break;
-        out.pairs.push_back(batch->pairs[index]);
-        out.margins.push_back(margins.value()[index]);
+    std::string referencePath = reference;
+    if (referencePath.empty()) {
+        auto policy = PairScorer::load(checkpoint, checkpoint, device); // reads the model's lineage
+        if (!policy)
+            return makeError(policy.error());
+        auto parent = referencePathOf(store, policy.value()->policy());
+        if (!parent)
+            return makeError(parent.error());
+        if (parent.value() == policy.value()->policy().path)
+            return policy;
+        referencePath = parent.value();
     }
-    return out;
+    return PairScorer::load(checkpoint, referencePath, device);
 }
 
 void registerLeastSureCommands(CLI::App& app, int& exitCode)

@@ -3,7 +3,6 @@
 // `d2dpo label [--rule R]` (a simulated expert: each pending pair labelled by its task's rule),
 // `d2dpo prefs export|import` (JSONL, imported as one task's sequences).
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -18,6 +17,7 @@
 #include "cli/common.h"
 #include "cli/leastsure.h"
 #include "jobs/pairgenerator.h"
+#include "jobs/pairscorer.h"
 #include "labeling/generatedpairs.h"
 #include "labeling/rulelabeler.h"
 #include "store/preferencejsonl.h"
@@ -38,10 +38,12 @@ struct PairsOptions {
     std::string checkpoint;
     int64_t count = 50;
     SamplingConfig sampling;
-    LeastSureOptions leastSure;
+    bool leastSure = false;
+    int64_t candidatesPerPair = 4;
+    std::string reference;
 };
 
-int runPairs(PairsOptions& o)
+int runPairs(const PairsOptions& o)
 {
     if (o.count < 1 || o.count > 1'000'000)
         return fail("pairs", "--count must be in 1..1000000");
@@ -53,26 +55,22 @@ int runPairs(PairsOptions& o)
     auto generator = PairGenerator::load(o.checkpoint, o.runtime.device);
     if (!generator)
         return fail("pairs", generator.error());
-    if (o.leastSure.enabled) {
-        o.leastSure.device = o.runtime.device;
-        auto chosen = leastSurePairs(*store.value(), *generator.value(), o.leastSure, o.count, o.runtime.seed, o.sampling);
+    if (o.leastSure) {
+        auto scorer = loadScorer(*store.value(), o.checkpoint, o.reference, o.runtime.device);
+        if (!scorer)
+            return fail("pairs", scorer.error());
+        auto chosen = generateLeastSure(*generator.value(), *scorer.value(), o.count, o.candidatesPerPair,
+                                        o.runtime.seed, o.sampling);
         if (!chosen)
             return fail("pairs", chosen.error());
-        auto stored = storeGeneratedPairs(*store.value(), generator.value()->model(), chosen->pairs);
+        auto stored = storeGeneratedPairs(*store.value(), generator.value()->model(), chosen->pairs,
+                                          {chosen->margins, chosen->scoredBy});
         if (!stored)
             return fail("pairs", stored.error());
-        std::vector<PairMargin> margins;
-        for (size_t i = 0; i < stored->pairs.size(); ++i)
-            margins.push_back({stored->pairs[i].id, chosen->margins[i]});
-        if (Status s = store.value()->setPairMargins(margins, chosen->scoredBy); !s)
-            return fail("pairs", s.error());
-        double kept = 0;
-        for (double m : chosen->margins)
-            kept += std::abs(m);
         std::cout << "added the " << stored->pairs.size() << " least sure of " << chosen->candidates
                   << " candidate pairs from model " << generator.value()->model().id << " to " << o.db
-                  << ": mean |margin| " << (stored->pairs.empty() ? 0 : kept / double(stored->pairs.size()))
-                  << " against " << chosen->candidatesMeanAbs << " over all candidates\n";
+                  << ": mean |margin| " << chosen->keptMeanAbs << " against " << chosen->candidatesMeanAbs
+                  << " over all candidates\n";
         return 0;
     }
     auto batch = generator.value()->generate(o.count, o.runtime.seed, o.sampling);
@@ -277,13 +275,13 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         c->add_option("--checkpoint,-c", o->checkpoint, "Model to draw sequences from")->required();
         c->add_option("--count,-n", o->count, "Pairs to add")->check(CLI::Range(int64_t(1), int64_t(1'000'000)))->capture_default_str();
         addSamplingOptions(c, o->sampling);
-        c->add_flag("--least-sure", o->leastSure.enabled,
+        c->add_flag("--least-sure", o->leastSure,
                     "Keep the pairs the model is least sure about (implicit reward margin nearest 0, against the "
                     "model it was fine-tuned from) of --candidates times as many drawn");
-        c->add_option("--candidates", o->leastSure.candidatesPerPair, "With --least-sure: candidate pairs drawn per pair kept")
+        c->add_option("--candidates", o->candidatesPerPair, "With --least-sure: candidate pairs drawn per pair kept")
             ->check(CLI::Range(int64_t(1), int64_t(1000)))
             ->capture_default_str();
-        c->add_option("--reference", o->leastSure.reference,
+        c->add_option("--reference", o->reference,
                       "With --least-sure: the model it was fine-tuned from (default: its parent in the store)");
         c->callback([o, &exitCode] { exitCode = runPairs(*o); });
     }

@@ -103,6 +103,18 @@ Result<std::string> referencePathOf(PreferenceStore& store, const ModelRecord& p
     return parent.value()->path;
 }
 
+Result<std::string> referencePathOf(PreferenceStore& store, const std::string& checkpointPath)
+{
+    auto models = store.models();
+    if (!models)
+        return makeError(models.error());
+    std::error_code ec;
+    for (const ModelRecord& model : models.value())
+        if (model.path == checkpointPath || std::filesystem::equivalent(model.path, checkpointPath, ec))
+            return referencePathOf(store, model);
+    return checkpointPath;
+}
+
 std::vector<size_t> leastSureFirst(const std::vector<double>& margins, uint64_t seed)
 {
     std::vector<size_t> order(margins.size());
@@ -112,6 +124,39 @@ std::vector<size_t> leastSureFirst(const std::vector<double>& margins, uint64_t 
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return std::abs(margins[a]) < std::abs(margins[b]); });
     return order;
+}
+
+Result<LeastSurePairs> generateLeastSure(PairGenerator& generator, PairScorer& scorer, int64_t count,
+                                         int64_t candidatesPerPair, uint64_t seed, const SamplingConfig& sampling,
+                                         int draws)
+{
+    if (candidatesPerPair < 1 || candidatesPerPair > 1000)
+        return makeError("the candidate pairs per pair kept must be in 1..1000");
+    if (generator.model().taskKey != scorer.taskKey())
+        return makeError("the scoring model is of task " + scorer.taskKey() + ", the pairs of " +
+                         generator.model().taskKey);
+    auto batch = generator.generate(count * candidatesPerPair, seed, sampling);
+    if (!batch)
+        return makeError(batch.error());
+    auto margins = scorer.margins(batch->pairs, seed, draws);
+    if (!margins)
+        return makeError(margins.error());
+    LeastSurePairs out;
+    out.candidates = int64_t(batch->pairs.size());
+    out.scoredBy = scorer.policy().id;
+    double all = 0, kept = 0;
+    for (double m : margins.value())
+        all += std::abs(m);
+    for (size_t index : leastSureFirst(margins.value(), seed)) {
+        if (int64_t(out.pairs.size()) >= count)
+            break;
+        out.pairs.push_back(batch->pairs[index]);
+        out.margins.push_back(margins.value()[index]);
+        kept += std::abs(margins.value()[index]);
+    }
+    out.candidatesMeanAbs = out.candidates ? all / double(out.candidates) : 0;
+    out.keptMeanAbs = out.pairs.empty() ? 0 : kept / double(out.pairs.size());
+    return out;
 }
 
 } // namespace d2dpo

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "base/config.h"
 #include "base/result.h"
+#include "jobs/pairgenerator.h"
 #include "store/preferencestore.h"
 
 namespace d2dpo {
@@ -40,8 +42,24 @@ private:
 /// The reference a stored model was fine-tuned against: its parent's checkpoint, or itself when it
 /// has no parent. An error when the parent is not in the store.
 Result<std::string> referencePathOf(PreferenceStore& store, const ModelRecord& policy);
+/// The same for the model at `checkpointPath`; itself when the store does not know it.
+Result<std::string> referencePathOf(PreferenceStore& store, const std::string& checkpointPath);
 
 /// The order of `margins` least sure first: smallest |margin|, equal ones in a seeded random order.
 std::vector<size_t> leastSureFirst(const std::vector<double>& margins, uint64_t seed);
+
+/// Pairs generated least sure first, as `d2dpo pairs --least-sure` and the Label view's "Least sure
+/// first" make them: `candidatesPerPair` times `count` pairs drawn, each scored, the least sure kept.
+struct LeastSurePairs {
+    std::vector<ShownPair> pairs; ///< least sure first
+    std::vector<double> margins;  ///< one per pair
+    int64_t candidates = 0;       ///< candidate pairs scored
+    double candidatesMeanAbs = 0; ///< their mean |margin|
+    double keptMeanAbs = 0;       ///< the kept ones' mean |margin|
+    std::string scoredBy;         ///< the scoring model's id
+};
+Result<LeastSurePairs> generateLeastSure(PairGenerator& generator, PairScorer& scorer, int64_t count,
+                                         int64_t candidatesPerPair, uint64_t seed, const SamplingConfig& sampling = {},
+                                         int draws = 16);
 
 } // namespace d2dpo

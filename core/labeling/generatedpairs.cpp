@@ -16,8 +16,10 @@ Result<std::string> recordModel(PreferenceStore& store, const ModelRecord& model
 }
 
 Result<StoredPairs> storeGeneratedPairs(PreferenceStore& store, const ModelRecord& model,
-                                        const std::vector<ShownPair>& pairs)
+                                        const std::vector<ShownPair>& pairs, const GeneratedMargins& margins)
 {
+    if (!margins.margins.empty() && margins.margins.size() != pairs.size())
+        return makeError("a margin for each pair is needed, or none");
     auto name = recordModel(store, model);
     if (!name)
         return makeError(name.error());
@@ -27,8 +29,15 @@ Result<StoredPairs> storeGeneratedPairs(PreferenceStore& store, const ModelRecor
     if (!ids)
         return makeError(ids.error());
     stored.pairs = pairs;
-    for (size_t i = 0; i < stored.pairs.size(); ++i)
+    std::vector<PairMargin> recorded;
+    for (size_t i = 0; i < stored.pairs.size(); ++i) {
         stored.pairs[i].id = ids.value()[i];
+        if (!margins.margins.empty())
+            recorded.push_back({ids.value()[i], margins.margins[i]});
+    }
+    if (!recorded.empty())
+        if (Status s = store.setPairMargins(recorded, margins.scoredBy); !s)
+            return makeError("the pairs are stored, their margins not: " + s.error());
     return stored;
 }
 

@@ -21,8 +21,16 @@ struct StoredPairs {
 /// Records `model` unless the store knows its id; returns its name as the store knows it.
 Result<std::string> recordModel(PreferenceStore& store, const ModelRecord& model);
 
-/// Records `model` unless the store knows its id, then the pairs (source "generated").
+/// The margins a batch was chosen by ("least sure first", jobs/pairscorer.h): one per pair, from the
+/// model `scoredBy`; empty for a batch in draw order.
+struct GeneratedMargins {
+    std::vector<double> margins;
+    std::string scoredBy;
+};
+
+/// Records `model` unless the store knows its id, then the pairs (source "generated") and their
+/// margins when given (the queue's least-sure order reads them).
 Result<StoredPairs> storeGeneratedPairs(PreferenceStore& store, const ModelRecord& model,
-                                        const std::vector<ShownPair>& pairs);
+                                        const std::vector<ShownPair>& pairs, const GeneratedMargins& margins = {});
 
 } // namespace d2dpo

@@ -95,9 +95,9 @@ Result<std::optional<LabelSession::Undone>> LabelSession::undo()
 }
 
 Result<StoredPairs> LabelSession::addGenerated(const ModelRecord& model, const std::vector<ShownPair>& pairs,
-                                               bool first)
+                                               bool first, const GeneratedMargins& margins)
 {
-    auto stored = storeGeneratedPairs(m_store, model, pairs);
+    auto stored = storeGeneratedPairs(m_store, model, pairs, margins);
     if (!stored)
         return stored;
     if (first) {

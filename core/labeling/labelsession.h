@@ -59,8 +59,9 @@ public:
 
     /// Stores a generated batch (storeGeneratedPairs) and queues its pairs: `first` puts them
     /// ahead of everything, the current pair waiting behind them (label a new model's outputs
-    /// next); otherwise behind the queue.
-    Result<StoredPairs> addGenerated(const ModelRecord& model, const std::vector<ShownPair>& pairs, bool first);
+    /// next); otherwise behind the queue. `margins`: those a least-sure batch was chosen by.
+    Result<StoredPairs> addGenerated(const ModelRecord& model, const std::vector<ShownPair>& pairs, bool first,
+                                     const GeneratedMargins& margins = {});
 
     /// Applies a rule plan as one undo step of this session; the queue is read again.
     RuleLabelOutcome applyRulePlan(RuleLabeler& labeler, const RuleLabelPlan& plan);

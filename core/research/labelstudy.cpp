@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <set>
 
 #include <torch/torch.h>
 
@@ -90,17 +89,15 @@ public:
                              &m_stop);
     }
 
-    /// Candidate pairs drawn from the current model, none labelled before, in the draw's random order.
+    /// Candidate pairs drawn from the current model, in the draw's random order. A pair labelled
+    /// before may come again, as it may in the Label view (a model sure of a few sequences draws them
+    /// over and over): its second label is another decisive or tied pair to train on.
     std::vector<ShownPair> candidates(int round)
     {
         const auto sampler = makeSampler(m_current, spec().noise, task().vocabSize(), m_config.sampling);
         auto generator = makeGenerator(m_config.seed * 7919 + uint64_t(round), m_model.device);
         const auto texts = formatRows(task(), sampler->sample(2 * m_config.candidatesPerRound, generator, 1024));
-        std::vector<ShownPair> fresh;
-        for (ShownPair& pair : formPairs(texts, "", m_config.candidatesPerRound, m_config.seed * 31 + uint64_t(round)))
-            if (!m_seen.count(key(pair)))
-                fresh.push_back(std::move(pair));
-        return fresh;
+        return formPairs(texts, "", m_config.candidatesPerRound, m_config.seed * 31 + uint64_t(round));
     }
 
     std::vector<double> margins(const std::vector<ShownPair>& pairs, int round)
@@ -124,7 +121,6 @@ public:
         double sum = 0;
         for (size_t i = 0; i < chosen.size(); ++i) {
             const ShownPair& pair = chosen[i];
-            m_seen.insert(key(pair));
             ++m_labels;
             sum += std::abs(chosenMargins[i]);
             auto choice = task().ruleChoice(pair.left, pair.right);
@@ -171,11 +167,6 @@ public:
     double seconds() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
 
 private:
-    static std::string key(const ShownPair& pair)
-    {
-        return pair.left < pair.right ? pair.left + '\n' + pair.right : pair.right + '\n' + pair.left;
-    }
-
     const LabelStudyConfig& m_config;
     OpenedModel m_model;
     const StopToken& m_stop;
@@ -183,7 +174,6 @@ private:
     Denoiser m_base;      ///< the reference's weights, never trained: each round's fine-tuning starts here
     Denoiser m_reference; ///< its frozen copy, against which margins are measured
     Denoiser m_current;   ///< the latest fine-tuned model (the reference before any label)
-    std::set<std::string> m_seen;
     std::vector<std::string> m_winners, m_losers;
     int64_t m_labels = 0;
 };
@@ -223,7 +213,7 @@ Result<LabelStudyRun> runLabelStudy(const LabelStudyConfig& config, const std::s
                 return makeError("stopped");
             std::vector<ShownPair> candidates = study.candidates(round);
             if (candidates.empty())
-                break; // the model draws one sequence, or only pairs labelled before: nothing left to ask
+                break; // the model draws one sequence only: no pair to ask about
             const size_t take = size_t(std::min<int64_t>(
                 {config.labelsPerRound, config.maxLabels - study.labels(), int64_t(candidates.size())}));
             // Least sure: every candidate scored, the smallest |margin| taken. Random: the draw's order,

@@ -156,6 +156,47 @@ private Q_SLOTS:
         QVERIFY(m_store->model(info.id).value().has_value()); // the model was recorded
         m_view->supply().waitForIdle(); // a refill may have started
     }
+
+    void leastSureFirstRecordsTheMarginsItChoseBy()
+    {
+        // A fine-tuned model and its reference: the reference is found through the store's lineage.
+        test::TinyCheckpointOptions tiny;
+        tiny.length = 10;
+        const auto reference = test::writeTinyCheckpoint(m_dir.filePath("ref.d2dpo").toStdString(), tiny);
+        tiny.seed = 9; // other weights: a model with opinions of its own
+        const auto tuned = test::writeTinyCheckpoint(m_dir.filePath("tuned.d2dpo").toStdString(), tiny);
+        QVERIFY(reference && tuned);
+        freshView(0);
+        ModelRecord parent{reference->id, "", "pretrained", "reference", reference->path, toJson(reference->spec)};
+        ModelRecord child{tuned->id, reference->id, "d2dpo", "tuned", tuned->path, toJson(tuned->spec)};
+        QVERIFY(m_store->addModel(parent).ok() && m_store->addModel(child).ok());
+        auto* box = m_view->findChild<QCheckBox*>(QStringLiteral("leastSureCheckBox"));
+        QVERIFY(box && !box->isChecked());
+        box->setChecked(true);
+        QVERIFY(m_view->leastSureFirst());
+        m_view->generateFrom(QString::fromStdString(tuned->path), 12);
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->currentPair().has_value() && !m_view->supply().busy(), 60000);
+        m_view->supply().waitForIdle();
+        const auto pending = m_store->pendingPairs(100).value();
+        QVERIFY(pending.size() >= 12);
+        double previous = 0;
+        for (size_t i = 0; i < 12; ++i) { // stored least sure first, each with its margin and scorer
+            const auto margin = m_store->pairMargin(pending[i].id).value();
+            QVERIFY(margin.has_value());
+            QCOMPARE(margin->second, tuned->id);
+            QVERIFY(std::abs(margin->first) >= previous);
+            previous = std::abs(margin->first);
+        }
+        QVERIFY(previous > 0); // scored against the reference, not against itself
+        // Off again: pairs in draw order, no margins.
+        box->setChecked(false);
+        const size_t before = pending.size();
+        m_view->generateFrom(QString::fromStdString(reference->path), 5);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_view->supply().busy() && m_store->pendingPairs(100).value().size() > before, 60000);
+        m_view->supply().waitForIdle();
+        const auto after = m_store->pendingPairs(1000).value();
+        QVERIFY(!m_store->pairMargin(after.back().id).value().has_value());
+    }
 };
 
 QTEST_MAIN(TestLabelView)
