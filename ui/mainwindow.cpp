@@ -28,6 +28,7 @@
 #include "ui/labelkeys.h"
 #include "ui/labelview.h"
 #include "ui/modelsview.h"
+#include "ui/queuesettingsdialog.h"
 #include "ui/trainview.h"
 
 namespace d2dpo::ui {
@@ -144,6 +145,7 @@ void MainWindow::buildMenus()
         }
         refocus();
     });
+    settingsMenu->addAction(tr("Labeling &queue…"), this, [this] { editQueueSettings(); });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
@@ -236,6 +238,19 @@ CompareModelsDialog* MainWindow::compareModels(const QString& modelId)
                                      .arg(id),
                                  8000);
     });
+    dialog->open();
+    return dialog;
+}
+
+QueueSettingsDialog* MainWindow::editQueueSettings()
+{
+    auto* dialog = new QueueSettingsDialog(*m_store, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QueueSettingsDialog::queueChanged, this, [this] {
+        m_labelView->requeue(); // the pairs after the one on screen come in the new order
+        statusBar()->showMessage(tr("Labeling queue saved; the next pair follows it"), 8000);
+    });
+    connect(dialog, &QDialog::finished, this, &MainWindow::refocus);
     dialog->open();
     return dialog;
 }

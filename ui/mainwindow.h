@@ -18,6 +18,7 @@ class ComparisonResults;
 class LabelersPanel;
 class LabelView;
 class ModelsView;
+class QueueSettingsDialog;
 class TrainView;
 
 class MainWindow final : public QMainWindow {
@@ -42,6 +43,9 @@ public:
     void showComparisonResults(qint64 comparisonId = 0);
     /// "Compare models…" with `modelId` selected: the dialog, opened (it deletes itself on close).
     CompareModelsDialog* compareModels(const QString& modelId);
+    /// Settings ▸ Labeling queue…: the dialog, opened (it deletes itself on close); a change
+    /// accepted there makes the Label view read its queue again.
+    QueueSettingsDialog* editQueueSettings();
     /// The windows beside this one, or null before they were first shown.
     LabelersPanel* labelersPanel() const { return m_labelers; }
     ComparisonResults* comparisonResults() const { return m_results; }
