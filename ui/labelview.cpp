@@ -19,8 +19,8 @@
 #include "ui/pairorigin.h"
 #include "ui/labelstatsbar.h"
 #include "ui/modelpicker.h"
+#include "ui/newpairspicker.h"
 #include "ui/pairpanel.h"
-#include "jobs/pairscorer.h"
 #include "ui/pairsupply.h"
 
 namespace d2dpo::ui {
@@ -28,7 +28,7 @@ namespace d2dpo::ui {
 namespace {
 
 constexpr int kPairsPerRequest = 50;
-constexpr int kLeastSureCandidates = 4; ///< candidate pairs drawn per pair kept with "Least sure first"
+constexpr int kMarginCandidates = 4; ///< candidate pairs drawn per pair kept when picked by margin
 constexpr size_t kRefillBelow = 10; // ask for more pairs in the background when fewer are queued
 
 QPushButton* makeButton(const QString& text, QWidget* parent)
@@ -63,18 +63,12 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     m_hints->setChecked(true);
     m_hints->setObjectName(QStringLiteral("hintsCheckBox"));
     m_hints->setAccessibleName(tr("Show hints"));
-    m_leastSure = new QCheckBox(tr("Least sure first"), this);
-    m_leastSure->setObjectName(QStringLiteral("leastSureCheckBox"));
-    m_leastSure->setFocusPolicy(Qt::NoFocus);
-    m_leastSure->setToolTip(tr("Draw %1 times as many pairs and keep those the model is least sure about: its implicit "
-                               "reward margin against the model it was fine-tuned from nearest 0. A pretrained model "
-                               "is sure of nothing, so its pairs keep their random order.")
-                                .arg(kLeastSureCandidates));
+    m_newPairs = new NewPairsPicker(kMarginCandidates, this);
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Pairs from model:"), this));
     top->addWidget(m_models, 1);
     top->addWidget(m_generate);
-    top->addWidget(m_leastSure);
+    top->addWidget(m_newPairs);
     top->addWidget(m_busy);
     top->addStretch();
     top->addWidget(m_hints);
@@ -173,8 +167,8 @@ void LabelView::setHintsVisible(bool visible)
 
 bool LabelView::hintsVisible() const { return m_hints->isChecked(); }
 
-void LabelView::setLeastSureFirst(bool on) { m_leastSure->setChecked(on); }
-bool LabelView::leastSureFirst() const { return m_leastSure->isChecked(); }
+void LabelView::setNewPairPick(std::optional<PairPick> pick) { m_newPairs->setPick(pick); }
+std::optional<PairPick> LabelView::newPairPick() const { return m_newPairs->pick(); }
 
 void LabelView::reload()
 {
@@ -274,14 +268,14 @@ void LabelView::generateMore()
 
 void LabelView::generateFrom(const QString& checkpointPath, int count)
 {
-    std::optional<LeastSureRequest> leastSure;
-    if (m_leastSure->isChecked()) {
+    std::optional<MarginRequest> byMargin;
+    if (const std::optional<PairPick> pick = newPairPick()) {
         auto reference = referencePathOf(m_store, checkpointPath.toStdString());
         if (!reference)
             return reportError(QString::fromStdString(reference.error()));
-        leastSure = LeastSureRequest{QString::fromStdString(reference.value()), kLeastSureCandidates};
+        byMargin = MarginRequest{*pick, QString::fromStdString(reference.value()), kMarginCandidates};
     }
-    if (!m_supply->request(checkpointPath, count, QRandomGenerator::global()->generate64(), leastSure))
+    if (!m_supply->request(checkpointPath, count, QRandomGenerator::global()->generate64(), byMargin))
         Q_EMIT statusMessage(tr("Already generating pairs…"));
     if (!m_session.current())
         m_emptyMessage->setText(tr("Generating pairs…"));

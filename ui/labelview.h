@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 
+#include "jobs/pairscorer.h"
 #include "labeling/labelsession.h"
 #include "labeling/taskcatalog.h"
 #include "store/preferencestore.h"
@@ -33,6 +34,7 @@ namespace d2dpo::ui {
 
 class LabelStatsBar;
 class ModelPicker;
+class NewPairsPicker;
 class PairPanel;
 class PairSupply;
 struct PairSupplyResult;
@@ -58,9 +60,9 @@ public:
     QString provenance() const;
     void setHintsVisible(bool visible);
     bool hintsVisible() const;
-    /// "Least sure first" for the pairs generated from now on (jobs/pairscorer.h).
-    void setLeastSureFirst(bool on);
-    bool leastSureFirst() const;
+    /// Which new pairs to keep from now on: as drawn (nothing), or by margin (jobs/pairscorer.h).
+    void setNewPairPick(std::optional<PairPick> pick);
+    std::optional<PairPick> newPairPick() const;
 
     std::optional<ShownPair> currentPair() const { return m_session.current(); }
     int sessionCount() const { return m_session.labelledCount(); }
@@ -132,7 +134,7 @@ private:
     QPushButton* m_skipButton = nullptr;
     QPushButton* m_undoButton = nullptr;
     QCheckBox* m_hints = nullptr;
-    QCheckBox* m_leastSure = nullptr;
+    NewPairsPicker* m_newPairs = nullptr;
     LabelStatsBar* m_stats = nullptr;
     ModelPicker* m_models = nullptr;
     QPushButton* m_generate = nullptr;

@@ -97,7 +97,10 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
     if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
         resize(1280, 800);
     m_labelView->setHintsVisible(settings.value("label/hints", true).toBool());
-    m_labelView->setLeastSureFirst(settings.value("label/leastSureFirst", false).toBool());
+    const QString pick = settings.value("label/newPairs").toString();
+    m_labelView->setNewPairPick(pick == u"surest" ? std::optional(PairPick::Surest)
+                                : pick == u"least-sure" ? std::optional(PairPick::LeastSure)
+                                                       : std::nullopt);
     showView(settings.value("window/view", 0).toInt());
     m_labelView->setFocus();
 }
@@ -389,7 +392,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/view", m_tabs->currentIndex());
     settings.setValue("label/hints", m_labelView->hintsVisible());
-    settings.setValue("label/leastSureFirst", m_labelView->leastSureFirst());
+    const auto pick = m_labelView->newPairPick();
+    settings.setValue("label/newPairs", pick ? QString::fromLatin1(toString(*pick)) : QStringLiteral("drawn"));
     event->accept();
 }
 

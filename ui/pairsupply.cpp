@@ -5,7 +5,6 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "jobs/pairgenerator.h"
-#include "jobs/pairscorer.h"
 
 namespace d2dpo::ui {
 
@@ -53,15 +52,17 @@ std::shared_ptr<PairScorer> PairSupply::scorerFor(const std::string& path, const
 }
 
 bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
-                         const std::optional<LeastSureRequest>& leastSure)
+                         const std::optional<MarginRequest>& byMargin)
 {
     if (busy())
         return false;
     Q_EMIT started(count);
     const std::string path = checkpointPath.toStdString();
-    const std::string reference = leastSure ? leastSure->referencePath.toStdString() : std::string();
-    const int candidatesPerPair = leastSure ? leastSure->candidatesPerPair : 0;
-    m_watcher.setFuture(QtConcurrent::run([this, path, count, seed, reference, candidatesPerPair]() -> PairSupplyResult {
+    const std::string reference = byMargin ? byMargin->referencePath.toStdString() : std::string();
+    const int candidatesPerPair = byMargin ? byMargin->candidatesPerPair : 0;
+    const PairPick pick = byMargin ? byMargin->pick : PairPick::LeastSure;
+    m_watcher.setFuture(QtConcurrent::run([this, path, count, seed, reference, candidatesPerPair,
+                                           pick]() -> PairSupplyResult {
         QElapsedTimer timer;
         timer.start();
         PairSupplyResult result;
@@ -72,7 +73,7 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
             auto scorer = scorerFor(path, reference, result.error);
             if (!scorer)
                 return result;
-            auto chosen = generateLeastSure(*generator, *scorer, count, candidatesPerPair, seed);
+            auto chosen = generateByMargin(*generator, *scorer, pick, count, candidatesPerPair, seed);
             if (!chosen) {
                 result.error = QString::fromStdString(chosen.error());
                 return result;

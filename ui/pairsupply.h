@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Generates pairs to label in the background (never in the GUI thread): loads the model once,
-// draws candidates, forms pairs of distinct sequences (with "least sure first", several times as
-// many, scored against the model's reference, the least sure kept: jobs/pairscorer.h); the result
+// draws candidates, forms pairs of distinct sequences (least sure or surest first: several times as
+// many, scored against the model's reference, those kept: jobs/pairscorer.h); the result
 // arrives in the GUI thread through a QFutureWatcher owned by this object, so it dies with its owner.
 #pragma once
 
@@ -16,12 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "jobs/pairscorer.h"
 #include "store/preferencestore.h"
 
-namespace d2dpo {
-class PairGenerator;
-class PairScorer;
-}
 
 namespace d2dpo::ui {
 
@@ -31,14 +28,16 @@ struct PairSupplyResult {
     std::vector<ShownPair> pairs;
     qint64 candidates = 0;
     qint64 milliseconds = 0;
-    std::vector<double> margins; ///< with least sure first: one per pair, else empty
+    std::vector<double> margins; ///< picked by margin: one per pair, else empty
     std::string scoredBy;        ///< the model whose margins they are
     double candidatesMeanAbs = 0;
 };
 
-/// "Least sure first": the checkpoint the model's margins are measured against (the model it was
-/// fine-tuned from; its own path for a pretrained one) and the candidate pairs drawn per pair kept.
-struct LeastSureRequest {
+/// Pairs picked by the model's margins (jobs/pairscorer.h): which ones, the checkpoint the margins
+/// are measured against (the model it was fine-tuned from; its own path for a pretrained one) and
+/// the candidate pairs drawn per pair kept.
+struct MarginRequest {
+    PairPick pick = PairPick::LeastSure;
     QString referencePath;
     int candidatesPerPair = 4;
 };
@@ -51,10 +50,10 @@ public:
     ~PairSupply() override;
 
     bool busy() const;
-    /// Starts generating `count` pairs from the checkpoint at `checkpointPath`, the least sure of more
-    /// when `leastSure` is given; ignored while busy.
+    /// Starts generating `count` pairs from the checkpoint at `checkpointPath`, the least sure (or
+    /// surest) of more when `byMargin` is given; ignored while busy.
     bool request(const QString& checkpointPath, int count, quint64 seed,
-                 const std::optional<LeastSureRequest>& leastSure = std::nullopt);
+                 const std::optional<MarginRequest>& byMargin = std::nullopt);
     /// Blocks until the job in flight (if any) has finished (used on shutdown and in tests).
     void waitForIdle();
 

@@ -15,10 +15,10 @@ namespace d2dpo::ui {
 
 namespace {
 
-// The ranges PreferenceStore::setQueueSettings accepts (its header says them): the fields cannot
-// hold a value the store would refuse.
-constexpr int kMaxOverlap = 100;
-constexpr double kMaxGoldPercent = 50;
+// The ranges PreferenceStore::setQueueSettings accepts: the fields cannot hold a value the store
+// would refuse.
+constexpr int kMaxOverlap = QueueSettings::kMaxOverlap;
+constexpr double kMaxGoldPercent = QueueSettings::kMaxGoldRate * 100;
 /// Pending pairs whose margins are counted when the dialog opens: one store read each, so a huge
 /// queue is counted in part (and said so) rather than holding the window up.
 constexpr int64_t kMarginCountLimit = 5000;
@@ -58,6 +58,7 @@ QueueSettingsDialog::QueueSettingsDialog(PreferenceStore& store, QWidget* parent
     m_order->setObjectName(QStringLiteral("order"));
     m_order->addItem(tr("Oldest first"), int(QueueOrder::Oldest));
     m_order->addItem(tr("Least sure first"), int(QueueOrder::LeastSure));
+    m_order->addItem(tr("Surest first"), int(QueueOrder::Surest));
     form->addRow(tr("&Order:"), m_order);
     auto* margins = explanation(marginsInWords());
     margins->setObjectName(QStringLiteral("margins"));
@@ -143,9 +144,10 @@ QLabel* QueueSettingsDialog::explanation(const QString& text)
 QString QueueSettingsDialog::marginsInWords()
 {
     const QString how = tr("Least sure first hands out the pairs the latest model is least sure about (smallest "
-                           "|margin|) first; margins come with pairs drawn with “Least sure first” in the Label view "
-                           "or scored with d2dpo prefs score -c MODEL, and pairs without one come last, oldest "
-                           "first. The pair on screen stays; the new order starts with the next one.");
+                           "|margin|) first, surest first those it tells apart most clearly (largest |margin|: "
+                           "decided more often than tied); margins come with pairs drawn least sure or surest first "
+                           "in the Label view or scored with d2dpo prefs score -c MODEL, and pairs without one come "
+                           "last, oldest first. The pair on screen stays; the new order starts with the next one.");
     auto pending = m_store.pendingPairs(kMarginCountLimit);
     if (!pending)
         return how + QLatin1Char(' ') +

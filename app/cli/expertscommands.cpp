@@ -117,9 +117,11 @@ int runQueue(const QueueOptions& o)
     std::cout << "overlap " << next.overlap << " (each pair labelled by up to " << next.overlap
               << " different labelers), gold rate " << next.goldRate << " (the share of gold pairs in each named "
               << "labeler's queue), order " << toString(next.order)
-              << (next.order == QueueOrder::LeastSure ? " (smallest |margin| first: `d2dpo prefs score -c MODEL` records "
-                                                        "the latest model's margins)"
-                                                      : " (as stored)")
+              << (next.order == QueueOrder::Oldest ? " (as stored)"
+                                                   : std::string(next.order == QueueOrder::LeastSure ? " (smallest"
+                                                                                                     : " (largest") +
+                                                         " |margin| first: `d2dpo prefs score -c MODEL` records the "
+                                                         "latest model's margins)")
               << "\n";
     return 0;
 }
@@ -210,11 +212,13 @@ void registerExpertCommands(CLI::App& app, int& exitCode)
         auto o = std::make_shared<QueueOptions>();
         CLI::App* c = prefs->add_subcommand("queue", "Show or set how pairs are handed out: overlap, gold rate and order");
         addDbOption(c, o->db);
-        c->add_option("--overlap", o->overlap, "Different labelers per pair, 1..100")->check(CLI::Range(1, 100));
+        c->add_option("--overlap", o->overlap, "Different labelers per pair")
+            ->check(CLI::Range(1, QueueSettings::kMaxOverlap));
         c->add_option("--gold-rate", o->goldRate, "Share of gold pairs mixed into each labeler's queue, 0..0.5")
-            ->check(CLI::Range(0.0, 0.5));
-        c->add_option("--order", o->order, "oldest (as stored) or least-sure (smallest recorded margin first)")
-            ->check(CLI::IsMember({"oldest", "least-sure"}));
+            ->check(CLI::Range(0.0, QueueSettings::kMaxGoldRate));
+        c->add_option("--order", o->order,
+                      "oldest (as stored), least-sure (smallest recorded margin first) or surest (largest first)")
+            ->check(CLI::IsMember({"oldest", "least-sure", "surest"}));
         c->callback([o, &exitCode] { exitCode = runQueue(*o); });
     }
     {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `d2dpo labelstudy`: how many labels "informative pairs first" saves, measured. From one
-// pretrained reference, each selection (random, least-sure) and seed runs research/labelstudy.h's
+// pretrained reference, each selection (random, least-sure, surest) and seed runs research/labelstudy.h's
 // loop with the task's rule as the labeler, several runs at once in threads of one torch thread
 // each; then it prints the table (labels needed to reach the goal) and writes rounds.csv,
 // table.md and rule_share.png (the rule share against the labels spent, mean and a band of one
@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 struct LabelStudyOptions {
     RuntimeOptions runtime;
     LabelStudyConfig config;
-    std::vector<std::string> selections{"random", "least-sure"};
+    std::vector<std::string> selections{"random", "least-sure", "surest"};
     int seeds = 5;
     int jobs = 0;
     std::string out;
@@ -40,15 +40,31 @@ int run(LabelStudyOptions& o)
     for (const std::string& name : o.selections) {
         auto selection = pairSelectionFromString(name);
         if (!selection)
-            return fail("labelstudy", "unknown selection '" + name + "': random or least-sure");
+            return fail("labelstudy", "unknown selection '" + name + "': random, least-sure or surest");
         if (std::find(selections.begin(), selections.end(), *selection) == selections.end())
             selections.push_back(*selection);
     }
     if (Status s = validate(o.config); !s)
         return fail("labelstudy", s.error());
-    if (!o.out.empty())
+    // The folder is made and written to before any work: a study never ends in a folder it cannot fill.
+    std::error_code ec;
+    bool madeFolder = false;
+    if (!o.out.empty()) {
         if (Status s = checkOutputFolder(o.out, {o.config.referenceCheckpoint}, "the study folder"); !s)
             return fail("labelstudy", s.error());
+        madeFolder = fs::create_directories(o.out, ec);
+        const std::string probe = (fs::path(o.out) / "table.md").string();
+        if (Status s = ec ? makeError("cannot create '" + o.out + "': " + ec.message())
+                          : AtomicFile::write(probe, "(the study is running)\n");
+            !s)
+            return fail("labelstudy", s.error());
+        fs::remove(probe, ec);
+    }
+    // A study that stops or fails leaves no folder it made behind.
+    const auto discardFolder = [&] {
+        if (madeFolder)
+            fs::remove_all(o.out, ec);
+    };
     const int parallel = std::max(1, o.jobs > 0 ? o.jobs : int(std::max(1u, std::thread::hardware_concurrency())));
     if (parallel > 1)
         o.runtime.threads = 1; // the runs share the cores: one torch thread each
@@ -99,22 +115,26 @@ int run(LabelStudyOptions& o)
         });
     for (std::thread& worker : workers)
         worker.join();
-    if (stop.stopRequested())
+    if (stop.stopRequested()) {
+        discardFolder();
         return exitCodeAfterStop(fail("labelstudy", "stopped; nothing was written"));
+    }
     std::vector<LabelStudyRun> runs;
     for (Job& job : jobs) {
-        if (!job.result)
+        if (!job.result) {
+            discardFolder();
             return fail("labelstudy", job.result.error());
+        }
         runs.push_back(job.result.value());
+        const int64_t spent = runs.back().rounds.back().labels;
+        if (spent < o.config.maxLabels)
+            std::printf("  %s seed %llu ended at %lld labels: the model draws one sequence only, no pair to ask about\n",
+                        toString(runs.back().selection), (unsigned long long)runs.back().seed, (long long)spent);
     }
     const std::string table = labelStudyTable(summarizeLabelStudy(runs), o.config.goal, o.config.maxLabels);
     std::printf("\n%s", table.c_str());
     if (o.out.empty())
         return 0;
-    std::error_code ec;
-    fs::create_directories(o.out, ec);
-    if (ec)
-        return fail("labelstudy", "cannot create '" + o.out + "': " + ec.message());
     for (const auto& [name, text] : {std::pair<std::string, std::string>{"rounds.csv", labelStudyCsv(runs)},
                                      {"table.md", table}})
         if (Status s = AtomicFile::write((fs::path(o.out) / name).string(), text); !s)
@@ -143,11 +163,11 @@ void registerLabelStudy(CLI::App& app, int& exitCode)
     o->config.dpo.steps = 150;
     o->config.dpo.learningRate = 1e-3;
     CLI::App* c = app.add_subcommand(
-        "labelstudy", "Measure how many labels random and least-sure-first pairs need to reach a rule share, with "
-                      "the task's rule as a simulated labeler");
+        "labelstudy", "Measure how many labels random, least-sure-first and surest-first pairs need to reach a rule "
+                      "share, with the task's rule as a simulated labeler");
     c->add_option("--checkpoint,-c", o->config.referenceCheckpoint, "The pretrained reference")->required()->check(CLI::ExistingFile);
     addRuleOption(c, o->config.rule, "The simulated labeler's rule (default: the task's own)");
-    c->add_option("--selections", o->selections, "Ways of choosing pairs: random, least-sure")
+    c->add_option("--selections", o->selections, "Ways of choosing pairs: random, least-sure, surest")
         ->delimiter(',')
         ->capture_default_str();
     c->add_option("--seeds", o->seeds, "Seeds per selection")->check(CLI::Range(1, 100))->capture_default_str();

@@ -47,6 +47,9 @@ int runScore(const ScoreOptions& o)
     auto scorer = loadScorer(*store.value(), o.checkpoint, o.reference, o.runtime.device);
     if (!scorer)
         return fail("prefs score", scorer.error());
+    if (scorer.value()->selfReferenced())
+        return fail("prefs score", o.checkpoint + " is pretrained (its own reference): it is sure of nothing and every "
+                                                  "margin would be 0; score with a model fine-tuned from it");
     auto pending = store.value()->pendingPairs(10'000'000, scorer.value()->taskKey());
     if (!pending)
         return fail("prefs score", pending.error());
@@ -69,9 +72,9 @@ int runScore(const ScoreOptions& o)
     std::cout << "scored " << records.size() << " pending pairs with model " << scorer.value()->policy().id
               << ": mean |margin| " << meanAbs(margins.value()) << "\n";
     auto settings = store.value()->queueSettings();
-    if (settings && settings->order != QueueOrder::LeastSure)
-        std::cout << "the queue hands pairs out oldest first: `d2dpo prefs queue --order least-sure` puts the least "
-                     "sure first\n";
+    if (settings && settings->order == QueueOrder::Oldest)
+        std::cout << "the queue hands pairs out oldest first: `d2dpo prefs queue --order least-sure` (or surest) "
+                     "orders it by these margins\n";
     return 0;
 }
 
@@ -80,19 +83,12 @@ int runScore(const ScoreOptions& o)
 Result<std::unique_ptr<PairScorer>> loadScorer(PreferenceStore& store, const std::string& checkpoint,
                                                const std::string& reference, const std::string& device)
 {
-    std::string referencePath = reference;
-    if (referencePath.empty()) {
-        auto policy = PairScorer::load(checkpoint, checkpoint, device); // reads the model's lineage
-        if (!policy)
-            return makeError(policy.error());
-        auto parent = referencePathOf(store, policy.value()->policy());
-        if (!parent)
-            return makeError(parent.error());
-        if (parent.value() == policy.value()->policy().path)
-            return policy;
-        referencePath = parent.value();
-    }
-    return PairScorer::load(checkpoint, referencePath, device);
+    return PairScorer::load(
+        checkpoint,
+        [&](const ModelRecord& policy) -> Result<std::string> {
+            return reference.empty() ? referencePathOf(store, policy) : Result<std::string>(reference);
+        },
+        device);
 }
 
 void registerLeastSureCommands(CLI::App& app, int& exitCode)
@@ -101,7 +97,7 @@ void registerLeastSureCommands(CLI::App& app, int& exitCode)
     auto o = std::make_shared<ScoreOptions>();
     CLI::App* c = prefs->add_subcommand(
         "score", "Record a model's implicit reward margin on every pending pair of its task, so that the queue's "
-                 "least-sure order hands out first the pairs it is least sure about");
+                 "least-sure (or surest) order hands out first the pairs it is least (or most) sure about");
     addRuntimeOptions(c, o->runtime);
     c->add_option("--db", o->db, "Preference store (SQLite file)")->check(storePath())->capture_default_str();
     c->add_option("--checkpoint,-c", o->checkpoint, "The model (the latest fine-tuned one)")->required();

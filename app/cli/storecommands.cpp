@@ -39,7 +39,9 @@ struct PairsOptions {
     int64_t count = 50;
     SamplingConfig sampling;
     bool leastSure = false;
+    bool surest = false;
     int64_t candidatesPerPair = 4;
+    bool candidatesGiven = false;
     std::string reference;
 };
 
@@ -55,21 +57,30 @@ int runPairs(const PairsOptions& o)
     auto generator = PairGenerator::load(o.checkpoint, o.runtime.device);
     if (!generator)
         return fail("pairs", generator.error());
-    if (o.leastSure) {
+    if (!o.leastSure && !o.surest && (o.candidatesGiven || !o.reference.empty()))
+        return fail("pairs", "--candidates and --reference choose pairs by margin: add --least-sure or --surest");
+    if (o.leastSure || o.surest) {
         auto scorer = loadScorer(*store.value(), o.checkpoint, o.reference, o.runtime.device);
         if (!scorer)
             return fail("pairs", scorer.error());
-        auto chosen = generateLeastSure(*generator.value(), *scorer.value(), o.count, o.candidatesPerPair,
-                                        o.runtime.seed, o.sampling);
+        const PairPick pick = o.surest ? PairPick::Surest : PairPick::LeastSure;
+        auto chosen = generateByMargin(*generator.value(), *scorer.value(), pick, o.count, o.candidatesPerPair,
+                                       o.runtime.seed, o.sampling);
         if (!chosen)
             return fail("pairs", chosen.error());
         auto stored = storeGeneratedPairs(*store.value(), generator.value()->model(), chosen->pairs,
                                           {chosen->margins, chosen->scoredBy});
         if (!stored)
             return fail("pairs", stored.error());
-        std::cout << "added the " << stored->pairs.size() << " least sure of " << chosen->candidates
-                  << " candidate pairs from model " << generator.value()->model().id << " to " << o.db
-                  << ": mean |margin| " << chosen->keptMeanAbs << " against " << chosen->candidatesMeanAbs
+        if (chosen->margins.empty()) {
+            std::cout << "added " << stored->pairs.size() << " pairs as drawn from model "
+                      << generator.value()->model().id << " to " << o.db
+                      << ": it is pretrained (its own reference), sure of nothing, so no margins were recorded\n";
+            return 0;
+        }
+        std::cout << "added the " << stored->pairs.size() << (o.surest ? " surest" : " least sure") << " of "
+                  << chosen->candidates << " candidate pairs from model " << generator.value()->model().id << " to "
+                  << o.db << ": mean |margin| " << chosen->keptMeanAbs << " against " << chosen->candidatesMeanAbs
                   << " over all candidates\n";
         return 0;
     }
@@ -275,15 +286,24 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         c->add_option("--checkpoint,-c", o->checkpoint, "Model to draw sequences from")->required();
         c->add_option("--count,-n", o->count, "Pairs to add")->check(CLI::Range(int64_t(1), int64_t(1'000'000)))->capture_default_str();
         addSamplingOptions(c, o->sampling);
-        c->add_flag("--least-sure", o->leastSure,
-                    "Keep the pairs the model is least sure about (implicit reward margin nearest 0, against the "
-                    "model it was fine-tuned from) of --candidates times as many drawn");
-        c->add_option("--candidates", o->candidatesPerPair, "With --least-sure: candidate pairs drawn per pair kept")
+        CLI::Option* leastSure = c->add_flag(
+            "--least-sure", o->leastSure,
+            "Keep the pairs the model is least sure about (implicit reward margin nearest 0, against the model it "
+            "was fine-tuned from) of --candidates times as many drawn");
+        c->add_flag("--surest", o->surest,
+                    "Keep the pairs the model is surest about (margin farthest from 0): those a labeler most often "
+                    "decides rather than ties")
+            ->excludes(leastSure);
+        c->add_option("--candidates", o->candidatesPerPair, "With --least-sure or --surest: candidate pairs drawn per "
+                                                            "pair kept")
             ->check(CLI::Range(int64_t(1), int64_t(1000)))
             ->capture_default_str();
-        c->add_option("--reference", o->reference,
-                      "With --least-sure: the model it was fine-tuned from (default: its parent in the store)");
-        c->callback([o, &exitCode] { exitCode = runPairs(*o); });
+        c->add_option("--reference", o->reference, "With --least-sure or --surest: the model it was fine-tuned from "
+                                                   "(default: its parent in the store)");
+        c->callback([o, c, &exitCode] {
+            o->candidatesGiven = c->get_option("--candidates")->count() > 0;
+            exitCode = runPairs(*o);
+        });
     }
     {
         auto o = std::make_shared<LabelOptions>();

@@ -15,19 +15,20 @@ torch::Tensor implicitRewardMargins(Denoiser& policy, Denoiser& reference, const
                                     const MarginEstimate& estimate, torch::Generator& generator)
 {
     TORCH_CHECK(first.sizes() == second.sizes() && first.dim() == 2, "margins need two [P, D] batches alike");
-    TORCH_CHECK(estimate.draws >= 1 && estimate.batch >= 1, "margins need at least one draw and one pair a pass");
+    TORCH_CHECK(estimate.draws >= 1 && estimate.rows >= 1, "margins need at least one draw and one row a pass");
     torch::NoGradGuard noGrad;
-    // The loss's estimator with many draws: stratified times and complementary masks cut the
-    // variance of each draw; averaging the draws is the expectation the reward is.
+    // The loss's estimator with many draws: complementary masks cut the variance of each draw;
+    // averaging the draws is the expectation the reward is.
     DpoConfig config = dpo;
     config.tSamplesPerPair = estimate.draws;
     config.vrpoSamples = 1;
-    config.tSampling = "stratified";
+    config.tSampling = "independent";
     config.maskCoupling = "complementary";
     const int64_t count = first.size(0);
+    const int64_t pairsPerPass = std::max<int64_t>(1, estimate.rows / (4 * int64_t(estimate.draws)));
     std::vector<torch::Tensor> parts;
-    for (int64_t begin = 0; begin < count; begin += estimate.batch) {
-        const int64_t end = std::min(count, begin + estimate.batch);
+    for (int64_t begin = 0; begin < count; begin += pairsPerPass) {
+        const int64_t end = std::min(count, begin + pairsPerPass);
         const auto a = first.slice(0, begin, end);
         const auto b = second.slice(0, begin, end);
         const CorruptedPairs pairs = corruptPairs(noise, a, b, config, generator);

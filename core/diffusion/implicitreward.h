@@ -15,11 +15,13 @@
 
 namespace d2dpo {
 
-/// The draws of the estimate: `draws` stratified times per pair, each with its complementary mask
+/// The draws of the estimate: `draws` independent times per pair, each with its complementary mask
 /// (every position read once per draw), t in [tEpsilon, 1 - tEpsilon), beta and eta as `dpo`'s.
+/// Independent times keep each pair's estimate unbiased (times stratified across a batch would
+/// tie a pair's draws to its place in the batch).
 struct MarginEstimate {
     int draws = 16;
-    int64_t batch = 256; ///< pairs per forward pass
+    int64_t rows = 8192; ///< corrupted sequences per forward pass (4 per pair and draw): bounds memory
 };
 
 /// first, second [P, D] int64 -> margins [P] double on the CPU: beta (D(first) - D(second)), each

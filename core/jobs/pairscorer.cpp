@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <filesystem>
 #include <numeric>
 #include <random>
@@ -33,25 +34,47 @@ const std::string& PairScorer::taskKey() const { return m_impl->record.taskKey; 
 Result<std::unique_ptr<PairScorer>> PairScorer::load(const std::string& policyPath, const std::string& referencePath,
                                                      const std::string& device)
 {
+    return load(policyPath, [&](const ModelRecord&) -> Result<std::string> { return referencePath; }, device);
+}
+
+Result<std::unique_ptr<PairScorer>> PairScorer::load(const std::string& policyPath, const ReferenceFinder& findReference,
+                                                     const std::string& device)
+{
     auto impl = std::make_unique<Impl>();
     auto policy = openModel(policyPath, device);
     if (!policy)
         return makeError(policy.error());
     impl->policy = std::move(policy.value());
-    auto reference = openModel(referencePath, impl->policy.device);
-    if (!reference)
-        return makeError(reference.error());
-    impl->reference = std::move(reference.value());
-    if (Status same = requireTask(*impl->reference.task, impl->policy.task->key(), "the reference " + referencePath);
-        !same)
-        return makeError(same.error());
     const CheckpointInfo& info = impl->policy.checkpoint.info;
     std::error_code ec;
     const std::string absolute = std::filesystem::absolute(policyPath, ec).string();
     impl->record = modelRecordFor(info, ec ? policyPath : absolute, std::filesystem::path(policyPath).filename().string());
+    auto referencePath = findReference(impl->record);
+    if (!referencePath)
+        return makeError(referencePath.error());
+    auto reference = openModel(referencePath.value(), impl->policy.device);
+    if (!reference)
+        return makeError("the reference (the model " + impl->record.name + " was fine-tuned from): " +
+                         reference.error());
+    impl->reference = std::move(reference.value());
+    // Margins against any other model than the one it was fine-tuned from would order pairs by
+    // what neither model learnt: the lineage must match.
+    const std::string& expected = info.parentId.empty() ? info.id : info.parentId;
+    if (impl->reference.checkpoint.info.id != expected)
+        return makeError(referencePath.value() + " (model " + impl->reference.checkpoint.info.id + ") is not the model " +
+                         impl->record.name + " was fine-tuned from (" +
+                         (info.parentId.empty() ? "none: it is pretrained" : info.parentId) + ")");
+    if (Status same = requireTask(*impl->reference.task, impl->policy.task->key(), "the reference " + referencePath.value());
+        !same)
+        return makeError(same.error());
     if (auto trained = dpoConfigFromJson(info.trainingJson); trained)
         impl->dpo.beta = trained->beta;
     return std::unique_ptr<PairScorer>(new PairScorer(std::move(impl)));
+}
+
+bool PairScorer::selfReferenced() const
+{
+    return m_impl->policy.checkpoint.info.id == m_impl->reference.checkpoint.info.id;
 }
 
 Result<std::vector<double>> PairScorer::margins(const std::vector<ShownPair>& pairs, uint64_t seed, int draws)
@@ -99,7 +122,7 @@ Result<std::string> referencePathOf(PreferenceStore& store, const ModelRecord& p
         return makeError(parent.error());
     if (!parent.value())
         return makeError("the model it was fine-tuned from (" + policy.parentId +
-                         ") is not in the store: name its checkpoint with --reference");
+                         ") is not in the store (from the command line, name its checkpoint with --reference)");
     return parent.value()->path;
 }
 
@@ -112,7 +135,7 @@ Result<std::string> referencePathOf(PreferenceStore& store, const std::string& c
     for (const ModelRecord& model : models.value())
         if (model.path == checkpointPath || std::filesystem::equivalent(model.path, checkpointPath, ec))
             return referencePathOf(store, model);
-    return checkpointPath;
+    return makeError("the store does not know the model at " + checkpointPath);
 }
 
 std::vector<size_t> leastSureFirst(const std::vector<double>& margins, uint64_t seed)
@@ -121,33 +144,53 @@ std::vector<size_t> leastSureFirst(const std::vector<double>& margins, uint64_t 
     std::iota(order.begin(), order.end(), size_t(0));
     std::mt19937_64 random(seed);
     std::shuffle(order.begin(), order.end(), random);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return std::abs(margins[a]) < std::abs(margins[b]); });
+    // A margin that is not a number sorts last (a strict weak order even then).
+    const auto key = [&](size_t i) { return std::isnan(margins[i]) ? INFINITY : std::abs(margins[i]); };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
     return order;
 }
 
-Result<LeastSurePairs> generateLeastSure(PairGenerator& generator, PairScorer& scorer, int64_t count,
-                                         int64_t candidatesPerPair, uint64_t seed, const SamplingConfig& sampling,
-                                         int draws)
+const char* toString(PairPick pick) { return pick == PairPick::Surest ? "surest" : "least-sure"; }
+
+Result<ScoredPairs> generateByMargin(PairGenerator& generator, PairScorer& scorer, PairPick pick, int64_t count,
+                                     int64_t candidatesPerPair, uint64_t seed, const SamplingConfig& sampling,
+                                     int draws)
 {
     if (candidatesPerPair < 1 || candidatesPerPair > 1000)
         return makeError("the candidate pairs per pair kept must be in 1..1000");
     if (generator.model().taskKey != scorer.taskKey())
         return makeError("the scoring model is of task " + scorer.taskKey() + ", the pairs of " +
                          generator.model().taskKey);
+    if (count < 1 || count * candidatesPerPair > kMaxCandidatePairs)
+        return makeError("asking for " + std::to_string(count) + " pairs from " + std::to_string(candidatesPerPair) +
+                         " candidates each: at most " + std::to_string(kMaxCandidatePairs) + " candidate pairs");
+    if (scorer.selfReferenced()) {
+        // A pretrained model is sure of nothing (every margin 0): its pairs stay as drawn, unscored,
+        // so that they never go ahead of pairs a fine-tuned model scored.
+        auto drawn = generator.generate(count, seed, sampling);
+        if (!drawn)
+            return makeError(drawn.error());
+        ScoredPairs out;
+        out.pairs = std::move(drawn->pairs);
+        out.candidates = int64_t(out.pairs.size());
+        return out;
+    }
     auto batch = generator.generate(count * candidatesPerPair, seed, sampling);
     if (!batch)
         return makeError(batch.error());
     auto margins = scorer.margins(batch->pairs, seed, draws);
     if (!margins)
         return makeError(margins.error());
-    LeastSurePairs out;
+    ScoredPairs out;
     out.candidates = int64_t(batch->pairs.size());
     out.scoredBy = scorer.policy().id;
     double all = 0, kept = 0;
     for (double m : margins.value())
         all += std::abs(m);
-    for (size_t index : leastSureFirst(margins.value(), seed)) {
+    std::vector<size_t> order = leastSureFirst(margins.value(), seed);
+    if (pick == PairPick::Surest)
+        std::reverse(order.begin(), order.end());
+    for (size_t index : order) {
         if (int64_t(out.pairs.size()) >= count)
             break;
         out.pairs.push_back(batch->pairs[index]);

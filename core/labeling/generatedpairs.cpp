@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "labeling/generatedpairs.h"
 
+#include <cmath>
+
 namespace d2dpo {
 
 Result<std::string> recordModel(PreferenceStore& store, const ModelRecord& model)
@@ -20,6 +22,9 @@ Result<StoredPairs> storeGeneratedPairs(PreferenceStore& store, const ModelRecor
 {
     if (!margins.margins.empty() && margins.margins.size() != pairs.size())
         return makeError("a margin for each pair is needed, or none");
+    for (double margin : margins.margins)
+        if (!std::isfinite(margin)) // refused before anything is stored: pairs never lose their margins
+            return makeError("a pair's margin is not a finite number; nothing was stored");
     auto name = recordModel(store, model);
     if (!name)
         return makeError(name.error());

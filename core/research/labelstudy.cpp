@@ -20,7 +20,18 @@
 
 namespace d2dpo {
 
-const char* toString(PairSelection selection) { return selection == PairSelection::LeastSure ? "least-sure" : "random"; }
+const char* toString(PairSelection selection)
+{
+    switch (selection) {
+    case PairSelection::LeastSure:
+        return "least-sure";
+    case PairSelection::Surest:
+        return "surest";
+    case PairSelection::Random:
+        break;
+    }
+    return "random";
+}
 
 std::optional<PairSelection> pairSelectionFromString(const std::string& text)
 {
@@ -28,6 +39,8 @@ std::optional<PairSelection> pairSelectionFromString(const std::string& text)
         return PairSelection::Random;
     if (text == "least-sure")
         return PairSelection::LeastSure;
+    if (text == "surest")
+        return PairSelection::Surest;
     return std::nullopt;
 }
 
@@ -216,13 +229,16 @@ Result<LabelStudyRun> runLabelStudy(const LabelStudyConfig& config, const std::s
                 break; // the model draws one sequence only: no pair to ask about
             const size_t take = size_t(std::min<int64_t>(
                 {config.labelsPerRound, config.maxLabels - study.labels(), int64_t(candidates.size())}));
-            // Least sure: every candidate scored, the smallest |margin| taken. Random: the draw's order,
-            // only the taken ones scored (for the table's mean |margin|).
+            // Least sure (surest): every candidate scored, the smallest (largest) |margin| taken. Random:
+            // the draw's order, only the taken ones scored (for the table's mean |margin|).
             std::vector<ShownPair> chosen;
             std::vector<double> chosenMargins;
-            if (config.selection == PairSelection::LeastSure) {
+            if (config.selection != PairSelection::Random) {
                 const std::vector<double> margins = study.margins(candidates, round);
-                for (size_t index : leastSureFirst(margins, config.seed * 17 + uint64_t(round))) {
+                std::vector<size_t> order = leastSureFirst(margins, config.seed * 17 + uint64_t(round));
+                if (config.selection == PairSelection::Surest)
+                    std::reverse(order.begin(), order.end());
+                for (size_t index : order) {
                     if (chosen.size() == take)
                         break;
                     chosen.push_back(candidates[index]);
@@ -280,7 +296,7 @@ std::string fixed(double value, int digits)
 std::vector<LabelStudyRow> summarizeLabelStudy(const std::vector<LabelStudyRun>& runs)
 {
     std::vector<LabelStudyRow> rows;
-    for (PairSelection selection : {PairSelection::Random, PairSelection::LeastSure}) {
+    for (PairSelection selection : {PairSelection::Random, PairSelection::LeastSure, PairSelection::Surest}) {
         LabelStudyRow row;
         row.selection = selection;
         std::vector<double> toGoal, finalRule, finalVsr, seconds, margins, areas;
@@ -331,7 +347,8 @@ std::string labelStudyTable(const std::vector<LabelStudyRow>& rows, double goal,
 {
     std::string out = "| pairs | seeds at rule share " + fixed(goal, 2) + " | labels needed (mean ± sd) | median | "
                       "rule share over the rounds (mean ± sd) | decisive labels | mean abs margin of the chosen | "
-                      "rule share at " + std::to_string(maxLabels) + " labels | VSR there | s per run |\n"
+                      "rule share at the end (" + std::to_string(maxLabels) + " labels unless said) | VSR there | "
+                      "s per run |\n"
                       "|---|---|---|---|---|---|---|---|---|---|\n";
     for (const LabelStudyRow& r : rows)
         out += std::string("| ") + toString(r.selection) + " | " + std::to_string(r.reachedGoal) + "/" +

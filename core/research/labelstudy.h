@@ -4,7 +4,10 @@
 // "Label pairs from this model" does), some of them are chosen and labelled by the rule, D2-DPO
 // fine-tunes the reference on every decisive label so far, and the fine-tuned model is measured.
 // "random" takes the candidates in the draw's order; "least-sure" takes those whose implicit
-// reward margin under the current model (against the reference) is nearest 0 (jobs/pairscorer.h).
+// reward margin under the current model (against the reference) is nearest 0 (jobs/pairscorer.h);
+// "surest" those whose margin is farthest from 0: the pairs the current model tells apart most
+// clearly, which a labeler is likely to decide (rather than tie) and which a fine-tuning from the
+// reference, where every margin is 0 again, still learns from.
 // The figures: the labels spent when the rule share first reaches the goal, and the rule share
 // averaged over the rounds (the area under the curve, steadier than a first crossing).
 #pragma once
@@ -21,7 +24,7 @@
 
 namespace d2dpo {
 
-enum class PairSelection { Random, LeastSure };
+enum class PairSelection { Random, LeastSure, Surest };
 const char* toString(PairSelection selection);
 std::optional<PairSelection> pairSelectionFromString(const std::string& text);
 
@@ -60,8 +63,8 @@ struct LabelStudyRun {
 };
 
 /// Runs one selection with one seed in the calling thread; `onRound` hears each round. Spends the
-/// whole budget (the goal only marks labelsToGoal); ends early when the model draws no new pair, and
-/// with an error when `stop` is raised.
+/// whole budget (the goal only marks labelsToGoal); ends early when the model draws one sequence only
+/// (no pair to ask about), and with an error when `stop` is raised.
 Result<LabelStudyRun> runLabelStudy(const LabelStudyConfig& config, const std::string& device, const StopToken& stop,
                                     const std::function<void(const LabelStudyRound&)>& onRound = {});
 

@@ -51,15 +51,20 @@ enum class PairPurpose { Train, Gold, Compare };
 /// In which order the queue hands out pairs.
 enum class QueueOrder {
     Oldest,     ///< as they were stored
-    LeastSure,  ///< smallest |margin| first (setPairMargins: the latest fine-tuned model's), unscored pairs last
+    LeastSure,  ///< smallest |margin| first (setPairMargins: the latest fine-tuned model's), unscored pairs
+                ///< last; a blind comparison's pairs (never scored) first, as they come
+    Surest,     ///< largest |margin| first: the pairs a labeler most likely decides rather than ties; the same
+                ///< places for comparison and unscored pairs
 };
 const char* toString(QueueOrder order);
 std::optional<QueueOrder> queueOrderFromString(const std::string& text);
 
 /// How pairs are handed out to labelers.
 struct QueueSettings {
-    int overlap = 1;     ///< different labelers per pair (never one labeler twice)
-    double goldRate = 0; ///< the share of gold pairs mixed into each named labeler's queue
+    static constexpr int kMaxOverlap = 100;
+    static constexpr double kMaxGoldRate = 0.5;
+    int overlap = 1;     ///< different labelers per pair (never one labeler twice), 1..kMaxOverlap
+    double goldRate = 0; ///< the share of gold pairs mixed into each named labeler's queue, 0..kMaxGoldRate
     QueueOrder order = QueueOrder::Oldest;
 };
 
@@ -275,7 +280,7 @@ public:
     Result<std::vector<int64_t>> undoLabels(const std::vector<int64_t>& labelIds);
 
     Result<QueueSettings> queueSettings();
-    /// Overlap 1..100, gold rate 0..0.5.
+    /// Overlap 1..QueueSettings::kMaxOverlap, gold rate 0..QueueSettings::kMaxGoldRate.
     Status setQueueSettings(const QueueSettings& settings);
     /// Records `modelId`'s margins on these pairs (replacing earlier ones), in one transaction; an
     /// unknown pair id is an error and nothing is written.

@@ -14,14 +14,41 @@ namespace d2dpo {
 
 namespace {
 
-constexpr int kMaxOverlap = 100;
-constexpr double kMaxGoldRate = 0.5;
+constexpr int kMaxOverlap = QueueSettings::kMaxOverlap;
+constexpr double kMaxGoldRate = QueueSettings::kMaxGoldRate;
 
 constexpr const char* kOverlap = "coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'overlap'), 1)";
 
+/// The pending pairs' ORDER BY for a queue order. By margin: a blind comparison's pairs (never
+/// scored) first, as they come, so that scored pairs never hold a comparison back; then the scored
+/// training pairs; those without a margin last.
+const char* orderBy(QueueOrder order)
+{
+    switch (order) {
+    case QueueOrder::LeastSure:
+        return "p.purpose <> 'compare', p.margin IS NULL, abs(p.margin), p.id";
+    case QueueOrder::Surest:
+        return "p.purpose <> 'compare', p.margin IS NULL, abs(p.margin) DESC, p.id";
+    case QueueOrder::Oldest:
+        break;
+    }
+    return "p.id";
+}
+
 } // namespace
 
-const char* toString(QueueOrder order) { return order == QueueOrder::LeastSure ? "least-sure" : "oldest"; }
+const char* toString(QueueOrder order)
+{
+    switch (order) {
+    case QueueOrder::LeastSure:
+        return "least-sure";
+    case QueueOrder::Surest:
+        return "surest";
+    case QueueOrder::Oldest:
+        break;
+    }
+    return "oldest";
+}
 
 std::optional<QueueOrder> queueOrderFromString(const std::string& text)
 {
@@ -29,6 +56,8 @@ std::optional<QueueOrder> queueOrderFromString(const std::string& text)
         return QueueOrder::Oldest;
     if (text == "least-sure")
         return QueueOrder::LeastSure;
+    if (text == "surest")
+        return QueueOrder::Surest;
     return std::nullopt;
 }
 
@@ -94,10 +123,7 @@ Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, cons
                   AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM labels l
                                                  WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?2))
                   AND (?3 = '' OR ls.task = ?3)
-                ORDER BY )sql" + std::string(settings->order == QueueOrder::LeastSure
-                                                ? "p.margin IS NULL, abs(p.margin), p.id"
-                                                : "p.id") +
-                                                " LIMIT ?4");
+                ORDER BY )sql" + std::string(orderBy(settings->order)) + " LIMIT ?4");
             q.bind(1, gold ? 1 : 0);
             bindOptionalText(q, 2, labeler);
             q.bind(3, task);

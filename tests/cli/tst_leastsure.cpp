@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Informative pairs first, through the real binary: `pairs --least-sure` keeps the pairs a
-// fine-tuned model is least sure about (its reference found in the store) with their margins,
+// Informative pairs first, through the real binary: `pairs --least-sure` (`--surest`) keeps the
+// pairs a fine-tuned model is least (most) sure about (its reference found in the store) with their margins,
 // `prefs score` and `prefs queue --order least-sure` hand the least sure out first, and
 // `labelstudy` runs its grid end to end on a tiny model (the CI-sized version of the README's table).
 #include <QDir>
@@ -33,7 +33,7 @@ class TestLeastSure final : public QObject {
     Q_OBJECT
 
     QTemporaryDir m_dir;
-    QString m_reference, m_finetuned;
+    QString m_reference, m_finetuned, m_other;
     QString path(const QString& name) const { return m_dir.filePath(name); }
 
 private Q_SLOTS:
@@ -53,6 +53,11 @@ private Q_SLOTS:
         while (files.hasNext())
             m_finetuned = files.next();
         QVERIFY2(!m_finetuned.isEmpty(), "the run wrote no checkpoint");
+        m_other = path("other.d2dpo"); // a second pretrained model of the same task
+        const Run other = runCli({"pretrain", "--length", "6", "--d-model", "16", "--layers", "1", "--heads", "2",
+                                  "--threads", "1", "--eval-samples", "20", "--seed", "5", "--steps", "20", "-o",
+                                  m_other});
+        QVERIFY2(other.exitCode == 0, qPrintable(other.err));
     }
 
     void pairsLeastSureKeepTheLeastSureWithTheirMargins()
@@ -76,6 +81,29 @@ private Q_SLOTS:
                 QVERIFY(!margin->second.empty());
             }
         QCOMPARE(scored, 5); // the reference's three pairs carry none
+        const Run surest = runCli({"pairs", "-c", m_finetuned, "--surest", "-n", "5", "--candidates", "4", "--db", db,
+                                   "--threads", "1", "--seed", "2"});
+        QVERIFY2(surest.exitCode == 0 && surest.out.contains("surest of"), qPrintable(surest.out + surest.err));
+        // The same candidates (same seed): the surest five are farther from 0 than the least sure five.
+        QVERIFY2(numberAfter(surest.out, "mean |margin| ") >= chosen, qPrintable(surest.out));
+        QVERIFY2(numberAfter(surest.out, "mean |margin| ") >= numberAfter(surest.out, "against "), qPrintable(surest.out));
+        const Run both = runCli({"pairs", "-c", m_finetuned, "--surest", "--least-sure", "--db", db});
+        QCOMPARE(both.exitCode, d2dpo::test::kExitUsage);
+        const Run loose = runCli({"pairs", "-c", m_finetuned, "--candidates", "8", "--db", db});
+        QVERIFY2(loose.exitCode != 0 && loose.err.contains("add --least-sure or --surest"), qPrintable(loose.err));
+        const Run huge = runCli({"pairs", "-c", m_finetuned, "--least-sure", "-n", "1000000", "--candidates", "1000",
+                                 "--db", db});
+        QVERIFY2(huge.exitCode != 0 && huge.err.contains("candidate pairs"), qPrintable(huge.err));
+        // A pretrained model is sure of nothing: its pairs are stored as drawn, with no margin that
+        // would put them ahead of the fine-tuned model's scored ones.
+        const Run pretrained = runCli({"pairs", "-c", m_reference, "--least-sure", "-n", "4", "--db", db});
+        QVERIFY2(pretrained.exitCode == 0 && pretrained.out.contains("no margins were recorded"),
+                 qPrintable(pretrained.out + pretrained.err));
+        auto reopened = d2dpo::PreferenceStore::open(db.toStdString()).value();
+        int unscored = 0;
+        for (const d2dpo::ShownPair& pair : reopened->pendingPairs(100).value())
+            unscored += !reopened->pairMargin(pair.id).value().has_value();
+        QCOMPARE(unscored, 3 + 4); // the first command's three, and these four
     }
 
     void theQueueHandsOutTheLeastSureFirstOnceScored()
@@ -96,9 +124,16 @@ private Q_SLOTS:
             previous = margin;
         }
         QVERIFY(previous > 0);
-        // A pretrained model is its own reference: it is sure of nothing.
+        // A pretrained model is its own reference: sure of nothing, it would put every pair first.
         const Run itself = runCli({"prefs", "score", "-c", m_reference, "--db", db, "--threads", "1"});
-        QVERIFY2(itself.exitCode == 0 && itself.out.contains("mean |margin| 0\n"), qPrintable(itself.out + itself.err));
+        QVERIFY2(itself.exitCode == d2dpo::test::kExitFailure && itself.err.contains("is pretrained"),
+                 qPrintable(itself.out + itself.err));
+        QVERIFY(store->pairMargin(store->pendingPairs(1, "", "ana").value()[0].id).value()); // the scores stay
+        // Scored against another model than the one it was fine-tuned from: refused, naming both.
+        const Run other = runCli({"prefs", "score", "-c", m_finetuned, "--reference", m_other, "--db", db,
+                                  "--threads", "1"});
+        QVERIFY2(other.exitCode == d2dpo::test::kExitFailure && other.err.contains("is not the model"),
+                 qPrintable(other.err));
         const Run bad = runCli({"prefs", "queue", "--order", "newest", "--db", db});
         QCOMPARE(bad.exitCode, d2dpo::test::kExitUsage);
     }
@@ -110,11 +145,12 @@ private Q_SLOTS:
                                 "--candidates", "8", "--max-labels", "8", "--steps", "3", "--eval-samples", "20",
                                 "--margin-draws", "4", "-o", out, "--jobs", "1"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
-        QVERIFY2(run.out.contains("| random | ") && run.out.contains("| least-sure | "), qPrintable(run.out));
+        QVERIFY2(run.out.contains("| random | ") && run.out.contains("| least-sure | ") && run.out.contains("| surest | "),
+                 qPrintable(run.out));
         QFile csv(out + "/rounds.csv");
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split(QLatin1Char('\n'));
-        QCOMPARE(lines.size(), 1 + 2 * 3); // header, then rounds at 0, 4 and 8 labels of each selection
+        QCOMPARE(lines.size(), 1 + 3 * 3); // header, then rounds at 0, 4 and 8 labels of each selection
         QMap<QString, QStringList> byRun;
         for (const QString& line : lines.mid(1)) {
             const QStringList cells = line.split(QLatin1Char(','));
@@ -126,11 +162,17 @@ private Q_SLOTS:
         }
         QCOMPARE(byRun["random"], QStringList({"0", "4", "8"}));
         QCOMPARE(byRun["least-sure"], QStringList({"0", "4", "8"}));
-        QCOMPARE(byRun["random0"], byRun["least-sure0"]); // both start from the same measured reference
+        QCOMPARE(byRun["surest"], QStringList({"0", "4", "8"}));
+        QCOMPARE(byRun["random0"], byRun["least-sure0"]); // all start from the same measured reference
+        QCOMPARE(byRun["random0"], byRun["surest0"]);
         QVERIFY(QFile::exists(out + "/table.md"));
         QVERIFY(QFile::exists(out + "/rule_share.png"));
         const Run unknown = runCli({"labelstudy", "-c", m_reference, "--selections", "random,cleverest"});
         QVERIFY(unknown.exitCode != 0 && unknown.err.contains("unknown selection 'cleverest'"));
+        // A folder it cannot write is refused before any work (not after the study, losing it).
+        const Run unwritable = runCli({"labelstudy", "-c", m_reference, "-o", "/proc/d2dpo-study"});
+        QVERIFY2(unwritable.exitCode != 0 && !unwritable.out.contains("| random |"),
+                 qPrintable(unwritable.out + unwritable.err));
         const Run few = runCli({"labelstudy", "-c", m_reference, "--labels-per-round", "8", "--candidates", "4"});
         QVERIFY2(few.exitCode != 0 && few.err.contains("candidate pairs per round"), qPrintable(few.err));
     }

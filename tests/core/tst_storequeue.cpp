@@ -108,7 +108,7 @@ private Q_SLOTS:
         QVERIFY(!store->markGold(goldIds[0], Choice::Left));
     }
 
-    void theLeastSureOrderHandsOutTheSmallestMarginFirst()
+    void theMarginOrdersHandOutTheSmallestOrTheLargestMarginFirst()
     {
         const std::string path = freshPath();
         auto store = openOrFail(path);
@@ -133,9 +133,37 @@ private Q_SLOTS:
         const auto margin = store->pairMargin(ids[1]).value();
         QVERIFY(margin && margin->first == -0.01 && margin->second == "m");
         QVERIFY(!store->pairMargin(ids[3]).value());
+        QVERIFY(store->setQueueSettings({1, 0, QueueOrder::Surest}));
+        const std::vector<int64_t> surest{ids[0], ids[2], ids[1], ids[3]}; // unscored last here too
+        QCOMPARE(idsOf(*store), surest);
+        QVERIFY(store->setQueueSettings({1, 0, QueueOrder::LeastSure}));
         // A later model's scores replace the earlier ones.
         QVERIFY(store->setPairMargins({{ids[0], 0.0}}, "m2"));
         QCOMPARE(idsOf(*store).front(), ids[0]);
+    }
+
+    void aComparisonIsNeverHeldBackByScoredPairs()
+    {
+        auto store = openOrFail(freshPath());
+        QVERIFY(store);
+        QVERIFY(store->addModel(modelRecord("ref", "", "pretrained")));
+        QVERIFY(store->addModel(modelRecord("tuned", "ref", "d2dpo")));
+        const auto ids = store->addPairs(somePairs(3), "generated").value();
+        QVERIFY(store->setPairMargins({{ids[0], 0.3}, {ids[1], 0.1}, {ids[2], 2.0}}, "tuned"));
+        std::vector<ShownPair> blind = somePairs(5);
+        blind.erase(blind.begin(), blind.begin() + 3); // two pairs the training ones do not hold
+        for (ShownPair& p : blind) {
+            p.leftModelId = "ref";
+            p.rightModelId = "tuned";
+        }
+        QVERIFY(store->addComparison("binary-integers:8", {"ref", "tuned"}, blind));
+        for (QueueOrder order : {QueueOrder::LeastSure, QueueOrder::Surest}) {
+            QVERIFY(store->setQueueSettings({1, 0, order}));
+            const auto queue = store->pendingPairs(10, "", "ana").value();
+            QCOMPARE(queue.size(), size_t(5));
+            QVERIFY(queue[0].blind && queue[1].blind); // never unscored, never last
+            QCOMPARE(queue[2].id, order == QueueOrder::LeastSure ? ids[1] : ids[2]);
+        }
     }
 
     void badMarginsAreRefusedWholly()
@@ -150,6 +178,8 @@ private Q_SLOTS:
         QVERIFY(!store->setPairMargins({{ids[0], std::nan("")}}, "m"));
         QVERIFY(!store->pairMargin(ids[0]).value());
         QCOMPARE(queueOrderFromString("least-sure"), std::optional<QueueOrder>(QueueOrder::LeastSure));
+        QCOMPARE(queueOrderFromString("surest"), std::optional<QueueOrder>(QueueOrder::Surest));
+        QCOMPARE(std::string(toString(QueueOrder::Surest)), std::string("surest"));
         QVERIFY(!queueOrderFromString("newest"));
     }
 

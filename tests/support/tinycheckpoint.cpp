@@ -29,7 +29,8 @@ Result<TinyCheckpoint> writeTinyCheckpoint(const std::string& path, const TinyCh
     }
     CheckpointInfo info;
     info.id = newCheckpointId();
-    info.kind = "pretrained";
+    info.kind = options.parentId.empty() ? "pretrained" : "d2dpo";
+    info.parentId = options.parentId;
     info.spec = spec;
     info.step = options.step;
     info.createdAt = options.createdAt.empty() ? utcNow() : options.createdAt;

@@ -27,6 +27,7 @@ struct TinyCheckpointOptions {
     int64_t step = 0;
     std::string createdAt; ///< empty: now
     Weights weights = Weights::Random;
+    std::string parentId; ///< set: a "d2dpo" checkpoint fine-tuned from this model
 };
 
 /// The checkpoint as written: enough to record it in a store without loading it.
@@ -36,7 +37,8 @@ struct TinyCheckpoint {
     ModelSpec spec;
 };
 
-/// Writes the model `options` describe to `path` as a "pretrained" checkpoint with no parent.
+/// Writes the model `options` describe to `path` as a "pretrained" checkpoint with no parent (or,
+/// with `parentId`, as a "d2dpo" one fine-tuned from it).
 Result<TinyCheckpoint> writeTinyCheckpoint(const std::string& path, const TinyCheckpointOptions& options = {});
 
 } // namespace d2dpo::test

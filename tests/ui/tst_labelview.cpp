@@ -2,6 +2,9 @@
 // What the Label view shows: pairs in their task's alphabet with hints (which can be hidden), the
 // counters, the model that made a pair, and pairs generated in the background (GUI stall printed).
 #include <QCheckBox>
+#include <QComboBox>
+
+#include <limits>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
@@ -157,23 +160,25 @@ private Q_SLOTS:
         m_view->supply().waitForIdle(); // a refill may have started
     }
 
-    void leastSureFirstRecordsTheMarginsItChoseBy()
+    void pairsPickedByMarginRecordTheMarginsTheyWerePickedBy()
     {
         // A fine-tuned model and its reference: the reference is found through the store's lineage.
         test::TinyCheckpointOptions tiny;
         tiny.length = 10;
         const auto reference = test::writeTinyCheckpoint(m_dir.filePath("ref.d2dpo").toStdString(), tiny);
+        QVERIFY(reference);
         tiny.seed = 9; // other weights: a model with opinions of its own
+        tiny.parentId = reference->id;
         const auto tuned = test::writeTinyCheckpoint(m_dir.filePath("tuned.d2dpo").toStdString(), tiny);
         QVERIFY(reference && tuned);
         freshView(0);
         ModelRecord parent{reference->id, "", "pretrained", "reference", reference->path, toJson(reference->spec)};
         ModelRecord child{tuned->id, reference->id, "d2dpo", "tuned", tuned->path, toJson(tuned->spec)};
         QVERIFY(m_store->addModel(parent).ok() && m_store->addModel(child).ok());
-        auto* box = m_view->findChild<QCheckBox*>(QStringLiteral("leastSureCheckBox"));
-        QVERIFY(box && !box->isChecked());
-        box->setChecked(true);
-        QVERIFY(m_view->leastSureFirst());
+        auto* box = m_view->findChild<QComboBox*>(QStringLiteral("newPairsOrder"));
+        QVERIFY(box && box->currentIndex() == 0 && !m_view->newPairPick());
+        box->setCurrentIndex(box->findText(QStringLiteral("Least sure first")));
+        QCOMPARE(m_view->newPairPick(), std::optional(PairPick::LeastSure));
         m_view->generateFrom(QString::fromStdString(tuned->path), 12);
         QTRY_VERIFY_WITH_TIMEOUT(m_view->currentPair().has_value() && !m_view->supply().busy(), 60000);
         m_view->supply().waitForIdle();
@@ -188,8 +193,22 @@ private Q_SLOTS:
             previous = std::abs(margin->first);
         }
         QVERIFY(previous > 0); // scored against the reference, not against itself
-        // Off again: pairs in draw order, no margins.
-        box->setChecked(false);
+        // Surest first: the kept pairs in the opposite order, largest |margin| first.
+        box->setCurrentIndex(box->findText(QStringLiteral("Surest first")));
+        const size_t leastSureCount = m_store->pendingPairs(1000).value().size();
+        m_view->generateFrom(QString::fromStdString(tuned->path), 6);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_view->supply().busy() &&
+                                     m_store->pendingPairs(1000).value().size() > leastSureCount, 60000);
+        m_view->supply().waitForIdle();
+        const auto withSurest = m_store->pendingPairs(1000).value();
+        double last = std::numeric_limits<double>::infinity();
+        for (size_t i = leastSureCount; i < withSurest.size(); ++i) {
+            const double margin = std::abs(m_store->pairMargin(withSurest[i].id).value()->first);
+            QVERIFY(margin <= last);
+            last = margin;
+        }
+        // As drawn again: no margins.
+        box->setCurrentIndex(0);
         const size_t before = pending.size();
         m_view->generateFrom(QString::fromStdString(reference->path), 5);
         QTRY_VERIFY_WITH_TIMEOUT(!m_view->supply().busy() && m_store->pendingPairs(100).value().size() > before, 60000);
