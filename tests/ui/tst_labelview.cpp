@@ -209,7 +209,7 @@ private Q_SLOTS:
         }
         // As drawn again: no margins.
         box->setCurrentIndex(0);
-        const size_t before = pending.size();
+        const size_t before = withSurest.size(); // stored ones: busy() ends before the result is stored
         m_view->generateFrom(QString::fromStdString(reference->path), 5);
         QTRY_VERIFY_WITH_TIMEOUT(!m_view->supply().busy() && m_store->pendingPairs(100).value().size() > before, 60000);
         m_view->supply().waitForIdle();
