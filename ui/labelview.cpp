@@ -58,7 +58,8 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     m_busy->setMaximumWidth(120);
     m_busy->setTextVisible(false);
     m_busy->hide();
-    m_hints = new QCheckBox(tr("Show hints (what the task reads, validity, the rule)"), this);
+    m_hints = new QCheckBox(tr("Show hints"), this);
+    m_hints->setToolTip(tr("What the task reads in each sequence, whether it is valid, and what the rule says"));
     m_hints->setFocusPolicy(Qt::NoFocus);
     m_hints->setChecked(true);
     m_hints->setObjectName(QStringLiteral("hintsCheckBox"));
@@ -68,6 +69,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     top->addWidget(new QLabel(tr("Pairs from model:"), this));
     top->addWidget(m_models, 1);
     top->addWidget(m_generate);
+    top->addWidget(new QLabel(tr("New pairs:"), this));
     top->addWidget(m_newPairs);
     top->addWidget(m_busy);
     top->addStretch();

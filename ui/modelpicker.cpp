@@ -6,7 +6,9 @@ namespace d2dpo::ui {
 ModelPicker::ModelPicker(QWidget* parent) : QComboBox(parent)
 {
     setFocusPolicy(Qt::NoFocus); // keys go to the Label view
-    setMinimumContentsLength(28);
+    // Sized to 24 characters, not to the longest model's name: the Label view's top bar fits 1024 px.
+    setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    setMinimumContentsLength(24);
     setAccessibleName(tr("Model new pairs come from"));
     setPlaceholderText(tr("(no model is named during a blind comparison)"));
 }

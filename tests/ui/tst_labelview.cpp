@@ -160,6 +160,24 @@ private Q_SLOTS:
         m_view->supply().waitForIdle(); // a refill may have started
     }
 
+    void theViewFitsA1024PixelWideWindow()
+    {
+        // The top bar (model, generation, new pairs, hints) sets the view's narrowest width; a long
+        // model name shrinks the model box rather than widening the window past 1024 px.
+        test::TinyCheckpointOptions tiny;
+        tiny.length = 10;
+        const auto written = test::writeTinyCheckpoint(m_dir.filePath("long-name.d2dpo").toStdString(), tiny);
+        QVERIFY(written);
+        freshStore(); // the model is in the store before the view is first shown, as in the application
+        QVERIFY(m_store->addPairs(test::binaryPairs(3), "generated").ok());
+        ModelRecord model{written->id, "", "pretrained", "a model with a name far longer than any box " +
+                                                           std::string(60, 'x'), written->path, toJson(written->spec)};
+        QVERIFY(m_store->addModel(model).ok());
+        showView();
+        QVERIFY2(m_view->minimumSizeHint().width() <= 1024 - 20,
+                 qPrintable(QString::number(m_view->minimumSizeHint().width())));
+    }
+
     void pairsPickedByMarginRecordTheMarginsTheyWerePickedBy()
     {
         // A fine-tuned model and its reference: the reference is found through the store's lineage.
