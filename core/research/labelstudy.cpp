@@ -17,6 +17,7 @@
 #include "model/device.h"
 #include "train/dpotrainer.h"
 #include "train/evaluation.h"
+#include "research/seedstats.h"
 
 namespace d2dpo {
 
@@ -263,33 +264,9 @@ Result<LabelStudyRun> runLabelStudy(const LabelStudyConfig& config, const std::s
 
 namespace {
 
-double mean(const std::vector<double>& v)
-{
-    double sum = 0;
-    for (double x : v)
-        sum += x;
-    return v.empty() ? std::nan("") : sum / double(v.size());
-}
-
-double sampleSd(const std::vector<double>& v)
-{
-    if (v.size() < 2)
-        return 0;
-    const double m = mean(v);
-    double sum = 0;
-    for (double x : v)
-        sum += (x - m) * (x - m);
-    return std::sqrt(sum / double(v.size() - 1));
-}
-
-std::string fixed(double value, int digits)
-{
-    if (std::isnan(value))
-        return "-";
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", digits, value);
-    return text;
-}
+double mean(const std::vector<double>& v) { return moments(v).mean; }
+/// 0 without a spread to measure (fewer than two values).
+double sampleSd(const std::vector<double>& v) { return v.size() < 2 ? 0 : moments(v).sd; }
 
 } // namespace
 

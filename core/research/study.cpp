@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "research/study.h"
+#include "research/seedstats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -35,35 +36,6 @@ const std::vector<StudySetting>& allSettings()
         {"beta-1", "beta", {"--beta", "1"}},
     };
     return settings;
-}
-
-struct Moments {
-    double mean = 0, sd = 0;
-};
-
-Moments moments(const std::vector<double>& values)
-{
-    Moments m;
-    if (values.empty())
-        return {std::nan(""), std::nan("")};
-    for (double v : values)
-        m.mean += v;
-    m.mean /= double(values.size());
-    if (values.size() > 1) {
-        for (double v : values)
-            m.sd += (v - m.mean) * (v - m.mean);
-        m.sd = std::sqrt(m.sd / double(values.size() - 1));
-    }
-    return m;
-}
-
-std::string fixed(double value, int digits)
-{
-    if (std::isnan(value))
-        return "-";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.*f", digits, value);
-    return text;
 }
 
 std::string general(double value)
