@@ -5,6 +5,7 @@
 
 #include "base/failurereport.h"
 #include "io/checkpoint.h"
+#include "model/device.h"
 #include "tasks/sequencefile.h"
 #include "tasks/task.h"
 
@@ -103,6 +104,20 @@ std::string TaskInfo::alphabet() const
     return "text";
 }
 
+std::string TaskInfo::symbols() const { return m_task->vocabulary().symbols(); }
+
+std::vector<std::string> TaskInfo::trainingTexts(int64_t count, uint64_t seed) const
+{
+    if (!config().data.empty())
+        return config().data;
+    try {
+        auto generator = makeGenerator(seed, torch::kCPU);
+        return formatRows(*m_task, m_task->sampleData(count, generator, torch::kCPU));
+    } catch (const std::exception&) {
+        return {}; // a task without data to draw from (an imported model's)
+    }
+}
+
 bool TaskInfo::hasRule() const { return m_task->rule() != nullptr; }
 std::string TaskInfo::ruleSpec() const { return hasRule() ? m_task->rule()->spec() : std::string(); }
 std::string TaskInfo::ruleDescription() const { return hasRule() ? m_task->rule()->describe() : std::string(); }
@@ -111,6 +126,11 @@ std::string TaskInfo::simulatedExpertName() const { return "rule:" + ruleSpec();
 Result<Choice> TaskInfo::ruleChoice(const std::string& left, const std::string& right) const
 {
     return m_task->ruleChoice(left, right);
+}
+
+std::vector<std::pair<int, int>> TaskInfo::ruleMatches(const std::string& text) const
+{
+    return hasRule() ? m_task->rule()->matches(text) : std::vector<std::pair<int, int>>{};
 }
 
 SequenceHint TaskInfo::hint(const std::string& text) const

@@ -5,8 +5,11 @@
 // checkpoint, from the store's copy of the task, or from a spec.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/choice.h"
 #include "base/datafile.h"
@@ -41,6 +44,13 @@ public:
     std::string summary() const;
     /// How its symbols are drawn: "binary", "dna", "rna", "protein" or "text".
     std::string alphabet() const;
+    /// Its vocabulary's symbols in token order ("01"; the 20 amino acids and X); the pad ('.') is
+    /// not one of them. What a per-position profile counts (analysis/positionprofile.h).
+    std::string symbols() const;
+    /// Its training sequences as text, to set samples against: a sequence file's own (duplicates
+    /// kept), or for a task that generates its data (binary-integers) `count` draws seeded with
+    /// `seed`; empty for an imported model's task that came without data.
+    std::vector<std::string> trainingTexts(int64_t count = 1000, uint64_t seed = 0) const;
 
     bool hasRule() const;
     std::string ruleSpec() const;        ///< "motif:^[aeiou]"; empty without a rule
@@ -50,6 +60,10 @@ public:
     /// The rule's label for a pair as shown; an error when the task has no rule or a text is not
     /// a sequence of the task.
     Result<Choice> ruleChoice(const std::string& left, const std::string& right) const;
+
+    /// Where the rule looks in a sequence as shown: [begin, end) spans of its characters (a
+    /// motif's matches); empty without a rule or for rules about the whole sequence.
+    std::vector<std::pair<int, int>> ruleMatches(const std::string& text) const;
 
     SequenceHint hint(const std::string& text) const;
     /// Ok when `text` is a sequence of this task as format() writes it.

@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "base/result.h"
 
@@ -27,6 +29,9 @@ public:
     virtual std::string explain(const std::string& text) const = 0;
     /// Whether the rule's metric is a share of samples (0/1 scores) rather than a mean score.
     virtual bool binary() const { return true; }
+    /// The spans of `text` the rule looks at, [begin, end) in characters, left to right and
+    /// disjoint, so a view can mark them (a motif's matches); empty for rules about the whole text.
+    virtual std::vector<std::pair<int, int>> matches(const std::string& /*text*/) const { return {}; }
 };
 
 /// The rules of sequence-file tasks: "motif:REGEX" (a match anywhere beats no match; ECMAScript

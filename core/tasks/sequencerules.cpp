@@ -25,6 +25,23 @@ public:
     {
         return score(text) > 0 ? "matches " + m_pattern : "no match";
     }
+    std::vector<std::pair<int, int>> matches(const std::string& text) const override
+    {
+        // Leftmost matches, each search starting where the last ended; ^ still means the start of
+        // the whole text (RE2::Match keeps the context). An empty match marks nothing: step past it.
+        std::vector<std::pair<int, int>> spans;
+        size_t from = 0;
+        re2::StringPiece found;
+        while (from <= text.size() &&
+               m_regex->Match(text, from, text.size(), re2::RE2::UNANCHORED, &found, 1)) {
+            const size_t begin = size_t(found.data() - text.data());
+            const size_t end = begin + found.size();
+            if (end > begin)
+                spans.emplace_back(int(begin), int(end));
+            from = end > begin ? end : begin + 1;
+        }
+        return spans;
+    }
 
 private:
     std::string m_pattern;

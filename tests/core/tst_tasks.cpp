@@ -9,6 +9,7 @@
 
 #include "io/checkpoint.h"
 #include "facades/openmodel.h"
+#include "facades/taskinfo.h"
 #include "model/device.h"
 #include "tasks/sequencefile.h"
 #include "tasks/task.h"
@@ -267,6 +268,26 @@ private Q_SLOTS:
         QCOMPARE(task->hint(task->parse("apple").value()).value, std::string("length 5, in the data"));
         QCOMPARE(task->hint(task->parse("owl").value()).rule, std::string("matches ^[aeiou]"));
         QVERIFY(!task->hint(task->parse("a.a").value()).valid);
+    }
+
+    void motifMatchesAreTheSpansAViewMarks()
+    {
+        // Every match, left to right and disjoint; ^ only at the start of the whole text; rules
+        // about the whole sequence mark nothing.
+        SequenceFileOptions options;
+        options.vocabulary = "protein";
+        options.rule = "motif:H.{3}H";
+        test::writeAll(path("m.fasta"), ">a\nMHAAAHKHCCCHH\n");
+        const auto read = readSequenceFile(path("m.fasta"), options);
+        QVERIFY(read);
+        const TaskInfo task = TaskInfo::fromConfig(read->task).value();
+        using Spans = std::vector<std::pair<int, int>>;
+        QCOMPARE(task.ruleMatches("MHAAAHKHCCCHH"), (Spans{{1, 6}, {7, 12}}));
+        QCOMPARE(task.ruleMatches("MKV"), Spans{});
+        QCOMPARE(TaskInfo::fromConfig(read->task, "motif:^M").value().ruleMatches("MMKM"), (Spans{{0, 1}}));
+        QCOMPARE(TaskInfo::fromConfig(read->task, "motif:K*").value().ruleMatches("MKKVK"), (Spans{{1, 3}, {4, 5}}));
+        QCOMPARE(TaskInfo::fromConfig(read->task, "composition:HK").value().ruleMatches("MHAAAH"), Spans{});
+        QCOMPARE(TaskInfo::fromConfig(binaryTask(8, "odd")).value().ruleMatches("00000001"), Spans{});
     }
 
     void unknownRulesAreRefused()
