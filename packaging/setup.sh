@@ -16,6 +16,8 @@ packages=(
     libcli11-dev nlohmann-json3-dev zlib1g-dev
     libsqlite3-dev libsqlitecpp-dev  # the preference store
     pkg-config libre2-dev          # motif rules: RE2 matches in linear time (a pattern cannot hang a run)
+    libparasail-dev                # pairwise alignment with affine gaps (core/analysis)
+    qt6-svg-dev                    # SVG export of the sequence logos
 )
 # More packages a caller needs (test.sh: python3-torch, so that the tests that load exported
 # weights in Python run instead of being skipped).
