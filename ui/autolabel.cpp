@@ -48,4 +48,21 @@ QString autoLabelSummary(const RuleLabelPlan& plan, const RuleLabelOutcome& outc
     return text;
 }
 
+AutoLabelResult autoLabelPending(QWidget* parent, PreferenceStore& store, TaskCatalog& tasks, LabelSession& session,
+                                 const std::function<bool(int)>& confirm)
+{
+    auto pending = store.pendingPairs(10'000'000);
+    if (!pending)
+        return {QString::fromStdString(pending.error()), true, false};
+    RuleLabeler labeler(tasks);
+    const RuleLabelPlan plan = labeler.plan(pending.value());
+    if (plan.labels.empty())
+        return {tr("No pending pair has a task with a rule to label it"), false, false};
+    const int count = int(plan.labels.size());
+    if (!(confirm ? confirm(count) : confirmAutoLabel(parent, plan)))
+        return {};
+    const RuleLabelOutcome outcome = session.applyRulePlan(labeler, plan);
+    return {autoLabelSummary(plan, outcome), false, true};
+}
+
 } // namespace d2dpo::ui

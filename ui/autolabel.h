@@ -6,6 +6,9 @@
 
 #include <QString>
 
+#include <functional>
+
+#include "labeling/labelsession.h"
 #include "labeling/rulelabeler.h"
 
 class QWidget;
@@ -16,5 +19,16 @@ namespace d2dpo::ui {
 bool confirmAutoLabel(QWidget* parent, const RuleLabelPlan& plan);
 /// "Auto-labelled 25 pairs as rule:odd (Ctrl+Z undoes them all)".
 QString autoLabelSummary(const RuleLabelPlan& plan, const RuleLabelOutcome& outcome);
+
+/// What auto-labelling the pending pairs did.
+struct AutoLabelResult {
+    QString message;      ///< the status line
+    bool failed = false;  ///< message is an error
+    bool applied = false; ///< labels were stored (one undo step of the session)
+};
+/// Labels every pending pair whose task has a rule as its simulated expert, as one undo step of
+/// `session`, once `confirm(count)` (else a dialog over `parent`) agrees.
+AutoLabelResult autoLabelPending(QWidget* parent, PreferenceStore& store, TaskCatalog& tasks, LabelSession& session,
+                                 const std::function<bool(int)>& confirm);
 
 } // namespace d2dpo::ui

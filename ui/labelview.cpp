@@ -16,7 +16,6 @@
 #include <QVBoxLayout>
 
 #include "ui/autolabel.h"
-#include "ui/pairorigin.h"
 #include "ui/labelstatsbar.h"
 #include "ui/modelpicker.h"
 #include "ui/newpairspicker.h"
@@ -66,7 +65,9 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     m_hints->setAccessibleName(tr("Show hints"));
     m_newPairs = new NewPairsPicker(kMarginCandidates, this);
     auto* top = new QHBoxLayout;
-    top->addWidget(new QLabel(tr("Pairs from model:"), this));
+    auto* modelLabel = new QLabel(tr("Model:"), this);
+    modelLabel->setToolTip(tr("New pairs come from this model; the pairs shown are its task's"));
+    top->addWidget(modelLabel);
     top->addWidget(m_models, 1);
     top->addWidget(m_generate);
     top->addWidget(new QLabel(tr("New pairs:"), this));
@@ -127,6 +128,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     connect(m_skipButton, &QPushButton::clicked, this, &LabelView::skip);
     connect(m_undoButton, &QPushButton::clicked, this, &LabelView::undo);
     connect(m_generate, &QPushButton::clicked, this, &LabelView::generateMore);
+    connect(m_models, &QComboBox::activated, this, &LabelView::followPickedTask); // the user's choice only
     connect(m_stats, &LabelStatsBar::autoLabelClicked, this, &LabelView::autoLabelWithRule);
     connect(m_stats, &LabelStatsBar::failed, this, &LabelView::reportError);
     connect(m_hints, &QCheckBox::toggled, this, &LabelView::setHintsVisible);
@@ -174,13 +176,26 @@ std::optional<PairPick> LabelView::newPairPick() const { return m_newPairs->pick
 
 void LabelView::reload()
 {
-    if (const QString error = m_models->reload(m_store); !error.isEmpty())
+    if (const QString error = m_models->reload(m_store, m_tasks); !error.isEmpty())
         reportError(error);
     m_generate->setEnabled(m_models->count() > 0 && !m_supply->busy());
+    followPickedTask();
     if (!m_session.current()) {
         m_session.dropQueue();
         showNext();
     }
+    updateStatistics();
+}
+
+void LabelView::followPickedTask()
+{
+    // The queue holds the chosen model's task's pairs: globin pairs when a globin model is chosen.
+    const std::string task = m_models->taskKey().toStdString();
+    if (task == m_session.task())
+        return;
+    m_session.setTask(task);
+    if (!m_session.current())
+        showNext();
     updateStatistics();
 }
 
@@ -287,6 +302,7 @@ void LabelView::labelFrom(const QString& checkpointPath, int count)
 {
     reload();
     m_models->select(checkpointPath);
+    followPickedTask();
     m_newPairsFirst = true;
     generateFrom(checkpointPath, count);
 }
@@ -323,26 +339,16 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
 
 void LabelView::autoLabelWithRule()
 {
-    auto pending = m_store.pendingPairs(10'000'000);
-    if (!pending) {
-        reportError(QString::fromStdString(pending.error()));
-        return;
+    const AutoLabelResult result = autoLabelPending(this, m_store, m_tasks, m_session, m_confirmAutoLabel);
+    if (result.failed)
+        return reportError(result.message);
+    if (result.applied) {
+        showCurrent();
+        updateStatistics();
+        Q_EMIT labelsChanged();
     }
-    RuleLabeler labeler(m_tasks);
-    const RuleLabelPlan plan = labeler.plan(pending.value());
-    if (plan.labels.empty()) {
-        Q_EMIT statusMessage(tr("No pending pair has a task with a rule to label it"));
-        return;
-    }
-    const int count = int(plan.labels.size());
-    const bool go = m_confirmAutoLabel ? m_confirmAutoLabel(count) : confirmAutoLabel(this, plan);
-    if (!go)
-        return;
-    const RuleLabelOutcome outcome = m_session.applyRulePlan(labeler, plan);
-    showCurrent();
-    updateStatistics();
-    Q_EMIT labelsChanged();
-    Q_EMIT statusMessage(autoLabelSummary(plan, outcome));
+    if (!result.message.isEmpty())
+        Q_EMIT statusMessage(result.message);
 }
 
 void LabelView::updateStatistics() { m_stats->refresh(labeler(), m_session.labelledCount()); }
@@ -368,11 +374,6 @@ bool LabelView::eventFilter(QObject* watched, QEvent* event)
     if (watched == m_pair && event->type() == QEvent::Paint)
         m_awaitingPaint = false; // from now on a press is about the pair on screen
     return QWidget::eventFilter(watched, event);
-}
-
-QString LabelView::provenance() const
-{
-    return m_session.current() ? pairOrigin(m_store, *m_session.current()) : QString();
 }
 
 void LabelView::keyPressEvent(QKeyEvent* event)

@@ -24,6 +24,7 @@
 #include "labeling/taskcatalog.h"
 #include "store/preferencestore.h"
 #include "ui/labelkeys.h"
+#include "ui/pairorigin.h"
 
 class QCheckBox;
 class QLabel;
@@ -57,7 +58,10 @@ public:
     /// Keys pressed since the view was made that were ignored because the pair was not on screen yet.
     int ignoredPresses() const { return m_ignoredPresses; }
     /// Where the pair on screen comes from, in words.
-    QString provenance() const;
+    QString provenance() const
+    {
+        return m_session.current() ? pairOrigin(m_store, *m_session.current()) : QString();
+    }
     void setHintsVisible(bool visible);
     bool hintsVisible() const;
     /// Which new pairs to keep from now on: as drawn (nothing), or by margin (jobs/pairscorer.h).
@@ -105,6 +109,8 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    /// Reads the queue of the chosen model's task (when it changed).
+    void followPickedTask();
     void choose(Choice choice);
     /// Shows the session's current pair (or why there is none).
     void showCurrent();

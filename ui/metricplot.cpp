@@ -55,8 +55,6 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
     m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->legend->setBrush(Qt::NoBrush);
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    // Two a row: four entries ("odd_ratio (ref.)"...) fit a quarter of a 1024-wide window.
-    m_plot->legend->setWrap(2);
     m_plot->axisRect()->insetLayout()->take(m_plot->legend);
     m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
@@ -134,15 +132,18 @@ void MetricPlot::setBaseline(int index, double y)
         series.baseline->setPen(pen);
         series.baseline->point1->setAxes(m_plot->xAxis, series.graph->valueAxis());
         series.baseline->point2->setAxes(m_plot->xAxis, series.graph->valueAxis());
-        // Items have no legend entry: an empty graph with the same pen stands in for it.
-        series.baselineLegend = m_plot->addGraph();
-        series.baselineLegend->setPen(pen);
-        series.baselineLegend->setName(series.graph->name() + tr(" (ref.)")); // short: it must fit at 1024x640
+    }
+    if (!m_referenceLegend) {
+        // Items have no legend entry, and one per metric would crowd the legend: one grey dashed
+        // entry says what every dashed line is (its colour says whose).
+        m_referenceLegend = m_plot->addGraph();
+        m_referenceLegend->setPen(QPen(QColor(110, 110, 110), 1.2, Qt::DashLine));
+        m_referenceLegend->setName(tr("reference"));
     }
     series.baseline->point1->setCoords(0, y);
     series.baseline->point2->setCoords(1, y);
     series.baseline->setVisible(true);
-    series.baselineLegend->addToLegend();
+    m_referenceLegend->addToLegend();
     series.hasBaseline = true;
     series.baselineValue = y;
     markDirty();
@@ -169,12 +170,12 @@ void MetricPlot::clear()
     m_fixedX = false;
     for (Series& series : m_series) {
         series.graph->data()->clear();
-        if (series.baseline) {
+        if (series.baseline)
             series.baseline->setVisible(false);
-            series.baselineLegend->removeFromLegend();
-        }
         series.hasBaseline = false;
     }
+    if (m_referenceLegend)
+        m_referenceLegend->removeFromLegend();
     m_tracer->setVisible(false);
     m_readout->setVisible(false);
     m_userMovedView = false;
@@ -185,13 +186,14 @@ void MetricPlot::removeAllSeries()
 {
     clear();
     for (Series& series : m_series) {
-        if (series.baseline) {
+        if (series.baseline)
             m_plot->removeItem(series.baseline);
-            m_plot->removeGraph(series.baselineLegend);
-        }
         m_plot->removeGraph(series.graph);
     }
     m_series.clear();
+    if (m_referenceLegend)
+        m_plot->removeGraph(m_referenceLegend);
+    m_referenceLegend = nullptr;
     markDirty();
 }
 
@@ -289,9 +291,41 @@ void MetricPlot::replotIfDirty(bool now)
     m_dirty = false;
     if (!m_userMovedView)
         rescale();
+    fitLegend();
     m_plot->replot();
     ++m_replots;
     s_lastReplotEnd = replotClock().elapsed();
+}
+
+void MetricPlot::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    m_dirty = true;
+    replotIfDirty(true); // the legend's rows follow the width at once
+}
+
+void MetricPlot::fitLegend()
+{
+    QCPLegend* legend = m_plot->legend;
+    int widest = 1, tallest = 0;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        const QSize size = legend->item(i)->minimumOuterSizeHint();
+        widest = std::max(widest, size.width());
+        tallest = std::max(tallest, size.height());
+    }
+    const int columns = std::max(1, (m_plot->width() - 8) / widest);
+    if (legend->wrap() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // re-flows the entries
+    }
+    const int rows = (legend->itemCount() + columns - 1) / columns;
+    const bool fits = rows > 0 && rows * tallest + 2 <= m_plot->height() / 4;
+    const bool shown = legend->layout() != nullptr;
+    if (fits && !shown)
+        m_plot->plotLayout()->addElement(2, 0, legend);
+    else if (!fits && shown)
+        m_plot->plotLayout()->take(legend);
+    legend->setVisible(fits);
 }
 
 void MetricPlot::showReadout(QMouseEvent* event)

@@ -19,6 +19,7 @@ class QCPItemStraightLine;
 class QCPItemText;
 class QCPItemTracer;
 class QMouseEvent;
+class QResizeEvent;
 
 namespace d2dpo::ui {
 
@@ -34,7 +35,8 @@ public:
     /// Names the right-hand axis (shown once a series uses it).
     void setRightAxisLabel(const QString& label);
     void append(int series, double x, double y);
-    /// A horizontal dashed line at `y` named in the legend; calling again moves it.
+    /// A horizontal dashed line at `y` in the series' colour (the legend's one "reference" entry
+    /// names every such line); calling again moves it.
     void setBaseline(int series, double y);
     /// Fixed y range (ratios live in [0, 1]); by default the y axis follows the data.
     void setFixedYRange(double lower, double upper);
@@ -61,7 +63,6 @@ public Q_SLOTS:
 private:
     struct Series {
         QCPGraph* graph = nullptr;
-        QCPGraph* baselineLegend = nullptr;
         QCPItemStraightLine* baseline = nullptr;
         QColor color;
         bool rightAxis = false;
@@ -75,10 +76,19 @@ private:
     void showContextMenu(const QPoint& position);
     void saveWithDialog(const QString& format);
     void rescale();
+    /// As many legend entries a row as the width holds; no legend when it would take more than a
+    /// quarter of the plot's height (the hover read-out still names each curve).
+    void fitLegend();
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
 
     QCustomPlot* m_plot = nullptr;
     QCPItemTracer* m_tracer = nullptr;
     QCPItemText* m_readout = nullptr;
+    QCPGraph* m_referenceLegend = nullptr; ///< one entry for every baseline: "reference (dashed)"
     std::vector<Series> m_series;
     QTimer m_replotTimer;
     bool m_dirty = false;

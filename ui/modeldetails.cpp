@@ -7,6 +7,8 @@
 #include <QJsonObject>
 #include <QStringList>
 
+#include <algorithm>
+
 #include "base/config.h"
 #include "base/metricnames.h"
 #include "base/samplemetrics.h"
@@ -25,7 +27,8 @@ QJsonObject parseObject(const std::string& json)
 
 } // namespace
 
-QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std::optional<ModelRecord>& reference)
+QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std::optional<ModelRecord>& reference,
+                     const SampleMetrics* measured)
 {
     const QJsonObject metrics = parseObject(model.metricsJson);
     QStringList lines;
@@ -62,19 +65,21 @@ QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std
                          .arg(dpo.value(QStringLiteral("batch")).toInteger());
         }
     }
-    if (!metrics.isEmpty()) {
-        // The task's metrics as its last evaluation recorded them, in the task's order.
+    // One figure per model: the samples drawn in the view when there are, else the figures recorded
+    // when the model was made, always with how they were drawn (the tree shows the same).
+    std::optional<SampleMetrics> shown;
+    if (measured)
+        shown = *measured;
+    else if (auto recorded = sampleMetricsFromJson(model.metricsJson); recorded && !metrics.isEmpty())
+        shown = recorded.value();
+    if (shown) {
         QStringList values;
-        auto stored = sampleMetricsFromJson(QJsonDocument(metrics).toJson(QJsonDocument::Compact).toStdString());
-        if (stored)
-            for (const MetricValue& v : stored->values)
-                values << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
-        // Its provenance (samples, seed): figures drawn with other seeds (the curves, the histogram
-        // below) differ by sampling noise alone.
-        lines << tr("Last evaluation: %1 (%2)")
-                     .arg(values.join(QStringLiteral(", ")).toHtmlEscaped())
-                     .arg(stored ? QString::fromStdString(stored->provenance())
-                                 : tr("%1 samples").arg(metrics.value(QLatin1String(metric::kSamples)).toInteger()));
+        for (const MetricValue& v : shown->values)
+            values << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
+        lines << tr("Figures: %1 (%2; %3)")
+                     .arg(values.join(QStringLiteral(", ")).toHtmlEscaped(),
+                          QString::fromStdString(shown->provenance()).toHtmlEscaped(),
+                          measured ? tr("drawn here") : tr("recorded when it was made"));
     }
     if (auto task = TaskInfo::ofModel(store, model))
         lines << tr("Task: %1%2")
@@ -94,6 +99,33 @@ QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std
     if (!QFileInfo::exists(QString::fromStdString(model.path)))
         lines << tr("<span style='color:#b3261e'>The checkpoint file is missing.</span>");
     return lines.join(QStringLiteral("<br>"));
+}
+
+QString samplesText(const ModelSummary& summary, int shown)
+{
+    const int count = std::min<int>(shown, int(summary.samples.size()));
+    int width = 0;
+    for (int i = 0; i < count; ++i)
+        width = std::max(width, int(summary.samples[size_t(i)].size()));
+    QStringList rows;
+    for (int i = 0; i < count; ++i) {
+        // The annotation in its own column after the longest sample, never stuck to a long line.
+        const SequenceHint& hint = summary.hints[size_t(i)];
+        const QString note = QString::fromStdString(hint.value) +
+                             (hint.rule.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(hint.rule)));
+        rows << QStringLiteral("%1  %2   %3")
+                    .arg(i + 1, 3)
+                    .arg(QString::fromStdString(summary.samples[size_t(i)]), -width)
+                    .arg(note);
+    }
+    QStringList figures;
+    for (const MetricValue& v : summary.metrics.values)
+        figures << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
+    return tr("Measured on these samples: %1\n(%2)\n\nThe first %3 of %4 samples:\n")
+               .arg(figures.join(QStringLiteral(", ")), QString::fromStdString(summary.metrics.provenance()))
+               .arg(count)
+               .arg(summary.samples.size()) +
+           rows.join(QLatin1Char('\n'));
 }
 
 } // namespace d2dpo::ui

@@ -13,18 +13,26 @@ ModelPicker::ModelPicker(QWidget* parent) : QComboBox(parent)
     setPlaceholderText(tr("(no model is named during a blind comparison)"));
 }
 
-QString ModelPicker::reload(PreferenceStore& store)
+namespace {
+constexpr int kTaskRole = Qt::UserRole + 1;
+}
+
+QString ModelPicker::reload(PreferenceStore& store, TaskCatalog& tasks)
 {
     const QString chosen = checkpointPath();
     const QSignalBlocker block(this);
     clear();
     QString error;
     if (auto models = store.models()) {
-        for (const ModelRecord& m : models.value())
-            addItem(QStringLiteral("%1 · %2 · %3")
-                        .arg(QString::fromStdString(m.name), QString::fromStdString(m.kind),
+        for (const ModelRecord& m : models.value()) {
+            const TaskInfo* task = tasks.find(m.taskKey);
+            const QString title = task ? QString::fromStdString(taskTitle(task->config())) : tr("unknown task");
+            addItem(QStringLiteral("%1 · %2 · %3 · %4")
+                        .arg(QString::fromStdString(m.name), title, QString::fromStdString(m.kind),
                              QString::fromStdString(m.id)),
                     QString::fromStdString(m.path));
+            setItemData(count() - 1, QString::fromStdString(m.taskKey), kTaskRole);
+        }
     } else {
         error = QString::fromStdString(models.error());
     }
@@ -32,6 +40,7 @@ QString ModelPicker::reload(PreferenceStore& store)
     setCurrentIndex(index >= 0 ? index : count() - 1); // else the newest model
     if (m_masked) {
         m_kept = currentData().toString();
+        m_keptTask = currentData(kTaskRole).toString();
         setCurrentIndex(-1);
     }
     return error;
@@ -42,14 +51,17 @@ bool ModelPicker::select(const QString& checkpointPath)
     const int index = checkpointPath.isEmpty() ? -1 : findData(checkpointPath);
     if (index < 0)
         return false;
-    if (m_masked)
+    if (m_masked) {
         m_kept = checkpointPath;
-    else
+        m_keptTask = itemData(index, kTaskRole).toString();
+    } else
         setCurrentIndex(index);
     return true;
 }
 
 QString ModelPicker::checkpointPath() const { return m_masked ? m_kept : currentData().toString(); }
+
+QString ModelPicker::taskKey() const { return m_masked ? m_keptTask : currentData(kTaskRole).toString(); }
 
 void ModelPicker::setMasked(bool masked)
 {
@@ -57,6 +69,7 @@ void ModelPicker::setMasked(bool masked)
         return;
     if (masked) {
         m_kept = currentData().toString();
+        m_keptTask = currentData(kTaskRole).toString();
         setCurrentIndex(-1);
     } else {
         setCurrentIndex(findData(m_kept));

@@ -4,20 +4,22 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "base/metricnames.h"
 #include "ui/modelactions.h"
 #include "ui/modeldetails.h"
 #include "ui/modelexporter.h"
+#include "ui/modelmeasurer.h"
+#include "ui/modeltree.h"
 #include "ui/samplehistogram.h"
 #include "facades/taskinfo.h"
 
@@ -27,42 +29,17 @@ namespace {
 
 constexpr int kShownSamples = 40;
 
-enum Column { kName, kKind, kRule, kVsr, kCreated };
-
-QJsonObject parseObject(const std::string& json)
-{
-    return QJsonDocument::fromJson(QByteArray::fromStdString(json)).object();
-}
-
-QString ratio(const QJsonObject& metrics, const QString& key)
-{
-    return metrics.contains(key) ? QString::number(metrics.value(key).toDouble(), 'f', 4) : QStringLiteral("–");
-}
-
-/// The name of the metric that is the rule's share, as the stored metrics say (older stores too).
-QString ruleMetricOf(const QJsonObject& metrics)
-{
-    auto stored = sampleMetricsFromJson(QJsonDocument(metrics).toJson(QJsonDocument::Compact).toStdString());
-    return stored ? QString::fromStdString(stored->ruleMetric) : QString();
-}
-
 } // namespace
 
 ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     : QWidget(parent)
     , m_store(store)
-    , m_sampler(new QFutureWatcher<std::vector<DrawnSamples>>(this))
+    , m_measurer(new ModelMeasurer(this))
     , m_exporter(new ModelExporter(store, this))
 {
     m_tree = new QTreeWidget(this);
     m_tree->setObjectName(QStringLiteral("models"));
-    m_tree->setHeaderLabels({tr("Model"), tr("Kind"), tr("Rule share"), tr("VSR"), tr("Created (UTC)")});
-    m_tree->headerItem()->setToolTip(kRule, tr("The share of samples the model's task's rule prefers; each cell's "
-                                               "tooltip names the rule's metric"));
-    m_tree->headerItem()->setToolTip(kVsr, QString::fromStdString(metric::describe(metric::kVsr)));
-    m_tree->setRootIsDecorated(true);
-    m_tree->setUniformRowHeights(true);
-    m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    setUpModelTree(m_tree);
 
     m_details = new QLabel(this);
     m_details->setObjectName(QStringLiteral("details"));
@@ -70,7 +47,22 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_details->setAlignment(Qt::AlignTop | Qt::AlignLeft);
 
-    m_histogram = new SampleHistogram(kSummarySamples, this);
+    m_histogram = new SampleHistogram(this);
+    m_sampleCount = new QSpinBox(this);
+    m_sampleCount->setObjectName(QStringLiteral("sampleCount"));
+    m_sampleCount->setRange(0, 100000);
+    m_sampleCount->setSingleStep(100);
+    m_sampleCount->setSpecialValueText(tr("Auto"));
+    m_sampleCount->setToolTip(tr("Samples drawn from each model for its figures and histogram. Auto: 2000 for short "
+                                 "sequences, fewer as they grow (400 at length 150), so a model takes about as long "
+                                 "at any length."));
+    m_sampleCount->setValue(QSettings().value(QStringLiteral("models/samples"), 0).toInt());
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("samplingProgress"));
+    m_progress->setTextVisible(true);
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setObjectName(QStringLiteral("cancelSampling"));
+    m_cancel->setEnabled(false);
 
     m_samples = new QPlainTextEdit(this);
     m_samples->setObjectName(QStringLiteral("samples"));
@@ -110,6 +102,12 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     comparing->addWidget(results);
     comparing->addStretch(1);
     rightLayout->addLayout(comparing);
+    auto* sampling = new QHBoxLayout;
+    sampling->addWidget(new QLabel(tr("Samples per model:"), this));
+    sampling->addWidget(m_sampleCount);
+    sampling->addWidget(m_progress, 1);
+    sampling->addWidget(m_cancel);
+    rightLayout->addLayout(sampling);
     rightLayout->addWidget(m_histogram, 2);
     rightLayout->addWidget(m_samples, 1);
 
@@ -146,15 +144,25 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
             Q_EMIT modelsChanged();
         }
     });
-    connect(m_sampler, &QFutureWatcherBase::finished, this, [this] {
-        for (const DrawnSamples& drawn : m_sampler->result()) {
-            if (drawn.summary) {
-                m_summaries.insert(drawn.modelId, *drawn.summary);
-                Q_EMIT summaryReady(drawn.modelId);
-            } else {
-                Q_EMIT statusMessage(tr("Cannot sample model %1: %2").arg(drawn.modelId, drawn.error));
-            }
-        }
+    connect(m_measurer, &ModelMeasurer::measured, this, &ModelsView::onMeasured);
+    connect(m_measurer, &ModelMeasurer::progress, this, [this](const QString& name, qint64 done, qint64 total, double left) {
+        m_progress->setRange(0, int(total));
+        m_progress->setValue(int(done));
+        m_progress->setFormat(left < 0 ? tr("%1: drawing %2 samples…").arg(name).arg(total)
+                                       : tr("%1: %2 of %3 samples, about %4 s left").arg(name).arg(done).arg(total).arg(qRound(left)));
+        m_cancel->setEnabled(true);
+    });
+    connect(m_measurer, &ModelMeasurer::idle, this, [this] {
+        m_cancel->setEnabled(false);
+        m_progress->setRange(0, 1);
+        m_progress->setValue(0);
+        m_progress->setFormat(QString());
+    });
+    connect(m_cancel, &QPushButton::clicked, this, &ModelsView::cancelSampling);
+    connect(m_sampleCount, &QSpinBox::editingFinished, this, [this] {
+        QSettings().setValue(QStringLiteral("models/samples"), m_sampleCount->value());
+        m_measurer->cancel(); // drawn again at the new count
+        m_summaries.clear();
         showSelected();
     });
     connect(m_exporter, &ModelExporter::finished, this, [this](const QString& folder, bool ok, const QString& error) {
@@ -164,7 +172,58 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     reload();
 }
 
-ModelsView::~ModelsView() { m_sampler->waitForFinished(); } // the exporter waits for itself
+ModelsView::~ModelsView() = default; // the measurer and the exporter wait for themselves
+
+int64_t ModelsView::sampleCount() const
+{
+    if (m_sampleCount->value() > 0)
+        return m_sampleCount->value();
+    const auto model = selected();
+    auto task = model ? TaskInfo::ofModel(m_store, *model) : Result<TaskInfo>(makeError("no model"));
+    return task ? defaultViewSamples(task->config().length) : kMeasurementSamples;
+}
+
+void ModelsView::setSampleCount(int count)
+{
+    m_sampleCount->setValue(count);
+    showSelected();
+}
+
+void ModelsView::cancelSampling()
+{
+    m_measurer->cancel();
+    Q_EMIT statusMessage(tr("Stopped drawing samples"));
+}
+
+void ModelsView::onMeasured(const DrawnSamples& drawn)
+{
+    if (drawn.summary) {
+        m_summaries.insert(drawn.modelId, *drawn.summary);
+        showFigures();
+        Q_EMIT summaryReady(drawn.modelId);
+    } else if (drawn.error != QLatin1String("stopped")) {
+        Q_EMIT statusMessage(tr("Cannot sample model %1: %2").arg(drawn.modelId, drawn.error));
+    }
+    showSelected();
+}
+
+void ModelsView::showFigures()
+{
+    for (QTreeWidgetItemIterator it(m_tree); *it; ++it) {
+        const QString id = (*it)->data(kName, Qt::UserRole).toString();
+        std::optional<SampleMetrics> metrics;
+        QString source;
+        if (const auto drawn = summary(id)) {
+            metrics = drawn->metrics;
+            source = tr("drawn here");
+        } else if (auto model = m_store.model(id.toStdString()); model && model.value()) {
+            if (auto recorded = sampleMetricsFromJson(model.value()->metricsJson))
+                metrics = recorded.value();
+            source = tr("recorded when it was made");
+        }
+        showModelFigures(*it, metrics, source);
+    }
+}
 
 void ModelsView::reload()
 {
@@ -177,46 +236,10 @@ void ModelsView::reload()
         m_details->setText(tr("Cannot read the models: %1").arg(QString::fromStdString(models.error())));
         return;
     }
-    // Parents before children: a model whose parent is not in the store is a root.
-    QHash<QString, QTreeWidgetItem*> items;
-    std::vector<ModelRecord> pending = models.value();
-    QString newestId, newestCreated;
-    for (const ModelRecord& m : pending) {
+    for (const ModelRecord& m : models.value())
         m_pathById.insert(QString::fromStdString(m.id), QString::fromStdString(m.path));
-        if (newestId.isEmpty() || QString::fromStdString(m.createdAt) >= newestCreated) {
-            newestId = QString::fromStdString(m.id);
-            newestCreated = QString::fromStdString(m.createdAt);
-        }
-    }
-    while (!pending.empty()) {
-        std::vector<ModelRecord> later;
-        for (const ModelRecord& m : pending) {
-            const QString parentId = QString::fromStdString(m.parentId);
-            QTreeWidgetItem* parent = items.value(parentId);
-            if (!parent && m_pathById.contains(parentId) && parentId != QString::fromStdString(m.id)) {
-                later.push_back(m);
-                continue;
-            }
-            auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(m_tree);
-            const QJsonObject metrics = parseObject(m.metricsJson);
-            item->setText(kName, QString::fromStdString(m.name));
-            item->setText(kKind, QString::fromStdString(m.kind));
-            item->setText(kRule, ratio(metrics, ruleMetricOf(metrics)));
-            item->setToolTip(kRule, ruleMetricOf(metrics));
-            item->setText(kVsr, ratio(metrics, QLatin1String(metric::kVsr)));
-            item->setText(kCreated, QString::fromStdString(m.createdAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')));
-            item->setData(kName, Qt::UserRole, QString::fromStdString(m.id));
-            item->setToolTip(kName, QString::fromStdString(m.id));
-            items.insert(QString::fromStdString(m.id), item);
-        }
-        if (later.size() == pending.size()) { // a cycle: show the rest as roots
-            for (const ModelRecord& m : later)
-                (new QTreeWidgetItem(m_tree))->setText(kName, QString::fromStdString(m.name));
-            break;
-        }
-        pending = std::move(later);
-    }
-    m_tree->expandAll();
+    const QString newestId = fillModelTree(m_tree, models.value());
+    showFigures();
     if (!selectModel(current) && !newestId.isEmpty())
         selectModel(newestId);
     showSelected();
@@ -283,41 +306,21 @@ void ModelsView::showSelected()
         return;
     }
     const auto reference = referenceOf(*model);
-    m_details->setText(modelDetails(m_store, *model, reference));
+    const int64_t count = sampleCount();
+    const auto mine = summary(QString::fromStdString(model->id));
+    m_details->setText(modelDetails(m_store, *model, reference, mine ? &mine->metrics : nullptr));
 
-
+    // Drawn again at another count: the figures on screen are always of the count shown.
     std::vector<ModelRecord> needed;
-    for (const auto& m : {std::optional(*model), reference})
-        if (m && !m_summaries.contains(QString::fromStdString(m->id)) && QFileInfo::exists(QString::fromStdString(m->path)))
+    for (const auto& m : {std::optional(*model), reference}) {
+        const auto drawn = m ? summary(QString::fromStdString(m->id)) : std::nullopt;
+        if (m && (!drawn || drawn->metrics.samples != count) && QFileInfo::exists(QString::fromStdString(m->path)))
             needed.push_back(*m);
+    }
     if (!needed.empty() && isVisible()) // hidden: drawn when the view is first shown
         requestSummaries(needed);
 
-    m_samples->clear();
-    if (const auto mine = summary(QString::fromStdString(model->id))) {
-        QStringList text;
-        for (int i = 0; i < std::min<int>(kShownSamples, int(mine->samples.size())); ++i) {
-            const SequenceHint& hint = mine->hints[size_t(i)];
-            text << QStringLiteral("%1   %2%3").arg(QString::fromStdString(mine->samples[size_t(i)]),
-                                                    QString::fromStdString(hint.value),
-                                                    hint.rule.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(hint.rule)));
-        }
-        // The figures of these samples, with where they come from: the same sampler, count and seed
-        // as a Train run's reference evaluation with the default settings, so the two agree.
-        QStringList figures;
-        for (const MetricValue& v : mine->metrics.values)
-            figures << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
-        m_samples->setPlainText(tr("Measured on these samples: %1\n(%2; a Train run with seed 0 and %3 evaluation "
-                                   "samples measures its reference the same way)\n\nThe first %4 of %5 samples:\n")
-                                    .arg(figures.join(QStringLiteral(", ")),
-                                         QString::fromStdString(mine->metrics.provenance()))
-                                    .arg(kSummarySamples)
-                                    .arg(text.size())
-                                    .arg(mine->samples.size()) +
-                                text.join(QLatin1Char('\n')));
-    } else {
-        m_samples->setPlainText(tr("Drawing samples…"));
-    }
+    m_samples->setPlainText(mine ? samplesText(*mine, kShownSamples) : tr("Drawing samples…"));
     drawHistogram();
 }
 
@@ -329,22 +332,7 @@ void ModelsView::showEvent(QShowEvent* event)
 
 void ModelsView::requestSummaries(const std::vector<ModelRecord>& models)
 {
-    if (m_sampler->isRunning())
-        return; // the finished handler shows the selection again and asks for what is missing
-    std::vector<std::pair<QString, std::string>> jobs;
-    for (const ModelRecord& m : models)
-        jobs.emplace_back(QString::fromStdString(m.id), m.path);
-    m_sampler->setFuture(QtConcurrent::run([jobs] {
-        std::vector<DrawnSamples> out;
-        for (const auto& [id, path] : jobs) {
-            // The same draws for every model, so histograms compare models; and a default run's,
-            // so a reference's figures here are the ones its runs log and plot as their baseline.
-            auto drawn = measureCheckpoint(path, standardMeasurement());
-            out.push_back({id, drawn ? std::optional(drawn.value()) : std::nullopt,
-                           drawn ? QString() : QString::fromStdString(drawn.error())});
-        }
-        return out;
-    }));
+    m_measurer->measure(models, sampleCount());
 }
 
 void ModelsView::drawHistogram()

@@ -8,7 +8,6 @@
 // for a blind comparison of models (CompareModelsDialog) and its results (ComparisonResults).
 #pragma once
 
-#include <QFutureWatcher>
 #include <QHash>
 #include <QWidget>
 
@@ -21,20 +20,16 @@
 
 class QLabel;
 class QPlainTextEdit;
+class QProgressBar;
 class QPushButton;
+class QSpinBox;
 class QTreeWidget;
 
 namespace d2dpo::ui {
 
 class ModelExporter;
+class ModelMeasurer;
 class SampleHistogram;
-
-/// Samples drawn from one model in the background.
-struct DrawnSamples {
-    QString modelId;
-    std::optional<ModelSummary> summary;
-    QString error;
-};
 
 class ModelsView final : public QWidget {
     Q_OBJECT
@@ -53,8 +48,13 @@ public:
     QTreeWidget* tree() const { return m_tree; }
     QString detailsText() const;
 
-    /// How many samples each model's histogram is drawn from.
-    static constexpr int kSummarySamples = int(kMeasurementSamples);
+    /// How many samples the selected model is drawn on: the count set, or with "Auto" (0) the
+    /// default for its length (defaultViewSamples).
+    int64_t sampleCount() const;
+    /// 0: "Auto".
+    void setSampleCount(int count);
+    /// Stops drawing samples (the Cancel button).
+    void cancelSampling();
 
 Q_SIGNALS:
     void labelPairsFrom(const QString& checkpointPath);
@@ -74,6 +74,10 @@ protected:
 private:
     void showSelected();
     void requestSummaries(const std::vector<ModelRecord>& models);
+    void onMeasured(const struct DrawnSamples& drawn);
+    /// The tree's figure cells of every model: the view's measurement where drawn, else the
+    /// recorded one, with its provenance in the tooltip (one figure per model on screen).
+    void showFigures();
     void drawHistogram();
     void exportWithDialog();
     std::optional<ModelRecord> selected() const;
@@ -90,9 +94,12 @@ private:
     QPushButton* m_rename = nullptr;
     QPushButton* m_delete = nullptr;
     QPushButton* m_compare = nullptr;
-    QHash<QString, ModelSummary> m_summaries;
+    QSpinBox* m_sampleCount = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QHash<QString, ModelSummary> m_summaries; ///< at the count they were drawn with (metrics.samples)
     QHash<QString, QString> m_pathById;
-    QFutureWatcher<std::vector<DrawnSamples>>* m_sampler = nullptr;
+    ModelMeasurer* m_measurer = nullptr;
     ModelExporter* m_exporter = nullptr;
 };
 

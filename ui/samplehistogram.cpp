@@ -9,18 +9,24 @@
 
 namespace d2dpo::ui {
 
-SampleHistogram::SampleHistogram(int samplesPerModel, QWidget* parent)
+SampleHistogram::SampleHistogram(QWidget* parent)
     : QWidget(parent)
 {
     m_plot = new QCustomPlot(this);
     m_plot->setMinimumHeight(220);
     m_plot->plotLayout()->insertRow(0);
-    m_title = new QCPTextElement(m_plot, tr("Samples (%1 each)").arg(samplesPerModel),
-                                 QFont(font().family(), font().pointSize() + 1, QFont::Bold));
+    m_title = new QCPTextElement(m_plot, tr("Samples"), QFont(font().family(), font().pointSize() + 1, QFont::Bold));
     m_plot->plotLayout()->addElement(0, 0, m_title);
-    m_samplesPerModel = samplesPerModel;
     m_plot->yAxis->setLabel(tr("share of samples"));
+    // The legend in a row of its own under the bars: it never covers one, at any size.
     m_plot->legend->setVisible(true);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setBrush(Qt::NoBrush);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(2);
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -80,13 +86,14 @@ void SampleHistogram::draw(const std::optional<ModelSummary>& model, const QStri
     for (int i = 0; i + 1 < bins; i += every)
         ticker->addTick(i, i < labels.size() ? labels[i] : QString::number(i));
     m_plot->xAxis->setLabel(axis);
-    m_title->setText(axis.isEmpty() ? tr("Samples (%1 each)").arg(m_samplesPerModel)
-                                    : tr("Samples over %1 (%2 each)").arg(axis).arg(m_samplesPerModel));
+    const int64_t each = model ? model->metrics.samples : reference ? reference->metrics.samples : 0;
+    m_title->setText(axis.isEmpty() ? tr("Samples (%1 each)").arg(each)
+                                    : tr("Samples over %1 (%2 each)").arg(axis).arg(each));
     if (bins > 0)
         ticker->addTick(bins - 1, tr("invalid"));
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(-0.7, std::max(1, bins) - 0.3);
-    m_plot->yAxis->setRange(0, maxShare * 1.35); // headroom for the legend
+    m_plot->yAxis->setRange(0, maxShare * 1.08);
     m_plot->replot();
 }
 

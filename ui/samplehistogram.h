@@ -20,8 +20,7 @@ class SampleHistogram final : public QWidget {
     Q_OBJECT
 
 public:
-    /// `samplesPerModel` goes into the title.
-    explicit SampleHistogram(int samplesPerModel, QWidget* parent = nullptr);
+    explicit SampleHistogram(QWidget* parent = nullptr);
 
     /// Bars for the model and, when given, its reference; a summary not drawn yet has no bars.
     void draw(const std::optional<ModelSummary>& model, const QString& modelName,
@@ -32,7 +31,6 @@ public:
 private:
     QCustomPlot* m_plot = nullptr;
     QCPTextElement* m_title = nullptr;
-    int m_samplesPerModel = 0;
 };
 
 } // namespace d2dpo::ui

@@ -16,6 +16,7 @@
 #include "base/hostmemory.h"
 #include "ui/labelview.h"
 #include "ui/mainwindow.h"
+#include "ui/wheelguard.h"
 #include "store/preferencestore.h"
 
 namespace {
@@ -81,6 +82,7 @@ int main(int argc, char** argv)
         return 1;
     }
     QApplication app(argc, argv);
+    d2dpo::ui::installWheelGuard(app);
     nameApplication();
 
     Options options;

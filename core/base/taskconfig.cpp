@@ -26,6 +26,17 @@ uint64_t fnv1a(const std::string& bytes, uint64_t hash = 1469598103934665603ull)
 
 } // namespace
 
+std::string taskTitle(const TaskConfig& c)
+{
+    if (c.name == "binary-integers")
+        return "binary integers, N=" + std::to_string(c.length);
+    if (!c.source.empty()) {
+        const size_t slash = c.source.find_last_of('/');
+        return slash == std::string::npos ? c.source : c.source.substr(slash + 1);
+    }
+    return "sequences, length " + std::to_string(c.length);
+}
+
 std::string taskKey(const TaskConfig& c)
 {
     if (c.name == "binary-integers")

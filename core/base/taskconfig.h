@@ -33,6 +33,10 @@ struct TaskConfig {
 /// over the same tokens, so labels of one train the other. The rule is not part of it.
 std::string taskKey(const TaskConfig& config);
 
+/// A task's name for lists and drop-downs: "binary integers, N=16" or the data file's name
+/// ("globins45.fa"), else "sequences, length 150".
+std::string taskTitle(const TaskConfig& config);
+
 /// `withData` false leaves the training sequences out (the store's model rows) and keeps the key.
 nlohmann::json taskConfigToJson(const TaskConfig& config, bool withData = true);
 /// Throws nlohmann::json::exception on a malformed object; older files without the newer fields

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "facades/modelfiles.h"
 
+#include <algorithm>
+
 #include <torch/torch.h>
 
 #include "base/failurereport.h"
@@ -13,7 +15,7 @@ namespace d2dpo {
 
 Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
                                       uint64_t seed, const std::string& device, const std::string& rule,
-                                      const std::function<void(int64_t, int64_t)>& progress)
+                                      const std::function<void(int64_t, int64_t)>& progress, const StopToken* stop)
 {
     if (count < 1)
         return makeError("the sample count must be at least 1");
@@ -29,7 +31,7 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
         auto generator = makeGenerator(seed, opened->device);
         const auto sampler = makeSampler(opened->checkpoint.model, info.spec.noise, task.vocabSize(), sampling);
         const torch::Tensor samples =
-            drawSamples(*sampler, count, sampling.batch, generator, nullptr, progress).to(torch::kCPU).contiguous();
+            drawSamples(*sampler, count, sampling.batch, generator, stop, progress).to(torch::kCPU).contiguous();
         ModelSummary summary;
         summary.checkpoint = {info.id, info.kind, info.parentId, info.step};
         summary.metrics = task.measure(samples);
@@ -40,6 +42,8 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
         for (int64_t i = 0; i < count; ++i)
             summary.hints.push_back(task.hint({rows.begin() + i * task.length(), rows.begin() + (i + 1) * task.length()}));
         return summary;
+    } catch (const EvaluationStopped&) {
+        return makeError("stopped");
     } catch (const std::exception& e) {
         return makeError("sampling failed: " + userMessage(e));
     }
@@ -53,6 +57,12 @@ Result<ModelSummary> measureCheckpoint(const std::string& checkpointPath, const 
     if (Status s = validate(measurement.sampling); !s)
         return makeError(s.error());
     return sampleCheckpoint(checkpointPath, measurement.samples, measurement.sampling, measurement.seed, device);
+}
+
+int64_t defaultViewSamples(int64_t length)
+{
+    const int64_t scaled = kMeasurementSamples * 32 / std::max<int64_t>(1, length);
+    return std::clamp<int64_t>(scaled / 100 * 100, 200, kMeasurementSamples);
 }
 
 } // namespace d2dpo

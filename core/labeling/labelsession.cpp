@@ -22,13 +22,23 @@ void LabelSession::setLabeler(std::string labeler)
 
 Status LabelSession::refill()
 {
-    auto pending = m_store.pendingPairs(kQueueRead, "", m_labeler);
+    auto pending = m_store.pendingPairs(kQueueRead, m_task, m_labeler);
     if (!pending)
         return makeError(pending.error());
     for (ShownPair& p : pending.value())
         if (!m_current || p.id != m_current->id)
             m_queue.push_back(std::move(p));
     return Ok{};
+}
+
+void LabelSession::setTask(std::string taskKey)
+{
+    if (taskKey == m_task)
+        return;
+    m_task = std::move(taskKey);
+    m_queue.clear();
+    if (m_current && !m_task.empty() && m_current->task != m_task)
+        m_current.reset(); // still pending in the store: nothing is lost
 }
 
 Status LabelSession::advance()

@@ -38,6 +38,10 @@ public:
 
     /// Shows the next queued pair, refilling the queue with the store's pending pairs when empty.
     Status advance();
+    /// Only pairs of this task from now on (empty: every task's): the queue is read again, and a
+    /// current pair of another task is put back (shown again when its task is chosen).
+    void setTask(std::string taskKey);
+    const std::string& task() const { return m_task; }
     /// Forgets the queue (the current pair stays) so the next advance reads the store again.
     void dropQueue() { m_queue.clear(); }
 
@@ -75,6 +79,7 @@ private:
 
     PreferenceStore& m_store;
     std::string m_labeler;
+    std::string m_task;
     int m_labelled = 0;
     std::vector<Step> m_undoSteps;
     std::deque<ShownPair> m_queue;

@@ -281,7 +281,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(models.summary(QString::fromStdString(result->id)).has_value() &&
                                      models.summary(QString::fromStdString(modelId)).has_value(),
                                  60000);
-        QCOMPARE(models.summary(QString::fromStdString(modelId))->metrics.samples, int64_t(ModelsView::kSummarySamples));
+        QCOMPARE(models.summary(QString::fromStdString(modelId))->metrics.samples, models.sampleCount());
 
         const QString folder = m_dir.filePath(QStringLiteral("export"));
         const Status exported = models.exportSelected(folder);

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/modelmeasurer.h"
+
+#include <QMetaObject>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+namespace d2dpo::ui {
+
+ModelMeasurer::ModelMeasurer(QObject* parent) : QObject(parent), m_watcher(new QFutureWatcher<DrawnSamples>(this))
+{
+    connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
+        const DrawnSamples drawn = m_watcher->result();
+        m_running.reset();
+        Q_EMIT measured(drawn);
+        startNext();
+    });
+}
+
+ModelMeasurer::~ModelMeasurer()
+{
+    if (m_stop)
+        m_stop->requestStop();
+    m_watcher->waitForFinished();
+}
+
+int64_t ModelMeasurer::batchFor(int64_t samples) { return std::clamp<int64_t>(samples / 10, 20, 1000); }
+
+void ModelMeasurer::measure(const std::vector<ModelRecord>& models, int64_t samples)
+{
+    for (const ModelRecord& m : models) {
+        const QString id = QString::fromStdString(m.id);
+        const bool known = (m_running && m_running->id == id && m_running->samples == samples) ||
+                           std::any_of(m_queue.begin(), m_queue.end(),
+                                       [&](const Job& j) { return j.id == id && j.samples == samples; });
+        if (!known)
+            m_queue.push_back({id, QString::fromStdString(m.name), m.path, samples});
+    }
+    if (!m_running)
+        startNext();
+}
+
+void ModelMeasurer::cancel()
+{
+    m_queue.clear();
+    if (m_stop)
+        m_stop->requestStop();
+}
+
+void ModelMeasurer::startNext()
+{
+    if (m_queue.empty()) {
+        m_stop.reset();
+        Q_EMIT idle();
+        return;
+    }
+    m_running = m_queue.front();
+    m_queue.pop_front();
+    m_stop = std::make_shared<StopToken>();
+    m_clock.start();
+    const Job job = *m_running;
+    Q_EMIT progress(job.name, 0, job.samples, -1);
+    QPointer<ModelMeasurer> self(this);
+    auto report = [self, job, clock = m_clock](int64_t done, int64_t total) {
+        // The rate so far gives the time left (the first batch pays for loading the model).
+        const double seconds = clock.elapsed() / 1000.0;
+        const double left = done > 0 ? seconds * double(total - done) / double(done) : -1;
+        QMetaObject::invokeMethod(self, [self, job, done, total, left] {
+            if (self)
+                Q_EMIT self->progress(job.name, done, total, left);
+        }, Qt::QueuedConnection);
+    };
+    std::shared_ptr<StopToken> stop = m_stop;
+    m_watcher->setFuture(QtConcurrent::run([job, report, stop] {
+        // The draws of a model are seeded like every measurement (measurement.h), in smaller
+        // batches: the same seed and count give the same figures each time the view draws them.
+        MeasurementSpec spec = standardMeasurement();
+        spec.samples = job.samples;
+        spec.sampling.batch = batchFor(job.samples);
+        auto drawn = sampleCheckpoint(job.path, spec.samples, spec.sampling, spec.seed, "auto", "", report, stop.get());
+        return DrawnSamples{job.id, drawn ? std::optional(drawn.value()) : std::nullopt,
+                            drawn ? QString() : QString::fromStdString(drawn.error())};
+    }));
+}
+
+} // namespace d2dpo::ui
