@@ -73,6 +73,7 @@ void registerStoreCommands(CLI::App& app, int& exitCode);
 void registerStudy(CLI::App& app, int& exitCode);
 void registerCompare(CLI::App& app, int& exitCode);
 void registerLabelStudy(CLI::App& app, int& exitCode);
+void registerProfile(CLI::App& app, int& exitCode);
 /// Adds `prefs score` (after registerStoreCommands made `prefs`).
 void registerLeastSureCommands(CLI::App& app, int& exitCode);
 /// Adds `prefs agreement`, `prefs queue` and `prefs gold` (after registerStoreCommands made `prefs`).

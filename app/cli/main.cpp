@@ -26,7 +26,8 @@ int main(int argc, char** argv)
     using namespace d2dpo::cli;
     for (Register add : {registerPretrain, registerImport, registerSample, registerEval, registerTrain, registerExport,
                          registerReproduce, registerBench, registerStoreCommands, registerExpertCommands,
-                         registerLeastSureCommands, registerCompare, registerStudy, registerLabelStudy})
+                         registerLeastSureCommands, registerCompare, registerStudy, registerLabelStudy,
+                         registerProfile})
         add(app, exitCode);
     // An unknown command is named as such (CLI11 alone would only ask for a subcommand).
     const auto isCommand = [&app](const std::string& name) {

@@ -122,8 +122,8 @@ PositionProfile profilePositions(const std::vector<std::string>& sequences, cons
         profile.entropy[size_t(p)] = entropyBits(column);
         profile.correction[size_t(p)] = smallSampleCorrection(k, n);
         // A position no sequence reaches holds no information (not log2 K of it).
-        profile.information[size_t(p)] =
-            n > 0 ? std::clamp(maxBits - profile.entropy[size_t(p)] - profile.correction[size_t(p)], 0.0, maxBits) : 0.0;
+        const double bits = maxBits - profile.entropy[size_t(p)] - profile.correction[size_t(p)];
+        profile.information[size_t(p)] = n > 0 ? std::clamp(bits, 0.0, maxBits) : 0.0;
     }
     return profile;
 }

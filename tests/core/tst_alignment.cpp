@@ -128,8 +128,10 @@ private Q_SLOTS:
     void scoringIsDocumented()
     {
         QCOMPARE(AlignmentScoring::forAlphabet("protein").describe(), std::string("BLOSUM62, gap open 10, extend 1"));
-        QCOMPARE(AlignmentScoring::forAlphabet("dna").describe(), std::string("nucleotide +5/-4, gap open 10, extend 1"));
-        QCOMPARE(AlignmentScoring::forAlphabet("text").describe(), std::string("match +1/mismatch -1, gap open 2, extend 1"));
+        QCOMPARE(AlignmentScoring::forAlphabet("dna").describe(),
+                 std::string("nucleotide +5/-4, gap open 10, extend 1"));
+        QCOMPARE(AlignmentScoring::forAlphabet("text").describe(),
+                 std::string("match +1/mismatch -1, gap open 2, extend 1"));
         // The recomputation charges a new gap when a gap switches sequence (Gotoh's two states).
         const AlignmentScoring dna = AlignmentScoring::forAlphabet("dna");
         QCOMPARE(dna.score("A-C", "AG-"), 5 - 10 - 10);

@@ -209,7 +209,8 @@ private Q_SLOTS:
         QVERIFY(positions.find("training,4,2,0.000000,0.500000,0.000000,0.000000,0.500000,1.000000,0.000000\n") !=
                 std::string::npos);
         // The model's position 4: T once, the second sample ended.
-        QVERIFY(positions.find("model,4,2,0.500000,0.000000,0.000000,0.000000,1.000000,0.000000,") != std::string::npos);
+        QVERIFY(positions.find("model,4,2,0.500000,0.000000,0.000000,0.000000,1.000000,0.000000,") !=
+                std::string::npos);
         QCOMPARE(std::count(positions.begin(), positions.end(), '\n'), 1 + 4 + 4);
 
         const std::string composition = compositionCsv({&data, &model});

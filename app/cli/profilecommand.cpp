@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `d2dpo profile`: what a model's samples look like per position, against its reference's and
+// the training data, as the CSV files of the desktop's per-position panel (analysis/profilecsv.h:
+// positions.csv, composition.csv, nearest.csv). The logos themselves are drawn by the desktop
+// application (its Export… writes them as PNG and SVG); the CLI does not link the widgets.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "analysis/profilecsv.h"
+#include "base/safeoutput.h"
+#include "cli/common.h"
+#include "cli/progressbar.h"
+#include "facades/modelfiles.h"
+#include "facades/taskinfo.h"
+
+namespace d2dpo::cli {
+
+namespace {
+
+struct ProfileOptions {
+    RuntimeOptions runtime;
+    SamplingConfig sampling;
+    std::string checkpoint;
+    std::string reference;
+    int64_t count = 1000;
+    std::string out;
+};
+
+/// "model: identity to the nearest training sequence mean 0.412, median 0.400, 3 copies".
+void printSummary(const ProfiledSet& set)
+{
+    const PositionProfile& p = set.profile;
+    double information = 0;
+    for (double bits : p.information)
+        information += bits;
+    std::cout << set.name << ": " << set.sequences.size() << " samples, " << p.length() << " positions, mean "
+              << (p.length() > 0 ? information / double(p.length()) : 0.0) << " bits of information per position";
+    if (!set.nearest.identity.empty())
+        std::cout << "; identity to the nearest training sequence mean " << set.nearest.mean << ", median "
+                  << set.nearest.median << ", " << set.nearest.copies << " copies";
+    std::cout << "\n";
+}
+
+Result<std::vector<std::string>> draw(const std::string& path, const ProfileOptions& o)
+{
+    auto drawn = sampleCheckpoint(path, o.count, o.sampling, o.runtime.seed, o.runtime.device, "",
+                                  samplingProgress("profile", o.count, o.sampling.batch));
+    if (!drawn)
+        return makeError(drawn.error());
+    return std::move(drawn->samples);
+}
+
+int run(const ProfileOptions& o)
+{
+    if (Status s = validate(o.sampling); !s)
+        return fail("profile", s.error());
+    std::vector<std::string> inputs = {o.checkpoint};
+    if (!o.reference.empty())
+        inputs.push_back(o.reference);
+    // Before sampling: a refused folder wastes no time.
+    if (Status s = checkOutputFolder(o.out, inputs, "the profile folder"); !s)
+        return fail("profile", s.error());
+    if (Status s = setUpRuntime(o.runtime); !s)
+        return fail("profile", s.error());
+    auto task = TaskInfo::fromCheckpoint(o.checkpoint);
+    if (!task)
+        return fail("profile", task.error());
+    if (!o.reference.empty()) {
+        auto referenceTask = TaskInfo::fromCheckpoint(o.reference);
+        if (!referenceTask)
+            return fail("profile", referenceTask.error());
+        if (referenceTask->key() != task->key())
+            return fail("profile", "the reference's task (" + referenceTask->summary() + ") is not the model's (" +
+                                       task->summary() + ")");
+    }
+
+    const std::vector<std::string> training = task->trainingTexts();
+    const std::string symbols = task->symbols();
+    const int64_t length = task->config().length;
+    std::vector<ProfiledSet> sets;
+    sets.push_back(profileSet("training", training, symbols, {}, length));
+    if (!o.reference.empty()) {
+        auto samples = draw(o.reference, o);
+        if (!samples)
+            return fail("profile", samples.error());
+        sets.push_back(profileSet("reference", std::move(samples.value()), symbols, training, length));
+    }
+    auto samples = draw(o.checkpoint, o);
+    if (!samples)
+        return fail("profile", samples.error());
+    sets.push_back(profileSet("model", std::move(samples.value()), symbols, training, length));
+
+    std::vector<const ProfiledSet*> written;
+    for (const ProfiledSet& set : sets)
+        if (!set.sequences.empty())
+            written.push_back(&set);
+    std::error_code error;
+    std::filesystem::create_directories(o.out, error);
+    if (error)
+        return fail("profile", "cannot create the folder " + o.out + ": " + error.message());
+    if (Status s = writeProfileCsvs(o.out, written, training); !s)
+        return fail("profile", s.error());
+    for (const ProfiledSet& set : sets)
+        if (set.name != "training")
+            printSummary(set);
+    std::cout << "wrote positions.csv, composition.csv and nearest.csv to " << o.out << "\n";
+    return 0;
+}
+
+} // namespace
+
+void registerProfile(CLI::App& app, int& exitCode)
+{
+    auto options = std::make_shared<ProfileOptions>();
+    CLI::App* c = app.add_subcommand("profile", "What a model's samples look like per position (entropy, "
+                                                "information, composition, identity to the training data), as CSV");
+    addRuntimeOptions(c, options->runtime);
+    addSamplingOptions(c, options->sampling);
+    c->add_option("--checkpoint,-c", options->checkpoint, "Checkpoint to sample from")->required();
+    c->add_option("--reference,-r", options->reference, "Its reference checkpoint, sampled the same way (optional)");
+    c->add_option("--count,-n", options->count, "Samples per model")
+        ->check(CLI::Range(int64_t(1), int64_t(1'000'000)))
+        ->capture_default_str();
+    c->add_option("--out,-o", options->out, "A new or empty folder for the CSV files")->required();
+    c->callback([options, &exitCode] { exitCode = run(*options); });
+}
+
+} // namespace d2dpo::cli

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/positionprofilepanel.h"
+
+#include <QBuffer>
+#include <QDir>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSvgGenerator>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "analysis/alignment.h"
+#include "base/safeoutput.h"
+#include "facades/taskinfo.h"
+#include "ui/qcustomplotinclude.h"
+#include "ui/sequencelogo.h"
+
+namespace d2dpo::ui {
+
+namespace {
+
+// One colour per set, in every figure: the data grey-blue, the reference grey and the model
+// orange as in the Models view's histogram.
+const QColor TrainingColour(0x6b, 0x8e, 0xb8);
+const QColor ReferenceColour(160, 160, 160);
+const QColor ModelColour(255, 127, 14);
+
+/// Wide columns for short sequences; at 1000 positions 8 px (the scroll area pans).
+int columnWidthFor(int64_t length) { return length <= 60 ? 20 : length <= 200 ? 12 : 8; }
+
+QCustomPlot* makePlot(QWidget* parent, const QString& yLabel)
+{
+    auto* plot = new QCustomPlot(parent);
+    plot->setMinimumHeight(200);
+    plot->yAxis->setLabel(yLabel);
+    plot->legend->setVisible(true);
+    plot->legend->setFont(QFont(parent->font().family(), 8));
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    return plot;
+}
+
+QCPBars* addBars(QCustomPlot* plot, QCPBarsGroup* group, const QString& name, const QColor& colour, double width)
+{
+    auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+    bars->setName(name);
+    bars->setPen(QPen(colour.darker(130)));
+    bars->setBrush(colour);
+    bars->setWidth(width);
+    bars->setBarsGroup(group);
+    return bars;
+}
+
+QString percent(double share) { return QString::number(100.0 * share, 'f', 1) + QLatin1Char('%'); }
+
+} // namespace
+
+PositionProfileInputs PositionProfileInputs::fromTask(const TaskInfo& task)
+{
+    PositionProfileInputs inputs;
+    inputs.symbols = task.symbols();
+    inputs.alphabet = QString::fromStdString(task.alphabet());
+    inputs.training = task.trainingTexts();
+    inputs.length = task.config().length;
+    return inputs;
+}
+
+PositionProfilePanel::PositionProfilePanel(QWidget* parent) : QWidget(parent)
+{
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    m_export = new QPushButton(tr("Export…"), this);
+    m_export->setToolTip(tr("Write the logos as PNG and SVG and the figures as CSV into a folder"));
+    m_export->setEnabled(false);
+    connect(m_export, &QPushButton::clicked, this, &PositionProfilePanel::exportFromDialog);
+    auto* header = new QHBoxLayout;
+    header->addWidget(m_summary, 1);
+    header->addWidget(m_export);
+
+    // Both logos in one scrolled widget: one scroll bar pans them together, position under position.
+    auto* logos = new QWidget;
+    auto* logoLayout = new QVBoxLayout(logos);
+    logoLayout->setContentsMargins(0, 0, 0, 0);
+    logoLayout->setSpacing(2);
+    m_referenceLogo = new SequenceLogo(logos);
+    m_modelLogo = new SequenceLogo(logos);
+    logoLayout->addWidget(m_referenceLogo);
+    logoLayout->addWidget(m_modelLogo);
+    logoLayout->addStretch(1);
+    m_logoScroll = new QScrollArea(this);
+    m_logoScroll->setWidget(logos);
+    m_logoScroll->setWidgetResizable(false);
+    m_logoScroll->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    m_logoScroll->setMinimumHeight(m_modelLogo->sizeHint().height() + 24);
+
+    m_composition = makePlot(this, tr("share of all positions"));
+    m_identityPlot = makePlot(this, tr("share of samples"));
+    m_identityPlot->xAxis->setLabel(tr("identity to the nearest training sequence"));
+    m_identity = new QLabel(this);
+    m_identity->setWordWrap(true);
+    m_identity->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* identityColumn = new QVBoxLayout;
+    identityColumn->addWidget(m_identityPlot, 1);
+    identityColumn->addWidget(m_identity);
+    auto* figures = new QHBoxLayout;
+    figures->addWidget(m_composition, 1);
+    figures->addLayout(identityColumn, 1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(header);
+    layout->addWidget(m_logoScroll, 1);
+    layout->addLayout(figures, 1);
+    clear();
+}
+
+void PositionProfilePanel::clear()
+{
+    m_training = {};
+    m_reference = {};
+    m_model = {};
+    m_summary->setText(tr("No samples to profile."));
+    m_referenceLogo->setProfile({}, QStringLiteral("text"));
+    m_modelLogo->setProfile({}, QStringLiteral("text"));
+    m_referenceLogo->hide();
+    m_composition->clearPlottables();
+    m_composition->replot();
+    m_identityPlot->clearPlottables();
+    m_identityPlot->replot();
+    m_identity->clear();
+    m_export->setEnabled(false);
+}
+
+void PositionProfilePanel::setInputs(const PositionProfileInputs& inputs)
+{
+    // One length for every set, so the logos share their x positions.
+    int64_t length = inputs.length;
+    for (const auto* set : {&inputs.samples, &inputs.referenceSamples, &inputs.training})
+        for (const std::string& s : *set)
+            length = std::max<int64_t>(length, int64_t(withoutTrailingPads(s).size()));
+    m_alphabet = inputs.alphabet;
+    m_training = profileSet("training", inputs.training, inputs.symbols, {}, length);
+    m_reference = profileSet("reference", inputs.referenceSamples, inputs.symbols, inputs.training, length);
+    m_model = profileSet("model", inputs.samples, inputs.symbols, inputs.training, length);
+
+    const int column = columnWidthFor(length);
+    const double maxBits = m_model.profile.maxBits();
+    const auto showLogo = [&](SequenceLogo* logo, const ProfiledSet& set, const QString& name) {
+        logo->setColumnWidth(column);
+        logo->setMaxBits(maxBits);
+        logo->setProfile(set.profile, m_alphabet, tr("%1: %2 samples").arg(name).arg(set.sequences.size()));
+    };
+    showLogo(m_modelLogo, m_model, inputs.modelName);
+    showLogo(m_referenceLogo, m_reference, inputs.referenceName);
+    m_referenceLogo->setVisible(hasReference());
+    m_logoScroll->widget()->adjustSize();
+
+    m_summary->setText(tr("%1 positions, %2 symbols. Letters are stacked by frequency and are as tall as the "
+                          "position's information (log2 %2 = %3 bits at most, corrected for the sample size as "
+                          "WebLogo does); the strip beneath is the entropy (dark: conserved). %4 training sequences.")
+                           .arg(length)
+                           .arg(inputs.symbols.size())
+                           .arg(maxBits, 0, 'f', 2)
+                           .arg(inputs.training.size()));
+    drawComposition();
+    drawIdentity();
+    m_export->setEnabled(!m_model.sequences.empty());
+}
+
+std::vector<const ProfiledSet*> PositionProfilePanel::shownSets() const
+{
+    std::vector<const ProfiledSet*> sets;
+    if (!m_training.sequences.empty())
+        sets.push_back(&m_training);
+    if (hasReference())
+        sets.push_back(&m_reference);
+    sets.push_back(&m_model);
+    return sets;
+}
+
+void PositionProfilePanel::drawComposition()
+{
+    m_composition->clearPlottables();
+    auto* group = new QCPBarsGroup(m_composition);
+    const std::string& symbols = m_model.profile.symbols;
+    const auto sets = shownSets();
+    const double width = 0.8 / double(sets.size());
+    double top = 0.05;
+    for (const ProfiledSet* set : sets) {
+        const QColor colour = set == &m_training ? TrainingColour : set == &m_reference ? ReferenceColour : ModelColour;
+        QCPBars* bars = addBars(m_composition, group, QString::fromStdString(set->name), colour, width);
+        const std::vector<double> shares = set->profile.composition();
+        QVector<double> keys, values;
+        for (size_t k = 0; k < shares.size(); ++k) {
+            keys << double(k);
+            values << shares[k];
+            top = std::max(top, shares[k]);
+        }
+        bars->setData(keys, values, true);
+    }
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (size_t k = 0; k < symbols.size(); ++k)
+        ticker->addTick(double(k), QString(QChar::fromLatin1(symbols[k])));
+    m_composition->xAxis->setTicker(ticker);
+    m_composition->xAxis->setLabel(tr("symbol"));
+    m_composition->xAxis->setRange(-0.6, double(std::max<size_t>(symbols.size(), 1)) - 0.4);
+    m_composition->yAxis->setRange(0, top * 1.3); // headroom so the legend covers no bar
+    m_composition->replot();
+}
+
+void PositionProfilePanel::drawIdentity()
+{
+    m_identityPlot->clearPlottables();
+    m_identity->setText(identityText());
+    if (m_training.sequences.empty())
+        return;
+    auto* group = new QCPBarsGroup(m_identityPlot);
+    double top = 0.05;
+    for (const ProfiledSet* set : {&m_reference, &m_model}) {
+        const NearestIdentity& n = set->nearest;
+        if (set->sequences.empty() || n.histogram.empty())
+            continue;
+        const double binWidth = 1.0 / double(n.histogram.size());
+        QCPBars* bars = addBars(m_identityPlot, group, QString::fromStdString(set->name),
+                                set == &m_reference ? ReferenceColour : ModelColour, binWidth * 0.4);
+        QVector<double> keys, values;
+        for (size_t b = 0; b < n.histogram.size(); ++b) {
+            keys << (double(b) + 0.5) * binWidth;
+            values << double(n.histogram[b]) / double(set->sequences.size());
+            top = std::max(top, values.back());
+        }
+        bars->setData(keys, values, true);
+    }
+    m_identityPlot->xAxis->setRange(0, 1);
+    m_identityPlot->yAxis->setRange(0, top * 1.3);
+    m_identityPlot->replot();
+}
+
+QString PositionProfilePanel::identityText() const
+{
+    if (m_training.sequences.empty())
+        return tr("No training sequences to compare with (a model imported without its data).");
+    QStringList lines;
+    for (const ProfiledSet* set : {&m_model, &m_reference}) {
+        if (set->sequences.empty())
+            continue;
+        const NearestIdentity& n = set->nearest;
+        const double copies = double(n.copies) / double(set->sequences.size());
+        lines << tr("%1: mean %2, median %3, %4 copies of a training sequence (%5)")
+                     .arg(QString::fromStdString(set->name))
+                     .arg(n.mean, 0, 'f', 3)
+                     .arg(n.median, 0, 'f', 3)
+                     .arg(n.copies)
+                     .arg(percent(copies));
+    }
+    return tr("Identity to the nearest training sequence (equal positions over the longer, no alignment):\n") +
+           lines.join(QLatin1Char('\n'));
+}
+
+QSize PositionProfilePanel::logosSize() const
+{
+    const QSize model = m_modelLogo->sizeHint();
+    if (!hasReference())
+        return model;
+    const QSize reference = m_referenceLogo->sizeHint();
+    return {std::max(model.width(), reference.width()), model.height() + reference.height()};
+}
+
+void PositionProfilePanel::renderLogos(QPainter& painter) const
+{
+    painter.fillRect(QRect(QPoint(0, 0), logosSize()), Qt::white);
+    painter.save();
+    if (hasReference()) {
+        m_referenceLogo->render(painter);
+        painter.translate(0, m_referenceLogo->sizeHint().height());
+    }
+    m_modelLogo->render(painter);
+    painter.restore();
+}
+
+Status PositionProfilePanel::exportTo(const QString& folder) const
+{
+    if (m_model.sequences.empty())
+        return makeError("there are no samples to export");
+    const QDir dir(folder);
+    if (!dir.exists())
+        return makeError("the folder " + folder.toStdString() + " does not exist");
+
+    QImage image(logosSize(), QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    {
+        QPainter painter(&image);
+        renderLogos(painter);
+    }
+    QByteArray png;
+    QBuffer pngBuffer(&png);
+    pngBuffer.open(QIODevice::WriteOnly);
+    if (!image.save(&pngBuffer, "PNG"))
+        return makeError("could not encode the logos as PNG");
+    if (Status written = AtomicFile::write(dir.filePath(QStringLiteral("logos.png")).toStdString(),
+                                           std::string_view(png.constData(), size_t(png.size())));
+        !written)
+        return written;
+
+    QByteArray svg;
+    QBuffer svgBuffer(&svg);
+    QSvgGenerator generator;
+    generator.setOutputDevice(&svgBuffer);
+    generator.setSize(logosSize());
+    generator.setViewBox(QRect(QPoint(0, 0), logosSize()));
+    generator.setTitle(tr("Sequence logos"));
+    generator.setDescription(tr("Sequence logos of %1 and %2, drawn by d2dpo-studio")
+                                 .arg(QString::fromStdString(m_reference.name), QString::fromStdString(m_model.name)));
+    {
+        QPainter painter(&generator);
+        renderLogos(painter);
+    }
+    if (Status written = AtomicFile::write(dir.filePath(QStringLiteral("logos.svg")).toStdString(),
+                                           std::string_view(svg.constData(), size_t(svg.size())));
+        !written)
+        return written;
+
+    return writeProfileCsvs(folder.toStdString(), shownSets(), m_training.sequences);
+}
+
+void PositionProfilePanel::exportFromDialog()
+{
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Export the per-position figures to"));
+    if (folder.isEmpty())
+        return;
+    if (Status written = exportTo(folder); !written) {
+        QMessageBox::warning(this, tr("Export"), QString::fromStdString(written.error()));
+        return;
+    }
+    Q_EMIT exported(folder);
+}
+
+} // namespace d2dpo::ui
