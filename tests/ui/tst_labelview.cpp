@@ -15,6 +15,7 @@
 
 #include "base/datafile.h"
 #include "facades/taskinfo.h"
+#include "ui/pairgrid.h"
 #include "ui/pairsupply.h"
 #include "ui/sequencestrip.h"
 
@@ -47,10 +48,11 @@ private Q_SLOTS:
                                   "generated")
                     .ok());
         showView();
-        auto* left = m_view->findChild<ui::SequenceStrip*>("leftStrip");
-        QVERIFY(left);
-        QCOMPARE(left->alphabet(), QString("protein"));
-        QCOMPARE(left->tokens(), QString("MKVLAG"));
+        auto* grid = m_view->findChild<ui::PairGrid*>("pairGrid"); // both sequences, one grid
+        QVERIFY(grid);
+        QCOMPARE(grid->alphabet(), QString("protein"));
+        QCOMPARE(QString(grid->columns().left).remove('-').trimmed(), QString("MKVLAG")); // gaps if aligned
+        QCOMPARE(QString(grid->columns().right).remove('-').trimmed(), QString("GAVLIKDE"));
         QVERIFY(ui::SequenceStrip::colourOf('K', "protein") != ui::SequenceStrip::colourOf('D', "protein")); // + against -
         const QString hint = m_view->findChild<QLabel*>("leftHint")->text();
         QVERIFY2(hint.contains("length 6") && hint.contains("matches ^M"), qPrintable(hint));
