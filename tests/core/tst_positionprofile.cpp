@@ -182,6 +182,8 @@ private Q_SLOTS:
         for (int i = 0; i < 200; ++i)
             samples.push_back(randomText(random, "abcd", 2 + int(random() % 8)) + (i % 5 == 0 ? ".." : ""));
         samples.push_back(training[17]);
+        samples.push_back("zzzz"); // shares no position with any: identity 0, the first text nearest
+        samples.push_back("");
         const NearestIdentity n = nearestTrainingIdentity(samples, training);
         for (size_t s = 0; s < samples.size(); ++s) {
             double best = -1;
@@ -195,7 +197,9 @@ private Q_SLOTS:
             QCOMPARE(positionIdentity(samples[s], training[size_t(n.nearest[s])]), best);
             QCOMPARE(n.nearest[s], index); // the first of equals, as the plain search keeps it
         }
-        QCOMPARE(n.identity.back(), 1.0);
+        QCOMPARE(n.identity[samples.size() - 3], 1.0); // the copy
+        QCOMPARE(n.identity.back(), 0.0);
+        QCOMPARE(n.nearest.back(), int64_t(0));
     }
 
     void csvFiles()
