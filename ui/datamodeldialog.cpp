@@ -63,7 +63,7 @@ DataModelDialog::DataModelDialog(const QString& storePath, const QString& modelF
     fileRow->addWidget(browse);
     m_vocabulary = new QComboBox(this);
     m_vocabulary->addItem(tr("read from the data"), QStringLiteral("data"));
-    m_vocabulary->addItem(tr("protein (20 amino acids + X)"), QStringLiteral("protein"));
+    m_vocabulary->addItem(tr("protein (20 amino acids; X when the data has it)"), QStringLiteral("protein"));
     m_vocabulary->addItem(tr("DNA (ACGT)"), QStringLiteral("dna"));
     m_vocabulary->addItem(tr("RNA (ACGU)"), QStringLiteral("rna"));
     m_validity = new QComboBox(this);

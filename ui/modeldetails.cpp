@@ -74,8 +74,11 @@ QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std
         shown = recorded.value();
     if (shown) {
         QStringList values;
-        for (const MetricValue& v : shown->values)
-            values << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
+        for (const MetricValue& v : shown->values) // the tree's "Rule share" named as such here too
+            values << QStringLiteral("%1 %2")
+                          .arg(v.name == shown->ruleMetric ? tr("rule share (%1)").arg(QString::fromStdString(v.name))
+                                                           : QString::fromStdString(v.name))
+                          .arg(v.value, 0, 'f', 4);
         lines << tr("Figures: %1 (%2; %3)")
                      .arg(values.join(QStringLiteral(", ")).toHtmlEscaped(),
                           QString::fromStdString(shown->provenance()).toHtmlEscaped(),

@@ -26,7 +26,7 @@ ModelMeasurer::~ModelMeasurer()
     m_watcher->waitForFinished();
 }
 
-int64_t ModelMeasurer::batchFor(int64_t samples) { return std::clamp<int64_t>(samples / 10, 20, 1000); }
+int64_t ModelMeasurer::batchFor(int64_t samples) { return std::clamp<int64_t>(samples / 8, 50, 1000); }
 
 void ModelMeasurer::measure(const std::vector<ModelRecord>& models, int64_t samples)
 {

@@ -120,7 +120,10 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     layout->setContentsMargins(6, 6, 6, 6);
     layout->addWidget(splitter);
 
-    connect(m_tree, &QTreeWidget::currentItemChanged, this, &ModelsView::showSelected);
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this] {
+        m_samplingCancelled = false; // another model: drawn, whatever was cancelled before
+        showSelected();
+    });
     connect(m_export, &QPushButton::clicked, this, &ModelsView::exportWithDialog);
     connect(m_label, &QPushButton::clicked, this, [this] {
         if (const auto model = selected())
@@ -159,12 +162,7 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
         m_progress->setFormat(QString());
     });
     connect(m_cancel, &QPushButton::clicked, this, &ModelsView::cancelSampling);
-    connect(m_sampleCount, &QSpinBox::editingFinished, this, [this] {
-        QSettings().setValue(QStringLiteral("models/samples"), m_sampleCount->value());
-        m_measurer->cancel(); // drawn again at the new count
-        m_summaries.clear();
-        showSelected();
-    });
+    connect(m_sampleCount, &QSpinBox::editingFinished, this, [this] { setSampleCount(m_sampleCount->value()); });
     connect(m_exporter, &ModelExporter::finished, this, [this](const QString& folder, bool ok, const QString& error) {
         m_export->setEnabled(true);
         Q_EMIT statusMessage(ok ? tr("Exported to %1").arg(folder) : tr("Export failed: %1").arg(error));
@@ -186,11 +184,16 @@ int64_t ModelsView::sampleCount() const
 void ModelsView::setSampleCount(int count)
 {
     m_sampleCount->setValue(count);
+    QSettings().setValue(QStringLiteral("models/samples"), count);
+    m_measurer->cancel(); // drawn again at the new count
+    m_samplingCancelled = false;
+    m_summaries.clear();
     showSelected();
 }
 
 void ModelsView::cancelSampling()
 {
+    m_samplingCancelled = true; // not drawn again until the count or the selection changes
     m_measurer->cancel();
     Q_EMIT statusMessage(tr("Stopped drawing samples"));
 }
@@ -317,7 +320,7 @@ void ModelsView::showSelected()
         if (m && (!drawn || drawn->metrics.samples != count) && QFileInfo::exists(QString::fromStdString(m->path)))
             needed.push_back(*m);
     }
-    if (!needed.empty() && isVisible()) // hidden: drawn when the view is first shown
+    if (!needed.empty() && isVisible() && !m_samplingCancelled) // hidden: drawn when the view is first shown
         requestSummaries(needed);
 
     m_samples->setPlainText(mine ? samplesText(*mine, kShownSamples) : tr("Drawing samples…"));

@@ -100,6 +100,7 @@ private:
     QHash<QString, ModelSummary> m_summaries; ///< at the count they were drawn with (metrics.samples)
     QHash<QString, QString> m_pathById;
     ModelMeasurer* m_measurer = nullptr;
+    bool m_samplingCancelled = false;
     ModelExporter* m_exporter = nullptr;
 };
 

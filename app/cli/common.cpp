@@ -73,7 +73,7 @@ void addTaskOptions(CLI::App* c, TaskOptions& o, const std::string& ruleHelp)
     c->add_option("--data", o.data,
                   "Train on your own sequences: a FASTA file or one sequence per line (instead of binary integers)");
     c->add_option("--vocabulary", o.file.vocabulary,
-                  "With --data: the symbols: data (read from the file), protein (20 amino acids + X), dna, rna, or "
+                  "With --data: the symbols: data (read from the file), protein (20 amino acids; X when the data has it), dna, rna, or "
                   "symbols:LIST")
         ->capture_default_str();
     c->add_option("--max-length", o.file.maxLength,

@@ -153,6 +153,10 @@ Result<SequenceFileTask> readSequenceFile(const std::string& path, const Sequenc
 
     TaskConfig& task = result.task;
     task.name = "sequences";
+    // X (an unknown residue) is a symbol only where the data has it: a model given a token the data
+    // never shows still learns to write it now and then, and such a sample reads as well-formed.
+    if (options.vocabulary == "protein" && !seen.count('X'))
+        named.erase(std::remove(named.begin(), named.end(), 'X'), named.end());
     task.symbols = named.empty() ? std::string(seen.begin(), seen.end()) : named;
     task.validity = options.validity;
     task.rule = options.rule;

@@ -45,7 +45,8 @@ private:
     std::array<int64_t, 256> m_tokenOf{};
 };
 
-/// The symbols of a named vocabulary: "protein" (the 20 amino acids and X), "dna", "rna";
+/// The symbols of a named vocabulary: "protein" (the 20 amino acids and X; a data file
+/// read with it keeps X only when it has one), "dna", "rna";
 /// an error lists the names.
 Result<std::string> namedVocabulary(const std::string& name);
 

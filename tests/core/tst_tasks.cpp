@@ -290,6 +290,22 @@ private Q_SLOTS:
         QCOMPARE(TaskInfo::fromConfig(binaryTask(8, "odd")).value().ruleMatches("00000001"), Spans{});
     }
 
+    void theProteinVocabularyHasXOnlyWhenTheDataHasIt()
+    {
+        // A model given a symbol the data never shows learns to write it now and then.
+        SequenceFileOptions options;
+        options.vocabulary = "protein";
+        test::writeAll(path("nox.fasta"), ">a\nMKVLAH\n>b\nMKWLH\n");
+        const auto without = readSequenceFile(path("nox.fasta"), options);
+        QVERIFY(without);
+        QCOMPARE(without->task.symbols, std::string("ACDEFGHIKLMNPQRSTVWY"));
+        test::writeAll(path("x.fasta"), ">a\nMKVXAH\n>b\nMKWLH\n");
+        const auto with = readSequenceFile(path("x.fasta"), options);
+        QVERIFY(with);
+        QCOMPARE(with->task.symbols, std::string("ACDEFGHIKLMNPQRSTVWYX"));
+        QCOMPARE(TaskInfo::fromConfig(without->task).value().alphabet(), std::string("protein"));
+    }
+
     void unknownRulesAreRefused()
     {
         SequenceFileOptions options;
