@@ -113,6 +113,12 @@ QSize PairGrid::minimumSizeHint() const
     return {240, std::max(24, shortest)};
 }
 
+void PairGrid::scrollPages(int pages)
+{
+    QScrollBar* bar = verticalScrollBar();
+    bar->setValue(bar->value() + pages * bar->pageStep());
+}
+
 PairGridGeometry PairGrid::geometryNow() const
 {
     return fitTo(testAttribute(Qt::WA_Resized) ? width() : kUnlaidWidth);

@@ -30,6 +30,9 @@ public:
     /// The largest cell: the view scales it with the window.
     void setMaxCell(int pixels);
 
+    /// Scrolls a long pair by whole views (negative: up), for keys such as Page Up/Down.
+    void scrollPages(int pages);
+
     /// Where things are at the current width (grid coordinates, not scrolled); also before the
     /// widget is shown, when resize() has sent no resize event yet.
     PairGridGeometry geometryNow() const;

@@ -134,6 +134,8 @@ void PairPanel::layOutColumns()
     m_grid->setColumns(std::move(columns), m_alphabet);
 }
 
+void PairPanel::scrollPages(int pages) { m_grid->scrollPages(pages); }
+
 void PairPanel::setAligned(bool aligned) { m_align->setChecked(aligned); }
 bool PairPanel::aligned() const { return m_align->isChecked(); }
 

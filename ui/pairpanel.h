@@ -38,6 +38,8 @@ public:
     void setButtonKeys(const QString& left, const QString& right);
     /// The largest cell of the grid (the view scales it with the window).
     void setMaxCell(double pixels);
+    /// Scrolls a pair taller than the panel by whole views (the view's Page Up/Down can call it).
+    void scrollPages(int pages);
     /// Aligns pairs of different lengths (remembered in the settings, as the check box).
     void setAligned(bool aligned);
     bool aligned() const;

@@ -19,6 +19,7 @@
 #include "ui/pairgrid.h"
 #include "ui/pairgridlegend.h"
 #include "ui/pairpanel.h"
+#include "ui/sequencestrip.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;
@@ -253,6 +254,15 @@ private Q_SLOTS:
         for (int i = 0; i < kPaints; ++i)
             grid->viewport()->repaint();
         const double perPaint = double(clock.nsecsElapsed()) / kPaints / 1e6;
+        // Scrolled to the end, the last band is drawn where it is now seen.
+        panel.scrollPages(1000);
+        QCOMPARE(grid->verticalScrollBar()->value(), grid->verticalScrollBar()->maximum());
+        const QImage end = grid->viewport()->grab().toImage();
+        const int last = grid->columns().size() - 1;
+        const QRect cell = grid->geometryNow().cellRect(PairSide::Left, last).translated(0, -grid->verticalScrollBar()->value());
+        QVERIFY(grid->viewport()->rect().contains(cell));
+        QCOMPARE(end.pixelColor(cell.left() + 2, cell.top() + 2),
+                 SequenceStrip::colourOf(grid->columns().left[last], QStringLiteral("protein")));
         qInfo("length 1000 (%d bands of %d, cells of %d px): aligning and laying out %.1f ms, painting the view %.2f ms",
               grid->geometryNow().bands, grid->geometryNow().perRow, grid->geometryNow().cell, double(align) / 1e6,
               perPaint);
