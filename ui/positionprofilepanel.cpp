@@ -10,6 +10,7 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSvgGenerator>
 #include <QVBoxLayout>
 
@@ -59,6 +60,13 @@ QCPBars* addBars(QCustomPlot* plot, QCPBarsGroup* group, const QString& name, co
     return bars;
 }
 
+/// Removes the bars and their groups (a group outlives clearPlottables(); one per redraw would pile up).
+void clearBars(QCustomPlot* plot)
+{
+    plot->clearPlottables();
+    qDeleteAll(plot->findChildren<QCPBarsGroup*>(QString(), Qt::FindDirectChildrenOnly));
+}
+
 QString percent(double share) { return QString::number(100.0 * share, 'f', 1) + QLatin1Char('%'); }
 
 } // namespace
@@ -98,8 +106,8 @@ PositionProfilePanel::PositionProfilePanel(QWidget* parent) : QWidget(parent)
     m_logoScroll = new QScrollArea(this);
     m_logoScroll->setWidget(logos);
     m_logoScroll->setWidgetResizable(false);
-    m_logoScroll->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-    m_logoScroll->setMinimumHeight(m_modelLogo->sizeHint().height() + 24);
+    m_logoScroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_logoScroll->setFixedHeight(m_modelLogo->sizeHint().height() + 24);
 
     m_composition = makePlot(this, tr("share of all positions"));
     m_identityPlot = makePlot(this, tr("share of samples"));
@@ -116,7 +124,7 @@ PositionProfilePanel::PositionProfilePanel(QWidget* parent) : QWidget(parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(header);
-    layout->addWidget(m_logoScroll, 1);
+    layout->addWidget(m_logoScroll);
     layout->addLayout(figures, 1);
     clear();
 }
@@ -130,9 +138,9 @@ void PositionProfilePanel::clear()
     m_referenceLogo->setProfile({}, QStringLiteral("text"));
     m_modelLogo->setProfile({}, QStringLiteral("text"));
     m_referenceLogo->hide();
-    m_composition->clearPlottables();
+    clearBars(m_composition);
     m_composition->replot();
-    m_identityPlot->clearPlottables();
+    clearBars(m_identityPlot);
     m_identityPlot->replot();
     m_identity->clear();
     m_export->setEnabled(false);
@@ -161,6 +169,9 @@ void PositionProfilePanel::setInputs(const PositionProfileInputs& inputs)
     showLogo(m_referenceLogo, m_reference, inputs.referenceName);
     m_referenceLogo->setVisible(hasReference());
     m_logoScroll->widget()->adjustSize();
+    // Both logos whole, never a vertical scroll bar: only the positions pan.
+    m_logoScroll->setFixedHeight(m_logoScroll->widget()->sizeHint().height() +
+                                 m_logoScroll->horizontalScrollBar()->sizeHint().height() + 2 * m_logoScroll->frameWidth());
 
     m_summary->setText(tr("%1 positions, %2 symbols. Letters are stacked by frequency and are as tall as the "
                           "position's information (log2 %2 = %3 bits at most, corrected for the sample size as "
@@ -187,7 +198,7 @@ std::vector<const ProfiledSet*> PositionProfilePanel::shownSets() const
 
 void PositionProfilePanel::drawComposition()
 {
-    m_composition->clearPlottables();
+    clearBars(m_composition);
     auto* group = new QCPBarsGroup(m_composition);
     const std::string& symbols = m_model.profile.symbols;
     const auto sets = shownSets();
@@ -217,7 +228,7 @@ void PositionProfilePanel::drawComposition()
 
 void PositionProfilePanel::drawIdentity()
 {
-    m_identityPlot->clearPlottables();
+    clearBars(m_identityPlot);
     m_identity->setText(identityText());
     if (m_training.sequences.empty())
         return;
@@ -253,7 +264,7 @@ QString PositionProfilePanel::identityText() const
             continue;
         const NearestIdentity& n = set->nearest;
         const double copies = double(n.copies) / double(set->sequences.size());
-        lines << tr("%1: mean %2, median %3, %4 copies of a training sequence (%5)")
+        lines << tr("%1: mean %2, median %3; copies of a training sequence: %4 (%5)")
                      .arg(QString::fromStdString(set->name))
                      .arg(n.mean, 0, 'f', 3)
                      .arg(n.median, 0, 'f', 3)

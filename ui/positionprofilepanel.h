@@ -68,7 +68,8 @@ public:
     bool hasReference() const { return !m_reference.sequences.empty(); }
     const SequenceLogo* modelLogo() const { return m_modelLogo; }
     const SequenceLogo* referenceLogo() const { return m_referenceLogo; }
-    /// The nearest-identity figures as shown ("model: mean 0.62, median 0.60, 3 copies (0.2%)").
+    /// The nearest-identity figures as shown ("model: mean 0.620, median 0.600; copies of a
+    /// training sequence: 3 (0.2%)").
     QString identityText() const;
 
 Q_SIGNALS:

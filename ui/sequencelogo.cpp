@@ -15,7 +15,7 @@ namespace {
 // The logo's rows, top to bottom, in pixels.
 constexpr int AxisWidth = 44;     // the bits axis and its numbers
 constexpr int TitleHeight = 16;   // the set's name
-constexpr int StackHeight = 110;  // maxBits bits of letters
+constexpr int StackHeight = 96;   // maxBits bits of letters
 constexpr int StripGap = 3;
 constexpr int StripHeight = 8;    // the entropy strip
 constexpr int NumberHeight = 14;  // position numbers
