@@ -170,8 +170,9 @@ void PositionProfilePanel::setInputs(const PositionProfileInputs& inputs)
     m_referenceLogo->setVisible(hasReference());
     m_logoScroll->widget()->adjustSize();
     // Both logos whole, never a vertical scroll bar: only the positions pan.
-    m_logoScroll->setFixedHeight(m_logoScroll->widget()->sizeHint().height() +
-                                 m_logoScroll->horizontalScrollBar()->sizeHint().height() + 2 * m_logoScroll->frameWidth());
+    const int scrollBar = m_logoScroll->horizontalScrollBar()->sizeHint().height();
+    m_logoScroll->setFixedHeight(m_logoScroll->widget()->sizeHint().height() + scrollBar +
+                                 2 * m_logoScroll->frameWidth());
 
     m_summary->setText(tr("%1 positions, %2 symbols. Letters are stacked by frequency and are as tall as the "
                           "position's information (log2 %2 = %3 bits at most, corrected for the sample size as "
