@@ -54,6 +54,7 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
     connect(m_trainView, &TrainView::statusMessage, this, showMessage);
     connect(m_modelsView, &ModelsView::statusMessage, this, showMessage);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+        statusBar()->clearMessage(); // a message speaks of the view it came from ("Label undone")
         if (index == 0)
             refocus();
         else if (index == 1 && !m_trainView->training())
@@ -92,7 +93,6 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
         m_trainView->selectReference(id);
     });
     buildMenus();
-
     QSettings settings;
     if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
         resize(1280, 800);

@@ -3,10 +3,13 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QRegularExpression>
+#include <QSettings>
 
 #include "base/safeoutput.h"
 
@@ -61,18 +64,31 @@ bool deleteModelWithDialog(QWidget* parent, PreferenceStore& store, const ModelR
 
 QString exportFolderWithDialog(QWidget* parent, const ModelRecord& model)
 {
-    const QString suggested = QDir::home().filePath(
-        QStringLiteral("d2dpo-%1").arg(QString::fromStdString(model.name).replace(QLatin1Char('/'), QLatin1Char('-'))));
+    QSettings settings;
+    const QString where = settings.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
+    const QString suggested = QDir(QDir(where).exists() ? where : QDir::homePath()).filePath(suggestedExportName(model));
     for (;;) {
         const QString folder = QFileDialog::getSaveFileName(parent, tr("Export the model into a new folder"), suggested,
                                                             QString(), nullptr, QFileDialog::DontConfirmOverwrite);
         if (folder.isEmpty())
             return {};
-        if (Status s = checkOutputFolder(folder.toStdString(), {model.path}, "the export folder"); s)
+        if (Status s = checkOutputFolder(folder.toStdString(), {model.path}, "the export folder"); s) {
+            settings.setValue(QStringLiteral("export/folder"), QFileInfo(folder).absolutePath());
             return folder;
+        }
         else
             QMessageBox::warning(parent, tr("Export"), QString::fromStdString(s.error()));
     }
+}
+
+QString suggestedExportName(const ModelRecord& model)
+{
+    QString name = QString::fromStdString(model.name).toLower();
+    name.replace(QRegularExpression(QStringLiteral("[^a-z0-9._]+")), QStringLiteral("-"));
+    name.remove(QRegularExpression(QStringLiteral("^[-.]+|-+$")));
+    if (name.isEmpty())
+        name = QString::fromStdString(model.id);
+    return name.startsWith(QLatin1String("d2dpo")) ? name : QStringLiteral("d2dpo-") + name;
 }
 
 } // namespace d2dpo::ui

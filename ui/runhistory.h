@@ -26,6 +26,7 @@ public:
     void reload(const std::string& ownLockPath);
     /// The run whose curves are on the plots (selected when listed again); 0 for none.
     void setShownRun(qint64 runId) { m_shownRun = runId; }
+    qint64 shownRun() const { return m_shownRun; }
     /// Whether a run can be chosen (not while one trains).
     void setSelectable(bool selectable);
 

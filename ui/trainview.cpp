@@ -15,8 +15,7 @@
 #include <QTime>
 #include <QVBoxLayout>
 
-#include <cmath>
-
+#include "base/timeutil.h"
 #include "jobs/dpojob.h"
 #include "jobs/dporesume.h"
 #include "jobs/desktoprun.h"
@@ -30,16 +29,7 @@
 namespace d2dpo::ui {
 
 namespace {
-
-QString duration(double seconds)
-{
-    if (!std::isfinite(seconds) || seconds < 0)
-        return QStringLiteral("–");
-    const qint64 s = qint64(std::llround(seconds));
-    return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'))
-                     : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-}
-
+QString duration(double seconds) { return QString::fromStdString(clockDuration(seconds)); }
 } // namespace
 
 TrainView::TrainView(PreferenceStore& store, QWidget* parent)
@@ -99,7 +89,10 @@ QWidget* TrainView::buildControls()
     m_runs = new RunHistory(m_store, panel);
     column->addWidget(m_runs, 1);
 
-    connect(m_data, &TrainDataPanel::referenceChanged, this, [this] { m_form->setModelSpec(m_data->selectedSpec()); });
+    connect(m_data, &TrainDataPanel::referenceChanged, this, [this] {
+        m_form->setModelSpec(m_data->selectedSpec());
+        forgetRunOfAnotherReference();
+    });
     connect(m_data, &TrainDataPanel::pairCountChanged, this, &TrainView::updateStartEnabled);
     connect(m_data, &TrainDataPanel::logLine, this, &TrainView::appendLog);
     connect(m_form, &TrainSettingsForm::validityChanged, this, &TrainView::updateStartEnabled);
@@ -384,6 +377,20 @@ void TrainView::showRun(qint64 runId)
                   .arg(QString::fromLatin1(toString(run.status)), QString::fromStdString(run.startedAt),
                        QString::fromStdString(run.device),
                        run.error.empty() ? QString() : tr("; error: %1").arg(QString::fromStdString(run.error))));
+}
+
+void TrainView::forgetRunOfAnotherReference()
+{
+    // Curves of a run from another reference under this one's name would read as its own.
+    const auto model = m_data->selectedModel();
+    auto shown = m_runs->shownRun() ? m_store.run(m_runs->shownRun()) : Result<std::optional<RunRecord>>(std::nullopt);
+    if (training() || (shown && shown->has_value() && model && shown.value()->referenceModelId == model->id))
+        return;
+    m_plots->clear();
+    if (auto task = model ? TaskInfo::ofModel(m_store, *model) : Result<TaskInfo>(makeError("no model")))
+        m_plots->setSampleMetrics(task->declaredMetrics());
+    m_runs->setShownRun(0);
+    m_rate->setText(tr("No run of this reference on the plots: start one, or choose a past run"));
 }
 
 } // namespace d2dpo::ui

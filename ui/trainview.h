@@ -64,6 +64,8 @@ public Q_SLOTS:
     bool resume(qint64 runId);
     /// Shows the stored curves of a past run.
     void showRun(qint64 runId);
+    /// Clears the plots when the run on them is of another reference than the one now chosen.
+    void forgetRunOfAnotherReference();
 
     // The worker's events, also fed directly by tests.
     void onProgress(const d2dpo::ProgressEvent& event);

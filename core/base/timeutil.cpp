@@ -2,6 +2,7 @@
 #include "base/timeutil.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 
@@ -19,6 +20,19 @@ std::string utcNow()
     const size_t n = std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
     std::snprintf(buffer + n, sizeof buffer - n, ".%03dZ", static_cast<int>(millis));
     return buffer;
+}
+
+std::string clockDuration(double seconds)
+{
+    if (!std::isfinite(seconds) || seconds < 0)
+        return "–";
+    const long long s = std::llround(seconds);
+    char text[32];
+    if (s >= 3600)
+        std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+    else
+        std::snprintf(text, sizeof text, "%lld:%02lld", s / 60, s % 60);
+    return text;
 }
 
 } // namespace d2dpo

@@ -9,4 +9,7 @@ namespace d2dpo {
 /// Now as ISO 8601 UTC with milliseconds, e.g. 2026-11-21T13:40:12.345Z.
 std::string utcNow();
 
+/// A duration as a clock reads it: "4:07", "1:02:09"; "–" when unknown (negative or not finite).
+std::string clockDuration(double seconds);
+
 } // namespace d2dpo

@@ -7,6 +7,9 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QLabel>
+#include <QListWidget>
+#include <QStatusBar>
+#include <QTabWidget>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -25,7 +28,12 @@
 #include "support/tinycheckpoint.h"
 #include "ui/labelview.h"
 #include "ui/metricplot.h"
+#include "ui/mainwindow.h"
+#include "ui/modelactions.h"
 #include "ui/modelsview.h"
+#include "ui/runhistory.h"
+#include "ui/trainplots.h"
+#include "ui/trainview.h"
 #include "ui/qcustomplotinclude.h"
 #include "ui/trainsettingsform.h"
 #include "ui/wheelguard.h"
@@ -243,6 +251,65 @@ private Q_SLOTS:
         view.setSampleCount(200);
         QTRY_VERIFY_WITH_TIMEOUT(view.summary(QString::fromStdString(model.id)).has_value(), 120000);
         QCOMPARE(view.summary(QString::fromStdString(model.id))->metrics.samples, int64_t(200));
+    }
+
+    void theTrainPlotsForgetARunOfAnotherReference()
+    {
+        const ModelRecord first = storedTinyModel();
+        auto other = test::writeTinyCheckpoint(m_dir.filePath(QStringLiteral("other.d2dpo")).toStdString(),
+                                               {.seed = 11});
+        QVERIFY(other.ok());
+        ModelRecord second = first;
+        second.id = other->id;
+        second.name = "other";
+        second.path = other->path;
+        QVERIFY(m_store->addModel(second).ok());
+        RunRecord run;
+        run.kind = "d2dpo";
+        run.referenceModelId = first.id;
+        run.status = RunStatus::Completed;
+        auto runId = m_store->startRun(run);
+        QVERIFY(runId.ok());
+        QVERIFY(m_store->appendMetrics(runId.value(), 1, {{"loss", 0.69}}).ok());
+        QVERIFY(m_store->appendMetrics(runId.value(), 2, {{"loss", 0.61}}).ok());
+        ui::TrainView view(*m_store);
+        QVERIFY(view.selectReference(QString::fromStdString(first.id)));
+        auto* runs = view.findChild<ui::RunHistory*>()->findChild<QListWidget*>();
+        QVERIFY(runs && runs->count() == 1);
+        runs->setCurrentRow(0);
+        ui::MetricPlot* loss = view.findChild<ui::TrainPlots*>()->lossPlot();
+        QTRY_VERIFY(loss->pointCount(0) == 2);
+        QVERIFY(view.selectReference(QString::fromStdString(second.id)));
+        QCOMPARE(loss->pointCount(0), 0); // the other reference's curves are gone
+        QVERIFY(view.selectReference(QString::fromStdString(first.id)));
+        runs->setCurrentRow(-1);
+        runs->setCurrentRow(0);
+        QTRY_COMPARE(loss->pointCount(0), 2); // and its own come back when chosen
+    }
+
+    void aStatusMessageStaysWithTheViewItCameFrom()
+    {
+        freshStore();
+        QVERIFY(m_store->addPairs(test::binaryPairs(2), "generated").ok());
+        ui::MainWindow window(std::move(m_store));
+        window.show();
+        auto* tabs = window.findChild<QTabWidget*>();
+        tabs->setCurrentIndex(0);
+        window.statusBar()->showMessage(QStringLiteral("Label undone: the pair is shown again"), 8000);
+        tabs->setCurrentIndex(2);
+        QCOMPARE(window.statusBar()->currentMessage(), QString());
+    }
+
+    void anExportOpensWhereTheLastOneWentWithAPlainName()
+    {
+        ModelRecord m;
+        m.id = "abc";
+        m.name = "d2dpo run 2 step 300";
+        QCOMPARE(ui::suggestedExportName(m), QStringLiteral("d2dpo-run-2-step-300"));
+        m.name = "Globins, fine-tuned/β=0.1";
+        QCOMPARE(ui::suggestedExportName(m), QStringLiteral("d2dpo-globins-fine-tuned-0.1"));
+        m.name = "///";
+        QCOMPARE(ui::suggestedExportName(m), QStringLiteral("d2dpo-abc"));
     }
 };
 
