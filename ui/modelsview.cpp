@@ -15,12 +15,13 @@
 #include <QVBoxLayout>
 
 #include "base/metricnames.h"
+#include "base/timeutil.h"
 #include "ui/modelactions.h"
 #include "ui/modeldetails.h"
 #include "ui/modelexporter.h"
 #include "ui/modelmeasurer.h"
 #include "ui/modeltree.h"
-#include "ui/samplehistogram.h"
+#include "ui/modelfigures.h"
 #include "facades/taskinfo.h"
 
 namespace d2dpo::ui {
@@ -47,7 +48,7 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_details->setAlignment(Qt::AlignTop | Qt::AlignLeft);
 
-    m_histogram = new SampleHistogram(this);
+    m_figures = new ModelFigures(this);
     m_sampleCount = new QSpinBox(this);
     m_sampleCount->setObjectName(QStringLiteral("sampleCount"));
     m_sampleCount->setRange(0, 100000);
@@ -108,7 +109,7 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     sampling->addWidget(m_progress, 1);
     sampling->addWidget(m_cancel);
     rightLayout->addLayout(sampling);
-    rightLayout->addWidget(m_histogram, 2);
+    rightLayout->addWidget(m_figures, 2);
     rightLayout->addWidget(m_samples, 1);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
@@ -151,8 +152,11 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     connect(m_measurer, &ModelMeasurer::progress, this, [this](const QString& name, qint64 done, qint64 total, double left) {
         m_progress->setRange(0, int(total));
         m_progress->setValue(int(done));
-        m_progress->setFormat(left < 0 ? tr("%1: drawing %2 samples…").arg(name).arg(total)
-                                       : tr("%1: %2 of %3 samples, about %4 s left").arg(name).arg(done).arg(total).arg(qRound(left)));
+        // Short enough for a quarter of a 1024-wide window; the model's name is in the tooltip.
+        m_progress->setFormat(left < 0 ? tr("drawing %1 samples…").arg(total)
+                                       : tr("%1 / %2 samples · %3 left").arg(done).arg(total)
+                                             .arg(QString::fromStdString(clockDuration(left))));
+        m_progress->setToolTip(tr("Drawing samples of %1").arg(name));
         m_cancel->setEnabled(true);
     });
     connect(m_measurer, &ModelMeasurer::idle, this, [this] {
@@ -342,13 +346,17 @@ void ModelsView::drawHistogram()
 {
     const auto model = selected();
     if (!model) {
-        m_histogram->clear();
+        m_figures->clear();
         return;
     }
     const auto reference = referenceOf(*model);
-    m_histogram->draw(summary(QString::fromStdString(model->id)), QString::fromStdString(model->name),
-                      reference ? summary(QString::fromStdString(reference->id)) : std::nullopt,
-                      reference ? QString::fromStdString(reference->name) : QString());
+    auto named = [this](const std::optional<ModelRecord>& m) {
+        return m ? NamedSummary{QString::fromStdString(m->id), QString::fromStdString(m->name),
+                                summary(QString::fromStdString(m->id))}
+                 : NamedSummary{};
+    };
+    auto task = TaskInfo::ofModel(m_store, *model);
+    m_figures->show(named(model), named(reference), task ? &task.value() : nullptr);
 }
 
 Status ModelsView::exportSelected(const QString& folder)

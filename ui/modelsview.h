@@ -29,7 +29,7 @@ namespace d2dpo::ui {
 
 class ModelExporter;
 class ModelMeasurer;
-class SampleHistogram;
+class ModelFigures;
 
 class ModelsView final : public QWidget {
     Q_OBJECT
@@ -86,7 +86,7 @@ private:
     PreferenceStore& m_store;
     QTreeWidget* m_tree = nullptr;
     QLabel* m_details = nullptr;
-    SampleHistogram* m_histogram = nullptr;
+    ModelFigures* m_figures = nullptr;
     QPlainTextEdit* m_samples = nullptr;
     QPushButton* m_export = nullptr;
     QPushButton* m_label = nullptr;

@@ -13,7 +13,7 @@ SampleHistogram::SampleHistogram(QWidget* parent)
     : QWidget(parent)
 {
     m_plot = new QCustomPlot(this);
-    m_plot->setMinimumHeight(220);
+    m_plot->setMinimumHeight(150); // the Models view fits 1024x640
     m_plot->plotLayout()->insertRow(0);
     m_title = new QCPTextElement(m_plot, tr("Samples"), QFont(font().family(), font().pointSize() + 1, QFont::Bold));
     m_plot->plotLayout()->addElement(0, 0, m_title);
@@ -87,8 +87,9 @@ void SampleHistogram::draw(const std::optional<ModelSummary>& model, const QStri
         ticker->addTick(i, i < labels.size() ? labels[i] : QString::number(i));
     m_plot->xAxis->setLabel(axis);
     const int64_t each = model ? model->metrics.samples : reference ? reference->metrics.samples : 0;
-    m_title->setText(axis.isEmpty() ? tr("Samples (%1 each)").arg(each)
-                                    : tr("Samples over %1 (%2 each)").arg(axis).arg(each));
+    m_title->setText(each == 0        ? tr("Samples (being drawn)")
+                     : axis.isEmpty() ? tr("Samples (%1 each)").arg(each)
+                                      : tr("Samples over %1 (%2 each)").arg(axis).arg(each));
     if (bins > 0)
         ticker->addTick(bins - 1, tr("invalid"));
     m_plot->xAxis->setTicker(ticker);

@@ -35,6 +35,9 @@ struct Options {
                            QStringLiteral("view")};
     QCommandLineOption size{QStringLiteral("size"), QStringLiteral("Window size, WIDTHxHEIGHT (for screenshots)."),
                             QStringLiteral("size")};
+    QCommandLineOption delay{QStringLiteral("screenshot-delay"),
+                             QStringLiteral("With --screenshot: wait this many seconds more (samples being drawn)."),
+                             QStringLiteral("seconds"), QStringLiteral("0")};
     QCommandLineOption hideHints{QStringLiteral("hide-hints"), QStringLiteral("Start with hints hidden.")};
 
     Options()
@@ -43,7 +46,7 @@ struct Options {
                                                         "them with D2-DPO, browse and export the models."));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({db, labeler, screenshot, tab, size, hideHints});
+        parser.addOptions({db, labeler, screenshot, delay, tab, size, hideHints});
     }
 };
 
@@ -158,7 +161,7 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "d2dpo-studio: %s after %.1f s\n", shown ? "first pair on screen" : "no pair yet",
                      sinceStart.elapsed() / 1000.0);
         if (parser.isSet(options.screenshot)) {
-            QTimer::singleShot(300, &window, [&] {
+            QTimer::singleShot(300 + int(1000 * parser.value(options.delay).toDouble()), &window, [&] {
                 window.grab().save(parser.value(options.screenshot));
                 window.close();
             });

@@ -241,7 +241,7 @@ private Q_SLOTS:
         view.setSampleCount(100000);
         view.show();
         QTRY_VERIFY_WITH_TIMEOUT(cancel->isEnabled() && progress->value() > 0, 30000);
-        QVERIFY2(progress->text().contains("of 100000 samples"), qPrintable(progress->text()));
+        QVERIFY2(progress->text().contains("/ 100000 samples"), qPrintable(progress->text()));
         QVERIFY2(progress->format().contains("left"), qPrintable(progress->format())); // the time left
         cancel->click();
         QTRY_VERIFY_WITH_TIMEOUT(!cancel->isEnabled(), 30000);

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/modelfigures.h"
+
+#include <QScrollArea>
+
+#include "ui/positionprofilepanel.h"
+#include "ui/samplehistogram.h"
+
+namespace d2dpo::ui {
+
+ModelFigures::ModelFigures(QWidget* parent) : QTabWidget(parent)
+{
+    setObjectName(QStringLiteral("modelFigures"));
+    setDocumentMode(true);
+    m_histogram = new SampleHistogram(this);
+    // Logos and figures are taller than the view at 1024x640: they scroll, the view does not grow.
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    m_profile = new PositionProfilePanel(scroll);
+    scroll->setWidget(m_profile);
+    addTab(m_histogram, tr("Histogram"));
+    addTab(scroll, tr("Per position"));
+    setTabToolTip(1, tr("Per-position conservation and sequence logos of the model's and its reference's samples, "
+                        "their composition and identity to the nearest training sequence; Export… writes PNG, SVG "
+                        "and CSV"));
+}
+
+void ModelFigures::show(const NamedSummary& model, const NamedSummary& reference, const TaskInfo* task)
+{
+    m_histogram->draw(model.summary, model.name, reference.summary, reference.name);
+    if (!model.summary || !task) {
+        m_profile->clear();
+        m_profiled.clear();
+        return;
+    }
+    const QString key = QStringLiteral("%1:%2|%3:%4")
+                            .arg(model.id)
+                            .arg(model.summary->samples.size())
+                            .arg(reference.id)
+                            .arg(reference.summary ? reference.summary->samples.size() : 0);
+    if (key == m_profiled)
+        return; // about 60 ms at protein length: not again for the same samples
+    m_profiled = key;
+    PositionProfileInputs inputs = PositionProfileInputs::fromTask(*task);
+    inputs.samples = model.summary->samples;
+    inputs.modelName = model.name;
+    if (reference.summary) {
+        inputs.referenceSamples = reference.summary->samples;
+        inputs.referenceName = reference.name;
+    }
+    m_profile->setInputs(inputs);
+}
+
+void ModelFigures::clear()
+{
+    m_histogram->clear();
+    m_profile->clear();
+    m_profiled.clear();
+}
+
+} // namespace d2dpo::ui
