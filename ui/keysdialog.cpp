@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/keysdialog.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -18,6 +19,17 @@ KeysDialog::KeysDialog(const KeyBindings& current, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(new QLabel(tr("Keys for each choice, separated by “;” (for example: Left; 1; A)."), this));
     auto* form = new QFormLayout;
+    // A layout fills the letters of left and right; the fields below can still change each key.
+    auto* layouts = new QComboBox(this);
+    layouts->setObjectName(QStringLiteral("keyLayout"));
+    layouts->addItem(tr("(as below)"));
+    for (KeyLayout l : {KeyLayout::LeftHandLeft, KeyLayout::HomeRow, KeyLayout::Initials})
+        layouts->addItem(KeyBindings::describe(l), int(l));
+    form->addRow(tr("Layout"), layouts);
+    connect(layouts, &QComboBox::activated, this, [this, layouts](int index) {
+        if (index > 0)
+            fill(KeyBindings::withLayout(KeyLayout(layouts->itemData(index).toInt())));
+    });
     for (LabelAction action : KeyBindings::actions()) {
         auto* edit = new QLineEdit(this);
         edit->setObjectName(QStringLiteral("keys%1").arg(int(action)));

@@ -6,6 +6,8 @@
 #include <QSettings>
 #include <QStringList>
 
+#include <utility>
+
 namespace d2dpo::ui {
 
 namespace {
@@ -18,8 +20,8 @@ QString settingsKey(LabelAction action) { return QStringLiteral("labelKeys/%1").
 
 QList<LabelAction> KeyBindings::actions()
 {
-    return {LabelAction::Left, LabelAction::Right, LabelAction::Tie, LabelAction::BothBad, LabelAction::Skip,
-            LabelAction::Undo};
+    return {LabelAction::Left,  LabelAction::Right, LabelAction::Tie,      LabelAction::BothBad,
+            LabelAction::Skip,  LabelAction::Undo,  LabelAction::NextPage, LabelAction::PreviousPage};
 }
 
 QString KeyBindings::describe(LabelAction action)
@@ -31,6 +33,8 @@ QString KeyBindings::describe(LabelAction action)
     case LabelAction::BothBad: return tr("both are bad: neither is acceptable (recorded, not trained on)");
     case LabelAction::Skip: return tr("skip this pair (not trained on)");
     case LabelAction::Undo: return tr("undo this session's last label (an auto-labelled batch at once)");
+    case LabelAction::NextPage: return tr("show the next rows of a long pair");
+    case LabelAction::PreviousPage: return tr("show the previous rows of a long pair");
     case LabelAction::None: break;
     }
     return {};
@@ -45,7 +49,30 @@ KeyBindings KeyBindings::defaults()
     b.m_keys[LabelAction::BothBad] = {QKeySequence(Qt::Key_B)};
     b.m_keys[LabelAction::Skip] = {QKeySequence(Qt::Key_S), QKeySequence(Qt::Key_Space)};
     b.m_keys[LabelAction::Undo] = QKeySequence::keyBindings(QKeySequence::Undo);
+    b.m_keys[LabelAction::NextPage] = {QKeySequence(Qt::Key_PageDown)};
+    b.m_keys[LabelAction::PreviousPage] = {QKeySequence(Qt::Key_PageUp)};
     return b;
+}
+
+KeyBindings KeyBindings::withLayout(KeyLayout layout)
+{
+    KeyBindings b = defaults();
+    const auto [left, right] = layout == KeyLayout::HomeRow    ? std::pair{Qt::Key_F, Qt::Key_J}
+                               : layout == KeyLayout::Initials ? std::pair{Qt::Key_L, Qt::Key_R}
+                                                               : std::pair{Qt::Key_A, Qt::Key_L};
+    b.m_keys[LabelAction::Left] = {QKeySequence(Qt::Key_Left), QKeySequence(Qt::Key_1), QKeySequence(left)};
+    b.m_keys[LabelAction::Right] = {QKeySequence(Qt::Key_Right), QKeySequence(Qt::Key_2), QKeySequence(right)};
+    return b;
+}
+
+QString KeyBindings::describe(KeyLayout layout)
+{
+    switch (layout) {
+    case KeyLayout::HomeRow: return QCoreApplication::translate("KeyBindings", "Home row: F picks left, J picks right");
+    case KeyLayout::Initials: return QCoreApplication::translate("KeyBindings", "Initials: L picks left, R picks right");
+    case KeyLayout::LeftHandLeft: break;
+    }
+    return QCoreApplication::translate("KeyBindings", "Left hand picks left: A picks left, L picks right");
 }
 
 KeyBindings KeyBindings::load()

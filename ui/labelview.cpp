@@ -389,6 +389,8 @@ void LabelView::keyPressEvent(QKeyEvent* event)
     case LabelAction::BothBad: chooseBothBad(); return;
     case LabelAction::Skip: skip(); return;
     case LabelAction::Undo: undo(); return;
+    case LabelAction::NextPage: m_pair->scrollPages(1); return;
+    case LabelAction::PreviousPage: m_pair->scrollPages(-1); return;
     case LabelAction::None: break;
     }
     QWidget::keyPressEvent(event);

@@ -141,8 +141,11 @@ bool PairPanel::aligned() const { return m_align->isChecked(); }
 
 void PairPanel::setButtonKeys(const QString& left, const QString& right)
 {
-    m_leftButton->setText(tr("◀  Left is better   [%1]").arg(left));
-    m_rightButton->setText(tr("Right is better  ▶   [%1]").arg(right));
+    // The keys on the button they press, said as keys: "L" alone read as "left" to a new user.
+    m_leftButton->setText(tr("◀  Left is better  ·  keys %1").arg(left));
+    m_rightButton->setText(tr("Right is better  ▶  ·  keys %1").arg(right));
+    m_leftButton->setToolTip(tr("Any of %1 picks the left sequence (Settings ▸ Label keys… offers other layouts)").arg(left));
+    m_rightButton->setToolTip(tr("Any of %1 picks the right sequence (Settings ▸ Label keys… offers other layouts)").arg(right));
 }
 
 void PairPanel::setMaxCell(double pixels) { m_grid->setMaxCell(int(std::lround(pixels))); }

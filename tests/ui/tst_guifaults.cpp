@@ -28,6 +28,7 @@
 #include "support/tinycheckpoint.h"
 #include "ui/labelview.h"
 #include "ui/metricplot.h"
+#include "ui/keysdialog.h"
 #include "ui/mainwindow.h"
 #include "ui/modelactions.h"
 #include "ui/modelsview.h"
@@ -310,6 +311,30 @@ private Q_SLOTS:
         QCOMPARE(ui::suggestedExportName(m), QStringLiteral("d2dpo-globins-fine-tuned-0.1"));
         m.name = "///";
         QCOMPARE(ui::suggestedExportName(m), QStringLiteral("d2dpo-abc"));
+    }
+
+    void theLabelViewSaysWhichKeyPicksWhichSideAndOffersLayouts()
+    {
+        freshView(4);
+        auto* left = m_view->findChild<QPushButton*>(QStringLiteral("leftButton"));
+        auto* right = m_view->findChild<QPushButton*>(QStringLiteral("rightButton"));
+        QVERIFY2(left->text().contains("keys ← · 1 · A"), qPrintable(left->text())); // the left hand's A picks left
+        QVERIFY2(right->text().contains("keys → · 2 · L"), qPrintable(right->text()));
+        // The dialog's layouts: initials (L left, R right) for who reads the key as a word.
+        ui::KeysDialog dialog(ui::KeyBindings::defaults());
+        auto* layouts = dialog.findChild<QComboBox*>(QStringLiteral("keyLayout"));
+        QVERIFY(layouts && layouts->count() == 4);
+        layouts->setCurrentIndex(3);
+        Q_EMIT layouts->activated(3);
+        QVERIFY2(layouts->itemText(3).startsWith("Initials"), qPrintable(layouts->itemText(3)));
+        m_view->setKeyBindings(dialog.bindings());
+        QVERIFY2(left->text().contains("keys ← · 1 · L"), qPrintable(left->text()));
+        const int64_t shown = m_view->currentPair()->id;
+        for (int tries = 0; tries < 100 && m_view->currentPair()->id == shown; ++tries)
+            press(Qt::Key_L);
+        QCOMPARE(lastLabel().pairId, shown);
+        QCOMPARE(lastLabel().choice, Choice::Left); // L picks left in this layout
+        QCOMPARE(ui::KeyBindings::withLayout(ui::KeyLayout::HomeRow).shown(ui::LabelAction::Left), QStringLiteral("← · 1 · F"));
     }
 };
 
