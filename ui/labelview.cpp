@@ -17,6 +17,7 @@
 
 #include "ui/autolabel.h"
 #include "ui/labelstatsbar.h"
+#include "ui/labelviewparts.h"
 #include "ui/modelpicker.h"
 #include "ui/newpairspicker.h"
 #include "ui/pairpanel.h"
@@ -29,14 +30,6 @@ namespace {
 constexpr int kPairsPerRequest = 50;
 constexpr int kMarginCandidates = 4; ///< candidate pairs drawn per pair kept when picked by margin
 constexpr size_t kRefillBelow = 10; // ask for more pairs in the background when fewer are queued
-
-QPushButton* makeButton(const QString& text, QWidget* parent)
-{
-    auto* button = new QPushButton(text, parent);
-    button->setFocusPolicy(Qt::NoFocus); // keys go to the view, never to a focused button
-    button->setMinimumHeight(36);
-    return button;
-}
 
 } // namespace
 
@@ -51,18 +44,9 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
 
     // Top bar: the model pairs come from, generation, hints.
     m_models = new ModelPicker(this);
-    m_generate = makeButton(tr("Generate %1 more pairs").arg(kPairsPerRequest), this);
-    m_busy = new QProgressBar(this);
-    m_busy->setRange(0, 0);
-    m_busy->setMaximumWidth(120);
-    m_busy->setTextVisible(false);
-    m_busy->hide();
-    m_hints = new QCheckBox(tr("Show hints"), this);
-    m_hints->setToolTip(tr("What the task reads in each sequence, whether it is valid, and what the rule says"));
-    m_hints->setFocusPolicy(Qt::NoFocus);
-    m_hints->setChecked(true);
-    m_hints->setObjectName(QStringLiteral("hintsCheckBox"));
-    m_hints->setAccessibleName(tr("Show hints"));
+    m_generate = makeLabelButton(tr("Generate %1 more pairs").arg(kPairsPerRequest), this);
+    m_busy = makeGenerationBar(this);
+    m_hints = makeHintsBox(this);
     m_newPairs = new NewPairsPicker(kMarginCandidates, this);
     auto* top = new QHBoxLayout;
     auto* modelLabel = new QLabel(tr("Model:"), this);
@@ -77,29 +61,20 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     top->addWidget(m_hints);
 
     // Where the pair comes from, the pair (or why there is none), and a press that was ignored.
-    m_provenance = new QLabel(this);
-    m_provenance->setObjectName(QStringLiteral("provenance"));
-    m_provenance->setWordWrap(true);
-    m_provenance->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_provenance->setFocusPolicy(Qt::NoFocus);
-    m_provenance->setAccessibleName(tr("Where this pair comes from"));
+    m_provenance = makeProvenanceLabel(this);
     m_pair = new PairPanel(this);
     m_pair->installEventFilter(this);
-    m_ignored = new QLabel(tr("Key ignored: it was pressed before this pair was on screen. Press again."), this);
-    m_ignored->setObjectName(QStringLiteral("ignoredPress"));
-    m_ignored->setAlignment(Qt::AlignCenter);
-    m_ignored->setStyleSheet(QStringLiteral("background: #f5a623; color: black; padding: 4px; border-radius: 4px;"));
-    m_ignored->hide();
+    m_ignored = makeIgnoredPressLabel(this);
     m_emptyMessage = new QLabel(this);
     m_emptyMessage->setAlignment(Qt::AlignCenter);
     m_emptyMessage->setWordWrap(true);
     m_emptyMessage->hide();
 
-    m_tieButton = makeButton(tr("Tie   [T]"), this);
-    m_bothBadButton = makeButton(tr("Both bad   [B]"), this);
+    m_tieButton = makeLabelButton(tr("Tie   [T]"), this);
+    m_bothBadButton = makeLabelButton(tr("Both bad   [B]"), this);
     m_bothBadButton->setObjectName(QStringLiteral("bothBadButton"));
-    m_skipButton = makeButton(tr("Skip   [S · Space]"), this);
-    m_undoButton = makeButton(tr("Undo   [Ctrl+Z]"), this);
+    m_skipButton = makeLabelButton(tr("Skip   [S · Space]"), this);
+    m_undoButton = makeLabelButton(tr("Undo   [Ctrl+Z]"), this);
     auto* actions = new QHBoxLayout;
     actions->addStretch();
     actions->addWidget(m_tieButton);
@@ -132,7 +107,10 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     connect(m_stats, &LabelStatsBar::autoLabelClicked, this, &LabelView::autoLabelWithRule);
     connect(m_stats, &LabelStatsBar::failed, this, &LabelView::reportError);
     connect(m_hints, &QCheckBox::toggled, this, &LabelView::setHintsVisible);
+    connect(m_supply, &PairSupply::progress, m_busy,
+            [this](qint64 done, qint64 total, double left) { showGenerationProgress(m_busy, done, total, left); });
     connect(m_supply, &PairSupply::started, this, [this](int count) {
+        m_busy->setRange(0, 0); // busy from the first moment: loading a model takes a while too
         m_busy->show();
         m_generate->setEnabled(false);
         Q_EMIT statusMessage(tr("Generating %1 pairs in the background…").arg(count));

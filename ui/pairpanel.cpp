@@ -78,6 +78,10 @@ QWidget* PairPanel::makeSide(const QString& side, QLabel*& hint, QPushButton*& b
     auto* box = new QWidget(this);
     hint = new QLabel(box);
     hint->setTextFormat(Qt::RichText);
+    // Hidden hints keep their room: the buttons stay under the pointer when hints are toggled.
+    QSizePolicy keep = hint->sizePolicy();
+    keep.setRetainSizeWhenHidden(true);
+    hint->setSizePolicy(keep);
     button = new QPushButton(buttonText, box);
     button->setFocusPolicy(Qt::NoFocus); // keys go to the view, never to a focused button
     button->setMinimumHeight(36);

@@ -66,6 +66,11 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
         QElapsedTimer timer;
         timer.start();
         PairSupplyResult result;
+        // Emitted from this worker: Qt queues it to the GUI thread (the supply outlives the job).
+        const auto report = [this, &timer](int64_t done, int64_t total) {
+            const double seconds = timer.elapsed() / 1000.0;
+            Q_EMIT progress(done, total, done > 0 ? seconds * double(total - done) / double(done) : -1.0);
+        };
         auto generator = generatorFor(path, result.error);
         if (!generator)
             return result;
@@ -73,7 +78,7 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
             auto scorer = scorerFor(path, reference, result.error);
             if (!scorer)
                 return result;
-            auto chosen = generateByMargin(*generator, *scorer, pick, count, candidatesPerPair, seed);
+            auto chosen = generateByMargin(*generator, *scorer, pick, count, candidatesPerPair, seed, {}, 16, report);
             if (!chosen) {
                 result.error = QString::fromStdString(chosen.error());
                 return result;
@@ -87,7 +92,7 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
             result.milliseconds = timer.elapsed();
             return result;
         }
-        auto batch = generator->generate(count, seed);
+        auto batch = generator->generate(count, seed, {}, report);
         if (!batch) {
             result.error = QString::fromStdString(batch.error());
             return result;

@@ -59,6 +59,8 @@ public:
 
 Q_SIGNALS:
     void started(int count);
+    /// `done` of `total` sequences drawn; `secondsLeft` < 0 until the rate is known.
+    void progress(qint64 done, qint64 total, double secondsLeft);
     void finished(const d2dpo::ui::PairSupplyResult& result);
 
 private:

@@ -91,7 +91,8 @@ Result<std::vector<std::string>> PairGenerator::sample(int64_t count, uint64_t s
     }
 }
 
-Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, const SamplingConfig& sampling)
+Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, const SamplingConfig& sampling,
+                                          const std::function<void(int64_t, int64_t)>& progress)
 {
     if (pairCount < 1)
         return makeError("ask for at least one pair");
@@ -106,8 +107,16 @@ Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, cons
         // A sharp model repeats itself; draw more until enough distinct pairs exist (bounded).
         for (int round = 0; round < 4; ++round) {
             const int64_t draw = 2 * pairCount * (round + 1);
-            for (std::string& text : formatRows(*m_impl->task, sampler->sample(draw, generator, 1024)))
-                candidates.push_back(std::move(text));
+            // Quarters of at least 32: a progress report every few seconds at protein length,
+            // batches still large enough to keep the forward passes efficient.
+            const int64_t chunk = std::min<int64_t>(1024, std::max<int64_t>(32, (draw + 3) / 4));
+            for (int64_t drawn = 0; drawn < draw; drawn += chunk) {
+                const int64_t n = std::min(chunk, draw - drawn);
+                for (std::string& text : formatRows(*m_impl->task, sampler->sample(n, generator, n)))
+                    candidates.push_back(std::move(text));
+                if (progress)
+                    progress(drawn + n, draw);
+            }
             batch.candidates = int64_t(candidates.size());
             batch.pairs = formPairs(candidates, m_impl->record.id, pairCount, seed);
             for (ShownPair& pair : batch.pairs)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,7 +39,10 @@ public:
     /// `count` sequences as the model draws them (repeats kept), as token text.
     Result<std::vector<std::string>> sample(int64_t count, uint64_t seed, const SamplingConfig& sampling = {});
     /// Up to `pairCount` pairs (fewer only when the model keeps drawing the same sequence).
-    Result<PairBatch> generate(int64_t pairCount, uint64_t seed, const SamplingConfig& sampling = {});
+    /// `progress(drawn, toDraw)` hears each quarter of the draws (at protein length each takes
+    /// seconds); the sequences are drawn in those chunks, seeded as a whole.
+    Result<PairBatch> generate(int64_t pairCount, uint64_t seed, const SamplingConfig& sampling = {},
+                               const std::function<void(int64_t, int64_t)>& progress = {});
 
 private:
     struct Impl;

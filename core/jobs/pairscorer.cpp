@@ -154,7 +154,7 @@ const char* toString(PairPick pick) { return pick == PairPick::Surest ? "surest"
 
 Result<ScoredPairs> generateByMargin(PairGenerator& generator, PairScorer& scorer, PairPick pick, int64_t count,
                                      int64_t candidatesPerPair, uint64_t seed, const SamplingConfig& sampling,
-                                     int draws)
+                                     int draws, const std::function<void(int64_t, int64_t)>& progress)
 {
     if (candidatesPerPair < 1 || candidatesPerPair > 1000)
         return makeError("the candidate pairs per pair kept must be in 1..1000");
@@ -167,7 +167,7 @@ Result<ScoredPairs> generateByMargin(PairGenerator& generator, PairScorer& score
     if (scorer.selfReferenced()) {
         // A pretrained model is sure of nothing (every margin 0): its pairs stay as drawn, unscored,
         // so that they never go ahead of pairs a fine-tuned model scored.
-        auto drawn = generator.generate(count, seed, sampling);
+        auto drawn = generator.generate(count, seed, sampling, progress);
         if (!drawn)
             return makeError(drawn.error());
         ScoredPairs out;
@@ -175,7 +175,7 @@ Result<ScoredPairs> generateByMargin(PairGenerator& generator, PairScorer& score
         out.candidates = int64_t(out.pairs.size());
         return out;
     }
-    auto batch = generator.generate(count * candidatesPerPair, seed, sampling);
+    auto batch = generator.generate(count * candidatesPerPair, seed, sampling, progress);
     if (!batch)
         return makeError(batch.error());
     auto margins = scorer.margins(batch->pairs, seed, draws);

@@ -30,6 +30,7 @@
 #include "ui/metricplot.h"
 #include "ui/keysdialog.h"
 #include "ui/mainwindow.h"
+#include "ui/pairsupply.h"
 #include "ui/modelactions.h"
 #include "ui/modelsview.h"
 #include "ui/runhistory.h"
@@ -335,6 +336,43 @@ private Q_SLOTS:
         QCOMPARE(lastLabel().pairId, shown);
         QCOMPARE(lastLabel().choice, Choice::Left); // L picks left in this layout
         QCOMPARE(ui::KeyBindings::withLayout(ui::KeyLayout::HomeRow).shown(ui::LabelAction::Left), QStringLiteral("← · 1 · F"));
+    }
+
+    void noButtonMovesWhenHintsAreToggled()
+    {
+        freshView(4);
+        QVERIFY(m_view->currentPair());
+        QCoreApplication::processEvents();
+        const auto places = [this] {
+            QList<QRect> out;
+            for (QPushButton* b : m_view->findChildren<QPushButton*>())
+                out << QRect(b->mapTo(m_view.get(), QPoint(0, 0)), b->size());
+            return out;
+        };
+        const QList<QRect> before = places();
+        m_view->setHintsVisible(false);
+        QCoreApplication::processEvents();
+        QCOMPARE(places(), before);
+        m_view->setHintsVisible(true);
+        QCoreApplication::processEvents();
+        QCOMPARE(places(), before);
+    }
+
+    void pairGenerationSaysHowFarItIs()
+    {
+        // The shipped reference (binary integers, N=16): the supply reports each quarter of its draws.
+        freshStore();
+        auto tiny = test::writeTinyCheckpoint(m_dir.filePath(QStringLiteral("gen.d2dpo")).toStdString());
+        QVERIFY(tiny.ok());
+        ui::PairSupply supply;
+        QSignalSpy progress(&supply, &ui::PairSupply::progress);
+        QSignalSpy finished(&supply, &ui::PairSupply::finished);
+        QVERIFY(supply.request(QString::fromStdString(tiny->path), 50, 7));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY2(progress.count() >= 4, qPrintable(QString::number(progress.count())));
+        QCOMPARE(progress.first().at(0).toLongLong(), 32);  // the first quarter (at least 32)
+        QCOMPARE(progress.first().at(1).toLongLong(), 100); // of twice the pairs asked for
+        QCOMPARE(progress.at(3).at(0).toLongLong(), 100);
     }
 };
 

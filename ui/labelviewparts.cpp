@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/labelviewparts.h"
+
+#include <QCheckBox>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+
+#include "base/timeutil.h"
+
+namespace d2dpo::ui {
+
+QPushButton* makeLabelButton(const QString& text, QWidget* parent)
+{
+    auto* button = new QPushButton(text, parent);
+    button->setFocusPolicy(Qt::NoFocus); // keys go to the view, never to a focused button
+    button->setMinimumHeight(36);
+    return button;
+}
+
+QCheckBox* makeHintsBox(QWidget* parent)
+{
+    auto* hints = new QCheckBox(QCheckBox::tr("Show hints"), parent);
+    hints->setToolTip(QCheckBox::tr("What the task reads in each sequence, whether it is valid, and what the rule says"));
+    hints->setFocusPolicy(Qt::NoFocus);
+    hints->setChecked(true);
+    hints->setObjectName(QStringLiteral("hintsCheckBox"));
+    hints->setAccessibleName(QCheckBox::tr("Show hints"));
+    return hints;
+}
+
+QProgressBar* makeGenerationBar(QWidget* parent)
+{
+    auto* bar = new QProgressBar(parent);
+    bar->setObjectName(QStringLiteral("generationProgress"));
+    bar->setRange(0, 0);
+    bar->setMinimumWidth(190);
+    bar->setMaximumWidth(230);
+    bar->hide();
+    return bar;
+}
+
+void showGenerationProgress(QProgressBar* bar, long long done, long long total, double secondsLeft)
+{
+    bar->setRange(0, int(total));
+    bar->setValue(int(done));
+    bar->setTextVisible(true);
+    bar->setFormat(secondsLeft < 0 ? QProgressBar::tr("drawing %1 sequences").arg(total)
+                                   : QProgressBar::tr("%1 / %2 · %3 left")
+                                         .arg(done)
+                                         .arg(total)
+                                         .arg(QString::fromStdString(clockDuration(secondsLeft))));
+    bar->setToolTip(QProgressBar::tr("Sequences drawn for the new pairs"));
+}
+
+QLabel* makeProvenanceLabel(QWidget* parent)
+{
+    auto* label = new QLabel(parent);
+    label->setObjectName(QStringLiteral("provenance"));
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setFocusPolicy(Qt::NoFocus);
+    label->setAccessibleName(QLabel::tr("Where this pair comes from"));
+    return label;
+}
+
+QLabel* makeIgnoredPressLabel(QWidget* parent)
+{
+    auto* label = new QLabel(QLabel::tr("Key ignored: it was pressed before this pair was on screen. Press again."), parent);
+    label->setObjectName(QStringLiteral("ignoredPress"));
+    label->setAlignment(Qt::AlignCenter);
+    label->setStyleSheet(QStringLiteral("background: #f5a623; color: black; padding: 4px; border-radius: 4px;"));
+    label->hide();
+    return label;
+}
+
+} // namespace d2dpo::ui

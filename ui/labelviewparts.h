@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Label view's small parts, made as it wants them: buttons that never take the focus (keys
+// always reach the view), the hints box, the busy bar of pair generation, the provenance line and
+// the "key ignored" flash.
+#pragma once
+
+#include <QString>
+
+class QCheckBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QWidget;
+
+namespace d2dpo::ui {
+
+QPushButton* makeLabelButton(const QString& text, QWidget* parent);
+QCheckBox* makeHintsBox(QWidget* parent);
+/// Hidden until pairs are being generated; shows "40 / 100 sequences · 0:12 left" as they come.
+QProgressBar* makeGenerationBar(QWidget* parent);
+/// Sets the bar to `done` of `total` sequences drawn, with the time left when known (< 0: not yet).
+void showGenerationProgress(QProgressBar* bar, long long done, long long total, double secondsLeft);
+QLabel* makeProvenanceLabel(QWidget* parent);
+QLabel* makeIgnoredPressLabel(QWidget* parent);
+
+} // namespace d2dpo::ui
