@@ -34,8 +34,8 @@ QProgressBar* makeGenerationBar(QWidget* parent)
     auto* bar = new QProgressBar(parent);
     bar->setObjectName(QStringLiteral("generationProgress"));
     bar->setRange(0, 0);
-    bar->setMinimumWidth(190);
-    bar->setMaximumWidth(230);
+    bar->setMinimumWidth(130); // the Label view fits 1024 px wide
+    bar->setMaximumWidth(200);
     bar->hide();
     return bar;
 }
@@ -46,7 +46,7 @@ void showGenerationProgress(QProgressBar* bar, long long done, long long total, 
     bar->setValue(int(done));
     bar->setTextVisible(true);
     bar->setFormat(secondsLeft < 0 ? QProgressBar::tr("drawing %1 sequences").arg(total)
-                                   : QProgressBar::tr("%1 / %2 · %3 left")
+                                   : QProgressBar::tr("%1/%2 · %3 left")
                                          .arg(done)
                                          .arg(total)
                                          .arg(QString::fromStdString(clockDuration(secondsLeft))));

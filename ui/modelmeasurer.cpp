@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/modelmeasurer.h"
 
-#include <QMetaObject>
-#include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -62,15 +60,11 @@ void ModelMeasurer::startNext()
     m_clock.start();
     const Job job = *m_running;
     Q_EMIT progress(job.name, 0, job.samples, -1);
-    QPointer<ModelMeasurer> self(this);
-    auto report = [self, job, clock = m_clock](int64_t done, int64_t total) {
-        // The rate so far gives the time left (the first batch pays for loading the model).
+    // Emitted from the worker, queued by Qt to the GUI thread; the measurer outlives the draw (its
+    // destructor waits). The rate so far gives the time left (the first batch pays for the loading).
+    auto report = [this, job, clock = m_clock](int64_t done, int64_t total) {
         const double seconds = clock.elapsed() / 1000.0;
-        const double left = done > 0 ? seconds * double(total - done) / double(done) : -1;
-        QMetaObject::invokeMethod(self, [self, job, done, total, left] {
-            if (self)
-                Q_EMIT self->progress(job.name, done, total, left);
-        }, Qt::QueuedConnection);
+        Q_EMIT progress(job.name, done, total, done > 0 ? seconds * double(total - done) / double(done) : -1.0);
     };
     std::shared_ptr<StopToken> stop = m_stop;
     m_watcher->setFuture(QtConcurrent::run([job, report, stop] {

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/runhistory.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QListWidget>
 #include <QPushButton>
+#include <QStringList>
 #include <QVBoxLayout>
 
 namespace d2dpo::ui {
@@ -53,6 +57,32 @@ void RunHistory::updateResume()
     m_resume->setEnabled(m_selectable && item && item->data(Qt::UserRole + 1).toBool());
 }
 
+namespace {
+
+/// "from globin.d2dpo · 30 labelled pairs (alice, bob)" or "… · 20000 rule-made pairs": which
+/// reference a run started from and which preferences trained it.
+QString runOrigin(PreferenceStore& store, const RunRecord& run)
+{
+    auto reference = store.model(run.referenceModelId);
+    const QString from = reference && reference->has_value() ? QString::fromStdString(reference->value().name)
+                                                             : QString::fromStdString(run.referenceModelId);
+    const QJsonObject config = QJsonDocument::fromJson(QByteArray::fromStdString(run.configJson)).object();
+    const QJsonObject prefs = config.value(QStringLiteral("preferences")).toObject();
+    const qint64 pairs = prefs.value(QStringLiteral("pairs")).toInteger();
+    QString trained;
+    if (prefs.value(QStringLiteral("source")).toString() == QLatin1String("store-labels")) {
+        QStringList who;
+        for (const QJsonValue& l : config.value(QStringLiteral("labelers")).toArray())
+            who << l.toString();
+        trained = RunHistory::tr("%1 labelled pairs%2").arg(pairs).arg(who.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(who.join(QStringLiteral(", "))));
+    } else if (!prefs.isEmpty()) {
+        trained = RunHistory::tr("%1 rule-made pairs").arg(pairs);
+    }
+    return RunHistory::tr("from %1").arg(from) + (trained.isEmpty() ? QString() : QStringLiteral(" · ") + trained);
+}
+
+} // namespace
+
 void RunHistory::reload(const std::string& ownLockPath)
 {
     const QSignalBlocker block(m_runs);
@@ -70,16 +100,15 @@ void RunHistory::reload(const std::string& ownLockPath)
         QString status = QString::fromLatin1(toString(it->status));
         if (it->status == RunStatus::Running && (ownLockPath.empty() || it->lockPath != ownLockPath))
             status = tr("running in another process");
-        auto* item = new QListWidgetItem(QStringLiteral("#%1 · %2 · %3 · %4")
+        auto* item = new QListWidgetItem(QStringLiteral("#%1 · %2 · %3 · %4 · %5")
                                              .arg(it->id)
-                                             .arg(status,
+                                             .arg(status, runOrigin(m_store, *it),
                                                   QString::fromStdString(it->startedAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')),
                                                   QString::fromStdString(it->device)),
                                          m_runs);
         item->setData(Qt::UserRole, qint64(it->id));
         item->setData(Qt::UserRole + 1, isResumable(it->status));
-        if (!it->error.empty())
-            item->setToolTip(QString::fromStdString(it->error));
+        item->setToolTip(it->error.empty() ? item->text() : QString::fromStdString(it->error));
         if (it->id == m_shownRun)
             m_runs->setCurrentItem(item);
     }

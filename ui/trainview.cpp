@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/trainview.h"
 
-#include <QDir>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -19,6 +18,7 @@
 #include "jobs/dpojob.h"
 #include "jobs/dporesume.h"
 #include "jobs/desktoprun.h"
+#include "ui/runadvice.h"
 #include "ui/runhistory.h"
 #include "ui/traindatapanel.h"
 #include "ui/trainplots.h"
@@ -28,9 +28,7 @@
 
 namespace d2dpo::ui {
 
-namespace {
-QString duration(double seconds) { return QString::fromStdString(clockDuration(seconds)); }
-} // namespace
+static QString duration(double seconds) { return QString::fromStdString(clockDuration(seconds)); }
 
 TrainView::TrainView(PreferenceStore& store, QWidget* parent)
     : QWidget(parent)
@@ -126,6 +124,8 @@ QWidget* TrainView::buildRunBar(QWidget* parent)
     m_rate->setObjectName(QStringLiteral("rate"));
     m_rate->setWordWrap(true);
     column->addWidget(m_rate);
+    m_advice = new RunAdvice(bar);
+    column->addWidget(m_advice);
     connect(m_start, &QPushButton::clicked, this, &TrainView::start);
     connect(m_stop, &QPushButton::clicked, this, &TrainView::stop);
     return bar;
@@ -170,11 +170,8 @@ bool TrainView::training() const { return m_runner->running(); }
 qint64 TrainView::pairCount() const { return m_data->pairCount(); }
 
 MetricPlot* TrainView::lossPlot() const { return m_plots->lossPlot(); }
-
 MetricPlot* TrainView::samplePlot() const { return m_plots->samplePlot(); }
-
 MetricPlot* TrainView::accuracyPlot() const { return m_plots->accuracyPlot(); }
-
 MetricPlot* TrainView::rewardPlot() const { return m_plots->rewardPlot(); }
 
 QString TrainView::logText() const { return m_log->toPlainText(); }
@@ -184,6 +181,8 @@ void TrainView::updateStartEnabled()
     const bool running = training();
     m_start->setEnabled(!running && m_data->pairCount() > 0 && m_form->settings().has_value());
     m_stop->setEnabled(running);
+    if (const auto spec = m_data->selectedSpec(); !running)
+        m_advice->beforeRun(m_data->pairCount(), spec ? spec->task.length : 0, m_data->rulePairs());
 }
 
 void TrainView::setRunning(bool running)
@@ -248,6 +247,7 @@ void TrainView::startJob(const DpoJobSpec& job)
     m_ownLockPath = runLockPath(job.outputFolder);
     auto outcome = std::make_shared<DpoJobOutcome>();
     m_outcome = outcome;
+    m_advice->runStarted();
     m_runner->start([job, outcome](TrainListener& listener, const StopToken& stop) {
         *outcome = runDpoJob(job, listener, stop);
         return outcome->finished;
@@ -312,6 +312,7 @@ void TrainView::onProgress(const ProgressEvent& e)
 void TrainView::onEvaluation(const EvaluationEvent& e)
 {
     m_plots->addEvaluation(e);
+    m_advice->onEvaluation(e);
     QStringList values;
     for (const MetricValue& v : e.metrics.values)
         values << QStringLiteral("%1 %2").arg(QString::fromStdString(v.name)).arg(v.value, 0, 'f', 4);
@@ -322,6 +323,7 @@ void TrainView::onEvaluation(const EvaluationEvent& e)
 void TrainView::onFinished(const FinishedEvent& e)
 {
     setRunning(false);
+    m_advice->runEnded(); // after setRunning: the data's advice gives way to what the run did
     const QString status = QString::fromLatin1(toString(e.status));
     QString line = tr("run %1 after %2 steps in %3").arg(status).arg(e.stepsDone).arg(duration(e.elapsedSeconds));
     if (!e.lastCheckpointPath.empty())

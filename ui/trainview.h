@@ -96,6 +96,7 @@ private:
     QPushButton* m_start = nullptr;
     QPushButton* m_stop = nullptr;
     QProgressBar* m_progress = nullptr;
+    class RunAdvice* m_advice = nullptr;
     QLabel* m_rate = nullptr;
     QLabel* m_banner = nullptr;
     RunHistory* m_runs = nullptr;

@@ -31,6 +31,7 @@
 #include "ui/keysdialog.h"
 #include "ui/mainwindow.h"
 #include "ui/pairsupply.h"
+#include "ui/runadvice.h"
 #include "ui/modelactions.h"
 #include "ui/modelsview.h"
 #include "ui/runhistory.h"
@@ -278,6 +279,7 @@ private Q_SLOTS:
         QVERIFY(view.selectReference(QString::fromStdString(first.id)));
         auto* runs = view.findChild<ui::RunHistory*>()->findChild<QListWidget*>();
         QVERIFY(runs && runs->count() == 1);
+        QVERIFY2(runs->item(0)->text().contains("from tiny"), qPrintable(runs->item(0)->text())); // its reference
         runs->setCurrentRow(0);
         ui::MetricPlot* loss = view.findChild<ui::TrainPlots*>()->lossPlot();
         QTRY_VERIFY(loss->pointCount(0) == 2);
@@ -373,6 +375,31 @@ private Q_SLOTS:
         QCOMPARE(progress.first().at(0).toLongLong(), 32);  // the first quarter (at least 32)
         QCOMPARE(progress.first().at(1).toLongLong(), 100); // of twice the pairs asked for
         QCOMPARE(progress.at(3).at(0).toLongLong(), 100);
+    }
+
+    void theTrainViewSaysWhenThereAreTooFewPairsAndWhenARunMadeThingsWorse()
+    {
+        // 30 decisive labels on 150-residue globins made the model worse: said before the run.
+        const QString few = ui::dataSizeAdvice(30, 150, false);
+        QVERIFY2(few.contains("30 decisive pairs") && few.contains("about 300"), qPrintable(few));
+        QVERIFY(ui::dataSizeAdvice(300, 150, false).isEmpty());
+        QVERIFY(ui::dataSizeAdvice(5, 150, true).isEmpty()); // rule-made pairs: as many as asked for
+        QVERIFY(ui::dataSizeAdvice(20, 8, false).isEmpty());
+        // And after it, plainly: rule share 0.20 -> 0.14, VSR 0.70 -> 0.65.
+        SampleMetrics reference, last;
+        reference.ruleMetric = last.ruleMetric = "rule_share";
+        reference.set("rule_share", 0.20, "");
+        reference.set("vsr", 0.70, "");
+        last.set("rule_share", 0.14, "");
+        last.set("vsr", 0.65, "");
+        const QString worse = ui::outcomeWarning(reference, last);
+        QVERIFY2(worse.contains("rule_share) went down from 0.200 to 0.140") &&
+                     worse.contains("valid share (vsr) went down from 0.700 to 0.650"),
+                 qPrintable(worse));
+        QVERIFY(ui::outcomeWarning(last, reference).isEmpty()); // better: nothing to warn about
+        last.set("rule_share", 0.198, "");
+        last.set("vsr", 0.70, "");
+        QVERIFY(ui::outcomeWarning(reference, last).isEmpty()); // within the last digit shown
     }
 };
 
