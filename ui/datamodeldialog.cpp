@@ -19,8 +19,10 @@
 #include <utility>
 
 #include "base/memoryestimate.h"
-#include "jobs/pretrainjob.h"
+#include "base/timeutil.h"
+#include "facades/modelfiles.h"
 #include "facades/taskinfo.h"
+#include "jobs/pretrainjob.h"
 #include "ui/newmodelfile.h"
 #include "ui/phaseforwarder.h"
 #include "ui/trainworker.h"
@@ -29,19 +31,30 @@ namespace d2dpo::ui {
 
 namespace {
 
-/// Pretraining from a data file as a training job: it ends as completed, stopped or failed.
+/// Lines a summary may take before it pushes what is below it (a long path's error wraps to three).
+constexpr int kSummaryLines = 3;
+
+/// Pretraining from a data file as a training job: it ends as completed, stopped or failed. The
+/// step-less phases come as PhaseForwarder's log lines, the evaluation's batches as progress
+/// events counting samples.
 FinishedEvent pretrainAsTrainJob(const PretrainJobSpec& job, TrainListener& listener, const StopToken& stop)
 {
     PhaseForwarder forward(listener);
     FinishedEvent done;
-    auto outcome = runPretrainJob(job, forward, stop);
+    auto outcome = runPretrainJob(job, forward, stop, [&listener](int64_t drawn, int64_t total) {
+        ProgressEvent e;
+        e.step = drawn;
+        e.totalSteps = total;
+        listener.onProgress(e);
+    });
     if (!outcome) {
         done.status = RunStatus::Failed;
         done.error = outcome.error();
     } else {
         done.status = outcome->stopped ? RunStatus::Stopped : RunStatus::Completed;
         done.stepsDone = outcome->steps;
-        done.lastCheckpointPath = job.outputPath;
+        if (!outcome->stopped) // a Cancel writes nothing (PretrainJobSpec::keepWhenStopped)
+            done.lastCheckpointPath = job.outputPath;
     }
     return done;
 }
@@ -85,10 +98,23 @@ DataModelDialog::DataModelDialog(const QString& storePath, const QString& modelF
     m_size->addItem(tr("large: d_model 256, 6 layers, 8 heads (wants a GPU)"), QVariantList{256, 6, 8});
     m_sizeNote = new QLabel(this);
     m_sizeNote->setObjectName(QStringLiteral("sizeNote"));
+    m_sizeNote->setWordWrap(true); // a long note wraps rather than widening the dialog's fields
+    m_sizeNote->setMinimumHeight(2 * fontMetrics().lineSpacing());
+    m_sizeNote->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    // The summary appears when a file is read: its lines are kept from the start, so reading a
+    // file (or failing to) moves no field under the pointer.
     m_summary = new QLabel(tr("Choose a file."), this);
     m_summary->setObjectName(QStringLiteral("summary"));
     m_summary->setWordWrap(true);
+    m_summary->setMinimumHeight(kSummaryLines * fontMetrics().lineSpacing());
+    m_summary->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_phase = new QLabel(this);
+    m_phase->setObjectName(QStringLiteral("phase"));
+    m_phase->setMinimumHeight(fontMetrics().lineSpacing());
     m_progress = new QProgressBar(this);
+    QSizePolicy keep = m_progress->sizePolicy();
+    keep.setRetainSizeWhenHidden(true); // the bar's row is kept while no job runs
+    m_progress->setSizePolicy(keep);
     m_progress->setVisible(false);
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     QPushButton* create = m_buttons->addButton(tr("Create"), QDialogButtonBox::AcceptRole);
@@ -105,7 +131,9 @@ DataModelDialog::DataModelDialog(const QString& storePath, const QString& modelF
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_summary);
+    layout->addWidget(m_phase);
     layout->addWidget(m_progress);
+    layout->addStretch(1); // a taller dialog grows here, not between the fields
     layout->addWidget(m_buttons);
     resize(640, sizeHint().height());
 
@@ -126,23 +154,16 @@ DataModelDialog::DataModelDialog(const QString& storePath, const QString& modelF
     m_runner = new TrainRunner(this);
     connect(m_runner, &TrainRunner::progress, this,
             [this](const ProgressEvent& e) { onProgress(e.step, e.totalSteps, e.loss); });
-    connect(m_runner, &TrainRunner::finished, this, [this](const FinishedEvent& done) {
-        const QString error = done.status == RunStatus::Failed ? QString::fromStdString(done.error) : QString();
-        m_progress->setVisible(false);
-        for (QAbstractButton* b : m_buttons->buttons())
-            b->setEnabled(true);
-        if (std::exchange(m_stopping, false)) {
-            QDialog::reject();
-            return;
-        }
-        if (!error.isEmpty()) {
-            m_error = error;
-            m_summary->setText(QStringLiteral("<span style='color:#b03a2e'>%1</span>").arg(error.toHtmlEscaped()));
-            return;
-        }
-        Q_EMIT modelCreated(m_created);
-        accept();
+    connect(m_runner, &TrainRunner::logLine, this, [this](const QString& line) {
+        const auto is = [&line](const char* phase) {
+            return line == QString::fromStdString(PhaseForwarder::phaseLine(phase));
+        };
+        if (is("evaluate-reference"))
+            enterPhase(Phase::Evaluating, m_samples);
+        else if (is("write"))
+            enterPhase(Phase::Writing, 0);
     });
+    connect(m_runner, &TrainRunner::finished, this, &DataModelDialog::onFinished);
 }
 
 DataModelDialog::~DataModelDialog()
@@ -228,35 +249,106 @@ bool DataModelDialog::start()
     job.spec.model = chosenModel();
     job.pretrain.steps = m_steps->value();
     job.sampling.steps = 64;
-    job.evaluationSamples = 1000;
+    // As many samples as the Models view draws at this length (400 at 150 residues, 2000 up to
+    // 32), so the evaluation takes about as long at any length; in batches that report progress
+    // and hear a Cancel every few seconds.
+    job.evaluationSamples = defaultViewSamples(read->task.length);
+    job.sampling.batch = int(evaluationBatchFor(job.evaluationSamples));
+    job.keepWhenStopped = false; // Cancel means no new model
     job.outputPath = m_created.toStdString();
     job.storePath = m_storePath.toStdString();
     job.modelName = base.toStdString() + " (pretrained)";
+    m_samples = job.evaluationSamples;
     m_stopping = false;
-    m_progress->setRange(0, m_steps->value());
-    m_progress->setValue(0);
-    m_progress->setVisible(true);
+    m_error.clear();
     for (QAbstractButton* b : m_buttons->buttons())
         if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
             b->setEnabled(false);
-    m_summary->setText(tr("Pretraining on %1…").arg(QString::fromStdString(read->report.summary())));
-    return m_runner->start(
-        [job](TrainListener& listener, const StopToken& stop) { return pretrainAsTrainJob(job, listener, stop); });
+    if (!m_runner->start(
+            [job](TrainListener& listener, const StopToken& stop) { return pretrainAsTrainJob(job, listener, stop); }))
+        return false;
+    enterPhase(Phase::Pretraining, m_steps->value());
+    return true;
 }
 
-void DataModelDialog::onProgress(qint64 step, qint64 total, double loss)
+void DataModelDialog::enterPhase(Phase phase, qint64 total)
 {
+    m_current = phase;
+    m_phaseClock.start();
+    m_progress->setVisible(phase != Phase::Idle);
+    m_progress->setRange(0, int(total)); // 0..0: busy, for a phase with nothing to count
+    m_progress->setValue(0);
+    switch (phase) {
+    case Phase::Idle:
+        m_phase->clear();
+        break;
+    case Phase::Pretraining:
+        m_progress->setFormat(tr("%v / %m steps"));
+        m_phase->setText(tr("Pretraining: 0 / %L1 steps…").arg(total));
+        break;
+    case Phase::Evaluating:
+        m_progress->setFormat(tr("%v / %m samples"));
+        m_phase->setText(tr("Evaluating the model: 0 / %L1 samples…").arg(total));
+        break;
+    case Phase::Writing:
+        m_phase->setText(m_storePath.isEmpty() ? tr("Writing the model…")
+                                               : tr("Writing the model and adding it to the store…"));
+        break;
+    }
+    if (m_stopping)
+        m_phase->setText(tr("Stopping…"));
+}
+
+QString DataModelDialog::timeLeft(qint64 done, qint64 total) const
+{
+    if (done <= 0 || !m_phaseClock.isValid())
+        return {};
+    const double elapsed = double(m_phaseClock.elapsed()) / 1000.0;
+    const double left = elapsed * double(total - done) / double(done);
+    return tr("about %1 left").arg(QString::fromStdString(clockDuration(left)));
+}
+
+void DataModelDialog::onProgress(qint64 done, qint64 total, double loss)
+{
+    if (m_current != Phase::Pretraining && m_current != Phase::Evaluating)
+        return;
     m_progress->setRange(0, int(total));
-    m_progress->setValue(int(step));
-    m_progress->setFormat(tr("%v / %m steps · loss %1").arg(loss, 0, 'f', 3));
+    m_progress->setValue(int(done));
+    if (m_stopping)
+        return; // "Stopping…" stays until the job ends
+    const QString left = timeLeft(done, total);
+    if (m_current == Phase::Pretraining)
+        m_phase->setText(
+            tr("Pretraining: %L1 / %L2 steps · loss %3 · %4").arg(done).arg(total).arg(loss, 0, 'f', 3).arg(left));
+    else
+        m_phase->setText(tr("Evaluating the model: %L1 / %L2 samples · %3").arg(done).arg(total).arg(left));
+}
+
+void DataModelDialog::onFinished(const FinishedEvent& done)
+{
+    enterPhase(Phase::Idle, 0);
+    for (QAbstractButton* b : m_buttons->buttons())
+        b->setEnabled(true);
+    // A Cancel that came too late (the model was being written) leaves the model made: say so.
+    if (std::exchange(m_stopping, false) && done.status != RunStatus::Completed) {
+        QDialog::reject();
+        return;
+    }
+    if (done.status == RunStatus::Failed) {
+        m_error = QString::fromStdString(done.error);
+        m_summary->setText(QStringLiteral("<span style='color:#b03a2e'>%1</span>").arg(m_error.toHtmlEscaped()));
+        return;
+    }
+    Q_EMIT modelCreated(m_created);
+    accept();
 }
 
 void DataModelDialog::reject()
 {
     if (busy()) {
         m_stopping = true;
-        m_runner->requestStop(); // the job ends at its next step; the dialog closes then
-        m_summary->setText(tr("Stopping…"));
+        m_runner->requestStop(); // the job ends before its next step or sampler batch; the dialog closes then
+        m_phase->setText(tr("Stopping…"));
         return;
     }
     QDialog::reject();

@@ -2,12 +2,14 @@
 // "New model from a data file…": the user picks a FASTA or line file, its vocabulary, what a
 // valid sample is, the rule its metrics measure, the model's size (presets, with the parameter
 // count and the memory a D2-DPO step needs) and the pretraining steps; the file is read at
-// once (its summary, or the error naming the line, shows in the dialog) and the reference is
-// pretrained in the background with a progress bar, then added to the store with its task. The
-// dialog stays responsive and can be cancelled (the training stops at the next step).
+// once (its summary, or the error naming the line, shows in space kept for it, so no field moves
+// under the pointer) and the reference is pretrained in the background. Each phase says what it
+// does: the steps with an ETA, the evaluation's samples with an ETA, then the write. Cancel works
+// in every phase (within a training step or a sampler batch) and then adds nothing to the store.
 #pragma once
 
 #include <QDialog>
+#include <QElapsedTimer>
 
 #include <atomic>
 #include <string>
@@ -53,7 +55,13 @@ private:
     /// The chosen size's shape for a task of `length` positions.
     ModelConfig chosenModel() const;
     void describeSize(int length);
-    void onProgress(qint64 step, qint64 total, double loss);
+    /// What the job does now: each has its own text and progress.
+    enum class Phase { Idle, Pretraining, Evaluating, Writing };
+    void enterPhase(Phase phase, qint64 total);
+    void onProgress(qint64 done, qint64 total, double loss);
+    void onFinished(const FinishedEvent& done);
+    /// "about 1:20 left" from the rate so far in this phase; empty before the first unit.
+    QString timeLeft(qint64 done, qint64 total) const;
 
     QString m_storePath;
     QString m_modelFolder;
@@ -64,10 +72,14 @@ private:
     QSpinBox* m_steps = nullptr;
     QComboBox* m_size = nullptr;   ///< a preset of d_model, layers, heads
     QLabel* m_sizeNote = nullptr;  ///< its parameter count and the memory a D2-DPO step needs
-    QLabel* m_summary = nullptr;
+    QLabel* m_summary = nullptr;   ///< the file's summary or its error, in space kept for it
+    QLabel* m_phase = nullptr;     ///< what the job does now ("Evaluating the model: 800 / 2,000 samples")
     QProgressBar* m_progress = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
     TrainRunner* m_runner = nullptr; ///< pretraining runs as a training job (ui/README.md)
+    Phase m_current = Phase::Idle;
+    qint64 m_samples = 0;          ///< the evaluation's sample count (its progress counts them)
+    QElapsedTimer m_phaseClock;    ///< since the current phase began: its rate, hence its ETA
     bool m_stopping = false;
     QString m_error;
     QString m_created;

@@ -20,6 +20,9 @@ namespace d2dpo::ui {
 
 namespace {
 
+/// Lines the pair summary keeps; a longer one (a very narrow column) pushes the settings down.
+constexpr int kSummaryLines = 3;
+
 std::optional<ModelSpec> specOf(const ModelRecord& model)
 {
     auto spec = modelSpecFromJson(model.specJson);
@@ -63,6 +66,11 @@ TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
     m_pairSummary = new QLabel(this);
     m_pairSummary->setObjectName(QStringLiteral("pairSummary"));
     m_pairSummary->setWordWrap(true);
+    // What the summary says changes with every tick (one line to three: the pairs, those of
+    // unticked labelers, those of other tasks); its lines are kept so the settings below it do not
+    // move under the pointer.
+    m_pairSummary->setMinimumHeight(kSummaryLines * m_pairSummary->fontMetrics().lineSpacing());
+    m_pairSummary->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     dataLayout->addWidget(m_pairSummary);
 
     connect(m_reference, &QComboBox::currentIndexChanged, this, [this] {

@@ -4,6 +4,7 @@
 // many pairs that gives, said in words; labels of other tasks' sequences are counted and left out.
 // The labelers of the reference's task are listed with their decisive-label counts: people ticked,
 // simulated experts (rule:*) listed apart and unticked unless chosen; only ticked ones train.
+// The summary keeps room for three lines, so a tick moves no field below it.
 #pragma once
 
 #include <QGroupBox>

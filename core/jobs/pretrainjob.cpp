@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/pretrainjob.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <torch/torch.h>
@@ -26,6 +27,8 @@ std::string snapshotPath(const std::string& outputPath, int64_t step)
     return path.string();
 }
 
+int64_t evaluationBatchFor(int64_t samples) { return std::clamp<int64_t>(samples / 8, 50, 1000); }
+
 namespace {
 
 /// A snapshot as its own checkpoint: pretrained, the steps so far, no evaluation.
@@ -45,7 +48,7 @@ Status writeSnapshot(const PretrainJobSpec& spec, const ModelSpec& modelSpec, co
 } // namespace
 
 Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseListener& listener,
-                                          const StopToken& stop)
+                                          const StopToken& stop, const EvaluationProgress& evaluationProgress)
 {
     auto device = resolveDevice(spec.device);
     if (!device)
@@ -96,15 +99,22 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseList
         return makeError("stopped before the first step; nothing was written");
 
     if (!outcome.stopped) { // a stop asks to end soon: the evaluation waits for a later `d2dpo eval`
+        listener.onPhase("evaluate-reference", 0);
         auto generator = makeGenerator(spec.seed + 1000, device.value());
         try {
             outcome.metrics = evaluateModel(model, *task.value(), spec.spec.noise, spec.sampling,
-                                            spec.evaluationSamples, generator, &stop);
+                                            spec.evaluationSamples, generator, &stop, evaluationProgress);
             outcome.metrics.seed = spec.seed + 1000;
         } catch (const EvaluationStopped&) { // every step is written, without the evaluation
             outcome.stopped = true;
         }
     }
+    // A Cancel that comes after the last batch still means "I don't want it".
+    if (!spec.keepWhenStopped && (outcome.stopped || stop.stopRequested())) {
+        outcome.stopped = true;
+        return outcome;
+    }
+    listener.onPhase("write", 0);
     CheckpointInfo info{newCheckpointId(), "", "pretrained", modelSpec, toJson(spec.pretrain),
                         outcome.stopped ? std::string("{}") : outcome.metrics.toJson(), done.stepsDone, utcNow()};
     if (Status s = saveCheckpoint(spec.outputPath, model, info, inputs); !s)
