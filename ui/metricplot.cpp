@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/metricplot.h"
 
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QMenu>
-#include <QElapsedTimer>
 #include <QMessageBox>
 #include <QVBoxLayout>
 
@@ -307,21 +307,24 @@ void MetricPlot::resizeEvent(QResizeEvent* event)
 void MetricPlot::fitLegend()
 {
     QCPLegend* legend = m_plot->legend;
-    int widest = 1, tallest = 0;
+    int widest = 1, tallest = 0, entries = 0;
     for (int i = 0; i < legend->itemCount(); ++i) {
-        const QSize size = legend->item(i)->minimumOuterSizeHint();
+        const QCPAbstractLegendItem* entry = legend->item(i); // null: an empty cell of the re-flowed grid
+        if (!entry)
+            continue;
+        const QSize size = entry->minimumOuterSizeHint();
         widest = std::max(widest, size.width());
         tallest = std::max(tallest, size.height());
+        ++entries;
     }
     const int columns = std::max(1, (m_plot->width() - 8) / widest);
     if (legend->wrap() != columns) {
         legend->setWrap(columns);
         legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // re-flows the entries
     }
-    const int rows = (legend->itemCount() + columns - 1) / columns;
+    const int rows = (entries + columns - 1) / columns;
     const bool fits = rows > 0 && rows * tallest + 2 <= m_plot->height() / 4;
-    const bool shown = legend->layout() != nullptr;
-    if (fits && !shown)
+    if (const bool shown = legend->layout() != nullptr; fits && !shown)
         m_plot->plotLayout()->addElement(2, 0, legend);
     else if (!fits && shown)
         m_plot->plotLayout()->take(legend);

@@ -2,6 +2,7 @@
 #include "ui/modelfigures.h"
 
 #include <QScrollArea>
+#include <QSettings>
 
 #include "ui/positionprofilepanel.h"
 #include "ui/samplehistogram.h"
@@ -21,6 +22,9 @@ ModelFigures::ModelFigures(QWidget* parent) : QTabWidget(parent)
     scroll->setWidget(m_profile);
     addTab(m_histogram, tr("Histogram"));
     addTab(scroll, tr("Per position"));
+    setCurrentIndex(QSettings().value(QStringLiteral("models/figures"), 0).toInt()); // as last left
+    connect(this, &QTabWidget::currentChanged, this,
+            [](int index) { QSettings().setValue(QStringLiteral("models/figures"), index); });
     setTabToolTip(1, tr("Per-position conservation and sequence logos of the model's and its reference's samples, "
                         "their composition and identity to the nearest training sequence; Export… writes PNG, SVG "
                         "and CSV"));

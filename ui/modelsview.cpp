@@ -69,6 +69,7 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     m_samples->setObjectName(QStringLiteral("samples"));
     m_samples->setReadOnly(true);
     m_samples->setFont(QFont(QStringLiteral("monospace")));
+    m_samples->setLineWrapMode(QPlainTextEdit::NoWrap); // what the task reads stays in its column
     m_samples->setPlaceholderText(tr("Samples of the selected model appear here."));
 
     m_export = new QPushButton(tr("Export…"), this);

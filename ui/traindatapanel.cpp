@@ -98,8 +98,12 @@ void TrainDataPanel::reload()
         QString newestFinished;
         if (auto models = m_store.models()) {
             for (const ModelRecord& m : models.value()) {
-                m_reference->addItem(QStringLiteral("%1 · %2").arg(QString::fromStdString(m.name),
-                                                                   QString::fromStdString(m.id)),
+                // Named with its task: "d2dpo run 2 step 300" alone does not say globins or words.
+                const auto task = TaskInfo::ofModel(m_store, m);
+                m_reference->addItem(QStringLiteral("%1 · %2 · %3")
+                                         .arg(QString::fromStdString(m.name),
+                                              task ? QString::fromStdString(taskTitle(task->config())) : tr("unknown task"),
+                                              QString::fromStdString(m.id)),
                                      QString::fromStdString(m.id));
                 const auto run = m.runId ? m_store.run(*m.runId) : Result<std::optional<RunRecord>>(std::nullopt);
                 const bool finished = !run || !run.value() || endedCleanly(run.value()->status);

@@ -135,6 +135,12 @@ private Q_SLOTS:
         if (size.width() >= 390)
             QVERIFY2(legend->visible(), "a plot of a quarter of 1280x800 or more keeps its legend");
         QVERIFY(plot.customPlot()->axisRect()->height() >= size.height() / 2);
+        // Re-flowed at every width: entries that no longer fill the grid leave empty cells.
+        for (int width = 180; width <= 1000; width += 23) {
+            plot.resize(width, size.height());
+            QCoreApplication::processEvents();
+            QVERIFY(!legend->visible() || legend->outerRect().height() <= size.height() / 4);
+        }
     }
 
     void theModelBoxChangesWhichPairsAreShown()
