@@ -32,6 +32,8 @@
 #include "ui/mainwindow.h"
 #include "ui/pairsupply.h"
 #include "ui/runadvice.h"
+#include "ui/samplehistogram.h"
+#include <QHeaderView>
 #include "ui/modelactions.h"
 #include "ui/modelsview.h"
 #include "ui/runhistory.h"
@@ -406,6 +408,31 @@ private Q_SLOTS:
         last.set("rule_share", 0.198, "");
         last.set("vsr", 0.70, "");
         QVERIFY(ui::outcomeWarning(reference, last).isEmpty()); // within the last digit shown
+    }
+
+    void theHistogramLegendCoversNoBarAndTheCreatedColumnIsWhole()
+    {
+        const ModelRecord model = storedTinyModel();
+        ui::ModelsView view(*m_store);
+        view.setSampleCount(200);
+        view.resize(1012, 560); // the Models view inside a 1024x640 window
+        view.show();
+        QTRY_VERIFY_WITH_TIMEOUT(view.summary(QString::fromStdString(model.id)).has_value(), 120000);
+        QCoreApplication::processEvents();
+        auto* histogram = view.findChild<ui::SampleHistogram*>();
+        QCustomPlot* plot = histogram->findChild<QCustomPlot*>();
+        plot->replot();
+        QVERIFY(plot->legend->visible());
+        QVERIFY2(!plot->legend->outerRect().intersects(plot->axisRect()->rect()), "the legend sits on the bars");
+        // "Created (UTC)" shows its whole date; the name column gives way.
+        QTreeWidget* tree = view.tree();
+        const QString created = tree->topLevelItem(0)->text(4);
+        const int needed = tree->fontMetrics().horizontalAdvance(created);
+        QVERIFY2(tree->header()->sectionSize(4) >= needed,
+                 qPrintable(QStringLiteral("%1 px for %2 px of text").arg(tree->header()->sectionSize(4)).arg(needed)));
+        QVERIFY(tree->header()->sectionViewportPosition(4) + tree->header()->sectionSize(4) <= tree->viewport()->width());
+        // The tree's "Rule share" is named as such beside its metric in the details.
+        QVERIFY2(view.detailsText().contains("rule share (odd_ratio)"), qPrintable(view.detailsText()));
     }
 };
 
