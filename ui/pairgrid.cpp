@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "ui/sequencestrip.h"
+#include "ui/symbolcolours.h"
 
 namespace d2dpo::ui {
 
@@ -50,7 +50,7 @@ void PairGrid::setColumns(PairColumns columns, const QString& alphabet)
     m_columns = std::move(columns);
     m_alphabet = alphabet;
     for (int c = 0; c < 128; ++c) {
-        m_fill[size_t(c)] = SequenceStrip::colourOf(QChar(c), alphabet);
+        m_fill[size_t(c)] = symbolColour(QChar(c), alphabet);
         // Ink that contrasts with the fill: light on dark cells, dark on light ones.
         m_ink[size_t(c)] = m_fill[size_t(c)].lightnessF() < 0.5 ? QColor(0xf4, 0xf4, 0xf4) : QColor(0x20, 0x20, 0x20);
     }

@@ -2,7 +2,7 @@
 // The pair as one grid, so a position sits in the same column on both sides: each row band holds
 // the left sequence's row (◀), a marker row with a red bar under every column that differs, and
 // the right sequence's row (▶); the position of each side's first residue is at the row's start.
-// Cells are coloured by SequenceStrip::colourOf and show their symbol; a gap is a '-' on no fill,
+// Cells are coloured by symbolColour() and show their symbol; a gap is a '-' on no fill,
 // and the rule's motif matches are framed. Only the bands in view are painted, with no widget per
 // cell (a pair of length 1000 paints in milliseconds); taller pairs scroll. It never takes the
 // focus: keys stay with the Label view.

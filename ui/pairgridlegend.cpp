@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "ui/pairgrid.h"
-#include "ui/sequencestrip.h"
+#include "ui/symbolcolours.h"
 
 namespace d2dpo::ui {
 
@@ -51,7 +51,7 @@ void PairGridLegend::setContent(const QString& alphabet, const QString& motif, b
 {
     m_entries.clear();
     for (const auto& [symbol, text] : classesOf(alphabet))
-        m_entries.append({Mark::Swatch, SequenceStrip::colourOf(symbol, alphabet), text});
+        m_entries.append({Mark::Swatch, symbolColour(symbol, alphabet), text});
     m_entries.append({Mark::Difference, PairGrid::differenceColour(), tr("difference")});
     if (!motif.isEmpty())
         m_entries.append({Mark::Motif, PairGrid::motifColour(), tr("motif %1").arg(motif)});

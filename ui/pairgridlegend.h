@@ -2,7 +2,7 @@
 // The key to the pair grid, under it: what each colour means in the pair's alphabet (Clustal X's
 // classes for amino acids, one colour per base for DNA and RNA, the two binary colours; nothing
 // for plain text, where the letter says it all), then the grid's own marks: a difference, a motif
-// match, a gap. Swatches come from SequenceStrip::colourOf, so the key cannot drift from the cells.
+// match, a gap. Swatches come from symbolColour(), so the key cannot drift from the cells.
 // Entries flow onto as many lines as the width needs.
 #pragma once
 

@@ -6,7 +6,7 @@
 
 #include <QPainter>
 
-#include "ui/sequencestrip.h"
+#include "ui/symbolcolours.h"
 
 namespace d2dpo::ui {
 
@@ -114,7 +114,7 @@ const QPainterPath& SequenceLogo::letterPath(QChar symbol) const
 QColor SequenceLogo::letterColour(QChar symbol) const
 {
     // The pair view's fills, except those too pale to read as ink (binary 0, plain text).
-    const QColor fill = SequenceStrip::colourOf(symbol, m_alphabet);
+    const QColor fill = symbolColour(symbol, m_alphabet);
     return fill.lightnessF() > 0.82 ? QColor(0x40, 0x40, 0x40) : fill.darker(115);
 }
 

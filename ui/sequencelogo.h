@@ -5,7 +5,7 @@
 // and the position numbers (1 and every tenth). Columns have a fixed width, so the widget is as
 // wide as its positions: put it in a scroll area for 150-1000 positions, and two logos of the
 // same length and column width line up position for position. The letters take the colours of
-// the pair view (SequenceStrip::colourOf).
+// the pair view (symbolColour()).
 #pragma once
 
 #include <QHash>

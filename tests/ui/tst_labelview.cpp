@@ -17,7 +17,7 @@
 #include "facades/taskinfo.h"
 #include "ui/pairgrid.h"
 #include "ui/pairsupply.h"
-#include "ui/sequencestrip.h"
+#include "ui/symbolcolours.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;
@@ -53,7 +53,7 @@ private Q_SLOTS:
         QCOMPARE(grid->alphabet(), QString("protein"));
         QCOMPARE(QString(grid->columns().left).remove('-').trimmed(), QString("MKVLAG")); // gaps if aligned
         QCOMPARE(QString(grid->columns().right).remove('-').trimmed(), QString("GAVLIKDE"));
-        QVERIFY(ui::SequenceStrip::colourOf('K', "protein") != ui::SequenceStrip::colourOf('D', "protein")); // + against -
+        QVERIFY(ui::symbolColour('K', "protein") != ui::symbolColour('D', "protein")); // + against -
         const QString hint = m_view->findChild<QLabel*>("leftHint")->text();
         QVERIFY2(hint.contains("length 6") && hint.contains("matches ^M"), qPrintable(hint));
         const QString invalid = m_view->findChild<QLabel*>("rightHint")->text();

@@ -19,7 +19,7 @@
 #include "ui/pairgrid.h"
 #include "ui/pairgridlegend.h"
 #include "ui/pairpanel.h"
-#include "ui/sequencestrip.h"
+#include "ui/symbolcolours.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;
@@ -262,7 +262,7 @@ private Q_SLOTS:
         const QRect cell = grid->geometryNow().cellRect(PairSide::Left, last).translated(0, -grid->verticalScrollBar()->value());
         QVERIFY(grid->viewport()->rect().contains(cell));
         QCOMPARE(end.pixelColor(cell.left() + 2, cell.top() + 2),
-                 SequenceStrip::colourOf(grid->columns().left[last], QStringLiteral("protein")));
+                 symbolColour(grid->columns().left[last], QStringLiteral("protein")));
         qInfo("length 1000 (%d bands of %d, cells of %d px): aligning and laying out %.1f ms, painting the view %.2f ms",
               grid->geometryNow().bands, grid->geometryNow().perRow, grid->geometryNow().cell, double(align) / 1e6,
               perPaint);
