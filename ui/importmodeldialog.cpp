@@ -17,6 +17,7 @@
 
 #include <utility>
 
+#include "base/timeutil.h"
 #include "jobs/importjob.h"
 #include "ui/newmodelfile.h"
 #include "ui/phaseforwarder.h"
@@ -26,19 +27,41 @@ namespace d2dpo::ui {
 
 namespace {
 
+/// The samples that measure an imported model in the dialog, in batches that report progress and
+/// hear a Cancel several times (evaluationBatchFor).
+constexpr int64_t kImportSamples = 1000;
+
+/// An import as a training job: it ends as completed, stopped (nothing written: the dialog's
+/// Cancel) or failed. The step-less phases come as PhaseForwarder's log lines, the measurement's
+/// batches as progress events counting samples.
 FinishedEvent importAsTrainJob(const ImportJobSpec& job, TrainListener& listener, const StopToken& stop)
 {
     PhaseForwarder forward(listener);
     FinishedEvent done;
-    auto outcome = runImportJob(job, forward, stop);
+    auto outcome = runImportJob(job, forward, stop, [&listener](int64_t drawn, int64_t total) {
+        ProgressEvent e;
+        e.step = drawn;
+        e.totalSteps = total;
+        listener.onProgress(e);
+    });
     if (!outcome) {
         done.status = RunStatus::Failed;
         done.error = outcome.error();
     } else {
-        done.status = RunStatus::Completed;
-        done.lastCheckpointPath = job.outputPath;
+        done.status = outcome->stopped ? RunStatus::Stopped : RunStatus::Completed;
+        if (!outcome->stopped) // a Cancel writes nothing (ImportJobSpec::keepWhenStopped)
+            done.lastCheckpointPath = job.outputPath;
     }
     return done;
+}
+
+/// "about 0:26 left" from the rate so far; empty before the first unit.
+QString timeLeft(const QElapsedTimer& clock, qint64 done, qint64 total)
+{
+    if (done <= 0 || !clock.isValid())
+        return {};
+    const double left = double(clock.elapsed()) / 1000.0 * double(total - done) / double(done);
+    return ImportModelDialog::tr("about %1 left").arg(QString::fromStdString(clockDuration(left)));
 }
 
 } // namespace
@@ -93,7 +116,13 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     m_summary = new QLabel(tr("Choose the model and its vocabulary (README: Bring your own model)."), this);
     m_summary->setObjectName(QStringLiteral("summary"));
     m_summary->setWordWrap(true);
+    m_phase = new QLabel(this);
+    m_phase->setObjectName(QStringLiteral("phase"));
+    m_phase->setMinimumHeight(fontMetrics().lineSpacing());
     m_progress = new QProgressBar(this);
+    QSizePolicy keep = m_progress->sizePolicy();
+    keep.setRetainSizeWhenHidden(true); // the bar's row is kept while no job runs
+    m_progress->setSizePolicy(keep);
     m_progress->setVisible(false);
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     QPushButton* import = m_buttons->addButton(tr("Import"), QDialogButtonBox::AcceptRole);
@@ -123,7 +152,9 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_summary);
+    layout->addWidget(m_phase);
     layout->addWidget(m_progress);
+    layout->addStretch(1); // a taller dialog grows here, not between the fields
     layout->addWidget(m_buttons);
     resize(680, sizeHint().height());
 
@@ -142,32 +173,9 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     connect(m_buttons, &QDialogButtonBox::accepted, this, [this] { start(); });
     connect(m_buttons, &QDialogButtonBox::rejected, this, &ImportModelDialog::reject);
     m_runner = new TrainRunner(this);
-    connect(m_runner, &TrainRunner::progress, this, [this](const ProgressEvent& e) {
-        m_progress->setRange(0, int(e.totalSteps));
-        m_progress->setValue(int(e.step));
-    });
-    connect(m_runner, &TrainRunner::logLine, this, [this](const QString& line) {
-        m_summary->setText(line);
-        if (line == QString::fromStdString(PhaseForwarder::phaseLine("evaluate-reference"))) {
-            m_summary->setText(tr("Measuring the imported model with the sampler…"));
-            m_progress->setRange(0, 0); // busy: the sampler reports no steps
-        }
-    });
-    connect(m_runner, &TrainRunner::finished, this, [this](const FinishedEvent& done) {
-        m_progress->setVisible(false);
-        for (QAbstractButton* b : m_buttons->buttons())
-            b->setEnabled(true);
-        if (std::exchange(m_stopping, false) && done.status != RunStatus::Completed) {
-            QDialog::reject();
-            return;
-        }
-        if (done.status == RunStatus::Failed) {
-            showError(QString::fromStdString(done.error));
-            return;
-        }
-        Q_EMIT modelImported(m_created);
-        accept();
-    });
+    connect(m_runner, &TrainRunner::progress, this, [this](const ProgressEvent& e) { onProgress(e.step, e.totalSteps); });
+    connect(m_runner, &TrainRunner::logLine, this, &ImportModelDialog::onLogLine);
+    connect(m_runner, &TrainRunner::finished, this, &ImportModelDialog::onFinished);
 }
 
 ImportModelDialog::~ImportModelDialog()
@@ -213,29 +221,123 @@ bool ImportModelDialog::start()
     }
     job.data.rule = m_rule->text().trimmed().toStdString();
     job.sampling.steps = 64;
-    job.evaluationSamples = 1000;
+    job.evaluationSamples = kImportSamples;
+    job.sampling.batch = int(evaluationBatchFor(job.evaluationSamples));
+    job.keepWhenStopped = false; // Cancel means no new model
     job.outputPath = m_created.toStdString();
     job.storePath = m_storePath.toStdString();
     job.modelName = base.toStdString() + " (imported)";
+    m_samples = job.evaluationSamples;
     m_error.clear();
     m_stopping = false;
-    m_progress->setRange(0, 4);
-    m_progress->setValue(0);
-    m_progress->setVisible(true);
     for (QAbstractButton* b : m_buttons->buttons())
         if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
             b->setEnabled(false);
     m_summary->setText(tr("Importing %1…").arg(QFileInfo(m_torchScript->text()).fileName()));
-    return m_runner->start(
-        [job](TrainListener& listener, const StopToken& stop) { return importAsTrainJob(job, listener, stop); });
+    if (!m_runner->start(
+            [job](TrainListener& listener, const StopToken& stop) { return importAsTrainJob(job, listener, stop); }))
+        return false;
+    enterPhase(Phase::Checking);
+    return true;
+}
+
+void ImportModelDialog::enterPhase(Phase phase)
+{
+    m_current = phase;
+    m_phaseClock.start();
+    m_progress->setVisible(phase != Phase::Idle);
+    switch (phase) {
+    case Phase::Idle:
+        m_phase->clear();
+        break;
+    case Phase::Checking: // the three steps before the measurement share one bar: 0, 1, 2 of 3 done
+    case Phase::Loading:
+    case Phase::Probing: {
+        const int step = int(phase) - int(Phase::Checking);
+        m_progress->setRange(0, 3);
+        m_progress->setValue(step);
+        m_progress->setFormat(tr("step %1 of %2").arg(step + 1).arg(3));
+        m_phase->setText(phase == Phase::Checking  ? tr("Checking the vocabulary, the data and the file…")
+                         : phase == Phase::Loading ? tr("Loading the TorchScript model…")
+                                                   : tr("Probing the model (its output, its gradients)…"));
+        break;
+    }
+    case Phase::Evaluating:
+        m_progress->setRange(0, int(m_samples));
+        m_progress->setValue(0);
+        m_progress->setFormat(tr("%v / %m samples"));
+        m_phase->setText(tr("Evaluating the model: 0 / %L1 samples…").arg(m_samples));
+        break;
+    case Phase::Writing:
+        m_progress->setRange(0, 0); // busy: the write has nothing to count
+        m_phase->setText(m_storePath.isEmpty() ? tr("Writing the model…")
+                                               : tr("Writing the model and adding it to the store…"));
+        break;
+    }
+    if (m_stopping)
+        m_phase->setText(tr("Stopping…"));
+}
+
+void ImportModelDialog::onProgress(qint64 done, qint64 total)
+{
+    switch (m_current) {
+    case Phase::Checking: // the step just done; the next one begins
+    case Phase::Loading:
+        enterPhase(done >= 2 ? Phase::Probing : Phase::Loading);
+        return;
+    case Phase::Evaluating:
+        break;
+    default:
+        return;
+    }
+    m_progress->setRange(0, int(total));
+    m_progress->setValue(int(done));
+    if (!m_stopping) // "Stopping…" stays until the job ends
+        m_phase->setText(tr("Evaluating the model: %L1 / %L2 samples · %3")
+                             .arg(done)
+                             .arg(total)
+                             .arg(timeLeft(m_phaseClock, done, total)));
+}
+
+void ImportModelDialog::onLogLine(const QString& line)
+{
+    const auto is = [&line](const char* phase) {
+        return line == QString::fromStdString(PhaseForwarder::phaseLine(phase));
+    };
+    if (is("evaluate-reference"))
+        enterPhase(Phase::Evaluating);
+    else if (is("write"))
+        enterPhase(Phase::Writing);
+    else
+        m_summary->setText(line); // what was read, loaded, probed, written
+}
+
+void ImportModelDialog::onFinished(const FinishedEvent& done)
+{
+    enterPhase(Phase::Idle);
+    for (QAbstractButton* b : m_buttons->buttons())
+        b->setEnabled(true);
+    // A Cancel that came too late (the model was being written) leaves the model made.
+    if (std::exchange(m_stopping, false) && done.status != RunStatus::Completed) {
+        QDialog::reject();
+        return;
+    }
+    if (done.status == RunStatus::Failed) {
+        showError(QString::fromStdString(done.error));
+        return;
+    }
+    if (done.status == RunStatus::Stopped) // nothing was written: nothing to announce
+        return;
+    Q_EMIT modelImported(m_created);
+    accept();
 }
 
 void ImportModelDialog::reject()
 {
     if (busy()) {
         m_stopping = true;
-        m_runner->requestStop(); // the import ends after its current step; the dialog closes then
-        m_summary->setText(tr("Stopping…"));
+        m_runner->requestStop(); // the import ends after its step in flight or sampler batch; the dialog closes then
+        m_phase->setText(tr("Stopping…"));
         return;
     }
     QDialog::reject();

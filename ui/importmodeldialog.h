@@ -2,13 +2,16 @@
 // "Import model…": a denoiser trained elsewhere, exported as TorchScript with its vocabulary file
 // (README, "Bring your own model"), brought in with the fields of `d2dpo import`: the model, the
 // vocabulary, the task (a data file's sequences or the paper's binary integers), what a valid
-// sample is and the rule. The import (load, probe, measurement) runs in the background with a
-// progress bar; the model is then added to the store with its task. Every refusal (a state dict
-// offered as TorchScript, a forward of another signature, a vocabulary whose ids collide) shows
-// in the dialog, and nothing is written.
+// sample is and the rule. The import runs in the background and says each phase: checking the
+// files, loading, probing, the measurement's samples with an ETA, the write; the model is then
+// added to the store with its task. Cancel works in every phase (after the step in flight, or
+// within a sampler batch) and then writes and adds nothing. Every refusal (a state dict offered
+// as TorchScript, a forward of another signature, a vocabulary whose ids collide) shows in the
+// dialog, and nothing is written.
 #pragma once
 
 #include <QDialog>
+#include <QElapsedTimer>
 
 #include "base/trainlistener.h"
 
@@ -49,6 +52,12 @@ protected:
     void reject() override;
 
 private:
+    /// What the job does now: each has its own text and progress.
+    enum class Phase { Idle, Checking, Loading, Probing, Evaluating, Writing };
+    void enterPhase(Phase phase);
+    void onProgress(qint64 done, qint64 total);
+    void onLogLine(const QString& line);
+    void onFinished(const FinishedEvent& done);
     void showError(const QString& message);
     QLineEdit* fileField(const QString& objectName, const QString& placeholder, const QString& filter);
 
@@ -62,10 +71,14 @@ private:
     QSpinBox* m_shortest = nullptr; ///< without data: 0 = auto
     QSpinBox* m_longest = nullptr;  ///< without data
     QLineEdit* m_rule = nullptr;
-    QLabel* m_summary = nullptr;
+    QLabel* m_summary = nullptr;   ///< the job's last word (what was loaded, probed) or its error
+    QLabel* m_phase = nullptr;     ///< what the job does now ("Evaluating the model: 250 / 1,000 samples")
     QProgressBar* m_progress = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
     TrainRunner* m_runner = nullptr; ///< the import runs as a training job (ui/README.md)
+    Phase m_current = Phase::Idle;
+    qint64 m_samples = 0;          ///< the measurement's sample count (its progress counts them)
+    QElapsedTimer m_phaseClock;    ///< since the current phase began: its rate, hence its ETA
     bool m_stopping = false;
     QString m_error;
     QString m_created;

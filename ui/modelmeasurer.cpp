@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "jobs/pretrainjob.h"
+
 namespace d2dpo::ui {
 
 ModelMeasurer::ModelMeasurer(QObject* parent) : QObject(parent), m_watcher(new QFutureWatcher<DrawnSamples>(this))
@@ -24,7 +26,8 @@ ModelMeasurer::~ModelMeasurer()
     m_watcher->waitForFinished();
 }
 
-int64_t ModelMeasurer::batchFor(int64_t samples) { return std::clamp<int64_t>(samples / 8, 50, 1000); }
+// The rule of every evaluation someone waits on (jobs/pretrainjob.h), so a view and a dialog agree.
+int64_t ModelMeasurer::batchFor(int64_t samples) { return evaluationBatchFor(samples); }
 
 void ModelMeasurer::measure(const std::vector<ModelRecord>& models, int64_t samples)
 {

@@ -7,6 +7,7 @@
 
 #include "cli/common.h"
 #include "cli/consolelistener.h"
+#include "cli/progressbar.h"
 #include "cli/stopsignals.h"
 #include "jobs/importjob.h"
 
@@ -26,7 +27,10 @@ int run(ImportOptions o)
     o.job.seed = o.runtime.seed;
     o.job.device = o.runtime.device;
     ConsoleListener listener;
-    auto outcome = runImportJob(o.job, listener, stopOnSignals());
+    // keepWhenStopped: a Ctrl-C keeps a model that passed its checks, written unmeasured (the
+    // load of a large model is the work worth keeping); the measurement is a later `d2dpo eval`.
+    auto outcome = runImportJob(o.job, listener, stopOnSignals(),
+                                samplingProgress("evaluate", o.job.evaluationSamples, o.job.sampling.batch));
     if (!outcome)
         return exitCodeAfterStop(fail("import", outcome.error()));
     const ModelSpec& spec = outcome->spec;
@@ -39,8 +43,13 @@ int run(ImportOptions o)
               << "\n";
     if (outcome->measured)
         std::cout << "imported: " << formatMetrics(outcome->metrics) << "\n";
+    if (outcome->stopped && !outcome->measured && o.job.evaluationSamples > 0) {
+        std::cout << "stopped before the measurement ended; wrote " << o.job.outputPath << " (id "
+                  << outcome->checkpointId << ", not measured: d2dpo eval -c " << o.job.outputPath << ")\n";
+        return exitCodeAfterStop(130);
+    }
     std::cout << "wrote " << o.job.outputPath << " (id " << outcome->checkpointId << ")\n";
-    return 0;
+    return exitCodeAfterStop(0); // a Ctrl-C after the measurement: written whole, and the exit says it came
 }
 
 } // namespace

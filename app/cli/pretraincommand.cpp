@@ -5,6 +5,7 @@
 
 #include "cli/common.h"
 #include "cli/consolelistener.h"
+#include "cli/progressbar.h"
 #include "cli/stopsignals.h"
 #include "jobs/pretrainjob.h"
 
@@ -45,7 +46,9 @@ int run(const PretrainOptions& o)
     if (!o.task.data.empty())
         job.inputs.push_back(o.task.data);
     ConsoleListener listener;
-    auto outcome = runPretrainJob(job, listener, stopOnSignals());
+    // The evaluation draws in batches of --sampling-batch: a bar when it takes more than one.
+    auto outcome = runPretrainJob(job, listener, stopOnSignals(),
+                                  samplingProgress("evaluate", job.evaluationSamples, job.sampling.batch));
     if (!outcome)
         return exitCodeAfterStop(fail("pretrain", outcome.error()));
     for (const std::string& snapshot : outcome->snapshots)

@@ -128,9 +128,18 @@ Result<TaskConfig> importedTask(const ImportJobSpec& spec, const ModelVocabulary
     return task;
 }
 
+/// What a Cancel (keepWhenStopped=false) returns: what was learnt so far, nothing written.
+ImportJobOutcome stoppedOutcome(ImportJobOutcome outcome)
+{
+    outcome.stopped = true;
+    outcome.measured = false;
+    return outcome;
+}
+
 } // namespace
 
-Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& listener, const StopToken& stop)
+Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& listener, const StopToken& stop,
+                                      const EvaluationProgress& evaluationProgress)
 {
     auto device = resolveDevice(spec.device);
     if (!device)
@@ -144,14 +153,17 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
     if (Status s = refuseOutputOfAStoredModel(spec.storePath, spec.outputPath); !s)
         return makeError(s.error());
 
-    listener.onPhase("import", 4);
+    listener.onPhase("import", 3);
     ProgressEvent progress;
-    progress.totalSteps = 4;
+    progress.totalSteps = 3;
     const auto advance = [&](const std::string& what) {
         ++progress.step;
         listener.onProgress(progress);
         listener.onLog(what);
     };
+    // A Cancel (keepWhenStopped=false) ends the job between its steps with nothing written.
+    ImportJobOutcome outcome;
+    const auto cancelled = [&] { return !spec.keepWhenStopped && stop.stopRequested(); };
     auto vocabulary = readModelVocabulary(spec.vocabularyPath);
     if (!vocabulary)
         return makeError(vocabulary.error());
@@ -165,6 +177,8 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
     if (!archive)
         return makeError(archive.error());
     advance("read the vocabulary, the task and " + gib(double(archive->size())) + " of TorchScript");
+    if (cancelled())
+        return stoppedOutcome(outcome);
 
     const std::string where = "TorchScript model '" + spec.torchScriptPath + "': ";
     auto model = TorchScriptDenoiser::load(archive.value(), vocabulary.value(), task.value()->length());
@@ -172,10 +186,11 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
         return makeError(where + model.error());
     archive.value().clear();
     archive.value().shrink_to_fit();
-    ImportJobOutcome outcome;
     outcome.signature = model.value()->signature();
     outcome.parameters = parameterCount(model.value());
     advance("loaded " + outcome.signature + ", " + std::to_string(outcome.parameters) + " parameters");
+    if (cancelled())
+        return stoppedOutcome(outcome);
 
     auto size = probeTorchScriptDenoiser(*model.value());
     if (!size)
@@ -202,20 +217,26 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
         auto generator = makeGenerator(spec.seed + 1000, device.value());
         try {
             outcome.metrics = evaluateModel(denoiser, *task.value(), modelSpec.noise, spec.sampling,
-                                            spec.evaluationSamples, generator, &stop);
+                                            spec.evaluationSamples, generator, &stop, evaluationProgress);
             outcome.metrics.seed = spec.seed + 1000;
             outcome.measured = true;
-        } catch (const EvaluationStopped&) { // written without its measurement, as documented
+        } catch (const EvaluationStopped&) { // written without its measurement, or not at all
         } catch (const std::exception& e) {
             return makeError(where + "sampling from it failed: " + std::string(e.what()));
         }
     }
+    // A Cancel heard by now leaves nothing, even after the last batch ("I don't want it"); a
+    // Ctrl-C writes the model, unmeasured when it cut the measurement short.
+    outcome.stopped = stop.stopRequested();
+    if (cancelled())
+        return stoppedOutcome(outcome);
+    listener.onPhase("write", 0);
     CheckpointInfo info{newCheckpointId(), "", "pretrained", modelSpec, R"({"kind":"import"})",
                         outcome.measured ? outcome.metrics.toJson() : std::string("{}"), 0, utcNow()};
     if (Status s = saveCheckpoint(spec.outputPath, denoiser, info, inputs); !s)
         return makeError(s.error());
     outcome.checkpointId = info.id;
-    advance("wrote " + spec.outputPath);
+    listener.onLog("wrote " + spec.outputPath);
     if (!spec.storePath.empty())
         if (Status s = addWrittenModel(spec.storePath, info, spec.outputPath, spec.modelName); !s)
             return makeError(s.error());

@@ -4,7 +4,8 @@
 // model the memory cannot train, load the module, probe it on a small batch (signature, output
 // shape, finite values, ids in range, a backward pass), build its task from the vocabulary (and
 // the data file, when there is one), measure it with the sampler, and write a checkpoint that embeds the module.
-// Nothing is written unless every check passes. Torch-free header.
+// Nothing is written unless every check passes. Torch-free header. The measurement's batches and
+// progress follow the pretraining's rule (evaluationBatchFor, EvaluationProgress in pretrainjob.h).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include "base/result.h"
 #include "base/samplemetrics.h"
 #include "base/trainlistener.h"
+#include "jobs/pretrainjob.h"
 
 namespace d2dpo {
 
@@ -34,6 +36,10 @@ struct ImportJobSpec {
     std::string outputPath;       ///< the checkpoint to write
     std::string storePath;        ///< when given, the model is added to this store
     std::string modelName;        ///< its name there; "" = the checkpoint's file name
+    /// What a stop leaves (PretrainJobSpec's word): true, a model that passed its checks is written
+    /// unmeasured (the CLI's Ctrl-C: loading a large model is the work a stop keeps); false,
+    /// nothing written and nothing added to the store, in any phase (a dialog's Cancel).
+    bool keepWhenStopped = true;
 };
 
 struct ImportJobOutcome {
@@ -44,11 +50,17 @@ struct ImportJobOutcome {
     ModelSpec spec;                  ///< the task and the vocabulary as stored
     bool measured = false;
     SampleMetrics metrics;           ///< the imported model's measurement (stored in the checkpoint)
+    bool stopped = false;            ///< a stop came: written (unmeasured if it cut the measurement
+                                     ///< short), or nothing (!keepWhenStopped)
 };
 
-/// Runs in the calling thread; `listener` hears the phases "import" (4 steps: read, load, probe,
-/// write) and "evaluate-reference" with the sampler's progress. A stop during the measurement
-/// writes the checkpoint without metrics.
-Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& listener, const StopToken& stop);
+/// Runs in the calling thread; `listener` hears the phases "import" (3 steps: read and check the
+/// files, load, probe; a log line after each), "evaluate-reference" (no steps: `evaluationProgress`
+/// hears its sampler batches) and "write" (the checkpoint, and the store when given). A stop is
+/// heard between the steps and before each sampler batch; the step in flight (a large model's
+/// load) finishes first. Then, with spec.keepWhenStopped, a model that passed the probe is written
+/// without metrics; without it, nothing is written (outcome.stopped either way).
+Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& listener, const StopToken& stop,
+                                      const EvaluationProgress& evaluationProgress = {});
 
 } // namespace d2dpo

@@ -35,9 +35,12 @@ struct PretrainJobSpec {
 
 /// Sampler batches for an evaluation someone waits on: an eighth of `samples` (50 to 1000), so
 /// it reports its progress and hears a stop several times, every few seconds at protein length.
+/// One rule for every such draw: the pretraining's and the import's evaluations (their dialogs)
+/// and the Models view's measurements (ui/modelmeasurer.cpp).
 int64_t evaluationBatchFor(int64_t samples);
 
-/// After each sampler batch of the final evaluation: samples drawn so far, and the total.
+/// After each sampler batch of a job's evaluation (a pretraining's, an import's): samples drawn
+/// so far, and the total.
 using EvaluationProgress = std::function<void(int64_t done, int64_t total)>;
 
 /// Where the snapshot after `step` goes: "words.d2dpo" -> "words.step1000.d2dpo", beside it.

@@ -2,13 +2,16 @@
 // File > Import model (TorchScript)...: a model made by Python's torch is brought in through the
 // dialog in the background and added to the store; a state dict offered as TorchScript and a
 // missing field are refused in the dialog, with nothing written; a sequences task without data
-// takes its lengths from the dialog. With D2DPO_SCREENSHOTS=DIR set,
+// takes its lengths from the dialog. The dialog says when it measures the model, and a Cancel
+// then writes and adds nothing. With D2DPO_SCREENSHOTS=DIR set,
 // the dialog is saved there as it looks after each step (for people to look at).
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -16,6 +19,7 @@
 
 #include "store/preferencestore.h"
 #include "ui/importmodeldialog.h"
+#include "ui/trainworker.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;
@@ -47,6 +51,28 @@ private Q_SLOTS:
         QCOMPARE(QProcess::execute(QStringLiteral("/usr/bin/python3"),
                                    {QStringLiteral(D2DPO_SOURCE_DIR "/tests/python/make_bad_inputs.py"), path("models")}),
                  0);
+        // A model slow enough that its measurement takes several sampler batches of about a
+        // second each (64 positions, one per pass): a Cancel comes while it draws.
+        const QString slow = QStringLiteral(
+            "import sys, torch, torch.nn as nn\n"
+            "class Slow(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.embed = nn.Embedding(3, 64)\n"
+            "        self.mix = nn.Linear(64, 64)\n"
+            "        self.head = nn.Linear(64, 3)\n"
+            "    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:\n"
+            "        h = self.embed(tokens) + t[:, None, None]\n"
+            "        for _ in range(4):\n"
+            "            h = torch.tanh(self.mix(h))\n"
+            "        return self.head(h)\n"
+            "torch.manual_seed(0)\n"
+            "torch.jit.script(Slow()).save(sys.argv[1])\n");
+        QFile script(path("models/make_slow.py")); // torch.jit.script reads the class's source from its file
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write(slow.toUtf8());
+        script.close();
+        QCOMPARE(QProcess::execute(QStringLiteral("/usr/bin/python3"), {script.fileName(), path("models/slow.pt")}), 0);
     }
 
     void aModelIsImportedInTheBackgroundAndStored()
@@ -102,6 +128,52 @@ private Q_SLOTS:
         QCOMPARE(both.size(), size_t(2));
         const QString spec = QString::fromStdString(both[1].specJson);
         QVERIFY2(spec.contains("\"name\":\"sequences\"") && spec.contains("\"length\":12"), qPrintable(spec));
+    }
+
+    void theMeasurementIsSaidAndACancelThenWritesNothing()
+    {
+        const QString storePath = path("cancel.sqlite");
+        ImportModelDialog dialog(storePath, path("cancelled"));
+        dialog.setTorchScriptFile(path("models/slow.pt"));
+        dialog.setVocabularyFile(path("models/tiny.vocab.json"));
+        dialog.setTask(QStringLiteral("sequences"));
+        dialog.setDataFile(QString());
+        dialog.findChild<QSpinBox*>(QStringLiteral("longest"))->setValue(64);
+        auto* runner = dialog.findChild<TrainRunner*>();
+        QVERIFY(runner);
+        auto* phase = dialog.findChild<QLabel*>(QStringLiteral("phase"));
+        QVERIFY(phase);
+        // Every text the phase label shows, as it changes; on the measurement's first word, Cancel
+        // (the dialog's own slots have run by then: they were connected first).
+        QStringList phases;
+        bool cancelled = false;
+        const auto record = [&] {
+            if (phases.isEmpty() || phases.last() != phase->text())
+                phases << phase->text();
+            if (!cancelled && phase->text().contains(QStringLiteral("valuating"))) {
+                cancelled = true;
+                snapshot(dialog, "import-evaluating");
+                dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Cancel)->click();
+            }
+        };
+        connect(runner, &TrainRunner::logLine, &dialog, record);
+        connect(runner, &TrainRunner::progress, &dialog, record);
+        QSignalSpy imported(&dialog, &ImportModelDialog::modelImported);
+        QVERIFY(dialog.start());
+        record(); // the first phase, said as the job starts
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.busy(), 120000);
+        const QString said = phases.join(QLatin1Char('\n'));
+        QVERIFY2(cancelled, qPrintable(said));
+        QVERIFY2(phases.first().contains(QStringLiteral("Checking")), qPrintable(said));
+        QVERIFY2(said.contains(QStringLiteral("samples")), qPrintable(said));
+        QCOMPARE(imported.count(), 0);
+        QCOMPARE(dialog.result(), int(QDialog::Rejected));
+        QVERIFY2(dialog.lastError().isEmpty(), qPrintable(dialog.lastError()));
+        auto store = PreferenceStore::open(storePath.toStdString());
+        QVERIFY(store.ok());
+        QCOMPARE(store.value()->models().value().size(), size_t(0));
+        QVERIFY(!dialog.createdCheckpoint().isEmpty());
+        QVERIFY2(!QFile::exists(dialog.createdCheckpoint()), qPrintable(dialog.createdCheckpoint()));
     }
 };
 
