@@ -194,8 +194,7 @@ void LabelView::showCurrent()
         b->setEnabled(have);
     m_emptyMessage->setVisible(!have);
     if (!have)
-        m_emptyMessage->setText(m_supply->busy() ? tr("Generating pairs…")
-                                                : tr("No pairs left to label. Generate more from a model above."));
+        m_emptyMessage->setText(emptyQueueText(m_store, m_session.task(), m_session.labeler(), m_supply->busy()));
     m_shownAt.restart();
     // Presses count once the pair has been painted; a hidden view has nothing to wait for.
     m_awaitingPaint = have && isVisible();

@@ -74,4 +74,21 @@ QLabel* makeIgnoredPressLabel(QWidget* parent)
     return label;
 }
 
+QString emptyQueueText(PreferenceStore& store, const std::string& task, const std::string& labeler, bool generating)
+{
+    if (generating)
+        return QLabel::tr("Generating pairs…");
+    qint64 others = 0;
+    if (auto pending = store.pendingPairs(100000, "", labeler); pending && !task.empty())
+        for (const ShownPair& p : pending.value())
+            others += p.task != task ? 1 : 0;
+    if (others == 0)
+        return QLabel::tr("No pairs left to label. Generate more from a model above.");
+    // The queue follows the model box's task: say where the rest are, so none is out of reach.
+    return QLabel::tr("No pairs of this model's task left to label. %1 pairs of other tasks are pending: choose a "
+                      "model of their task above (pairs imported without a model of theirs: d2dpo label --db … "
+                      "--labeler NAME), or generate more from this model.")
+        .arg(others);
+}
+
 } // namespace d2dpo::ui

@@ -6,6 +6,10 @@
 
 #include <QString>
 
+#include <string>
+
+#include "store/preferencestore.h"
+
 class QCheckBox;
 class QLabel;
 class QProgressBar;
@@ -22,5 +26,8 @@ QProgressBar* makeGenerationBar(QWidget* parent);
 void showGenerationProgress(QProgressBar* bar, long long done, long long total, double secondsLeft);
 QLabel* makeProvenanceLabel(QWidget* parent);
 QLabel* makeIgnoredPressLabel(QWidget* parent);
+/// What the Label view says with no pair to show: generating, nothing left, or nothing left of the
+/// chosen model's `task` while pairs of other tasks wait for `labeler` (and how to reach them).
+QString emptyQueueText(PreferenceStore& store, const std::string& task, const std::string& labeler, bool generating);
 
 } // namespace d2dpo::ui

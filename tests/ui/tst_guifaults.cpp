@@ -29,6 +29,7 @@
 #include "ui/labelview.h"
 #include "ui/metricplot.h"
 #include "ui/keysdialog.h"
+#include "ui/labelviewparts.h"
 #include "ui/mainwindow.h"
 #include "ui/pairsupply.h"
 #include "ui/runadvice.h"
@@ -179,6 +180,9 @@ private Q_SLOTS:
                 press(Qt::Key_Left);
         }
         QVERIFY2(!m_view->currentPair(), m_view->currentPair() ? m_view->currentPair()->task.c_str() : "");
+        // The other task's pairs are not out of reach: the view says they wait and how to reach them.
+        const QString said = ui::emptyQueueText(*m_store, "binary-integers:10", "tester", false);
+        QVERIFY2(said.contains("3 pairs of other tasks are pending"), qPrintable(said));
         box->setCurrentIndex(1);
         Q_EMIT box->activated(1);
         QVERIFY(m_view->currentPair());
