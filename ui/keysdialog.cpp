@@ -27,8 +27,16 @@ KeysDialog::KeysDialog(const KeyBindings& current, QWidget* parent)
         layouts->addItem(KeyBindings::describe(l), int(l));
     form->addRow(tr("Layout"), layouts);
     connect(layouts, &QComboBox::activated, this, [this, layouts](int index) {
-        if (index > 0)
-            fill(KeyBindings::withLayout(KeyLayout(layouts->itemData(index).toInt())));
+        if (index <= 0)
+            return;
+        // Only the letters of left and right change: the other keys stay as they are in the fields.
+        const KeyBindings layout = KeyBindings::withLayout(KeyLayout(layouts->itemData(index).toInt()));
+        KeyBindings kept = m_bindings;
+        (void)kept.bind(LabelAction::Left, {});
+        (void)kept.bind(LabelAction::Right, {});
+        (void)kept.bind(LabelAction::Left, layout.keys(LabelAction::Left));
+        (void)kept.bind(LabelAction::Right, layout.keys(LabelAction::Right));
+        fill(kept);
     });
     for (LabelAction action : KeyBindings::actions()) {
         auto* edit = new QLineEdit(this);

@@ -165,6 +165,15 @@ void LabelView::reload()
     updateStatistics();
 }
 
+void LabelView::requeueForModel(const QString& modelId)
+{
+    // A comparison's pairs are of its models' task: show that task's queue, where they lead.
+    if (auto model = m_store.model(modelId.toStdString()); model && model.value())
+        m_models->select(QString::fromStdString(model.value()->path));
+    followPickedTask();
+    requeue();
+}
+
 void LabelView::followPickedTask()
 {
     // The queue holds the chosen model's task's pairs: globin pairs when a globin model is chosen.
@@ -272,7 +281,7 @@ void LabelView::generateFrom(const QString& checkpointPath, int count)
     if (!m_supply->request(checkpointPath, count, QRandomGenerator::global()->generate64(), byMargin))
         Q_EMIT statusMessage(tr("Already generating pairs…"));
     if (!m_session.current())
-        m_emptyMessage->setText(tr("Generating pairs…"));
+        m_emptyMessage->setText(emptyQueueText(m_store, m_session.task(), m_session.labeler(), true));
 }
 
 void LabelView::labelFrom(const QString& checkpointPath, int count)

@@ -81,6 +81,8 @@ public:
         m_session.dropQueue();
         reload();
     }
+    /// requeue() with the chosen model `modelId` (its task's queue): after a comparison of it.
+    void requeueForModel(const QString& modelId);
     /// When the store has no pending pairs, generate some from `checkpointPath` (first run).
     void generateFrom(const QString& checkpointPath, int count = 50);
     /// Generates pairs from `checkpointPath` and shows them next, ahead of older pending pairs

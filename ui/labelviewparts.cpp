@@ -42,6 +42,11 @@ QProgressBar* makeGenerationBar(QWidget* parent)
 
 void showGenerationProgress(QProgressBar* bar, long long done, long long total, double secondsLeft)
 {
+    if (done >= total) { // drawn: the pairs are formed (and scored, by margin) with no count to show
+        bar->setRange(0, 0);
+        bar->setToolTip(QProgressBar::tr("Forming (and scoring) the new pairs"));
+        return;
+    }
     bar->setRange(0, int(total));
     bar->setValue(int(done));
     bar->setTextVisible(true);
@@ -76,19 +81,21 @@ QLabel* makeIgnoredPressLabel(QWidget* parent)
 
 QString emptyQueueText(PreferenceStore& store, const std::string& task, const std::string& labeler, bool generating)
 {
-    if (generating)
-        return QLabel::tr("Generating pairs…");
     qint64 others = 0;
     if (auto pending = store.pendingPairs(100000, "", labeler); pending && !task.empty())
         for (const ShownPair& p : pending.value())
             others += p.task != task ? 1 : 0;
+    // The queue follows the model box's task: say where the rest are, so none is out of reach.
+    const QString elsewhere =
+        others == 0 ? QString()
+                    : QLabel::tr("%1 pairs of other tasks are pending: choose a model of their task above to label "
+                                 "them (a task no stored model has: make or import a model of it first).")
+                          .arg(others);
+    if (generating)
+        return QLabel::tr("Generating pairs of this model's task…") + (others ? QStringLiteral("\n") + elsewhere : QString());
     if (others == 0)
         return QLabel::tr("No pairs left to label. Generate more from a model above.");
-    // The queue follows the model box's task: say where the rest are, so none is out of reach.
-    return QLabel::tr("No pairs of this model's task left to label. %1 pairs of other tasks are pending: choose a "
-                      "model of their task above (pairs imported without a model of theirs: d2dpo label --db … "
-                      "--labeler NAME), or generate more from this model.")
-        .arg(others);
+    return QLabel::tr("No pairs of this model's task left to label. ") + elsewhere;
 }
 
 } // namespace d2dpo::ui

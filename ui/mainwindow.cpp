@@ -233,8 +233,8 @@ CompareModelsDialog* MainWindow::compareModels(const QString& modelId)
 {
     auto* dialog = new CompareModelsDialog(*m_store, modelId, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &CompareModelsDialog::comparisonCreated, this, [this](qint64 id) {
-        m_labelView->requeue(); // its pairs are in every labeler's queue, this window's too
+    connect(dialog, &CompareModelsDialog::comparisonCreated, this, [this, modelId](qint64 id) {
+        m_labelView->requeueForModel(modelId); // its pairs lead every labeler's queue of its task
         showComparisonResults(id);
         statusBar()->showMessage(tr("Comparison #%1 is in the labelers' queues; the Label view never says which "
                                     "model drew which sequence")

@@ -12,10 +12,12 @@ namespace d2dpo::ui {
 ModelMeasurer::ModelMeasurer(QObject* parent) : QObject(parent), m_watcher(new QFutureWatcher<DrawnSamples>(this))
 {
     connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
-        const DrawnSamples drawn = m_watcher->result();
+        DrawnSamples drawn = m_watcher->result();
+        // Start the next draw before anyone hears of this one: a listener that asks for more
+        // (measure()) then queues behind it instead of starting a second draw beside it.
         m_running.reset();
-        Q_EMIT measured(drawn);
         startNext();
+        Q_EMIT measured(drawn);
     });
 }
 
@@ -77,6 +79,8 @@ void ModelMeasurer::startNext()
         spec.samples = job.samples;
         spec.sampling.batch = batchFor(job.samples);
         auto drawn = sampleCheckpoint(job.path, spec.samples, spec.sampling, spec.seed, "auto", "", report, stop.get());
+        if (drawn) // the batches split the seeded draws: the same count in other batches draws others
+            drawn->metrics.sampler += ", in batches of " + std::to_string(spec.sampling.batch);
         return DrawnSamples{job.id, drawn ? std::optional(drawn.value()) : std::nullopt,
                             drawn ? QString() : QString::fromStdString(drawn.error())};
     }));

@@ -167,7 +167,10 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
         m_progress->setFormat(QString());
     });
     connect(m_cancel, &QPushButton::clicked, this, &ModelsView::cancelSampling);
-    connect(m_sampleCount, &QSpinBox::editingFinished, this, [this] { setSampleCount(m_sampleCount->value()); });
+    connect(m_sampleCount, &QSpinBox::editingFinished, this, [this] { // also on leaving the box unchanged
+        if (m_sampleCount->value() != QSettings().value(QStringLiteral("models/samples"), 0).toInt())
+            setSampleCount(m_sampleCount->value());
+    });
     connect(m_exporter, &ModelExporter::finished, this, [this](const QString& folder, bool ok, const QString& error) {
         m_export->setEnabled(true);
         Q_EMIT statusMessage(ok ? tr("Exported to %1").arg(folder) : tr("Export failed: %1").arg(error));

@@ -18,10 +18,10 @@ QString dataSizeAdvice(qint64 decisivePairs, int length, bool rulePairs)
     const qint64 suggested = suggestedDecisivePairs(length);
     if (decisivePairs >= suggested)
         return {};
-    return RunAdvice::tr("%1 decisive pairs (left or right chosen) for sequences of length %2. The label studies needed "
-                         "about 3 for 10-bit integers and 20 for 8-letter words, and longer sequences need more: with "
-                         "fewer than about %3 a run may make the model worse (30 labels on 150-residue globins "
-                         "lowered its rule share). Label more first, or run and compare.")
+    return RunAdvice::tr("%1 decisive pairs (left or right chosen) for sequences of length %2: fewer than about %3 (a "
+                         "rule of thumb, two a position and at least 20) may not be enough. The label studies needed "
+                         "3 for 10-bit integers (an easy rule) and about 20 for 8-letter words; 30 labels on "
+                         "150-residue globins lowered the rule share. Label more first, or run and compare.")
         .arg(decisivePairs)
         .arg(length)
         .arg(suggested);

@@ -124,8 +124,6 @@ QWidget* TrainView::buildRunBar(QWidget* parent)
     m_rate->setObjectName(QStringLiteral("rate"));
     m_rate->setWordWrap(true);
     column->addWidget(m_rate);
-    m_advice = new RunAdvice(bar);
-    column->addWidget(m_advice);
     connect(m_start, &QPushButton::clicked, this, &TrainView::start);
     connect(m_stop, &QPushButton::clicked, this, &TrainView::stop);
     return bar;
@@ -141,6 +139,9 @@ QWidget* TrainView::buildPlots()
     m_banner->setWordWrap(true);
     m_banner->setVisible(false);
     layout->addWidget(m_banner);
+    // Above the plots, not among the settings: coming and going, it moves no field.
+    m_advice = new RunAdvice(area);
+    layout->addWidget(m_advice);
 
     m_plots = new TrainPlots(area);
     layout->addWidget(m_plots, 1);
@@ -181,7 +182,7 @@ void TrainView::updateStartEnabled()
     const bool running = training();
     m_start->setEnabled(!running && m_data->pairCount() > 0 && m_form->settings().has_value());
     m_stop->setEnabled(running);
-    if (const auto spec = m_data->selectedSpec(); !running)
+    if (const auto spec = m_data->selectedSpec(); !running && m_advice)
         m_advice->beforeRun(m_data->pairCount(), spec ? spec->task.length : 0, m_data->rulePairs());
 }
 

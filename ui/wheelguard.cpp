@@ -21,8 +21,8 @@ bool changesWithTheWheel(const QObject* object)
 
 bool WheelGuard::eventFilter(QObject* watched, QEvent* event)
 {
-    if (!changesWithTheWheel(watched))
-        return false;
+    if ((event->type() != QEvent::Wheel && event->type() != QEvent::Polish) || !changesWithTheWheel(watched))
+        return false; // every event of the application passes here: the cheap test first
     auto* widget = static_cast<QWidget*>(watched);
     if (event->type() == QEvent::Polish && widget->focusPolicy() == Qt::WheelFocus) {
         // Qt gives a WheelFocus widget the focus as the wheel passes over it, before any filter
