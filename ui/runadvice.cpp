@@ -13,8 +13,8 @@ qint64 suggestedDecisivePairs(int length) { return std::max<qint64>(20, 2 * qint
 
 QString dataSizeAdvice(qint64 decisivePairs, int length, bool rulePairs)
 {
-    if (rulePairs || length <= 0)
-        return {};
+    if (rulePairs || length <= 0 || decisivePairs == 0)
+        return {}; // none at all: the data panel says so, and a run cannot start
     const qint64 suggested = suggestedDecisivePairs(length);
     if (decisivePairs >= suggested)
         return {};

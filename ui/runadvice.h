@@ -18,7 +18,8 @@ namespace d2dpo::ui {
 /// studies (3 for 10-bit integers, about 20 for 8-letter words, more as sequences grow): 2 per
 /// position, at least 20.
 qint64 suggestedDecisivePairs(int length);
-/// Before a run: "" when the run trains on rule-made pairs (as many as asked for) or has enough.
+/// Before a run: "" when the run trains on rule-made pairs (as many as asked for), has none (the
+/// data panel says so) or has enough.
 QString dataSizeAdvice(qint64 decisivePairs, int length, bool rulePairs);
 /// After a run: what went down from the reference to the last evaluation, or "".
 QString outcomeWarning(const SampleMetrics& reference, const SampleMetrics& last);

@@ -276,6 +276,7 @@ private Q_SLOTS:
         QVERIFY(ui::dataSizeAdvice(300, 150, false).isEmpty());
         QVERIFY(ui::dataSizeAdvice(5, 150, true).isEmpty()); // rule-made pairs: as many as asked for
         QVERIFY(ui::dataSizeAdvice(20, 8, false).isEmpty());
+        QVERIFY(ui::dataSizeAdvice(0, 150, false).isEmpty()); // none: the data panel says so
         // And after it, plainly: rule share 0.20 -> 0.14, VSR 0.70 -> 0.65.
         SampleMetrics reference, last;
         reference.ruleMetric = last.ruleMetric = "rule_share";
