@@ -18,6 +18,8 @@ packages=(
     pkg-config libre2-dev          # motif rules: RE2 matches in linear time (a pattern cannot hang a run)
     libparasail-dev                # pairwise alignment with affine gaps (core/analysis)
     qt6-svg-dev                    # SVG export of the sequence logos
+    libpq-dev                      # PostgreSQL's client library: the store's team engine
+    postgresql                     # a PostgreSQL server: the team engine's suites start private ones
 )
 # More packages a caller needs (test.sh: python3-torch, so that the tests that load exported
 # weights in Python run instead of being skipped).
