@@ -123,7 +123,7 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Export preferences (JSONL)…"), this, &MainWindow::exportPreferences);
     file->addSeparator();
     file->addAction(tr("&Open store…"), this, &MainWindow::openStore);
-    file->addAction(tr("Change &labeler…"), this, &MainWindow::changeLabeler);
+    file->addAction(tr("Change &labeler…"), this, &MainWindow::changeLabeler)->setEnabled(!m_store->isTeamStore()); // a team store's labeler is the database role
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);

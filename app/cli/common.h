@@ -70,6 +70,7 @@ void registerExport(CLI::App& app, int& exitCode);
 void registerReproduce(CLI::App& app, int& exitCode);
 void registerBench(CLI::App& app, int& exitCode);
 void registerStoreCommands(CLI::App& app, int& exitCode);
+void registerTeamStoreCommands(CLI::App& app, int& exitCode);
 void registerStudy(CLI::App& app, int& exitCode);
 void registerCompare(CLI::App& app, int& exitCode);
 void registerLabelStudy(CLI::App& app, int& exitCode);

@@ -160,7 +160,7 @@ void registerCompare(CLI::App& app, int& exitCode)
         "compare", "Blind comparison of models: queue pairs of their samples for the labelers, then report win rates "
                    "and Bradley-Terry scores");
     addRuntimeOptions(c, o->runtime);
-    c->add_option("--db", o->db, "Preference store (SQLite file)")->check(storePath())->capture_default_str();
+    c->add_option("--db", o->db, "Preference store: an SQLite file, or a team store's postgresql:// URL")->check(storePath())->capture_default_str();
     c->add_option("--checkpoint,-c", o->checkpoints, "A model to compare (two or more)");
     c->add_option("--count,-n", o->count, "Pairs for each two models")
         ->check(CLI::Range(int64_t(1), int64_t(100'000)))

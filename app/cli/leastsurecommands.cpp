@@ -99,7 +99,7 @@ void registerLeastSureCommands(CLI::App& app, int& exitCode)
         "score", "Record a model's implicit reward margin on every pending pair of its task, so that the queue's "
                  "least-sure (or surest) order hands out first the pairs it is least (or most) sure about");
     addRuntimeOptions(c, o->runtime);
-    c->add_option("--db", o->db, "Preference store (SQLite file)")->check(storePath())->capture_default_str();
+    c->add_option("--db", o->db, "Preference store: an SQLite file, or a team store's postgresql:// URL")->check(storePath())->capture_default_str();
     c->add_option("--checkpoint,-c", o->checkpoint, "The model (the latest fine-tuned one)")->required();
     c->add_option("--reference", o->reference,
                   "The model it was fine-tuned from (default: its parent in the store; a pretrained model is its own)");

@@ -25,7 +25,7 @@ int main(int argc, char** argv)
     int exitCode = 0;
     using namespace d2dpo::cli;
     for (Register add : {registerPretrain, registerImport, registerSample, registerEval, registerTrain, registerExport,
-                         registerReproduce, registerBench, registerStoreCommands, registerExpertCommands,
+                         registerReproduce, registerBench, registerStoreCommands, registerTeamStoreCommands, registerExpertCommands,
                          registerLeastSureCommands, registerCompare, registerStudy, registerLabelStudy,
                          registerProfile})
         add(app, exitCode);

@@ -29,7 +29,7 @@ namespace {
 
 void addDbOption(CLI::App* c, std::string& db)
 {
-    c->add_option("--db", db, "Preference store (SQLite file)")->check(storePath())->capture_default_str();
+    c->add_option("--db", db, "Preference store: an SQLite file, or a team store's postgresql:// URL")->check(storePath())->capture_default_str();
 }
 
 struct PairsOptions {

@@ -109,6 +109,9 @@ int main(int argc, char** argv)
     const bool noModels = store.value()->models().ok() && store.value()->models().value().empty();
 
     QString labeler = parser.isSet(options.labeler) ? parser.value(options.labeler) : settings.value("labeler/name").toString();
+    const bool team = store.value()->isTeamStore(); // a team store's labeler is its database role
+    if (team)
+        labeler = QString::fromStdString(store.value()->teamIdentity());
     if (labeler.trimmed().isEmpty()) {
         bool ok = false;
         labeler = QInputDialog::getText(nullptr, QStringLiteral("d2dpo-studio"),
@@ -117,7 +120,8 @@ int main(int argc, char** argv)
         if (!ok)
             return 0;
     }
-    settings.setValue("labeler/name", labeler.trimmed());
+    if (!team)
+        settings.setValue("labeler/name", labeler.trimmed());
 
     d2dpo::ui::MainWindow window(std::move(store.value()));
     d2dpo::ui::CloseOnSignals closeOnSignals(&window, [&window] { window.closeWithoutAsking(); });

@@ -15,6 +15,8 @@ enum class ErrorCode {
     AlreadyLabelled, ///< the pair has an active label already (a double press)
     NotFound,        ///< the record asked for does not exist
     ReadOnly,        ///< the file or its folder cannot be written
+    Denied,          ///< the database role may not do this (a team store's grants and row security)
+    Unreachable,     ///< a team store's server cannot be reached, or the connection was lost
 };
 
 struct Error {

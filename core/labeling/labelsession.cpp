@@ -5,14 +5,20 @@ namespace d2dpo {
 
 namespace {
 constexpr int64_t kQueueRead = 500; // pending pairs read into the queue at a time
-}
+// On a team store pairs are taken under a lease, a few at a time: what one labeler holds, the
+// others are not handed past the overlap.
+constexpr int64_t kTeamClaim = 8;
+} // namespace
 
-LabelSession::LabelSession(PreferenceStore& store, std::string labeler) : m_store(store), m_labeler(std::move(labeler))
+LabelSession::LabelSession(PreferenceStore& store, std::string labeler)
+    : m_store(store), m_labeler(store.isTeamStore() ? store.teamIdentity() : std::move(labeler))
 {
 }
 
 void LabelSession::setLabeler(std::string labeler)
 {
+    if (m_store.isTeamStore())
+        return; // on a team store the labeler is the database role, never a typed name
     if (labeler == m_labeler)
         return;
     m_labeler = std::move(labeler);
@@ -22,7 +28,8 @@ void LabelSession::setLabeler(std::string labeler)
 
 Status LabelSession::refill()
 {
-    auto pending = m_store.pendingPairs(kQueueRead, m_task, m_labeler);
+    auto pending = m_store.isTeamStore() ? m_store.claimPairs(m_labeler, kTeamClaim, m_task)
+                                         : m_store.pendingPairs(kQueueRead, m_task, m_labeler);
     if (!pending)
         return makeError(pending.error());
     for (ShownPair& p : pending.value())

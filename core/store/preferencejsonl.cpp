@@ -32,7 +32,7 @@ Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count, boo
 {
     auto records = store.preferences();
     if (!records)
-        return makeError(records.error());
+        return makeError(records.errorCode(), records.error());
     std::string text;
     for (const PreferenceRecord& r : records.value())
         text += toJsonLine(r) + "\n";
@@ -40,7 +40,7 @@ Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count, boo
     if (withUndecided) {
         auto undecided = store.undecidedLabels();
         if (!undecided)
-            return makeError(undecided.error());
+            return makeError(undecided.errorCode(), undecided.error());
         for (const auto& [pair, label] : undecided.value()) {
             text += json{{"sequence_a", pair.left},
                          {"sequence_b", pair.right},
@@ -64,9 +64,9 @@ Result<int64_t> exportPreferencesJsonl(PreferenceStore& store, const std::string
     int64_t count = 0;
     auto text = preferencesJsonl(store, count, withUndecided);
     if (!text)
-        return makeError(text.error());
+        return makeError(text.errorCode(), text.error());
     if (Status s = AtomicFile::write(path, text.value(), storeFiles(store.path())); !s)
-        return makeError(s.error());
+        return makeError(s.errorCode(), s.error());
     return count;
 }
 

@@ -9,8 +9,8 @@
 #include <thread>
 #include <unistd.h>
 
-#include <SQLiteCpp/SQLiteCpp.h>
-#include <sqlite3.h>
+#include "store/sql/postgresdatabase.h"
+#include "store/sql/sqlitedatabase.h"
 
 #include "base/timeutil.h"
 #include "store/storeimpl.h"
@@ -24,11 +24,7 @@ namespace {
 
 constexpr int kApplicationId = 0x44324450; // "D2DP": marks the file as a d2dpo-studio store
 
-bool isBusy(const SQLite::Exception& e)
-{
-    const int primary = e.getErrorCode() & 0xff;
-    return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
-}
+bool isBusy(const sql::Error& e) { return e.kind() == sql::ErrorKind::Busy; }
 
 } // namespace
 
@@ -36,12 +32,15 @@ PreferenceStore::PreferenceStore(std::unique_ptr<Impl> impl) : m_impl(std::move(
 PreferenceStore::~PreferenceStore() = default;
 
 const std::string& PreferenceStore::path() const { return m_impl->path; }
+std::string PreferenceStore::displayName() const { return m_impl->displayName(); }
 int PreferenceStore::schemaVersion() const { return m_impl->version; }
 
 int PreferenceStore::latestSchemaVersion() { return int(storeMigrations().size()); }
 
 Status PreferenceStore::stillAtItsPath() const
 {
+    if (m_impl->team())
+        return Ok{}; // a server's database has no path to be replaced at
     struct stat now {};
     if (::stat(m_impl->path.c_str(), &now) != 0)
         return makeError("the preference store '" + m_impl->path + "' was removed while it was open");
@@ -66,6 +65,8 @@ std::string PreferenceStore::defaultPath()
 
 Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string& path, OpenMode mode)
 {
+    if (sql::isPostgresUrl(path))
+        return openTeamStore(path, mode);
     if (path.empty())
         return makeError("no preference store was named (and there is no home folder for the default one): "
                          "name one with --db");
@@ -101,9 +102,11 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     for (;;) {
         try {
-            impl = std::make_unique<Impl>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-            SQLite::Database& db = impl->db;
-            db.setBusyTimeout(5000);
+            auto file = std::make_unique<sql::SqliteDatabase>(path);
+            sql::SqliteDatabase& sqlite = *file;
+            impl = std::make_unique<Impl>(path, std::move(file));
+            sql::Database& db = impl->db;
+            sqlite.setBusyTimeout(5000);
             if (struct stat opened {}; ::stat(path.c_str(), &opened) == 0) { // the file as opened (stillAtItsPath)
                 impl->device = opened.st_dev;
                 impl->inode = opened.st_ino;
@@ -114,10 +117,10 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
             try {
                 version = db.execAndGet("PRAGMA user_version").getInt();
                 applicationId = db.execAndGet("PRAGMA application_id").getInt();
-            } catch (const SQLite::Exception& e) {
+            } catch (const sql::Error& e) {
                 if (isBusy(e))
                     throw;
-                if (e.getErrorCode() == SQLITE_NOTADB)
+                if (e.kind() == sql::ErrorKind::NotADatabase)
                     return makeError(where + "not an SQLite database (" + e.what() + "); nothing was changed");
                 return makeError(where + "cannot read it (" + e.what() + "; a full disk or a failing device?); nothing "
                                          "was changed");
@@ -139,7 +142,7 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
                     return makeError(where + "the database is corrupt (" + check.substr(0, 200) +
                                      "); nothing was changed. Restore a backup or start a new store with --db");
             }
-            if (sqlite3_db_readonly(db.getHandle(), "main") == 1)
+            if (sqlite.isReadOnly())
                 return makeError(ErrorCode::ReadOnly, where + "opened read-only; nothing was changed");
 
             db.exec("PRAGMA journal_mode = WAL");
@@ -160,14 +163,14 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
                         // Migrations run with foreign keys off (a rebuilt table is dropped and renamed,
                         // as SQLite's documentation prescribes); none may leave a dangling reference.
                         if (db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt() != 0)
-                            throw SQLite::Exception("the upgrade to schema " + std::to_string(v + 1) +
+                            throw sql::Error(sql::ErrorKind::Other, "the upgrade to schema " + std::to_string(v + 1) +
                                                     " would leave dangling references; nothing was changed");
                     }
                     db.exec("COMMIT");
-                } catch (const SQLite::Exception&) {
+                } catch (const sql::Error&) {
                     try {
                         db.exec("ROLLBACK");
-                    } catch (const SQLite::Exception&) { // the first error is the one to report
+                    } catch (const sql::Error&) { // the first error is the one to report
                     }
                     throw;
                 }
@@ -175,13 +178,13 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
             db.exec("PRAGMA foreign_keys = ON");
             impl->version = db.execAndGet("PRAGMA user_version").getInt();
             break;
-        } catch (const SQLite::Exception& e) {
+        } catch (const sql::Error& e) {
             if (isBusy(e) && std::chrono::steady_clock::now() < deadline) {
                 impl.reset();
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
                 continue;
             }
-            if (e.getErrorCode() == SQLITE_READONLY)
+            if (e.kind() == sql::ErrorKind::ReadOnly)
                 return makeError(ErrorCode::ReadOnly,
                                  where + "cannot write to it (read-only file or folder); nothing was changed");
             return makeError(where + "cannot open it: " + e.what());
@@ -195,8 +198,14 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
 
 Result<std::string> PreferenceStore::integrityCheck()
 {
-    return m_impl->guard<std::string>("checking integrity",
-                                      [&] { return m_impl->db.execAndGet("PRAGMA integrity_check").getString(); });
+    return m_impl->guard<std::string>("checking integrity", [&] {
+        if (m_impl->team()) // the server keeps its own pages whole; what can be checked from here is the schema
+            return m_impl->db.execAndGet("SELECT CASE WHEN value = '" + std::to_string(m_impl->version) +
+                                         "' THEN 'ok' ELSE 'schema version ' || value END FROM store_meta "
+                                         "WHERE key = 'schema_version'")
+                .getString();
+        return m_impl->db.execAndGet("PRAGMA integrity_check").getString();
+    });
 }
 
 } // namespace d2dpo

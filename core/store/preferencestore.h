@@ -66,6 +66,11 @@ struct QueueSettings {
     int overlap = 1;     ///< different labelers per pair (never one labeler twice), 1..kMaxOverlap
     double goldRate = 0; ///< the share of gold pairs mixed into each named labeler's queue, 0..kMaxGoldRate
     QueueOrder order = QueueOrder::Oldest;
+    static constexpr int kMinLeaseSeconds = 1;
+    static constexpr int kMaxLeaseSeconds = 24 * 3600;
+    /// How long a pair handed to a labeler (claimPairs) is kept from others who would exceed the
+    /// overlap; an abandoned lease expires after it and the pair goes back to the queue.
+    int leaseSeconds = 600;
 };
 
 /// A model's implicit reward margin on a stored pair (jobs/pairscorer.h).
@@ -155,6 +160,13 @@ struct LabelerCount {
 /// A simulated expert ("rule:odd", as `d2dpo label` and auto-labelling record it) rather than a person.
 bool isSimulatedLabeler(const std::string& labeler);
 
+/// One labeler's share of a store's labels, as everyone on a team store may see it.
+struct LabelerProgress {
+    std::string labeler;
+    int64_t labels = 0; ///< active labels
+    int64_t leased = 0; ///< pairs held right now (unexpired leases)
+};
+
 /// One value of one metric of a run at one step.
 struct MetricPoint {
     int64_t step = 0;
@@ -213,7 +225,10 @@ public:
         CreateIfMissing, ///< a new store file (not its folder) is created; the default path's folder too
         MustExist,       ///< for commands that only read, or change what is there: nothing is created
     };
-    /// Opens (or creates) the store at `path`. Refuses, without changing the file, one that is
+    /// Opens (or creates) the store at `path`: an SQLite file, or a team store on a PostgreSQL
+    /// server when it is a URL (postgresql://..., libpq's conventions: ~/.pgpass, PGSERVICE,
+    /// sslmode); a team store's schema, roles and row security are made by the first open of an
+    /// empty database by a role that may create them (`d2dpo store init URL`). Refuses, without changing the file, one that is
     /// not a database, is corrupt, comes from a newer schema, or cannot be written. Runs left
     /// "running" by a process that died (its run lock is free) are marked "interrupted".
     static Result<std::unique_ptr<PreferenceStore>> open(const std::string& path,
@@ -226,6 +241,16 @@ public:
     PreferenceStore& operator=(const PreferenceStore&) = delete;
 
     const std::string& path() const;
+    /// The store as messages name it: the file, or the URL without its password.
+    std::string displayName() const;
+    /// A PostgreSQL store shared by a team (rather than one SQLite file).
+    bool isTeamStore() const;
+    /// On a team store the labeler is the database role itself (current_user), never a typed name;
+    /// empty on an SQLite store.
+    const std::string& teamIdentity() const;
+    /// Whether this connection may generate pairs, train and manage models: always on an SQLite
+    /// store; on a team store, a role in d2dpo_maintainer (or the store's owner).
+    bool canMaintain() const;
     int schemaVersion() const;
     /// The latest schema this build writes and reads.
     static int latestSchemaVersion();
@@ -267,6 +292,15 @@ public:
     Result<std::vector<ShownPair>> pendingPairs(int64_t limit, const std::string& task = "",
                                                 const std::string& labeler = "");
     Result<ShownPair> pair(int64_t id);
+    /// Hands up to `count` pending pairs (pendingPairs' order and rules) to `labeler` under a lease
+    /// of QueueSettings::leaseSeconds, in one transaction: a pair leased to others as many times as
+    /// it still needs labels is not handed out again until a lease expires or becomes a label.
+    /// The labeler's own unexpired leases come back first, so a restart resumes them.
+    Result<std::vector<ShownPair>> claimPairs(const std::string& labeler, int64_t count, const std::string& task = "");
+    /// Gives the labeler's leases back (the application closing, the queue left).
+    Status releaseLeases(const std::string& labeler);
+    /// Every labeler's labels and leases, most labels first.
+    Result<std::vector<LabelerProgress>> teamProgress();
 
     /// Records a label, committed before this returns. Refused (AlreadyLabelled) when the labeler
     /// labelled the pair already (a double key press cannot label twice) or when a training or
@@ -342,10 +376,18 @@ public:
     /// Marks running runs whose lock no process holds as interrupted; returns how many.
     Result<int64_t> markDeadRunsInterrupted();
 
+    /// Copies every record of `from` (models with their lineage, tasks, evaluations, sequences, pairs,
+    /// labels with their history, imports, comparisons, runs with their series, the queue settings)
+    /// into `to`, which must hold none yet: one transaction on `to`, ids kept, each table's count
+    /// checked against the source before it commits; leases (who holds a pair now) are not copied.
+    /// Returns each table's name and count, in the order copied.
+    static Result<std::vector<std::pair<std::string, int64_t>>> copyAll(PreferenceStore& from, PreferenceStore& to);
+
     /// PRAGMA integrity_check: "ok" or SQLite's report.
     Result<std::string> integrityCheck();
 
 private:
+    static Result<std::unique_ptr<PreferenceStore>> openTeamStore(const std::string& url, OpenMode mode);
     Result<std::vector<std::pair<ShownPair, LabelRecord>>> activeLabels(const std::string& labeler,
                                                                         bool undecidedOnly);
     struct Impl;

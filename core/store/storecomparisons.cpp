@@ -22,23 +22,23 @@ Result<int64_t> PreferenceStore::addComparison(const std::string& task, const st
         if (p.task != task || p.leftModelId.empty() || p.rightModelId.empty() || p.leftModelId == p.rightModelId)
             return makeError("a comparison's pair holds one sample of each of two of its models, of its task");
     return m_impl->guard<int64_t>("storing a comparison", [&]() -> Result<int64_t> {
-        SQLite::Database& db = m_impl->db;
-        SQLite::Transaction transaction(db);
-        SQLite::Statement known(db, "SELECT 1 FROM models WHERE id = ?");
+        sql::Database& db = m_impl->db;
+        sql::WriteTransaction transaction(db);
+        sql::Statement known(db, "SELECT 1 FROM models WHERE id = ?");
         for (const std::string& id : modelIds) {
             known.reset();
             known.bind(1, id);
             if (!known.executeStep())
                 return makeError(ErrorCode::NotFound, "model " + id + " is not in the store");
         }
-        SQLite::Statement comparison(db, "INSERT INTO comparisons (task, models_json, created_at) VALUES (?, ?, ?)");
+        sql::Statement comparison(db, "INSERT INTO comparisons (task, models_json, created_at) VALUES (?, ?, ?) "
+                                      "RETURNING id");
         comparison.bind(1, task);
         comparison.bind(2, nlohmann::json(modelIds).dump());
         comparison.bind(3, utcNow());
-        comparison.exec();
         PairExtras extras;
         extras.purpose = "compare";
-        extras.comparisonId = db.getLastInsertRowid();
+        extras.comparisonId = insertReturningId(comparison);
         insertPairs(db, pairs, "compare", extras);
         transaction.commit();
         return *extras.comparisonId;
@@ -48,7 +48,7 @@ Result<int64_t> PreferenceStore::addComparison(const std::string& task, const st
 Result<std::vector<ComparisonRecord>> PreferenceStore::comparisons()
 {
     return m_impl->guard<std::vector<ComparisonRecord>>("listing comparisons", [&] {
-        SQLite::Statement q(m_impl->db, R"sql(
+        sql::Statement q(m_impl->db, R"sql(
             SELECT c.id, c.task, c.models_json, c.created_at,
                    (SELECT count(*) FROM pairs p WHERE p.comparison_id = c.id),
                    (SELECT count(*) FROM labels l JOIN pairs p ON p.id = l.pair_id
@@ -66,7 +66,7 @@ Result<std::vector<ComparisonRecord>> PreferenceStore::comparisons()
 Result<std::vector<JudgedLabel>> PreferenceStore::judgedLabels(int64_t comparisonId)
 {
     return m_impl->guard<std::vector<JudgedLabel>>("reading labels", [&] {
-        SQLite::Statement q(m_impl->db, R"sql(
+        sql::Statement q(m_impl->db, R"sql(
             SELECT l.id, p.id, p.purpose, p.gold_choice, p.comparison_id, ls.tokens, rs.tokens, ls.model_id,
                    rs.model_id, ls.task, l.labeler, l.choice, l.decide_ms
             FROM labels l JOIN pairs p ON p.id = l.pair_id

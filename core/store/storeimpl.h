@@ -1,29 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The store's private parts, shared by the files that implement PreferenceStore (open and
 // integrity in preferencestore.cpp; models, labels and runs in their own files): the SQLite
-// handle with its error guard, and the small column helpers. Not for use outside store/.
+// connection (either engine) with its error guard, and the small column helpers. Not for use outside store/.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <SQLiteCpp/SQLiteCpp.h>
+#include "store/sql/sqldatabase.h"
 
 #include "store/preferencestore.h"
 
 namespace d2dpo {
 
-inline std::string nullableText(const SQLite::Column& column)
+inline std::string nullableText(const sql::Value& column)
 {
     return column.isNull() ? std::string() : column.getString();
 }
 
-inline void bindOptionalText(SQLite::Statement& statement, int index, const std::string& text)
+inline void bindOptionalText(sql::Statement& statement, int index, const std::string& text)
 {
     if (text.empty())
-        statement.bind(index); // NULL
+        statement.bindNullText(index); // a text NULL, so `? IS NULL` has a type on PostgreSQL too
     else
         statement.bind(index, text);
 }
@@ -35,7 +36,7 @@ constexpr const char* kPairSelect = R"sql(
            CASE WHEN p.purpose = 'compare' THEN NULL ELSE rs.model_id END, ls.task, p.purpose = 'compare'
     FROM pairs p JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id)sql";
 
-inline ShownPair readPair(SQLite::Statement& q)
+inline ShownPair readPair(sql::Statement& q)
 {
     return {q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString(),
             nullableText(q.getColumn(3)), nullableText(q.getColumn(4)), q.getColumn(5).getString(),
@@ -50,7 +51,7 @@ struct PairExtras {
 };
 
 /// Inserts the pairs' sequences and the pairs, inside the caller's transaction; returns their ids.
-std::vector<int64_t> insertPairs(SQLite::Database& db, const std::vector<ShownPair>& pairs, const std::string& source,
+std::vector<int64_t> insertPairs(sql::Database& db, const std::vector<ShownPair>& pairs, const std::string& source,
                                  const PairExtras& extras = {});
 
 /// Why `pairs` cannot be stored (two identical sequences, no task), or "".
@@ -70,51 +71,66 @@ inline std::string labelerNameProblem(const std::string& labeler)
     return {};
 }
 
-/// A write transaction that takes the write lock at once (BEGIN IMMEDIATE), so what it reads
-/// cannot change before it writes; rolled back unless committed.
-class WriteTransaction {
-public:
-    explicit WriteTransaction(SQLite::Database& db) : m_db(db) { m_db.exec("BEGIN IMMEDIATE"); }
-    WriteTransaction(const WriteTransaction&) = delete;
-    WriteTransaction& operator=(const WriteTransaction&) = delete;
-    ~WriteTransaction()
-    {
-        if (!m_committed)
-            try {
-                m_db.exec("ROLLBACK");
-            } catch (const SQLite::Exception&) { // the first error is the one reported
-            }
-    }
-    void commit()
-    {
-        m_db.exec("COMMIT");
-        m_committed = true;
-    }
-
-private:
-    SQLite::Database& m_db;
-    bool m_committed = false;
-};
+using sql::WriteTransaction;
 
 struct PreferenceStore::Impl {
-    std::string path;
-    SQLite::Database db;
+    std::string path; ///< the file, or the PostgreSQL URL as given
+    std::unique_ptr<sql::Database> connection;
+    sql::Database& db;
     int version = 0;
-    uint64_t device = 0; ///< the opened file's device and inode (stillAtItsPath)
+    uint64_t device = 0; ///< the opened file's device and inode (stillAtItsPath); SQLite only
     uint64_t inode = 0;
+    std::string identity;  ///< a team store's role (current_user); empty on SQLite
+    bool maintainer = true; ///< may generate pairs, train and manage models
 
-    Impl(std::string p, int flags) : path(std::move(p)), db(path, flags) {}
+    Impl(std::string p, std::unique_ptr<sql::Database> c) : path(std::move(p)), connection(std::move(c)), db(*connection)
+    {
+    }
 
-    /// Runs `body` and turns SQLite's exceptions into a user-facing error.
+    bool team() const { return db.engine() == sql::Engine::PostgreSQL; }
+
+    /// Runs `body` and turns the engine's exceptions into a user-facing error.
     template <typename T, typename F>
     Result<T> guard(const std::string& what, F&& body)
     {
         try {
             return body();
-        } catch (const SQLite::Exception& e) {
-            return makeError(what + " failed in '" + path + "': " + e.what());
+        } catch (const sql::Error& e) {
+            return makeError(errorCodeOf(e), what + " failed in '" + displayName() + "': " + e.what());
         }
     }
+
+    /// The store as messages name it: a URL without its password.
+    std::string displayName() const;
+    static ErrorCode errorCodeOf(const sql::Error& e);
 };
+
+/// The pending pairs as PreferenceStore::pendingPairs describes them; with `heedLeases`, without the
+/// pairs others' unexpired leases fill to the overlap and without those `labeler` holds itself.
+std::vector<ShownPair> readPending(sql::Database& db, const QueueSettings& settings, int64_t limit,
+                                  const std::string& task, const std::string& labeler, bool heedLeases);
+
+/// Seconds since the epoch by the database's clock (one clock for every client of a team store).
+inline const char* nowSecondsSql(const sql::Database& db)
+{
+    return db.engine() == sql::Engine::PostgreSQL ? "CAST(extract(epoch FROM now()) AS BIGINT)"
+                                                  : "CAST(strftime('%s', 'now') AS INTEGER)";
+}
+
+/// A unique index refused the row (SQLite's SQLITE_CONSTRAINT_UNIQUE, PostgreSQL's 23505).
+inline bool isUniqueViolation(const sql::Error& e)
+{
+    return e.kind() == sql::ErrorKind::Constraint && (e.code() == "2067" || e.code() == "23505");
+}
+
+/// Inserts with `RETURNING id` and reads the new row's id (both engines speak it).
+inline int64_t insertReturningId(sql::Statement& insert)
+{
+    if (!insert.executeStep())
+        throw sql::Error(sql::ErrorKind::Other, "the insert returned no id");
+    const int64_t id = insert.getColumn(0).getInt64();
+    insert.exec(); // to its end, so the statement is done before the next one
+    return id;
+}
 
 } // namespace d2dpo

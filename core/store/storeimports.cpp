@@ -37,13 +37,13 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
                                                          const std::string& file)
 {
     return m_impl->guard<ImportOutcome>("importing preferences", [&] {
-        SQLite::Database& db = m_impl->db;
+        sql::Database& db = m_impl->db;
         // The write lock first, then the check, then the inserts: two imports of the same file at
         // once cannot both find their labels missing (the second waits, then adds nothing).
         WriteTransaction transaction(db);
         std::unordered_set<std::string> seen;
         {
-            SQLite::Statement q(db, R"sql(
+            sql::Statement q(db, R"sql(
                 SELECT ls.task, ls.tokens, rs.tokens, l.choice, l.labeler, l.created_at, l.import_key
                 FROM labels l JOIN pairs p ON p.id = l.pair_id
                      JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
@@ -61,7 +61,7 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
         std::vector<std::pair<const PreferenceRecord*, std::string>> fresh;
         for (const PreferenceRecord& r : records) {
             if (r.task.empty())
-                throw SQLite::Exception("an imported preference has no task");
+                throw sql::Error(sql::ErrorKind::Other, "an imported preference has no task");
             std::string key = identityOf(r);
             if (seen.insert(key).second)
                 fresh.emplace_back(&r, std::move(key));
@@ -71,18 +71,17 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
         if (fresh.empty())
             return outcome;
         const std::string now = utcNow();
-        SQLite::Statement import(db, "INSERT INTO imports (file, task, created_at) VALUES (?, ?, ?)");
+        sql::Statement import(db, "INSERT INTO imports (file, task, created_at) VALUES (?, ?, ?) RETURNING id");
         import.bind(1, file);
         import.bind(2, fresh.front().first->task);
         import.bind(3, now);
-        import.exec();
-        outcome.importId = db.getLastInsertRowid();
+        outcome.importId = insertReturningId(import);
         // A model id only links when that model is in this store (lineage may come from elsewhere).
-        SQLite::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at, task) "
-                                       "VALUES ((SELECT id FROM models WHERE id = ?), ?, ?, ?)");
-        SQLite::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at, import_id) "
-                                   "VALUES (?, ?, 'imported', ?, ?)");
-        SQLite::Statement label(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at, import_key) "
+        sql::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at, task) "
+                                       "VALUES ((SELECT id FROM models WHERE id = ?), ?, ?, ?) RETURNING id");
+        sql::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at, import_id) "
+                                   "VALUES (?, ?, 'imported', ?, ?) RETURNING id");
+        sql::Statement label(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at, import_key) "
                                     "VALUES (?, ?, ?, ?, ?, ?)");
         auto addSequence = [&](const std::string& tokens, const std::string& modelId, const std::string& task) {
             sequence.reset();
@@ -90,8 +89,7 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
             sequence.bind(2, tokens);
             sequence.bind(3, now);
             sequence.bind(4, task);
-            sequence.exec();
-            return db.getLastInsertRowid();
+            return insertReturningId(sequence);
         };
         for (const auto& [r, key] : fresh) {
             const bool chosenLeft = r->chosenSide != "right";
@@ -102,9 +100,9 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
             pair.bind(2, chosenLeft ? rejected : chosen);
             pair.bind(3, now);
             pair.bind(4, outcome.importId);
-            pair.exec();
+            const int64_t pairId = insertReturningId(pair);
             label.reset();
-            label.bind(1, db.getLastInsertRowid());
+            label.bind(1, pairId);
             label.bind(2, chosenLeft ? "left" : "right");
             label.bind(3, importedLabeler(*r));
             label.bind(4, std::max<int64_t>(0, r->decideMs));
@@ -121,7 +119,7 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
 Result<std::vector<ImportRecord>> PreferenceStore::imports()
 {
     return m_impl->guard<std::vector<ImportRecord>>("listing imports", [&] {
-        SQLite::Statement q(m_impl->db, "SELECT i.id, i.file, i.task, i.created_at, "
+        sql::Statement q(m_impl->db, "SELECT i.id, i.file, i.task, i.created_at, "
                                         "(SELECT count(*) FROM pairs p WHERE p.import_id = i.id) FROM imports i "
                                         "ORDER BY i.id");
         std::vector<ImportRecord> out;
@@ -142,16 +140,16 @@ Result<DeletedLabels> PreferenceStore::deleteLabels(const LabelSelection& select
     if (selection.importId && !selection.modelId.empty())
         return makeError("name one of an import or a model, not both");
     return m_impl->guard<DeletedLabels>("deleting labels", [&] {
-        SQLite::Database& db = m_impl->db;
-        SQLite::Transaction transaction(db);
+        sql::Database& db = m_impl->db;
+        sql::WriteTransaction transaction(db);
         // The selected pairs, in a temporary table the statements below share.
         db.exec("CREATE TEMP TABLE IF NOT EXISTS selected_pairs (id INTEGER PRIMARY KEY)");
         db.exec("DELETE FROM selected_pairs");
         const bool wholePairs = selection.importId || !selection.modelId.empty();
-        SQLite::Statement select(db, R"sql(
+        sql::Statement select(db, R"sql(
             INSERT INTO selected_pairs (id)
             SELECT p.id FROM pairs p JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
-            WHERE (?1 IS NULL OR p.import_id = ?1)
+            WHERE (CAST(?1 AS BIGINT) IS NULL OR p.import_id = ?1)
               AND (?2 IS NULL OR ls.model_id = ?2 OR rs.model_id = ?2)
               AND (?3 IS NULL OR EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.labeler = ?3)))sql");
         if (selection.importId)
@@ -162,7 +160,7 @@ Result<DeletedLabels> PreferenceStore::deleteLabels(const LabelSelection& select
 
         DeletedLabels counted;
         // With a labeler only that labeler's labels go; otherwise every label of the selected pairs.
-        SQLite::Statement labels(db, "SELECT count(*) FROM labels WHERE pair_id IN (SELECT id FROM selected_pairs) "
+        sql::Statement labels(db, "SELECT count(*) FROM labels WHERE pair_id IN (SELECT id FROM selected_pairs) "
                                      "AND (?1 IS NULL OR labeler = ?1)");
         bindOptionalText(labels, 1, selection.labeler);
         labels.executeStep();
@@ -180,14 +178,14 @@ Result<DeletedLabels> PreferenceStore::deleteLabels(const LabelSelection& select
         }
         if (dryRun)
             return counted; // the transaction rolls back
-        SQLite::Statement removeLabels(db, "DELETE FROM labels WHERE pair_id IN (SELECT id FROM selected_pairs) "
+        sql::Statement removeLabels(db, "DELETE FROM labels WHERE pair_id IN (SELECT id FROM selected_pairs) "
                                            "AND (?1 IS NULL OR labeler = ?1)");
         bindOptionalText(removeLabels, 1, selection.labeler);
         removeLabels.exec();
         if (wholePairs) {
             db.exec("CREATE TEMP TABLE IF NOT EXISTS selected_sequences (id INTEGER PRIMARY KEY)");
             db.exec("DELETE FROM selected_sequences");
-            db.exec("INSERT OR IGNORE INTO selected_sequences SELECT left_id FROM pairs WHERE id IN "
+            db.exec("INSERT INTO selected_sequences SELECT left_id FROM pairs WHERE id IN "
                     "(SELECT id FROM selected_pairs) UNION SELECT right_id FROM pairs WHERE id IN "
                     "(SELECT id FROM selected_pairs)");
             db.exec("DELETE FROM pairs WHERE id IN (SELECT id FROM selected_pairs)");

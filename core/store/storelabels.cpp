@@ -3,8 +3,6 @@
 // decisive preferences that training and export read.
 #include "store/preferencestore.h"
 
-#include <sqlite3.h>
-
 #include "base/timeutil.h"
 #include "store/storeimpl.h"
 
@@ -20,12 +18,13 @@ std::string pairsProblem(const std::vector<ShownPair>& pairs)
     return {};
 }
 
-std::vector<int64_t> insertPairs(SQLite::Database& db, const std::vector<ShownPair>& pairs, const std::string& source,
+std::vector<int64_t> insertPairs(sql::Database& db, const std::vector<ShownPair>& pairs, const std::string& source,
                                  const PairExtras& extras)
 {
-    SQLite::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at, task) VALUES (?, ?, ?, ?)");
-    SQLite::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at, purpose, gold_choice, "
-                               "comparison_id) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    sql::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at, task) VALUES (?, ?, ?, ?) "
+                                "RETURNING id");
+    sql::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at, purpose, gold_choice, "
+                            "comparison_id) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id");
     const std::string now = utcNow();
     auto addSequence = [&](const std::string& tokens, const std::string& modelId, const std::string& task) {
         sequence.reset();
@@ -33,8 +32,7 @@ std::vector<int64_t> insertPairs(SQLite::Database& db, const std::vector<ShownPa
         sequence.bind(2, tokens);
         sequence.bind(3, now);
         sequence.bind(4, task);
-        sequence.exec();
-        return db.getLastInsertRowid();
+        return insertReturningId(sequence);
     };
     std::vector<int64_t> ids;
     for (size_t i = 0; i < pairs.size(); ++i) {
@@ -52,8 +50,7 @@ std::vector<int64_t> insertPairs(SQLite::Database& db, const std::vector<ShownPa
             pair.bind(7, *extras.comparisonId);
         else
             pair.bind(7);
-        pair.exec();
-        ids.push_back(db.getLastInsertRowid());
+        ids.push_back(insertReturningId(pair));
     }
     return ids;
 }
@@ -63,7 +60,7 @@ Result<std::vector<int64_t>> PreferenceStore::addPairs(const std::vector<ShownPa
     if (const std::string problem = pairsProblem(pairs); !problem.empty())
         return makeError(problem);
     return m_impl->guard<std::vector<int64_t>>("storing pairs", [&] {
-        SQLite::Transaction transaction(m_impl->db);
+        sql::WriteTransaction transaction(m_impl->db);
         std::vector<int64_t> ids = insertPairs(m_impl->db, pairs, source);
         transaction.commit();
         return ids;
@@ -73,7 +70,7 @@ Result<std::vector<int64_t>> PreferenceStore::addPairs(const std::vector<ShownPa
 Result<ShownPair> PreferenceStore::pair(int64_t id)
 {
     return m_impl->guard<ShownPair>("reading pair", [&]() -> Result<ShownPair> {
-        SQLite::Statement q(m_impl->db, std::string(kPairSelect) + " WHERE p.id = ?");
+        sql::Statement q(m_impl->db, std::string(kPairSelect) + " WHERE p.id = ?");
         q.bind(1, id);
         if (!q.executeStep())
             return makeError("pair " + std::to_string(id) + " does not exist");
@@ -87,13 +84,13 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
         return makeError(problem);
     const std::string pairName = "pair " + std::to_string(pairId);
     try {
-        SQLite::Database& db = m_impl->db;
+        sql::Database& db = m_impl->db;
         // The overlap is read and the label written under one write lock: two labelers pressing at
         // once cannot take a pair past its overlap. Committed before this returns.
         WriteTransaction transaction(db);
-        SQLite::Statement state(db, R"sql(
+        sql::Statement state(db, R"sql(
             SELECT p.purpose,
-                   (SELECT count(*) FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL),
+                   coalesce((SELECT t.active FROM label_tally t WHERE t.pair_id = p.id), 0),
                    EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?2),
                    coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'overlap'), 1)
             FROM pairs p WHERE p.id = ?1)sql");
@@ -110,28 +107,31 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
                              overlap == 1 ? pairName + " already has a label"
                                           : pairName + " already has its " + std::to_string(overlap) + " labels");
         state.reset();
-        SQLite::Statement q(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "
-                                "VALUES (?, ?, ?, ?, ?)");
+        sql::Statement q(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "
+                             "VALUES (?, ?, ?, ?, ?) RETURNING id");
         q.bind(1, pairId);
         q.bind(2, toString(choice));
         q.bind(3, labeler);
         q.bind(4, std::max<int64_t>(0, decideMs));
         q.bind(5, utcNow());
-        q.exec();
-        const int64_t id = db.getLastInsertRowid();
+        const int64_t id = insertReturningId(q);
+        sql::Statement leased(db, "DELETE FROM leases WHERE pair_id = ? AND labeler = ?"); // the lease became a label
+        leased.bind(1, pairId);
+        leased.bind(2, labeler);
+        leased.exec();
         transaction.commit();
         return id;
-    } catch (const SQLite::Exception& e) {
-        if (e.getExtendedErrorCode() == SQLITE_CONSTRAINT_UNIQUE)
+    } catch (const sql::Error& e) {
+        if (isUniqueViolation(e))
             return makeError(ErrorCode::AlreadyLabelled, pairName + " already has a label by " + labeler);
-        return makeError("storing the label failed in '" + m_impl->path + "': " + e.what());
+        return makeError(Impl::errorCodeOf(e), "storing the label failed in '" + m_impl->displayName() + "': " + e.what());
     }
 }
 
 Result<std::optional<int64_t>> PreferenceStore::undoLastLabel(const std::string& labeler)
 {
     return m_impl->guard<std::optional<int64_t>>("undoing a label", [&]() -> std::optional<int64_t> {
-        SQLite::Statement q(m_impl->db, R"sql(
+        sql::Statement q(m_impl->db, R"sql(
             UPDATE labels SET undone_at = ?
             WHERE id = (SELECT id FROM labels WHERE labeler = ? AND undone_at IS NULL ORDER BY id DESC LIMIT 1)
             RETURNING pair_id)sql");
@@ -146,8 +146,8 @@ Result<std::optional<int64_t>> PreferenceStore::undoLastLabel(const std::string&
 Result<std::vector<int64_t>> PreferenceStore::undoLabels(const std::vector<int64_t>& labelIds)
 {
     return m_impl->guard<std::vector<int64_t>>("undoing labels", [&] {
-        SQLite::Transaction transaction(m_impl->db);
-        SQLite::Statement q(m_impl->db,
+        sql::WriteTransaction transaction(m_impl->db);
+        sql::Statement q(m_impl->db,
                             "UPDATE labels SET undone_at = ? WHERE id = ? AND undone_at IS NULL RETURNING pair_id");
         const std::string now = utcNow();
         std::vector<int64_t> pairs;
@@ -167,11 +167,11 @@ Result<std::vector<int64_t>> PreferenceStore::undoLabels(const std::vector<int64
 Result<LabelCounts> PreferenceStore::counts(const std::string& labeler)
 {
     return m_impl->guard<LabelCounts>("counting labels", [&] {
-        SQLite::Statement q(m_impl->db, R"sql(
-            SELECT (SELECT count(*) FROM labels WHERE undone_at IS NULL),
+        sql::Statement q(m_impl->db, R"sql(
+            SELECT (SELECT coalesce(sum(labels), 0) FROM labeler_tally),
                    (SELECT count(*) FROM labels WHERE undone_at IS NULL AND labeler = ?),
                    (SELECT count(*) FROM pairs p WHERE p.purpose <> 'gold'
-                        AND (SELECT count(*) FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL)
+                        AND coalesce((SELECT t.active FROM label_tally t WHERE t.pair_id = p.id), 0)
                             < coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'overlap'), 1)
                         AND NOT EXISTS (SELECT 1 FROM labels l
                                         WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?)),
@@ -188,7 +188,7 @@ Result<LabelCounts> PreferenceStore::counts(const std::string& labeler)
 Result<std::vector<LabelRecord>> PreferenceStore::labels(bool includeUndone)
 {
     return m_impl->guard<std::vector<LabelRecord>>("listing labels", [&] {
-        SQLite::Statement q(m_impl->db, std::string("SELECT id, pair_id, choice, labeler, decide_ms, created_at, "
+        sql::Statement q(m_impl->db, std::string("SELECT id, pair_id, choice, labeler, decide_ms, created_at, "
                                                     "undone_at IS NOT NULL FROM labels") +
                                             (includeUndone ? "" : " WHERE undone_at IS NULL") + " ORDER BY id");
         std::vector<LabelRecord> out;
@@ -217,7 +217,7 @@ Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::activeLa
     using Row = std::pair<ShownPair, LabelRecord>;
     return m_impl->guard<std::vector<Row>>("reading labels", [&] {
         // The pair's columns as kPairSelect has them, then the label's.
-        SQLite::Statement full(m_impl->db, R"sql(
+        sql::Statement full(m_impl->db, R"sql(
             SELECT p.id, ls.tokens, rs.tokens, CASE WHEN p.purpose = 'compare' THEN NULL ELSE ls.model_id END,
                    CASE WHEN p.purpose = 'compare' THEN NULL ELSE rs.model_id END, ls.task, p.purpose = 'compare',
                    l.id, l.choice, l.decide_ms, l.created_at, l.labeler

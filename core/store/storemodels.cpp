@@ -14,7 +14,7 @@ Status PreferenceStore::addModel(const ModelRecord& m)
         if (Status s = addTask(m.taskKey, m.taskSpecJson); !s)
             return s;
     return m_impl->guard<Ok>("storing model " + m.id, [&]() -> Result<Ok> {
-        SQLite::Statement q(m_impl->db, R"sql(
+        sql::Statement q(m_impl->db, R"sql(
             INSERT INTO models (id, parent_id, kind, name, path, spec_json, training_json, metrics_json, run_id,
                                 created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -38,7 +38,7 @@ Status PreferenceStore::addModel(const ModelRecord& m)
 
 namespace {
 
-ModelRecord readModel(SQLite::Statement& q)
+ModelRecord readModel(sql::Statement& q)
 {
     ModelRecord m;
     m.id = q.getColumn(0).getString();
@@ -66,7 +66,7 @@ constexpr const char* kModelSelect = "SELECT id, parent_id, kind, name, path, sp
 Result<std::vector<ModelRecord>> PreferenceStore::models()
 {
     return m_impl->guard<std::vector<ModelRecord>>("listing models", [&] {
-        SQLite::Statement q(m_impl->db, std::string(kModelSelect) + " ORDER BY created_at, id");
+        sql::Statement q(m_impl->db, std::string(kModelSelect) + " ORDER BY created_at, id");
         std::vector<ModelRecord> out;
         while (q.executeStep())
             out.push_back(readModel(q));
@@ -77,7 +77,7 @@ Result<std::vector<ModelRecord>> PreferenceStore::models()
 Result<std::optional<ModelRecord>> PreferenceStore::model(const std::string& id)
 {
     return m_impl->guard<std::optional<ModelRecord>>("reading model " + id, [&]() -> std::optional<ModelRecord> {
-        SQLite::Statement q(m_impl->db, std::string(kModelSelect) + " WHERE id = ?");
+        sql::Statement q(m_impl->db, std::string(kModelSelect) + " WHERE id = ?");
         q.bind(1, id);
         if (!q.executeStep())
             return std::nullopt;
@@ -88,7 +88,8 @@ Result<std::optional<ModelRecord>> PreferenceStore::model(const std::string& id)
 Status PreferenceStore::addTask(const std::string& key, const std::string& specJson)
 {
     return m_impl->guard<Ok>("storing task " + key, [&]() -> Result<Ok> {
-        SQLite::Statement q(m_impl->db, "INSERT OR IGNORE INTO tasks (key, spec_json, created_at) VALUES (?, ?, ?)");
+        sql::Statement q(m_impl->db, "INSERT INTO tasks (key, spec_json, created_at) VALUES (?, ?, ?) "
+                                     "ON CONFLICT (key) DO NOTHING");
         q.bind(1, key);
         q.bind(2, specJson);
         q.bind(3, utcNow());
@@ -100,7 +101,7 @@ Status PreferenceStore::addTask(const std::string& key, const std::string& specJ
 Result<std::optional<std::string>> PreferenceStore::taskSpec(const std::string& key)
 {
     return m_impl->guard<std::optional<std::string>>("reading task " + key, [&]() -> std::optional<std::string> {
-        SQLite::Statement q(m_impl->db, "SELECT spec_json FROM tasks WHERE key = ?");
+        sql::Statement q(m_impl->db, "SELECT spec_json FROM tasks WHERE key = ?");
         q.bind(1, key);
         if (!q.executeStep())
             return std::nullopt;
@@ -113,11 +114,11 @@ Status PreferenceStore::renameModel(const std::string& id, const std::string& na
     if (name.empty())
         return makeError("a model's name cannot be empty");
     return m_impl->guard<Ok>("renaming model " + id, [&]() -> Ok {
-        SQLite::Statement q(m_impl->db, "UPDATE models SET name = ? WHERE id = ?");
+        sql::Statement q(m_impl->db, "UPDATE models SET name = ? WHERE id = ?");
         q.bind(1, name);
         q.bind(2, id);
         if (q.exec() != 1)
-            throw SQLite::Exception("no model " + id + " in the store");
+            throw sql::Error(sql::ErrorKind::Other, "no model " + id + " in the store");
         return Ok{};
     });
 }
@@ -125,7 +126,7 @@ Status PreferenceStore::renameModel(const std::string& id, const std::string& na
 Result<int64_t> PreferenceStore::modelChildren(const std::string& id)
 {
     return m_impl->guard<int64_t>("counting a model's descendants", [&] {
-        SQLite::Statement q(m_impl->db, "SELECT count(*) FROM models WHERE parent_id = ?");
+        sql::Statement q(m_impl->db, "SELECT count(*) FROM models WHERE parent_id = ?");
         q.bind(1, id);
         q.executeStep();
         return q.getColumn(0).getInt64();
@@ -136,25 +137,25 @@ Status PreferenceStore::deleteModel(const std::string& id)
 {
     auto children = modelChildren(id);
     if (!children)
-        return makeError(children.error());
+        return makeError(children.errorCode(), children.error());
     if (children.value() > 0)
         return makeError(std::to_string(children.value()) + " models were fine-tuned from it; delete them first "
                                                               "(their lineage would point nowhere)");
     return m_impl->guard<Ok>("deleting model " + id, [&]() -> Ok {
-        SQLite::Transaction transaction(m_impl->db);
+        sql::WriteTransaction transaction(m_impl->db);
         // Its sequences and their labels stay (they are the experts' work); they no longer name it.
         for (const char* sql : {"DELETE FROM evaluations WHERE model_id = ?1",
                                 "UPDATE sequences SET model_id = NULL WHERE model_id = ?1",
                                 "UPDATE runs SET reference_model_id = NULL WHERE reference_model_id = ?1",
                                 "UPDATE runs SET result_model_id = NULL WHERE result_model_id = ?1"}) {
-            SQLite::Statement q(m_impl->db, sql);
+            sql::Statement q(m_impl->db, sql);
             q.bind(1, id);
             q.exec();
         }
-        SQLite::Statement q(m_impl->db, "DELETE FROM models WHERE id = ?");
+        sql::Statement q(m_impl->db, "DELETE FROM models WHERE id = ?");
         q.bind(1, id);
         if (q.exec() != 1)
-            throw SQLite::Exception("no model " + id + " in the store");
+            throw sql::Error(sql::ErrorKind::Other, "no model " + id + " in the store");
         transaction.commit();
         return Ok{};
     });
@@ -164,7 +165,7 @@ Result<std::optional<std::string>> PreferenceStore::evaluation(const std::string
                                                               int64_t samples, uint64_t seed)
 {
     return m_impl->guard<std::optional<std::string>>("reading an evaluation", [&] {
-        SQLite::Statement q(m_impl->db, "SELECT metrics_json FROM evaluations WHERE model_id = ? AND sampler = ? "
+        sql::Statement q(m_impl->db, "SELECT metrics_json FROM evaluations WHERE model_id = ? AND sampler = ? "
                                         "AND samples = ? AND seed = ?");
         q.bind(1, modelId);
         q.bind(2, sampler);
@@ -178,8 +179,10 @@ Status PreferenceStore::saveEvaluation(const std::string& modelId, const std::st
                                        uint64_t seed, const std::string& metricsJson)
 {
     return m_impl->guard<Ok>("recording an evaluation", [&]() -> Ok {
-        SQLite::Statement q(m_impl->db, "INSERT OR REPLACE INTO evaluations (model_id, sampler, samples, seed, "
-                                        "metrics_json, created_at) VALUES (?, ?, ?, ?, ?, ?)");
+        sql::Statement q(m_impl->db, "INSERT INTO evaluations (model_id, sampler, samples, seed, metrics_json, "
+                                     "created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sampler, samples, "
+                                     "seed) DO UPDATE SET metrics_json = excluded.metrics_json, "
+                                     "created_at = excluded.created_at");
         q.bind(1, modelId);
         q.bind(2, sampler);
         q.bind(3, samples);

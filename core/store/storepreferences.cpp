@@ -4,7 +4,7 @@
 // and its labeler list read the same rule.
 #include "store/preferencestore.h"
 
-#include <nlohmann/json.hpp>
+#include <algorithm>
 
 #include "store/storeimpl.h"
 
@@ -13,18 +13,17 @@ namespace d2dpo {
 namespace {
 
 // Active left/right labels of training pairs (gold and comparison pairs train nothing) with both
-// sequences; "?1" the task, "?2" the chosen labelers as a JSON array (NULL: everyone's).
+// sequences; "?1" the task, then the chosen labelers (chosen()).
 constexpr const char* kDecisive = R"sql(
     FROM labels l JOIN pairs p ON p.id = l.pair_id
          JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
     WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right') AND p.purpose = 'train')sql";
-constexpr const char* kChosen = " (?2 IS NULL OR l.labeler IN (SELECT value FROM json_each(?2))) ";
 
 constexpr const char* kPreferenceColumns = R"sql(
     SELECT l.choice, ls.tokens, rs.tokens, ls.model_id, rs.model_id, l.labeler, l.decide_ms, l.created_at, ls.task)sql";
 
 /// The rows of a kPreferenceColumns query, as training and export see them.
-std::vector<PreferenceRecord> readPreferences(SQLite::Statement& q)
+std::vector<PreferenceRecord> readPreferences(sql::Statement& q)
 {
     std::vector<PreferenceRecord> out;
     while (q.executeStep()) {
@@ -38,13 +37,22 @@ std::vector<PreferenceRecord> readPreferences(SQLite::Statement& q)
     return out;
 }
 
-void bindSelection(SQLite::Statement& q, const std::string& task, const std::vector<std::string>& labelers)
+/// The label is by one of `labelers` (parameters ?2...), or true when none are named: everyone's count.
+std::string chosen(const std::vector<std::string>& labelers)
+{
+    if (labelers.empty())
+        return " (1 = 1) ";
+    std::string list;
+    for (size_t i = 0; i < labelers.size(); ++i)
+        list += (i ? ", ?" : "?") + std::to_string(i + 2);
+    return " (l.labeler IN (" + list + ")) ";
+}
+
+void bindSelection(sql::Statement& q, const std::string& task, const std::vector<std::string>& labelers)
 {
     q.bind(1, task);
-    if (labelers.empty())
-        q.bind(2); // NULL: every labeler's labels count
-    else
-        q.bind(2, nlohmann::json(labelers).dump());
+    for (size_t i = 0; i < labelers.size(); ++i)
+        q.bind(int(i + 2), labelers[i]);
 }
 
 } // namespace
@@ -54,7 +62,7 @@ bool isSimulatedLabeler(const std::string& labeler) { return labeler.rfind("rule
 Result<std::vector<PreferenceRecord>> PreferenceStore::preferences()
 {
     return m_impl->guard<std::vector<PreferenceRecord>>("reading preferences", [&] {
-        SQLite::Statement q(m_impl->db, std::string(kPreferenceColumns) + kDecisive + " ORDER BY l.id");
+        sql::Statement q(m_impl->db, std::string(kPreferenceColumns) + kDecisive + " ORDER BY l.id");
         return readPreferences(q);
     });
 }
@@ -63,8 +71,8 @@ Result<std::vector<PreferenceRecord>> PreferenceStore::preferences(const std::st
                                                                    const std::vector<std::string>& labelers)
 {
     return m_impl->guard<std::vector<PreferenceRecord>>("reading preferences", [&] {
-        SQLite::Statement q(m_impl->db, std::string(kPreferenceColumns) + kDecisive + " AND ls.task = ?1 AND" +
-                                            kChosen + "ORDER BY l.id");
+        sql::Statement q(m_impl->db, std::string(kPreferenceColumns) + kDecisive + " AND ls.task = ?1 AND" +
+                                         chosen(labelers) + "ORDER BY l.id");
         bindSelection(q, task, labelers);
         return readPreferences(q);
     });
@@ -73,10 +81,12 @@ Result<std::vector<PreferenceRecord>> PreferenceStore::preferences(const std::st
 Result<UsablePairs> PreferenceStore::usablePairs(const std::string& task, const std::vector<std::string>& labelers)
 {
     return m_impl->guard<UsablePairs>("counting preferences", [&] {
-        SQLite::Statement q(m_impl->db, std::string(R"sql(
-            SELECT coalesce(sum(ls.task = ?1 AND)sql") + kChosen + R"sql(), 0),
-                   coalesce(sum(ls.task <> ?1), 0),
-                   coalesce(sum(ls.task = ?1 AND NOT)sql" + kChosen + "), 0)" + kDecisive);
+        // Counted with CASE: PostgreSQL does not sum booleans.
+        const std::string by = chosen(labelers);
+        sql::Statement q(m_impl->db, "SELECT coalesce(sum(CASE WHEN ls.task = ?1 AND" + by + "THEN 1 ELSE 0 END), 0), "
+                                     "coalesce(sum(CASE WHEN ls.task <> ?1 THEN 1 ELSE 0 END), 0), "
+                                     "coalesce(sum(CASE WHEN ls.task = ?1 AND NOT" + by + "THEN 1 ELSE 0 END), 0)" +
+                                         kDecisive);
         bindSelection(q, task, labelers);
         q.executeStep();
         return UsablePairs{q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64()};
@@ -86,8 +96,8 @@ Result<UsablePairs> PreferenceStore::usablePairs(const std::string& task, const 
 Result<std::vector<LabelerCount>> PreferenceStore::labelersOf(const std::string& task)
 {
     return m_impl->guard<std::vector<LabelerCount>>("counting labelers", [&] {
-        SQLite::Statement q(m_impl->db, std::string("SELECT l.labeler, count(*) ") + kDecisive +
-                                            " AND ls.task = ? GROUP BY l.labeler ORDER BY l.labeler");
+        sql::Statement q(m_impl->db, std::string("SELECT l.labeler, count(*) ") + kDecisive +
+                                         " AND ls.task = ? GROUP BY l.labeler");
         q.bind(1, task);
         std::vector<LabelerCount> people, simulated;
         while (q.executeStep()) {
@@ -95,6 +105,10 @@ Result<std::vector<LabelerCount>> PreferenceStore::labelersOf(const std::string&
             c.simulated = isSimulatedLabeler(c.labeler);
             (c.simulated ? simulated : people).push_back(std::move(c));
         }
+        // Sorted here, by bytes: a server's collation would order names by its locale.
+        auto byName = [](const LabelerCount& a, const LabelerCount& b) { return a.labeler < b.labeler; };
+        std::sort(people.begin(), people.end(), byName);
+        std::sort(simulated.begin(), simulated.end(), byName);
         people.insert(people.end(), simulated.begin(), simulated.end());
         return people;
     });

@@ -65,14 +65,17 @@ Result<QueueSettings> PreferenceStore::queueSettings()
 {
     return m_impl->guard<QueueSettings>("reading the queue settings", [&] {
         QueueSettings settings;
-        SQLite::Statement q(m_impl->db,
-                            "SELECT key, value FROM settings WHERE key IN ('overlap', 'gold_rate', 'order')");
+        sql::Statement q(m_impl->db,
+                            "SELECT key, value FROM settings WHERE key IN ('overlap', 'gold_rate', 'order', "
+                                     "'lease_seconds')");
         while (q.executeStep()) {
             const std::string key = q.getColumn(0).getString();
             if (key == "overlap")
                 settings.overlap = q.getColumn(1).getInt();
             else if (key == "gold_rate")
                 settings.goldRate = q.getColumn(1).getDouble();
+            else if (key == "lease_seconds")
+                settings.leaseSeconds = q.getColumn(1).getInt();
             else
                 settings.order = queueOrderFromString(q.getColumn(1).getString()).value_or(QueueOrder::Oldest);
         }
@@ -86,9 +89,13 @@ Status PreferenceStore::setQueueSettings(const QueueSettings& settings)
         return makeError("the overlap (labelers per pair) must be in 1.." + std::to_string(kMaxOverlap));
     if (!(settings.goldRate >= 0 && settings.goldRate <= kMaxGoldRate))
         return makeError("the gold rate must be in 0..0.5 (a share of each labeler's queue)");
+    if (settings.leaseSeconds < QueueSettings::kMinLeaseSeconds || settings.leaseSeconds > QueueSettings::kMaxLeaseSeconds)
+        return makeError("the lease must be 1 second to 24 hours (" + std::to_string(QueueSettings::kMaxLeaseSeconds) +
+                         " s)");
     auto written = m_impl->guard<bool>("writing the queue settings", [&] {
-        SQLite::Transaction transaction(m_impl->db);
-        SQLite::Statement q(m_impl->db, "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)");
+        sql::WriteTransaction transaction(m_impl->db);
+        sql::Statement q(m_impl->db, "INSERT INTO settings (key, value) VALUES (?, ?) "
+                                     "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
         q.bind(1, "overlap");
         q.bind(2, std::to_string(settings.overlap));
         q.exec();
@@ -100,12 +107,62 @@ Status PreferenceStore::setQueueSettings(const QueueSettings& settings)
         q.bind(1, "order");
         q.bind(2, toString(settings.order));
         q.exec();
+        q.reset();
+        q.bind(1, "lease_seconds");
+        q.bind(2, std::to_string(settings.leaseSeconds));
+        q.exec();
         transaction.commit();
         return true;
     });
     if (!written)
-        return makeError(written.error());
+        return makeError(written.errorCode(), written.error());
     return Ok{};
+}
+
+std::vector<ShownPair> readPending(sql::Database& db, const QueueSettings& settings, int64_t limit,
+                                  const std::string& task, const std::string& labeler, bool heedLeases)
+{
+    auto read = [&](bool gold) {
+        // With leases heeded, a pair counts the unexpired leases others hold as labels to come, and
+        // one this labeler holds is left to claimPairs (it hands those back first).
+        sql::Statement q(db, std::string(kPairSelect) + R"sql(
+            WHERE (?1 = 1) = (p.purpose = 'gold')
+              AND (?1 = 1 OR coalesce((SELECT t.active FROM label_tally t WHERE t.pair_id = p.id), 0)
+                             + (CASE WHEN ?5 = 1 THEN (SELECT count(*) FROM active_leases a
+                                                       WHERE a.pair_id = p.id AND a.labeler <> ?2) ELSE 0 END) < )sql" +
+                                 kOverlap + R"sql()
+              AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM labels l
+                                             WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?2))
+              AND (?5 = 0 OR NOT EXISTS (SELECT 1 FROM active_leases a WHERE a.pair_id = p.id AND a.labeler = ?2))
+              AND (?3 = '' OR ls.task = ?3)
+            ORDER BY )sql" + std::string(orderBy(settings.order)) + " LIMIT ?4");
+        q.bind(1, gold ? 1 : 0);
+        bindOptionalText(q, 2, labeler);
+        q.bind(3, task);
+        q.bind(4, limit);
+        q.bind(5, heedLeases ? 1 : 0);
+        std::vector<ShownPair> out;
+        while (q.executeStep())
+            out.push_back(readPair(q));
+        return out;
+    };
+    std::vector<ShownPair> ordinary = read(false);
+    if (labeler.empty() || settings.goldRate <= 0)
+        return ordinary;
+    const std::vector<ShownPair> gold = read(true);
+    // Each position is gold with probability goldRate: a labeler cannot tell gold pairs by their
+    // place. Seeded by the labeler and the queue's head, so a queue read again is the same queue.
+    std::mt19937_64 random(std::hash<std::string>{}(labeler) ^ uint64_t(ordinary.empty() ? 0 : ordinary[0].id));
+    std::bernoulli_distribution isGold(settings.goldRate);
+    std::vector<ShownPair> mixed;
+    size_t nextOrdinary = 0, nextGold = 0;
+    while (nextOrdinary < ordinary.size() && int64_t(mixed.size()) < limit) {
+        if (nextGold < gold.size() && nextGold < nextOrdinary + 1 && isGold(random))
+            mixed.push_back(gold[nextGold++]);
+        else
+            mixed.push_back(ordinary[nextOrdinary++]);
+    }
+    return mixed;
 }
 
 Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, const std::string& task,
@@ -113,43 +170,9 @@ Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, cons
 {
     auto settings = queueSettings();
     if (!settings)
-        return makeError(settings.error());
+        return makeError(settings.errorCode(), settings.error());
     return m_impl->guard<std::vector<ShownPair>>("reading pending pairs", [&] {
-        auto read = [&](bool gold) {
-            SQLite::Statement q(m_impl->db, std::string(kPairSelect) + R"sql(
-                WHERE (?1 = 1) = (p.purpose = 'gold')
-                  AND (?1 = 1 OR (SELECT count(*) FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL) < )sql" +
-                                                kOverlap + R"sql()
-                  AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM labels l
-                                                 WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?2))
-                  AND (?3 = '' OR ls.task = ?3)
-                ORDER BY )sql" + std::string(orderBy(settings->order)) + " LIMIT ?4");
-            q.bind(1, gold ? 1 : 0);
-            bindOptionalText(q, 2, labeler);
-            q.bind(3, task);
-            q.bind(4, limit);
-            std::vector<ShownPair> out;
-            while (q.executeStep())
-                out.push_back(readPair(q));
-            return out;
-        };
-        std::vector<ShownPair> ordinary = read(false);
-        if (labeler.empty() || settings->goldRate <= 0)
-            return ordinary;
-        const std::vector<ShownPair> gold = read(true);
-        // Each position is gold with probability goldRate: a labeler cannot tell gold pairs by their
-        // place. Seeded by the labeler and the queue's head, so a queue read again is the same queue.
-        std::mt19937_64 random(std::hash<std::string>{}(labeler) ^ uint64_t(ordinary.empty() ? 0 : ordinary[0].id));
-        std::bernoulli_distribution isGold(settings->goldRate);
-        std::vector<ShownPair> mixed;
-        size_t nextOrdinary = 0, nextGold = 0;
-        while (nextOrdinary < ordinary.size() && int64_t(mixed.size()) < limit) {
-            if (nextGold < gold.size() && nextGold < nextOrdinary + 1 && isGold(random))
-                mixed.push_back(gold[nextGold++]);
-            else
-                mixed.push_back(ordinary[nextOrdinary++]);
-        }
-        return mixed;
+        return readPending(m_impl->db, settings.value(), limit, task, labeler, false);
     });
 }
 
@@ -157,7 +180,7 @@ Status PreferenceStore::setPairMargins(const std::vector<PairMargin>& margins, c
 {
     auto written = m_impl->guard<Status>("recording pair margins", [&]() -> Status {
         WriteTransaction transaction(m_impl->db);
-        SQLite::Statement q(m_impl->db, "UPDATE pairs SET margin = ?, margin_model = ? WHERE id = ?");
+        sql::Statement q(m_impl->db, "UPDATE pairs SET margin = ?, margin_model = ? WHERE id = ?");
         for (const PairMargin& m : margins) {
             if (!std::isfinite(m.margin))
                 return makeError("pair " + std::to_string(m.pairId) + " has no finite margin; nothing was recorded");
@@ -173,14 +196,14 @@ Status PreferenceStore::setPairMargins(const std::vector<PairMargin>& margins, c
         return Ok{};
     });
     if (!written)
-        return makeError(written.error());
+        return makeError(written.errorCode(), written.error());
     return written.value();
 }
 
 Result<std::optional<std::pair<double, std::string>>> PreferenceStore::pairMargin(int64_t pairId)
 {
     return m_impl->guard<std::optional<std::pair<double, std::string>>>("reading a pair's margin", [&] {
-        SQLite::Statement q(m_impl->db, "SELECT margin, margin_model FROM pairs WHERE id = ? AND margin IS NOT NULL");
+        sql::Statement q(m_impl->db, "SELECT margin, margin_model FROM pairs WHERE id = ? AND margin IS NOT NULL");
         q.bind(1, pairId);
         std::optional<std::pair<double, std::string>> out;
         if (q.executeStep())
@@ -203,7 +226,7 @@ Result<std::vector<int64_t>> PreferenceStore::addGoldPairs(const std::vector<Gol
     if (const std::string problem = pairsProblem(shown); !problem.empty())
         return makeError(problem);
     return m_impl->guard<std::vector<int64_t>>("storing gold pairs", [&] {
-        SQLite::Transaction transaction(m_impl->db);
+        sql::WriteTransaction transaction(m_impl->db);
         std::vector<int64_t> ids = insertPairs(m_impl->db, shown, source, extras);
         transaction.commit();
         return ids;
@@ -216,7 +239,7 @@ Status PreferenceStore::markGold(int64_t pairId, Choice answer)
         return makeError("a gold pair's answer is left or right");
     auto marked = m_impl->guard<Status>("marking a gold pair", [&]() -> Status {
         WriteTransaction transaction(m_impl->db);
-        SQLite::Statement q(m_impl->db, R"sql(
+        sql::Statement q(m_impl->db, R"sql(
             SELECT p.purpose, EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL)
             FROM pairs p WHERE p.id = ?)sql");
         q.bind(1, pairId);
@@ -228,7 +251,7 @@ Status PreferenceStore::markGold(int64_t pairId, Choice answer)
         if (q.getColumn(1).getInt() != 0)
             return makeError(name + " has labels already: a gold pair must look new to every labeler");
         q.reset();
-        SQLite::Statement mark(m_impl->db, "UPDATE pairs SET purpose = 'gold', gold_choice = ? WHERE id = ?");
+        sql::Statement mark(m_impl->db, "UPDATE pairs SET purpose = 'gold', gold_choice = ? WHERE id = ?");
         mark.bind(1, toString(answer));
         mark.bind(2, pairId);
         mark.exec();
@@ -236,7 +259,7 @@ Status PreferenceStore::markGold(int64_t pairId, Choice answer)
         return Ok{};
     });
     if (!marked)
-        return makeError(marked.error());
+        return makeError(marked.errorCode(), marked.error());
     return marked.value();
 }
 

@@ -11,25 +11,25 @@ namespace d2dpo {
 Result<int64_t> PreferenceStore::startRun(const RunRecord& run)
 {
     return m_impl->guard<int64_t>("recording the run", [&] {
-        SQLite::Statement q(m_impl->db, "INSERT INTO runs (kind, reference_model_id, config_json, device, status, "
-                                        "started_at, lock_path) VALUES (?, ?, ?, ?, 'running', ?, ?)");
+        sql::Statement q(m_impl->db, "INSERT INTO runs (kind, reference_model_id, config_json, device, status, "
+                                        "started_at, lock_path) VALUES (?, ?, ?, ?, 'running', ?, ?) RETURNING id");
         q.bind(1, run.kind);
         bindOptionalText(q, 2, run.referenceModelId);
         q.bind(3, run.configJson);
         q.bind(4, run.device);
         q.bind(5, run.startedAt.empty() ? utcNow() : run.startedAt);
         q.bind(6, run.lockPath);
-        q.exec();
-        return m_impl->db.getLastInsertRowid();
+        return insertReturningId(q);
     });
 }
 
 Status PreferenceStore::appendMetrics(int64_t runId, int64_t step, const std::map<std::string, double>& values)
 {
     return m_impl->guard<Ok>("recording metrics", [&] {
-        SQLite::Transaction transaction(m_impl->db);
-        SQLite::Statement q(m_impl->db,
-                            "INSERT OR REPLACE INTO run_metrics (run_id, name, step, value) VALUES (?, ?, ?, ?)");
+        sql::WriteTransaction transaction(m_impl->db);
+        sql::Statement q(m_impl->db,
+                            "INSERT INTO run_metrics (run_id, name, step, value) VALUES (?, ?, ?, ?) "
+                         "ON CONFLICT (run_id, name, step) DO UPDATE SET value = excluded.value");
         for (const auto& [name, value] : values) {
             q.reset();
             q.bind(1, runId);
@@ -46,9 +46,10 @@ Status PreferenceStore::appendMetrics(int64_t runId, int64_t step, const std::ma
 Status PreferenceStore::appendMetrics(int64_t runId, const std::vector<MetricPoint>& points)
 {
     return m_impl->guard<Ok>("recording metrics", [&] {
-        SQLite::Transaction transaction(m_impl->db);
-        SQLite::Statement q(m_impl->db,
-                            "INSERT OR REPLACE INTO run_metrics (run_id, name, step, value) VALUES (?, ?, ?, ?)");
+        sql::WriteTransaction transaction(m_impl->db);
+        sql::Statement q(m_impl->db,
+                            "INSERT INTO run_metrics (run_id, name, step, value) VALUES (?, ?, ?, ?) "
+                         "ON CONFLICT (run_id, name, step) DO UPDATE SET value = excluded.value");
         for (const MetricPoint& point : points) {
             q.reset();
             q.bind(1, runId);
@@ -66,7 +67,7 @@ Status PreferenceStore::finishRun(int64_t runId, RunStatus status, const std::st
                                   const std::string& resultModelId)
 {
     return m_impl->guard<Ok>("finishing the run", [&] {
-        SQLite::Statement q(m_impl->db, "UPDATE runs SET status = ?, error = ?, result_model_id = ?, finished_at = ? "
+        sql::Statement q(m_impl->db, "UPDATE runs SET status = ?, error = ?, result_model_id = ?, finished_at = ? "
                                         "WHERE id = ?");
         q.bind(1, toString(status));
         q.bind(2, error);
@@ -83,7 +84,7 @@ namespace {
 constexpr const char* kRunColumns = "SELECT id, kind, reference_model_id, result_model_id, config_json, device, "
                                     "status, error, started_at, finished_at, lock_path FROM runs ";
 
-RunRecord readRun(SQLite::Statement& q)
+RunRecord readRun(sql::Statement& q)
 {
     return {q.getColumn(0).getInt64(), q.getColumn(1).getString(), nullableText(q.getColumn(2)),
             nullableText(q.getColumn(3)), q.getColumn(4).getString(), q.getColumn(5).getString(),
@@ -98,14 +99,14 @@ RunRecord readRun(SQLite::Statement& q)
 Status PreferenceStore::reopenRun(int64_t runId, const std::string& lockPath, int64_t fromStep)
 {
     return m_impl->guard<Ok>("resuming the run", [&]() -> Ok {
-        SQLite::Transaction transaction(m_impl->db);
-        SQLite::Statement q(m_impl->db, "UPDATE runs SET status = 'running', error = '', finished_at = '', "
+        sql::WriteTransaction transaction(m_impl->db);
+        sql::Statement q(m_impl->db, "UPDATE runs SET status = 'running', error = '', finished_at = '', "
                                         "lock_path = ? WHERE id = ? AND status IN ('stopped', 'interrupted')");
         q.bind(1, lockPath);
         q.bind(2, runId);
         if (q.exec() != 1)
-            throw SQLite::Exception("run " + std::to_string(runId) + " is not stopped or interrupted");
-        SQLite::Statement drop(m_impl->db, "DELETE FROM run_metrics WHERE run_id = ? AND step > ? AND "
+            throw sql::Error(sql::ErrorKind::Other, "run " + std::to_string(runId) + " is not stopped or interrupted");
+        sql::Statement drop(m_impl->db, "DELETE FROM run_metrics WHERE run_id = ? AND step > ? AND "
                                            "name NOT LIKE 'reference/%'");
         drop.bind(1, runId);
         drop.bind(2, fromStep);
@@ -123,12 +124,12 @@ Result<int64_t> PreferenceStore::markDeadRunsInterrupted()
         WriteTransaction transaction(m_impl->db);
         std::vector<int64_t> dead;
         {
-            SQLite::Statement q(m_impl->db, "SELECT id, lock_path FROM runs WHERE status = 'running'");
+            sql::Statement q(m_impl->db, "SELECT id, lock_path FROM runs WHERE status = 'running'");
             while (q.executeStep())
                 if (!runLockHeld(q.getColumn(1).getString()))
                     dead.push_back(q.getColumn(0).getInt64());
         }
-        SQLite::Statement mark(m_impl->db,
+        sql::Statement mark(m_impl->db,
                                "UPDATE runs SET status = 'interrupted', finished_at = ?, error = 'the process running "
                                "it ended without stopping it (killed, crashed or the machine went down)' "
                                "WHERE id = ? AND status = 'running'");
@@ -147,7 +148,7 @@ Result<int64_t> PreferenceStore::markDeadRunsInterrupted()
 Result<std::vector<RunRecord>> PreferenceStore::runs()
 {
     return m_impl->guard<std::vector<RunRecord>>("listing runs", [&] {
-        SQLite::Statement q(m_impl->db, std::string(kRunColumns) + "ORDER BY id");
+        sql::Statement q(m_impl->db, std::string(kRunColumns) + "ORDER BY id");
         std::vector<RunRecord> out;
         while (q.executeStep())
             out.push_back(readRun(q));
@@ -158,7 +159,7 @@ Result<std::vector<RunRecord>> PreferenceStore::runs()
 Result<std::optional<RunRecord>> PreferenceStore::run(int64_t id)
 {
     return m_impl->guard<std::optional<RunRecord>>("reading a run", [&]() -> std::optional<RunRecord> {
-        SQLite::Statement q(m_impl->db, std::string(kRunColumns) + "WHERE id = ?");
+        sql::Statement q(m_impl->db, std::string(kRunColumns) + "WHERE id = ?");
         q.bind(1, id);
         if (!q.executeStep())
             return std::nullopt;
@@ -169,7 +170,7 @@ Result<std::optional<RunRecord>> PreferenceStore::run(int64_t id)
 Result<std::vector<std::pair<int64_t, double>>> PreferenceStore::metricSeries(int64_t runId, const std::string& name)
 {
     return m_impl->guard<std::vector<std::pair<int64_t, double>>>("reading metrics", [&] {
-        SQLite::Statement q(m_impl->db,
+        sql::Statement q(m_impl->db,
                             "SELECT step, value FROM run_metrics WHERE run_id = ? AND name = ? ORDER BY step");
         q.bind(1, runId);
         q.bind(2, name);

@@ -187,6 +187,25 @@ CREATE UNIQUE INDEX labels_one_active_per_labeler ON labels(pair_id, labeler) WH
 ALTER TABLE pairs ADD COLUMN margin REAL;
 ALTER TABLE pairs ADD COLUMN margin_model TEXT;
 )sql",
+        // Version 9: teams. A pair handed to a labeler is leased to it for a while, so that others are
+        // not handed it past its overlap; an expired lease is ignored (the pair goes back). Counting
+        // views let a team store's labelers see how far each pair and each labeler has come without
+        // reading others' labels (postgresschema.cpp makes the same on PostgreSQL).
+        R"sql(
+CREATE TABLE leases (
+    pair_id    INTEGER NOT NULL REFERENCES pairs(id) ON DELETE CASCADE,
+    labeler    TEXT NOT NULL CHECK (length(labeler) > 0),
+    expires_at INTEGER NOT NULL,    -- seconds since the epoch, by the database's clock
+    PRIMARY KEY (pair_id, labeler)
+);
+CREATE INDEX leases_by_labeler ON leases(labeler);
+CREATE VIEW label_tally AS
+    SELECT pair_id, count(*) AS active FROM labels WHERE undone_at IS NULL GROUP BY pair_id;
+CREATE VIEW labeler_tally AS
+    SELECT labeler, count(*) AS labels FROM labels WHERE undone_at IS NULL GROUP BY labeler;
+CREATE VIEW active_leases AS
+    SELECT pair_id, labeler, expires_at FROM leases WHERE expires_at > CAST(strftime('%s', 'now') AS INTEGER);
+)sql",
     };
     return migrations;
 }

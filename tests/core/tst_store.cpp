@@ -8,6 +8,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "support/storeengines.h"
 #include "support/storerecords.h"
 
 #include "jobs/pairgenerator.h"
@@ -22,15 +23,26 @@ using test::somePairs;
 class TestStore final : public QObject {
     Q_OBJECT
 
-private:
-    QTemporaryDir m_dir;
-    std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
+    test::FreshStores m_stores;
+    std::string path(const char* name) { return m_stores.named(name); }
+
+public:
+    explicit TestStore(test::StoreEngine engine) : m_stores(engine) {}
 
 private Q_SLOTS:
-    void initTestCase() { QVERIFY(m_dir.isValid()); }
-
     void openingCreatesTheSchemaInAnExistingFolderOnly()
     {
+        if (m_stores.team()) { // a server's database: made whole, at the latest schema, by the first open
+            auto store = openOrFail(path("schema"));
+            QVERIFY(store);
+            QCOMPARE(store->schemaVersion(), PreferenceStore::latestSchemaVersion());
+            QCOMPARE(store->integrityCheck().value(), std::string("ok"));
+            QVERIFY(store->isTeamStore());
+            QCOMPARE(store->teamIdentity(), std::string("postgres"));
+            QVERIFY(store->canMaintain());
+            QVERIFY2(store->displayName().rfind("postgresql://postgres@", 0) == 0, store->displayName().c_str()); // no password
+            return;
+        }
         // A mistyped folder is an error, not a new tree of folders.
         auto refused = PreferenceStore::open(path("new/folder/store.sqlite"));
         QVERIFY(!refused.ok());
@@ -235,5 +247,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestStore)
+int main(int argc, char** argv) { return test::runOnEveryEngine<TestStore>(argc, argv); }
 #include "tst_store.moc"

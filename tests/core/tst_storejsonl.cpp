@@ -5,6 +5,7 @@
 #include <QtTest/QtTest>
 
 #include "support/filebytes.h"
+#include "support/storeengines.h"
 #include "support/storerecords.h"
 
 #include "facades/taskinfo.h"
@@ -36,14 +37,18 @@ class TestStoreJsonl final : public QObject {
 
 private:
     QTemporaryDir m_dir;
+    test::FreshStores m_stores;
     std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
+
+public:
+    explicit TestStoreJsonl(test::StoreEngine engine) : m_stores(engine) {}
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
     void exportedPreferencesImportBackWholeAndOnlyOnce()
     {
-        auto store = openOrFail(path("export.sqlite"));
+        auto store = openOrFail(m_stores.named("export.sqlite"));
         QVERIFY(store);
         const auto ids = store->addPairs(somePairs(5), "generated").value();
         QVERIFY(store->addLabel(ids[0], Choice::Left, "ana", 800).ok());
@@ -52,7 +57,7 @@ private Q_SLOTS:
         QVERIFY(store->addLabel(ids[3], Choice::Skip, "ana", 900).ok()); // not exported
         QCOMPARE(exportPreferencesJsonl(*store, path("prefs.jsonl")).value(), int64_t(2));
 
-        auto target = openOrFail(path("import.sqlite"));
+        auto target = openOrFail(m_stores.named("import.sqlite"));
         QVERIFY(target);
         QCOMPARE(importPreferencesJsonl(*target, path("prefs.jsonl"), binaryRules(8)).value().imported, int64_t(2));
         // Importing the same file again changes nothing: each line is already there.
@@ -68,7 +73,7 @@ private Q_SLOTS:
         const std::string all = readAll(path("all.jsonl"));
         QVERIFY2(all.find("\"choice\":\"tie\"") != std::string::npos, all.c_str());
         QVERIFY(all.find("\"choice\":\"both-bad\"") != std::string::npos);
-        auto third = openOrFail(path("import3.sqlite"));
+        auto third = openOrFail(m_stores.named("import3.sqlite"));
         const ImportOutcome mixed = importPreferencesJsonl(*third, path("all.jsonl"), binaryRules(8)).value();
         QCOMPARE(mixed.imported, int64_t(2));
         QCOMPARE(mixed.undecided, int64_t(3));
@@ -116,7 +121,7 @@ private Q_SLOTS:
         // A good line, a blank line (allowed), the bad one on line 3, then another good one.
         writeAll(file, std::string(R"({"chosen": "1000", "rejected": "1100"})") + "\n\n" + badLine.toStdString() +
                            "\n" + R"({"chosen": "1110", "rejected": "0000"})" + "\n");
-        auto store = openOrFail(path("rejections.sqlite"));
+        auto store = openOrFail(m_stores.named("rejections.sqlite"));
         QVERIFY(store);
         const int64_t before = store->counts("x").value().labelled;
         const auto result = importPreferencesJsonl(*store, file, binaryRules(4));
@@ -128,5 +133,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestStoreJsonl)
+int main(int argc, char** argv) { return test::runOnEveryEngine<TestStoreJsonl>(argc, argv); }
 #include "tst_storejsonl.moc"

@@ -10,6 +10,7 @@
 
 #include "labeling/labelsession.h"
 #include "store/preferencestore.h"
+#include "support/storeengines.h"
 #include "support/storerecords.h"
 
 using namespace d2dpo;
@@ -18,13 +19,14 @@ using namespace d2dpo::test;
 class TestStoreQueue final : public QObject {
     Q_OBJECT
 
-    QTemporaryDir m_dir;
-    int m_stores = 0;
+    FreshStores m_stores;
 
-    std::string freshPath() { return m_dir.filePath(QStringLiteral("q%1.sqlite").arg(++m_stores)).toStdString(); }
+    std::string freshPath() { return m_stores.fresh(); }
+
+public:
+    explicit TestStoreQueue(StoreEngine engine) : m_stores(engine) {}
 
 private Q_SLOTS:
-    void initTestCase() { QVERIFY(m_dir.isValid()); }
 
     void overlapOneIsOneLabelPerPair()
     {
@@ -221,5 +223,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestStoreQueue)
+int main(int argc, char** argv) { return runOnEveryEngine<TestStoreQueue>(argc, argv); }
 #include "tst_storequeue.moc"

@@ -313,13 +313,14 @@ bool PostgresServer::start(std::string& reason)
     // The port only names the socket file, .s.PGSQL.<port>, in our own folder: two servers
     // cannot collide on it (nor on shared memory, keyed by the data folder), so no retry.
     m_port = std::uniform_int_distribution<int>(20000, 60000)(entropy());
+    const std::string onOff = durable() ? "on" : "off";
     std::vector<std::string> postgres = prefix;
     postgres.insert(postgres.end(),
                     {bin + "/postgres", "-D", m_dir + "/data", "-p", std::to_string(m_port),
                      // No TCP listener: the socket in our folder is the only way in.
                      "-c", "listen_addresses=", "-c", "unix_socket_directories=" + m_dir,
-                     // Durability buys a test nothing: its data dies with it.
-                     "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off",
+                     // Durability buys a test nothing; a benchmark asks for it (durable()).
+                     "-c", "fsync=" + onOff, "-c", "full_page_writes=" + onOff, "-c", "synchronous_commit=" + onOff,
                      "-c", "max_connections=100", "-c", "shared_buffers=32MB",
                      // Dynamic shared memory in data/, not /dev/shm: a server killed with its test
                      // process leaves nothing there, and its folder is removed by the next one.

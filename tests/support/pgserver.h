@@ -5,6 +5,7 @@
 // Torch-free and engine-free (Qt Core and libpq only), so it builds while the store does not.
 #pragma once
 
+#include <cstdlib>
 #include <string>
 #include <sys/types.h>
 
@@ -62,6 +63,12 @@ private:
     /// Stops the server and removes its folder (at exit).
     void stop();
     static void stopAtExit();
+    /// D2DPO_PG_DURABLE=1: fsync, full-page writes and synchronous commit on (for benchmarks).
+    static bool durable()
+    {
+        const char* value = std::getenv("D2DPO_PG_DURABLE");
+        return value && std::string(value) == "1";
+    }
 
     std::string m_dir;      ///< /tmp/d2dpo-pg-XXXXXX: the socket, data/, the server's log
     std::string m_password; ///< the superuser's, random per process

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `d2dpo store init|copy|progress`: a store as a whole. `init` makes a store (a team's on a
+// PostgreSQL server: its schema, roles and row security), `copy` moves every record between
+// engines in one transaction, `progress` shows who has labelled how much and holds which pairs.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli/common.h"
+#include "store/preferencestore.h"
+
+namespace d2dpo::cli {
+
+namespace {
+
+int runInit(const std::string& name)
+{
+    auto store = PreferenceStore::open(name);
+    if (!store)
+        return fail("store init", store.error());
+    PreferenceStore& s = *store.value();
+    std::cout << "Store ready: " << s.displayName() << " (schema " << s.schemaVersion() << ")\n";
+    if (s.isTeamStore()) {
+        std::cout << "Connected as " << s.teamIdentity() << (s.canMaintain() ? ", a maintainer" : ", a labeler")
+                  << ".\nGive each labeler a login role of their own and then:  GRANT d2dpo_labeler TO <role>;\n"
+                     "and each maintainer (generates pairs, trains, manages models):  GRANT d2dpo_maintainer TO <role>;\n";
+    }
+    return 0;
+}
+
+struct CopyOptions {
+    std::string from;
+    std::string to;
+};
+
+int runCopy(const CopyOptions& o)
+{
+    if (o.from == o.to)
+        return fail("store copy", "--from and --to name the same store");
+    auto from = PreferenceStore::open(o.from, PreferenceStore::OpenMode::MustExist);
+    if (!from)
+        return fail("store copy", from.error());
+    std::error_code ec;
+    const bool newFile = !o.to.empty() && o.to.find("://") == std::string::npos && !std::filesystem::exists(o.to, ec);
+    auto to = PreferenceStore::open(o.to);
+    if (!to)
+        return fail("store copy", to.error());
+    auto copied = PreferenceStore::copyAll(*from.value(), *to.value());
+    if (!copied) {
+        to.value().reset();
+        if (newFile) // all or nothing: the empty file this command made goes too
+            for (const char* suffix : {"", "-wal", "-shm"})
+                std::filesystem::remove(o.to + suffix, ec);
+        return fail("store copy", copied.error());
+    }
+    std::cout << "Copied " << from.value()->displayName() << " to " << to.value()->displayName() << ":\n";
+    for (const auto& [table, count] : copied.value())
+        std::printf("  %-12s %lld\n", table.c_str(), static_cast<long long>(count));
+    return 0;
+}
+
+int runProgress(const std::string& name)
+{
+    auto store = PreferenceStore::open(name, PreferenceStore::OpenMode::MustExist);
+    if (!store)
+        return fail("store progress", store.error());
+    PreferenceStore& s = *store.value();
+    const std::string me = s.teamIdentity();
+    auto counts = s.counts(me);
+    if (!counts)
+        return fail("store progress", counts.error());
+    auto team = s.teamProgress();
+    if (!team)
+        return fail("store progress", team.error());
+    std::cout << s.displayName() << ": " << counts->labelled << " labels, " << counts->pending
+              << " pairs still to label" << (me.empty() ? "" : " for " + me) << "\n";
+    std::printf("  %-24s %8s %8s\n", "labeler", "labels", "holding");
+    for (const LabelerProgress& p : team.value())
+        std::printf("  %-24s %8lld %8lld\n", p.labeler.c_str(), static_cast<long long>(p.labels),
+                    static_cast<long long>(p.leased));
+    return 0;
+}
+
+} // namespace
+
+void registerTeamStoreCommands(CLI::App& app, int& exitCode)
+{
+    CLI::App* store = app.add_subcommand("store", "A store as a whole: make one, copy one, see a team's progress");
+    store->require_subcommand(1);
+    auto initName = std::make_shared<std::string>();
+    CLI::App* init = store->add_subcommand(
+        "init", "Make a store: an SQLite file, or a team store in an empty PostgreSQL database "
+                "(postgresql://USER@HOST/DB; its schema, the d2dpo_labeler and d2dpo_maintainer roles, row security)");
+    init->add_option("store", *initName, "The file or postgresql:// URL")->required()->check(storePath());
+    init->callback([initName, &exitCode] { exitCode = runInit(*initName); });
+    auto c = std::make_shared<CopyOptions>();
+    CLI::App* copy = store->add_subcommand(
+        "copy", "Copy every record into a new store (SQLite to PostgreSQL or back): all or nothing, ids kept");
+    copy->add_option("--from", c->from, "The store to copy")->required()->check(storePath());
+    copy->add_option("--to", c->to, "A new or empty store")->required()->check(storePath());
+    copy->callback([c, &exitCode] { exitCode = runCopy(*c); });
+    auto progressName = std::make_shared<std::string>(PreferenceStore::defaultPath());
+    CLI::App* progress = store->add_subcommand("progress", "Labels and held pairs by labeler");
+    progress->add_option("--db", *progressName, "Preference store: an SQLite file or a postgresql:// URL")
+        ->check(storePath())
+        ->capture_default_str();
+    progress->callback([progressName, &exitCode] { exitCode = runProgress(*progressName); });
+}
+
+} // namespace d2dpo::cli

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "store/sql/postgresdatabase.h"
+
+#include <cstdio>
+#include <optional>
+#include <vector>
+
+#include <libpq-fe.h>
+
+#include "store/sql/placeholders.h"
+
+namespace d2dpo::sql {
+
+namespace {
+
+// Types the parameters are sent with (pg_type.h's OIDs), so that `? IS NULL` and the like need
+// no cast; a NULL goes untyped, so it fits any column.
+constexpr Oid kInt8 = 20;
+constexpr Oid kText = 25;
+constexpr Oid kFloat8 = 701;
+
+/// The one lock every writing transaction of a store takes first ("D2DP"), as SQLite's BEGIN
+/// IMMEDIATE does: a check and the write it allows cannot interleave with another client's.
+constexpr long long kWriteLock = 0x44324450;
+
+ErrorKind kindOfState(const std::string& state)
+{
+    if (state.rfind("23", 0) == 0)
+        return ErrorKind::Constraint;
+    if (state == "42501")
+        return ErrorKind::Permission;
+    if (state == "40001" || state == "40P01" || state == "55P03")
+        return ErrorKind::Busy;
+    if (state == "25006")
+        return ErrorKind::ReadOnly;
+    if (state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0)
+        return ErrorKind::Connection;
+    return ErrorKind::Other;
+}
+
+std::string trimmed(std::string text)
+{
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.pop_back();
+    return text;
+}
+
+/// Throws the error a finished result carries, if any; a lost connection is said as one.
+void checkResult(PGconn* connection, PGresult* result)
+{
+    const ExecStatusType status = result ? PQresultStatus(result) : PGRES_FATAL_ERROR;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY)
+        return;
+    const char* stateField = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+    std::string state = stateField ? stateField : "";
+    const char* primary = result ? PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+    std::string message = primary ? primary : trimmed(PQerrorMessage(connection));
+    if (PQstatus(connection) == CONNECTION_BAD) {
+        state = state.empty() ? "08006" : state;
+        message = "the connection to the server was lost (" + trimmed(PQerrorMessage(connection)) + ")";
+    }
+    PQclear(result);
+    throw Error(kindOfState(state), message, state);
+}
+
+class PostgresStatement final : public StatementBackend {
+public:
+    PostgresStatement(PGconn* connection, const std::string& sql)
+        : m_connection(connection), m_sql(numberedPlaceholders(sql, &m_parameters))
+    {
+    }
+    ~PostgresStatement() override { PQclear(m_result); }
+
+    void bindNull(int index) override { set(index, std::nullopt, 0); }
+    void bindNullText(int index) override { set(index, std::nullopt, kText); }
+    void bindInteger(int index, int64_t value) override { set(index, std::to_string(value), kInt8); }
+    void bindReal(int index, double value) override
+    {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.17g", value);
+        set(index, std::string(buffer), kFloat8);
+    }
+    void bindText(int index, const std::string& value) override { set(index, value, kText); }
+    void bindValue(int index, const Value& value) override
+    {
+        if (value.isNull())
+            set(index, std::nullopt, 0);
+        else // untyped: the server reads it as the column's type
+            set(index, value.getString(), 0);
+    }
+
+    bool step() override
+    {
+        if (!m_result)
+            run();
+        if (m_row + 1 >= PQntuples(m_result))
+            return false;
+        ++m_row;
+        return true;
+    }
+    int64_t changes() override
+    {
+        if (!m_result)
+            run();
+        const char* tuples = PQcmdTuples(m_result);
+        return tuples && *tuples ? std::stoll(tuples) : 0;
+    }
+    Value column(int index) const override
+    {
+        if (!m_result || m_row < 0 || PQgetisnull(m_result, m_row, index))
+            return {};
+        return Value::text(std::string(PQgetvalue(m_result, m_row, index), size_t(PQgetlength(m_result, m_row, index))));
+    }
+    void reset() override
+    {
+        PQclear(m_result);
+        m_result = nullptr;
+        m_row = -1; // the bindings stay, as on SQLite
+    }
+
+private:
+    void set(int index, std::optional<std::string> value, Oid type)
+    {
+        if (index < 1)
+            throw Error(ErrorKind::Other, "parameter index " + std::to_string(index) + " out of range");
+        if (size_t(index) > m_values.size()) {
+            m_values.resize(size_t(index));
+            m_types.resize(size_t(index), 0);
+        }
+        m_values[size_t(index - 1)] = std::move(value);
+        m_types[size_t(index - 1)] = type;
+    }
+    void run()
+    {
+        // A parameter never bound is NULL, as on SQLite.
+        if (m_values.size() < size_t(m_parameters)) {
+            m_values.resize(size_t(m_parameters));
+            m_types.resize(size_t(m_parameters), 0);
+        }
+        std::vector<const char*> values(m_values.size());
+        for (size_t i = 0; i < m_values.size(); ++i)
+            values[i] = m_values[i] ? m_values[i]->c_str() : nullptr;
+        PGresult* result = PQexecParams(m_connection, m_sql.c_str(), int(values.size()),
+                                        m_types.empty() ? nullptr : m_types.data(), values.data(), nullptr, nullptr, 0);
+        checkResult(m_connection, result);
+        m_result = result;
+        m_row = -1;
+    }
+
+    PGconn* m_connection;
+    int m_parameters = 0;
+    std::string m_sql;
+    std::vector<std::optional<std::string>> m_values;
+    std::vector<Oid> m_types;
+    PGresult* m_result = nullptr;
+    int m_row = -1;
+};
+
+void ignoreNotice(void*, const char*) {} // "already exists, skipping" and the like: nothing for a user
+
+} // namespace
+
+bool isPostgresUrl(const std::string& name)
+{
+    return name.rfind("postgresql://", 0) == 0 || name.rfind("postgres://", 0) == 0;
+}
+
+PostgresDatabase::PostgresDatabase(const std::string& url)
+{
+    // The URL's own parameters win over these defaults (libpq reads them in order).
+    const char* keywords[] = {"connect_timeout", "fallback_application_name", "dbname", nullptr};
+    const char* values[] = {"10", "d2dpo-studio", url.c_str(), nullptr};
+    m_connection = PQconnectdbParams(keywords, values, 1);
+    if (!m_connection)
+        throw Error(ErrorKind::Connection, "out of memory while connecting", "08000");
+    if (PQstatus(m_connection) != CONNECTION_OK) {
+        const std::string message = trimmed(PQerrorMessage(m_connection));
+        PQfinish(m_connection);
+        m_connection = nullptr;
+        throw Error(message.find("authentication failed") != std::string::npos ||
+                            message.find("password") != std::string::npos
+                        ? ErrorKind::Permission
+                        : ErrorKind::Connection,
+                    message, "08001");
+    }
+    PQsetNoticeProcessor(m_connection, ignoreNotice, nullptr);
+}
+
+PostgresDatabase::~PostgresDatabase() { PQfinish(m_connection); }
+
+void PostgresDatabase::exec(const std::string& sql) { checkResult(m_connection, PQexec(m_connection, sql.c_str())); }
+
+std::unique_ptr<StatementBackend> PostgresDatabase::prepare(const std::string& sql)
+{
+    return std::make_unique<PostgresStatement>(m_connection, sql);
+}
+
+void PostgresDatabase::beginWrite()
+{
+    exec("BEGIN");
+    try {
+        exec("SELECT pg_advisory_xact_lock(" + std::to_string(kWriteLock) + ")");
+    } catch (const Error&) {
+        try {
+            exec("ROLLBACK");
+        } catch (const Error&) {
+        }
+        throw;
+    }
+}
+
+bool PostgresDatabase::isConnected() const { return PQstatus(m_connection) == CONNECTION_OK; }
+
+void PostgresDatabase::reconnect()
+{
+    PQreset(m_connection);
+    if (PQstatus(m_connection) != CONNECTION_OK)
+        throw Error(ErrorKind::Connection, trimmed(PQerrorMessage(m_connection)), "08001");
+}
+
+} // namespace d2dpo::sql

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The team engine: a PostgreSQL server, through libpq. The store's URL is libpq's own, so its
+// conventions hold: ~/.pgpass or PGPASSFILE, PGSERVICE, sslmode and the other parameters.
+#pragma once
+
+#include "store/sql/sqldatabase.h"
+
+struct pg_conn;
+
+namespace d2dpo::sql {
+
+class PostgresDatabase final : public Database {
+public:
+    /// Connects to `url` (postgresql://... or a libpq connection string); throws Error.
+    explicit PostgresDatabase(const std::string& url);
+    ~PostgresDatabase() override;
+
+    Engine engine() const override { return Engine::PostgreSQL; }
+    void exec(const std::string& sql) override;
+    std::unique_ptr<StatementBackend> prepare(const std::string& sql) override;
+    void beginWrite() override;
+
+    pg_conn* handle() const { return m_connection; }
+    /// Whether the connection still stands (false once the server went away or the network broke).
+    bool isConnected() const;
+    /// Connects again after a lost connection; throws Error when the server still cannot be reached.
+    void reconnect();
+
+private:
+    pg_conn* m_connection = nullptr;
+};
+
+/// True when `name` names a PostgreSQL store rather than an SQLite file.
+bool isPostgresUrl(const std::string& name);
+
+} // namespace d2dpo::sql

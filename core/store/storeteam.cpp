@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// PreferenceStore on a PostgreSQL server: a team store. Opening one checks what the database
+// holds, creates the schema with its roles and row security in an empty database (one
+// transaction: PostgreSQL's DDL is transactional), upgrades an older one, and learns who is
+// connected: on a team store the labeler is the database role, never a name typed in a box.
+#include "store/preferencestore.h"
+
+#include "store/postgresschema.h"
+#include "store/sql/postgresdatabase.h"
+#include "store/storeimpl.h"
+#include "store/storeschema.h"
+
+namespace d2dpo {
+
+namespace {
+
+/// The URL without a password, in either of libpq's places for it (user:PASSWORD@ or ?password=).
+std::string withoutPassword(std::string url)
+{
+    const size_t scheme = url.find("://");
+    if (scheme != std::string::npos) {
+        const size_t at = url.find('@', scheme + 3);
+        const size_t slash = url.find('/', scheme + 3);
+        if (at != std::string::npos && (slash == std::string::npos || at < slash)) {
+            const size_t colon = url.find(':', scheme + 3);
+            if (colon != std::string::npos && colon < at)
+                url.erase(colon, at - colon);
+        }
+    }
+    for (const char* key : {"?password=", "&password="}) {
+        const size_t at = url.find(key);
+        if (at != std::string::npos) {
+            const size_t end = url.find('&', at + 1);
+            url.erase(at + 1, (end == std::string::npos ? url.size() : end + 1) - at - 1);
+            if (!url.empty() && (url.back() == '&' || url.back() == '?'))
+                url.pop_back();
+        }
+    }
+    return url;
+}
+
+int storedVersion(sql::Database& db)
+{
+    return int(db.execAndGet("SELECT CAST(value AS INTEGER) FROM store_meta WHERE key = 'schema_version'").getInt64());
+}
+
+} // namespace
+
+std::string PreferenceStore::Impl::displayName() const { return team() ? withoutPassword(path) : path; }
+
+ErrorCode PreferenceStore::Impl::errorCodeOf(const sql::Error& e)
+{
+    switch (e.kind()) {
+    case sql::ErrorKind::Permission:
+        return ErrorCode::Denied;
+    case sql::ErrorKind::Connection:
+        return ErrorCode::Unreachable;
+    case sql::ErrorKind::ReadOnly:
+        return ErrorCode::ReadOnly;
+    default:
+        return ErrorCode::Failed;
+    }
+}
+
+bool PreferenceStore::isTeamStore() const { return m_impl->team(); }
+const std::string& PreferenceStore::teamIdentity() const { return m_impl->identity; }
+bool PreferenceStore::canMaintain() const { return m_impl->maintainer; }
+
+Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const std::string& url, OpenMode mode)
+{
+    const std::string where = "team store '" + withoutPassword(url) + "': ";
+    try {
+        auto impl = std::make_unique<Impl>(url, std::make_unique<sql::PostgresDatabase>(url));
+        sql::Database& db = impl->db;
+        const int latest = latestSchemaVersion();
+        auto hasStore = [&] { return db.execAndGet("SELECT to_regclass('store_meta') IS NOT NULL").getInt() != 0; };
+        if (!hasStore()) {
+            const int64_t tables = db.execAndGet("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").getInt64();
+            if (tables > 0)
+                return makeError(where + "a database of another application (it has tables, but no d2dpo store); "
+                                         "nothing was changed");
+            if (mode == OpenMode::MustExist)
+                return makeError(ErrorCode::NotFound, where + "no store in this database (create one with `d2dpo "
+                                                              "store init URL`); nothing was changed");
+            // One transaction, under the store's write lock: two clients creating it at once make one.
+            sql::WriteTransaction transaction(db);
+            if (!hasStore()) {
+                db.exec(postgresSchema());
+                db.exec(postgresAccessScript());
+            }
+            transaction.commit();
+        }
+        if (db.execAndGet("SELECT value FROM store_meta WHERE key = 'application'").getString() != "d2dpo-studio")
+            return makeError(where + "its store_meta names another application; nothing was changed");
+        int version = storedVersion(db);
+        if (version > latest)
+            return makeError(where + "written by a newer d2dpo-studio (schema " + std::to_string(version) +
+                             ", this build knows up to " + std::to_string(latest) + "); nothing was changed");
+        if (version < latest) {
+            sql::WriteTransaction transaction(db);
+            version = storedVersion(db);
+            const auto& migrations = postgresMigrations();
+            for (int v = version; v < latest; ++v) {
+                const size_t index = size_t(v - kPostgresBaseVersion);
+                if (v < kPostgresBaseVersion || index >= migrations.size())
+                    throw sql::Error(sql::ErrorKind::Other, "no PostgreSQL migration from schema " + std::to_string(v));
+                db.exec(migrations[index]);
+            }
+            db.exec(postgresAccessScript());
+            db.exec("UPDATE store_meta SET value = '" + std::to_string(latest) + "' WHERE key = 'schema_version'");
+            transaction.commit();
+            version = latest;
+        }
+        impl->version = version;
+        impl->identity = db.execAndGet("SELECT current_user").getString();
+        impl->maintainer = db.execAndGet("SELECT pg_has_role(current_user, 'd2dpo_maintainer', 'MEMBER') OR "
+                                         "(SELECT relowner FROM pg_class WHERE oid = 'store_meta'::regclass) = "
+                                         "(SELECT oid FROM pg_roles WHERE rolname = current_user)")
+                               .getInt() != 0;
+        // Runs are not marked interrupted here: a team's runs hold their locks on other machines.
+        return std::unique_ptr<PreferenceStore>(new PreferenceStore(std::move(impl)));
+    } catch (const sql::Error& e) {
+        return makeError(Impl::errorCodeOf(e), where + e.what());
+    }
+}
+
+} // namespace d2dpo
