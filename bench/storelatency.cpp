@@ -44,6 +44,7 @@ Figures measure(int labelers, NameOf nameOf, const QTemporaryDir& dir)
             std::ofstream file(out);
             for (double ms : run.commitMs)
                 file << ms << '\n';
+            file.close(); // _exit runs no destructor: flush before it
             if (!run.error.empty())
                 std::fprintf(stderr, "labeler%d: %s\n", i, run.error.c_str());
             ::_exit(run.error.empty() && run.labels == kEach ? 0 : 1);

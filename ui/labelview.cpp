@@ -17,6 +17,7 @@
 
 #include "ui/autolabel.h"
 #include "ui/labelstatsbar.h"
+#include "ui/keptlabelsretry.h"
 #include "ui/labelviewparts.h"
 #include "ui/modelpicker.h"
 #include "ui/newpairspicker.h"
@@ -84,6 +85,13 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     actions->addStretch();
 
     m_stats = new LabelStatsBar(m_store, m_tasks, this);
+    m_kept = new KeptLabelsRetry(m_session, this);
+    connect(m_kept, &KeptLabelsRetry::statusMessage, this, &LabelView::statusMessage);
+    connect(m_kept, &KeptLabelsRetry::written, this, [this] {
+        showCurrent();
+        updateStatistics();
+        Q_EMIT labelsChanged();
+    });
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -233,8 +241,9 @@ void LabelView::choose(Choice choice)
     if (outcome->labelId > 0) {
         Q_EMIT labelled(outcome->pairId);
         Q_EMIT labelsChanged();
-    } else
+    } else if (!outcome->kept)
         reportError(QString::fromStdString(outcome->otherwise)); // labelled by someone else first
+    m_kept->afterLabel(outcome->kept, outcome->keptWritten, outcome->keptRefused);
     showCurrent();
     updateStatistics();
 }

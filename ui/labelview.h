@@ -33,6 +33,7 @@ class QPushButton;
 
 namespace d2dpo::ui {
 
+class KeptLabelsRetry;
 class LabelStatsBar;
 class ModelPicker;
 class NewPairsPicker;
@@ -148,6 +149,7 @@ private:
     QPushButton* m_generate = nullptr;
     QProgressBar* m_busy = nullptr;
     PairSupply* m_supply = nullptr;
+    KeptLabelsRetry* m_kept = nullptr;
 };
 
 } // namespace d2dpo::ui

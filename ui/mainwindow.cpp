@@ -123,6 +123,7 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Export preferences (JSONL)…"), this, &MainWindow::exportPreferences);
     file->addSeparator();
     file->addAction(tr("&Open store…"), this, &MainWindow::openStore);
+    file->addAction(tr("Open &team store…"), this, &MainWindow::openTeamStore);
     file->addAction(tr("Change &labeler…"), this, &MainWindow::changeLabeler)->setEnabled(!m_store->isTeamStore()); // a team store's labeler is the database role
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -172,23 +173,6 @@ void MainWindow::refocus()
         if (m_tabs->currentWidget() == m_labelView && isActiveWindow())
             m_labelView->setFocus(Qt::OtherFocusReason);
     });
-}
-
-void MainWindow::openStore()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a preference store"),
-                                                      QFileInfo(QString::fromStdString(m_store->path())).absolutePath(),
-                                                      tr("Preference stores (*.sqlite *.db);;All files (*)"));
-    refocus();
-    if (path.isEmpty())
-        return;
-    // The views hold this store for their lifetime: the other store opens in a new window
-    // (the same program with --db), and this one closes as Quit does.
-    if (!QProcess::startDetached(QCoreApplication::applicationFilePath(), {QStringLiteral("--db"), path})) {
-        QMessageBox::warning(this, tr("Open store"), tr("Could not start a window for %1.").arg(path));
-        return;
-    }
-    close();
 }
 
 void MainWindow::changeLabeler()

@@ -63,7 +63,10 @@ private:
     void modelAdded(const QString& message);
     void importPreferences();
     void exportPreferences();
+    // Opening another store (mainwindowstores.cpp): it opens in a new window, and this one closes.
     void openStore();
+    void openTeamStore();
+    void reopenOn(const QString& store);
     void changeLabeler();
     /// Gives the keys back to the Label view when it is the current view (after a menu or dialog).
     void refocus();

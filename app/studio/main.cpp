@@ -104,8 +104,8 @@ int main(int argc, char** argv)
         QMessageBox::critical(nullptr, QStringLiteral("d2dpo-studio"), message);
         return 1;
     }
-    if (parser.isSet(options.db))
-        settings.setValue("store/path", storePath);
+    if (parser.isSet(options.db)) // a team store's URL without its password: ~/.pgpass supplies it
+        settings.setValue("store/path", QString::fromStdString(store.value()->displayName()));
     const bool noModels = store.value()->models().ok() && store.value()->models().value().empty();
 
     QString labeler = parser.isSet(options.labeler) ? parser.value(options.labeler) : settings.value("labeler/name").toString();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "labeling/labelsession.h"
 
+#include <algorithm>
+
 namespace d2dpo {
 
 namespace {
@@ -32,8 +34,11 @@ Status LabelSession::refill()
                                          : m_store.pendingPairs(kQueueRead, m_task, m_labeler);
     if (!pending)
         return makeError(pending.error());
+    auto kept = [&](int64_t id) {
+        return std::any_of(m_unsent.begin(), m_unsent.end(), [id](const Unsent& u) { return u.pair.id == id; });
+    };
     for (ShownPair& p : pending.value())
-        if (!m_current || p.id != m_current->id)
+        if ((!m_current || p.id != m_current->id) && !kept(p.id)) // a kept choice's pair is still leased to us
             m_queue.push_back(std::move(p));
     return Ok{};
 }
@@ -67,8 +72,23 @@ Result<LabelSession::Labelled> LabelSession::label(Choice choice, int64_t decide
         return makeError(ErrorCode::NotFound, "no pair to label");
     Labelled labelled;
     labelled.pairId = m_current->id;
+    if (!m_unsent.empty()) // what cannot be written yet stays kept, and this choice waits behind it
+        if (auto flushed = flushUnsent(); flushed) {
+            labelled.keptWritten = flushed->written;
+            labelled.keptRefused = flushed->refused;
+        }
+    auto keep = [&] {
+        m_unsent.push_back({*m_current, choice, decideMs});
+        labelled.kept = true;
+        advanceQueued();
+        return labelled;
+    };
+    if (!m_unsent.empty())
+        return keep(); // in the order they were made
     auto id = m_store.addLabel(m_current->id, choice, m_labeler, decideMs);
     if (!id) {
+        if (id.errorCode() == ErrorCode::Unreachable)
+            return keep();
         if (id.errorCode() != ErrorCode::AlreadyLabelled)
             return makeError(id.errorCode(), id.error()); // nothing stored: the pair stays
         labelled.otherwise = id.error();
@@ -78,12 +98,70 @@ Result<LabelSession::Labelled> LabelSession::label(Choice choice, int64_t decide
         m_undoSteps.push_back({{id.value()}, false});
     }
     if (Status s = advance(); !s)
-        return makeError(s.error());
+        return makeError(s.errorCode(), s.error());
     return labelled;
+}
+
+void LabelSession::advanceQueued()
+{
+    m_current.reset();
+    if (!m_queue.empty()) {
+        m_current = std::move(m_queue.front());
+        m_queue.pop_front();
+    }
+}
+
+Result<int64_t> LabelSession::ownLabel(int64_t pairId)
+{
+    auto mine = m_store.labelledPairs(m_labeler);
+    if (!mine)
+        return makeError(mine.errorCode(), mine.error());
+    for (const auto& [pair, label] : mine.value())
+        if (pair.id == pairId)
+            return label.id;
+    return int64_t(0);
+}
+
+Result<LabelSession::Flushed> LabelSession::flushUnsent()
+{
+    Flushed flushed;
+    while (!m_unsent.empty()) {
+        const Unsent& u = m_unsent.front();
+        auto id = m_store.addLabel(u.pair.id, u.choice, m_labeler, u.decideMs);
+        int64_t labelId = id ? id.value() : 0;
+        if (!id && id.errorCode() == ErrorCode::Unreachable)
+            return makeError(ErrorCode::Unreachable, id.error()); // still out of reach: all stay kept
+        if (!id && id.errorCode() == ErrorCode::AlreadyLabelled) {
+            auto own = ownLabel(u.pair.id); // the first attempt's commit may have gone through
+            if (!own)
+                return makeError(own.errorCode(), own.error());
+            labelId = own.value();
+        }
+        if (labelId > 0) {
+            ++flushed.written;
+            ++m_labelled;
+            m_undoSteps.push_back({{labelId}, false});
+        } else {
+            flushed.refused.push_back(id.error());
+        }
+        m_unsent.erase(m_unsent.begin());
+    }
+    if (!m_current)
+        if (Status s = advance(); !s)
+            return makeError(s.errorCode(), s.error());
+    return flushed;
 }
 
 Result<std::optional<LabelSession::Undone>> LabelSession::undo()
 {
+    if (!m_unsent.empty()) { // a kept choice was never written: taking it back needs no store
+        const ShownPair pair = m_unsent.back().pair;
+        m_unsent.pop_back();
+        if (m_current)
+            m_queue.push_front(*m_current);
+        m_current = pair;
+        return std::optional(Undone{{pair.id}, false});
+    }
     if (m_undoSteps.empty())
         return std::optional<Undone>();
     const Step step = m_undoSteps.back();

@@ -34,7 +34,7 @@ public:
     size_t queued() const { return m_queue.size(); }
     /// Labels this session made by hand (a rule plan's labels are not counted).
     int labelledCount() const { return m_labelled; }
-    bool canUndo() const { return !m_undoSteps.empty(); }
+    bool canUndo() const { return !m_undoSteps.empty() || !m_unsent.empty(); }
 
     /// Shows the next queued pair, refilling the queue with the store's pending pairs when empty.
     Status advance();
@@ -49,6 +49,9 @@ public:
         int64_t pairId = 0;
         int64_t labelId = 0;    ///< 0 when someone labelled the pair first (AlreadyLabelled)
         std::string otherwise;  ///< then why this label was not stored
+        bool kept = false;      ///< the team store could not be reached: the choice is kept, written later
+        int keptWritten = 0;    ///< earlier kept choices written before this one (flushUnsent)
+        std::vector<std::string> keptRefused; ///< earlier kept choices the store refused, with its reasons
     };
     /// Labels the current pair and moves on. A pair labelled meanwhile by someone else is passed
     /// over (its label is theirs); any other failure keeps the pair current and is returned.
@@ -58,7 +61,19 @@ public:
         std::vector<int64_t> pairIds; ///< shown again next, the latest first
         bool wasRulePlan = false;
     };
-    /// Takes back this session's latest step; nothing when there is none.
+    /// Choices made while the team store could not be reached, not yet written.
+    size_t unsentCount() const { return m_unsent.size(); }
+    struct Flushed {
+        int written = 0;
+        std::vector<std::string> refused; ///< kept choices the store refused, with its reasons
+    };
+    /// Writes the kept choices, oldest first (label() tries this first too). A choice whose label
+    /// the store already holds from this labeler (its commit went through but the answer was lost)
+    /// counts as written, never twice; one the store refuses (the pair has its labels by now) is
+    /// dropped with the reason. Stops while the store is still out of reach; the rest stay kept.
+    Result<Flushed> flushUnsent();
+
+    /// Takes back this session's latest step (a kept choice first); nothing when there is none.
     Result<std::optional<Undone>> undo();
 
     /// Stores a generated batch (storeGeneratedPairs) and queues its pairs: `first` puts them
@@ -75,7 +90,16 @@ private:
         std::vector<int64_t> labelIds;
         bool rulePlan = false;
     };
+    struct Unsent {
+        ShownPair pair;
+        Choice choice = Choice::Skip;
+        int64_t decideMs = 0;
+    };
     Status refill();
+    /// The next queued pair without asking the store (it is out of reach); none when the queue is empty.
+    void advanceQueued();
+    /// This labeler's active label on `pairId` (0: none), for a retry whose first commit went through.
+    Result<int64_t> ownLabel(int64_t pairId);
 
     PreferenceStore& m_store;
     std::string m_labeler;
@@ -84,6 +108,7 @@ private:
     std::vector<Step> m_undoSteps;
     std::deque<ShownPair> m_queue;
     std::optional<ShownPair> m_current;
+    std::vector<Unsent> m_unsent;
 };
 
 } // namespace d2dpo

@@ -177,7 +177,17 @@ CREATE POLICY leases_own ON leases TO d2dpo_labeler
 
 const std::vector<const char*>& postgresMigrations()
 {
-    static const std::vector<const char*> migrations;
+    static const std::vector<const char*> migrations = {
+        // Version 10 (storeschema.cpp's twin): each model's checkpoint file in the store.
+        R"sql(
+CREATE TABLE model_files (
+    model_id   TEXT PRIMARY KEY REFERENCES models(id) ON DELETE CASCADE,
+    bytes      BYTEA NOT NULL,
+    size       BIGINT NOT NULL,
+    created_at TEXT NOT NULL
+);
+)sql",
+    };
     return migrations;
 }
 

@@ -15,6 +15,7 @@ struct Table {
     const char* columns;
     const char* order;
     bool identity; ///< its id is a PostgreSQL identity, moved past the copied ids afterwards
+    int blob = -1; ///< the column holding bytes (a checkpoint), copied as they are
 };
 
 // In an order that satisfies every reference: models first without their run (runs refer to
@@ -37,6 +38,7 @@ const Table kTables[] = {
      "id", true},
     {"labels", "id, pair_id, choice, labeler, decide_ms, created_at, undone_at, import_key", "id", true},
     {"settings", "key, value", "key", false},
+    {"model_files", "model_id, bytes, size, created_at", "model_id", false, 1},
 };
 
 std::string insertColumns(const char* columns)
@@ -104,7 +106,10 @@ Result<std::vector<std::pair<std::string, int64_t>>> PreferenceStore::copyAll(Pr
             while (read.executeStep()) {
                 write.reset();
                 for (int i = 0; i < columns; ++i)
-                    write.bind(i + 1, read.getColumn(i));
+                    if (i == table.blob)
+                        write.bindBlob(i + 1, read.getBlob(i));
+                    else
+                        write.bind(i + 1, read.getColumn(i));
                 write.exec();
                 ++copied;
             }

@@ -29,6 +29,12 @@ inline void bindOptionalText(sql::Statement& statement, int index, const std::st
         statement.bind(index, text);
 }
 
+/// The store's overlap (different labelers per pair), as an SQL expression.
+constexpr const char* kOverlapSql = "coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'overlap'), 1)";
+/// The active labels on the pair `p`, as an SQL expression: counted through a view, as a team
+/// store's labeler reads no one else's labels.
+constexpr const char* kActiveLabelsSql = "coalesce((SELECT t.active FROM label_tally t WHERE t.pair_id = p.id), 0)";
+
 /// A pair as shown, columns 0..6 (id, left, right, left model, right model, task, blind); a blind
 /// comparison's models are not read back, so no view can show them.
 constexpr const char* kPairSelect = R"sql(

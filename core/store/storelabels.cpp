@@ -88,12 +88,9 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
         // The overlap is read and the label written under one write lock: two labelers pressing at
         // once cannot take a pair past its overlap. Committed before this returns.
         WriteTransaction transaction(db);
-        sql::Statement state(db, R"sql(
-            SELECT p.purpose,
-                   coalesce((SELECT t.active FROM label_tally t WHERE t.pair_id = p.id), 0),
+        sql::Statement state(db, std::string("SELECT p.purpose, ") + kActiveLabelsSql + R"sql(,
                    EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?2),
-                   coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'overlap'), 1)
-            FROM pairs p WHERE p.id = ?1)sql");
+                   )sql" + kOverlapSql + " FROM pairs p WHERE p.id = ?1");
         state.bind(1, pairId);
         state.bind(2, labeler);
         if (!state.executeStep())
@@ -171,8 +168,7 @@ Result<LabelCounts> PreferenceStore::counts(const std::string& labeler)
             SELECT (SELECT coalesce(sum(labels), 0) FROM labeler_tally),
                    (SELECT count(*) FROM labels WHERE undone_at IS NULL AND labeler = ?),
                    (SELECT count(*) FROM pairs p WHERE p.purpose <> 'gold'
-                        AND coalesce((SELECT t.active FROM label_tally t WHERE t.pair_id = p.id), 0)
-                            < coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'overlap'), 1)
+                        AND )sql" + std::string(kActiveLabelsSql) + " < " + kOverlapSql + R"sql(
                         AND NOT EXISTS (SELECT 1 FROM labels l
                                         WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?)),
                    (SELECT count(*) FROM labels l JOIN pairs p ON p.id = l.pair_id

@@ -5,6 +5,7 @@
 #include "base/config.h"
 #include "base/timeutil.h"
 #include "store/storeimpl.h"
+#include "store/storemodelfiles.h"
 
 namespace d2dpo {
 
@@ -14,6 +15,7 @@ Status PreferenceStore::addModel(const ModelRecord& m)
         if (Status s = addTask(m.taskKey, m.taskSpecJson); !s)
             return s;
     return m_impl->guard<Ok>("storing model " + m.id, [&]() -> Result<Ok> {
+        WriteTransaction transaction(m_impl->db);
         sql::Statement q(m_impl->db, R"sql(
             INSERT INTO models (id, parent_id, kind, name, path, spec_json, training_json, metrics_json, run_id,
                                 created_at)
@@ -32,6 +34,9 @@ Status PreferenceStore::addModel(const ModelRecord& m)
             q.bind(9, *m.runId);
         q.bind(10, m.createdAt.empty() ? utcNow() : m.createdAt);
         q.exec();
+        if (m_impl->team()) // its file goes with it: other machines cannot read this one's path
+            storeModelFile(m_impl->db, m.id, m.path);
+        transaction.commit();
         return Ok{};
     });
 }
@@ -70,6 +75,9 @@ Result<std::vector<ModelRecord>> PreferenceStore::models()
         std::vector<ModelRecord> out;
         while (q.executeStep())
             out.push_back(readModel(q));
+        if (m_impl->team())
+            for (ModelRecord& m : out)
+                m.path = localModelPath(m_impl->db, m.id, m.path);
         return out;
     });
 }
@@ -81,7 +89,10 @@ Result<std::optional<ModelRecord>> PreferenceStore::model(const std::string& id)
         q.bind(1, id);
         if (!q.executeStep())
             return std::nullopt;
-        return readModel(q);
+        ModelRecord m = readModel(q);
+        if (m_impl->team())
+            m.path = localModelPath(m_impl->db, m.id, m.path);
+        return m;
     });
 }
 

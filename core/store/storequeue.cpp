@@ -17,7 +17,6 @@ namespace {
 constexpr int kMaxOverlap = QueueSettings::kMaxOverlap;
 constexpr double kMaxGoldRate = QueueSettings::kMaxGoldRate;
 
-constexpr const char* kOverlap = "coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'overlap'), 1)";
 
 /// The pending pairs' ORDER BY for a queue order. By margin: a blind comparison's pairs (never
 /// scored) first, as they come, so that scored pairs never hold a comparison back; then the scored
@@ -127,10 +126,10 @@ std::vector<ShownPair> readPending(sql::Database& db, const QueueSettings& setti
         // one this labeler holds is left to claimPairs (it hands those back first).
         sql::Statement q(db, std::string(kPairSelect) + R"sql(
             WHERE (?1 = 1) = (p.purpose = 'gold')
-              AND (?1 = 1 OR coalesce((SELECT t.active FROM label_tally t WHERE t.pair_id = p.id), 0)
+              AND (?1 = 1 OR )sql" + kActiveLabelsSql + R"sql(
                              + (CASE WHEN ?5 = 1 THEN (SELECT count(*) FROM active_leases a
                                                        WHERE a.pair_id = p.id AND a.labeler <> ?2) ELSE 0 END) < )sql" +
-                                 kOverlap + R"sql()
+                                 kOverlapSql + R"sql()
               AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM labels l
                                              WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?2))
               AND (?5 = 0 OR NOT EXISTS (SELECT 1 FROM active_leases a WHERE a.pair_id = p.id AND a.labeler = ?2))

@@ -206,6 +206,17 @@ CREATE VIEW labeler_tally AS
 CREATE VIEW active_leases AS
     SELECT pair_id, labeler, expires_at FROM leases WHERE expires_at > CAST(strftime('%s', 'now') AS INTEGER);
 )sql",
+        // Version 10: a model's checkpoint may live in the store itself. A team store keeps each
+        // model's file here, so every maintainer's machine reaches it (a path is one machine's);
+        // an SQLite store keeps its files beside it and leaves this table empty.
+        R"sql(
+CREATE TABLE model_files (
+    model_id   TEXT PRIMARY KEY REFERENCES models(id) ON DELETE CASCADE,
+    bytes      BLOB NOT NULL,
+    size       INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+)sql",
     };
     return migrations;
 }

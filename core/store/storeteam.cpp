@@ -96,7 +96,7 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const st
         if (version > latest)
             return makeError(where + "written by a newer d2dpo-studio (schema " + std::to_string(version) +
                              ", this build knows up to " + std::to_string(latest) + "); nothing was changed");
-        if (version < latest) {
+        if (version < latest) try {
             sql::WriteTransaction transaction(db);
             version = storedVersion(db);
             const auto& migrations = postgresMigrations();
@@ -110,6 +110,13 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const st
             db.exec("UPDATE store_meta SET value = '" + std::to_string(latest) + "' WHERE key = 'schema_version'");
             transaction.commit();
             version = latest;
+        } catch (const sql::Error& e) {
+            if (e.kind() != sql::ErrorKind::Permission)
+                throw;
+            return makeError(ErrorCode::Denied, where + "the store is at schema " + std::to_string(version) +
+                                                    " and this build needs " + std::to_string(latest) +
+                                                    "; only its owner may upgrade it (`d2dpo store init URL` as the "
+                                                    "owner); nothing was changed");
         }
         impl->version = version;
         impl->identity = db.execAndGet("SELECT current_user").getString();

@@ -7,94 +7,26 @@
 #include <QtTest/QtTest>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
-#include <libpq-fe.h>
 #include <SQLiteCpp/SQLiteCpp.h>
 
-#include "support/pgserver.h"
-#include "support/storerecords.h"
 #include "support/teamlabeler.h"
+#include "support/teamstorefixture.h"
 
 using namespace d2dpo;
 using namespace d2dpo::test;
 
-namespace {
-
-const std::string kPassword = "team-secret";
-
-/// Runs `sql` as whoever `url` names; the server's message when it is refused, else "".
-std::string refusal(const std::string& url, const std::string& sql, int64_t* rows = nullptr)
-{
-    PGconn* connection = PQconnectdb(url.c_str());
-    std::string message;
-    if (PQstatus(connection) != CONNECTION_OK) {
-        message = PQerrorMessage(connection);
-    } else {
-        PGresult* result = PQexec(connection, sql.c_str());
-        const ExecStatusType status = PQresultStatus(result);
-        if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
-            message = PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY);
-        else if (rows)
-            *rows = status == PGRES_TUPLES_OK ? PQntuples(result) : std::atoll(PQcmdTuples(result));
-        PQclear(result);
-    }
-    PQfinish(connection);
-    return message;
-}
-
-} // namespace
-
-class TestTeamStore final : public QObject {
+class TestTeamStore final : public TeamStoreFixture {
     Q_OBJECT
 
-    PostgresServer* m_server = nullptr;
-    QTemporaryDir m_dir;
-
-    /// A new team store (made by the superuser, its owner) with `pairs` pairs; its database's name.
-    std::string teamStore(int pairs, int overlap = 1, int leaseSeconds = 600)
-    {
-        const std::string database = m_server->createDatabase("team");
-        auto store = openOrFail(m_server->superuserUrl(database));
-        if (!store)
-            return {};
-        if (pairs > 0 && !store->addPairs(somePairs(pairs), "generated"))
-            return {};
-        QueueSettings settings;
-        settings.overlap = overlap;
-        settings.leaseSeconds = leaseSeconds;
-        if (!store->setQueueSettings(settings))
-            return {};
-        return database;
-    }
-    std::string as(const std::string& role, const std::string& database) const
-    {
-        return m_server->url(role, kPassword, database);
-    }
-    void makeRole(const std::string& role, const char* group)
-    {
-        std::string error;
-        QVERIFY2(m_server->createLoginRole(role, kPassword, &error), error.c_str());
-        QVERIFY2(m_server->exec("postgres", "GRANT " + std::string(group) + " TO " + role, &error), error.c_str());
-    }
-
 private Q_SLOTS:
-    void initTestCase()
-    {
-        m_server = PostgresServer::shared();
-        if (!m_server)
-            QSKIP(("no PostgreSQL server: " + PostgresServer::unavailableReason()).c_str());
-        QVERIFY(!teamStore(0).empty()); // the first store makes the group roles
-        for (const char* labeler : {"ana", "ben"})
-            makeRole(labeler, "d2dpo_labeler");
-        makeRole("max", "d2dpo_maintainer");
-        for (int i = 1; i <= 8; ++i)
-            makeRole("labeler" + std::to_string(i), "d2dpo_labeler");
-    }
+    void initTestCase() { startTeam(); }
 
     void eachLabelerIsOnlyItself()
     {

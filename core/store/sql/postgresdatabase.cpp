@@ -15,6 +15,7 @@ namespace {
 
 // Types the parameters are sent with (pg_type.h's OIDs), so that `? IS NULL` and the like need
 // no cast; a NULL goes untyped, so it fits any column.
+constexpr Oid kBytea = 17;
 constexpr Oid kInt8 = 20;
 constexpr Oid kText = 25;
 constexpr Oid kFloat8 = 701;
@@ -65,8 +66,8 @@ void checkResult(PGconn* connection, PGresult* result)
 
 class PostgresStatement final : public StatementBackend {
 public:
-    PostgresStatement(PGconn* connection, const std::string& sql)
-        : m_connection(connection), m_sql(numberedPlaceholders(sql, &m_parameters))
+    PostgresStatement(PostgresDatabase& db, const std::string& sql)
+        : m_db(db), m_connection(db.handle()), m_sql(numberedPlaceholders(sql, &m_parameters))
     {
     }
     ~PostgresStatement() override { PQclear(m_result); }
@@ -81,6 +82,25 @@ public:
         set(index, std::string(buffer), kFloat8);
     }
     void bindText(int index, const std::string& value) override { set(index, value, kText); }
+    void bindBlob(int index, const std::string& bytes) override
+    {
+        set(index, bytes, kBytea);
+        m_binary.resize(m_values.size(), 0);
+        m_binary[size_t(index - 1)] = 1; // sent as bytes, not as text
+    }
+    std::string columnBlob(int index) const override
+    {
+        if (!m_result || m_row < 0 || PQgetisnull(m_result, m_row, index))
+            return {};
+        size_t length = 0; // a text-format result holds bytea as hex: \x...
+        unsigned char* bytes = PQunescapeBytea(
+            reinterpret_cast<const unsigned char*>(PQgetvalue(m_result, m_row, index)), &length);
+        if (!bytes)
+            throw Error(ErrorKind::Other, "out of memory reading bytes from the server");
+        std::string out(reinterpret_cast<const char*>(bytes), length);
+        PQfreemem(bytes);
+        return out;
+    }
     void bindValue(int index, const Value& value) override
     {
         if (value.isNull())
@@ -119,6 +139,11 @@ public:
     }
 
 private:
+    bool isRead() const
+    {
+        const size_t start = m_sql.find_first_not_of(" \n\t");
+        return start != std::string::npos && m_sql.compare(start, 6, "SELECT") == 0;
+    }
     void set(int index, std::optional<std::string> value, Oid type)
     {
         if (index < 1)
@@ -129,6 +154,8 @@ private:
         }
         m_values[size_t(index - 1)] = std::move(value);
         m_types[size_t(index - 1)] = type;
+        if (size_t(index) <= m_binary.size())
+            m_binary[size_t(index - 1)] = 0; // text unless bindBlob says otherwise
     }
     void run()
     {
@@ -137,21 +164,38 @@ private:
             m_values.resize(size_t(m_parameters));
             m_types.resize(size_t(m_parameters), 0);
         }
+        m_db.ensureConnected();
         std::vector<const char*> values(m_values.size());
-        for (size_t i = 0; i < m_values.size(); ++i)
-            values[i] = m_values[i] ? m_values[i]->c_str() : nullptr;
-        PGresult* result = PQexecParams(m_connection, m_sql.c_str(), int(values.size()),
-                                        m_types.empty() ? nullptr : m_types.data(), values.data(), nullptr, nullptr, 0);
+        std::vector<int> lengths(m_values.size(), 0), formats(m_values.size(), 0);
+        for (size_t i = 0; i < m_values.size(); ++i) {
+            values[i] = m_values[i] ? m_values[i]->data() : nullptr;
+            lengths[i] = m_values[i] ? int(m_values[i]->size()) : 0;
+            formats[i] = i < m_binary.size() ? m_binary[i] : 0;
+        }
+        auto execute = [&] {
+            return PQexecParams(m_connection, m_sql.c_str(), int(values.size()), m_types.empty() ? nullptr : m_types.data(),
+                                values.data(), lengths.data(), formats.data(), 0);
+        };
+        PGresult* result = execute();
+        // A read outside a transaction on a connection that died while idle is asked again once,
+        // on a new connection: reading twice changes nothing (a write is never sent twice).
+        if (!m_db.isConnected() && !m_db.inTransaction() && isRead()) {
+            PQclear(result);
+            m_db.reconnect();
+            result = execute();
+        }
         checkResult(m_connection, result);
         m_result = result;
         m_row = -1;
     }
 
-    PGconn* m_connection;
+    PostgresDatabase& m_db;
+    PGconn* m_connection; ///< the same object after a reconnect (PQreset connects it in place)
     int m_parameters = 0;
     std::string m_sql;
     std::vector<std::optional<std::string>> m_values;
     std::vector<Oid> m_types;
+    std::vector<int> m_binary; ///< 1 for a parameter sent as bytes (bindBlob)
     PGresult* m_result = nullptr;
     int m_row = -1;
 };
@@ -188,11 +232,31 @@ PostgresDatabase::PostgresDatabase(const std::string& url)
 
 PostgresDatabase::~PostgresDatabase() { PQfinish(m_connection); }
 
-void PostgresDatabase::exec(const std::string& sql) { checkResult(m_connection, PQexec(m_connection, sql.c_str())); }
+void PostgresDatabase::exec(const std::string& sql)
+{
+    const bool begins = sql.rfind("BEGIN", 0) == 0;
+    const bool ends = sql == "COMMIT" || sql == "ROLLBACK";
+    if (ends) {
+        m_inTransaction = false;
+        if (sql == "ROLLBACK" && !isConnected())
+            return; // the server rolled it back when the connection went
+    } else {
+        ensureConnected();
+    }
+    PGresult* result = PQexec(m_connection, sql.c_str());
+    if (begins && !isConnected()) { // died while idle: nothing was begun, so begin on a new connection
+        PQclear(result);
+        reconnect();
+        result = PQexec(m_connection, sql.c_str());
+    }
+    checkResult(m_connection, result);
+    if (begins)
+        m_inTransaction = true;
+}
 
 std::unique_ptr<StatementBackend> PostgresDatabase::prepare(const std::string& sql)
 {
-    return std::make_unique<PostgresStatement>(m_connection, sql);
+    return std::make_unique<PostgresStatement>(*this, sql);
 }
 
 void PostgresDatabase::beginWrite()
@@ -210,6 +274,17 @@ void PostgresDatabase::beginWrite()
 }
 
 bool PostgresDatabase::isConnected() const { return PQstatus(m_connection) == CONNECTION_OK; }
+
+void PostgresDatabase::ensureConnected()
+{
+    if (isConnected())
+        return;
+    if (m_inTransaction)
+        throw Error(ErrorKind::Connection,
+                    "the connection to the server was lost in the middle of a transaction; none of it was written",
+                    "08006");
+    reconnect();
+}
 
 void PostgresDatabase::reconnect()
 {

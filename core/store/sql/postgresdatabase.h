@@ -25,9 +25,15 @@ public:
     bool isConnected() const;
     /// Connects again after a lost connection; throws Error when the server still cannot be reached.
     void reconnect();
+    /// Before each statement: a connection lost between transactions is made again (a labeler's
+    /// next label goes through once the network is back); one lost inside a transaction is an
+    /// error, as the server has already rolled that transaction back.
+    void ensureConnected();
+    bool inTransaction() const { return m_inTransaction; }
 
 private:
     pg_conn* m_connection = nullptr;
+    bool m_inTransaction = false;
 };
 
 /// True when `name` names a PostgreSQL store rather than an SQLite file.

@@ -52,6 +52,9 @@ public:
     /// A value read from the other engine, as its text when it has no type here: the column it
     /// goes to decides (PostgreSQL reads every value as text).
     virtual void bindValue(int index, const Value& value) = 0;
+    /// Bytes as they are (a checkpoint file): SQLite's BLOB, PostgreSQL's BYTEA.
+    virtual void bindBlob(int index, const std::string& bytes) = 0;
+    virtual std::string columnBlob(int index) const = 0;
     virtual bool step() = 0;
     virtual int64_t changes() = 0;
     virtual Value column(int index) const = 0;
@@ -78,6 +81,8 @@ public:
     void bind(int index, const std::string& value) { m_backend->bindText(index, value); }
     void bind(int index, const char* value) { m_backend->bindText(index, value); }
     void bind(int index, const Value& value) { m_backend->bindValue(index, value); }
+    void bindBlob(int index, const std::string& bytes) { m_backend->bindBlob(index, bytes); }
+    std::string getBlob(int index) const { return m_backend->columnBlob(index); }
     /// The next row; false after the last.
     bool executeStep() { return m_backend->step(); }
     /// Runs it to the end; returns the rows it changed.

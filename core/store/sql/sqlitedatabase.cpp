@@ -58,6 +58,15 @@ public:
             return bindText(index, value.getString()); // the column's affinity makes "12" an integer
         }
     }
+    void bindBlob(int index, const std::string& bytes) override
+    {
+        check(sqlite3_bind_blob64(m_statement, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT));
+    }
+    std::string columnBlob(int index) const override
+    {
+        const auto* data = static_cast<const char*>(sqlite3_column_blob(m_statement, index));
+        return data ? std::string(data, size_t(sqlite3_column_bytes(m_statement, index))) : std::string();
+    }
     bool step() override
     {
         const int rc = sqlite3_step(m_statement);

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What a team shares beyond labels, on a real PostgreSQL server: a choice made while the server is
+// out of reach is kept and written once it is back, never twice; a model's checkpoint made on one
+// machine reaches every maintainer's machine through the store, and goes along with a copy.
+#include <QtTest/QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "labeling/labelsession.h"
+#include "support/teamstorefixture.h"
+
+using namespace d2dpo;
+using namespace d2dpo::test;
+
+class TestTeamShared final : public TeamStoreFixture {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { startTeam(); }
+
+    void aChoiceMadeOfflineIsKeptAndWrittenOnce()
+    {
+        const std::string db = teamStore(4, 1);
+        auto store = openOrFail(as("ana", db));
+        auto max = openOrFail(as("max", db));
+        QVERIFY(store && max);
+        LabelSession session(*store, "someone typed");
+        QCOMPARE(session.labeler(), std::string("ana")); // the role, never a typed name
+        QVERIFY(session.advance());
+        QVERIFY(session.label(Choice::Left, 900).value().labelId > 0);
+        // The network goes: the server ends ana's connection and lets her in no more.
+        std::string error;
+        QVERIFY2(m_server->exec("postgres", "ALTER ROLE ana NOLOGIN", &error), error.c_str());
+        QVERIFY2(m_server->exec(db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'ana'",
+                                &error),
+                 error.c_str());
+        const int64_t offline = session.current()->id;
+        const auto kept = session.label(Choice::Right, 800);
+        QVERIFY2(kept, kept ? "" : kept.error().c_str());
+        QVERIFY(kept->kept);
+        QCOMPARE(session.unsentCount(), size_t(1));
+        QVERIFY(session.current() && session.current()->id != offline); // the next leased pair, from the queue
+        const auto stillOut = session.flushUnsent();
+        QCOMPARE(stillOut.errorCode(), ErrorCode::Unreachable);
+        qInfo("while the store is out of reach: %s", stillOut.error().c_str());
+        QCOMPARE(session.unsentCount(), size_t(1));
+        // The network is back; the first attempt's commit had gone through, only its answer was lost.
+        QVERIFY2(m_server->exec("postgres", "ALTER ROLE ana LOGIN", &error), error.c_str());
+        auto other = openOrFail(as("ana", db));
+        QVERIFY(other->addLabel(offline, Choice::Right, "ana", 800));
+        const auto flushed = session.flushUnsent();
+        QVERIFY2(flushed, flushed ? "" : flushed.error().c_str());
+        QCOMPARE(flushed->written, 1);
+        QVERIFY(flushed->refused.empty());
+        QCOMPARE(session.unsentCount(), size_t(0));
+        int64_t onThatPair = 0;
+        for (const LabelRecord& label : max->labels(true).value())
+            onThatPair += label.pairId == offline;
+        QCOMPARE(onThatPair, int64_t(1)); // never labelled twice by the retry
+        QVERIFY(session.canUndo()); // and the written label is this session's to undo
+        // A kept choice on a pair that got its labels meanwhile is refused with the reason.
+        QVERIFY2(m_server->exec(db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'ana'",
+                                &error),
+                 error.c_str());
+        QVERIFY2(m_server->exec("postgres", "ALTER ROLE ana NOLOGIN", &error), error.c_str());
+        const int64_t taken = session.current()->id;
+        QVERIFY(session.label(Choice::Left, 700)->kept);
+        QVERIFY(max->addLabel(taken, Choice::Right, "max", 10));
+        QVERIFY2(m_server->exec("postgres", "ALTER ROLE ana LOGIN", &error), error.c_str());
+        const auto refused = session.flushUnsent();
+        QVERIFY(refused);
+        QCOMPARE(refused->written, 0);
+        QCOMPARE(refused->refused.size(), size_t(1));
+        qInfo("a kept choice refused: %s", refused->refused.front().c_str());
+    }
+
+    void aCheckpointReachesEveryMaintainersMachine()
+    {
+        const std::string db = teamStore(0);
+        qputenv("XDG_CACHE_HOME", m_dir.filePath("cache").toUtf8());
+        std::string bytes(300'000, '\0');
+        for (size_t i = 0; i < bytes.size(); ++i)
+            bytes[i] = char((i * 7919) % 251); // every byte value, zeros included
+        const std::string made = m_dir.filePath("made-here.d2dpo").toStdString();
+        std::ofstream(made, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+        {
+            auto max = openOrFail(as("max", db));
+            ModelRecord model = modelRecord("shared1", "", "pretrained");
+            model.path = made;
+            QVERIFY(max->addModel(model));
+            QCOMPARE(max->model("shared1").value()->path, made); // on its own machine: its own file
+        }
+        QVERIFY(std::filesystem::remove(made)); // another machine: that path is not there
+        auto other = openOrFail(m_server->superuserUrl(db));
+        const std::string fetched = other->model("shared1").value()->path;
+        QVERIFY2(fetched != made && fetched.find("team-models") != std::string::npos, fetched.c_str());
+        std::ifstream in(fetched, std::ios::binary);
+        QVERIFY(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) == bytes);
+        QCOMPARE(other->models().value().front().path, fetched); // read from the cache from now on
+        // Labelers read no models, their files neither.
+        QVERIFY(!refusal(as("ana", db), "SELECT * FROM model_files").empty());
+        // A copy takes the files along.
+        const std::string file = m_dir.filePath("with-files.sqlite").toStdString();
+        auto copy = openOrFail(file);
+        QVERIFY(PreferenceStore::copyAll(*other, *copy));
+        SQLite::Database sqlite(file);
+        SQLite::Statement q(sqlite, "SELECT bytes FROM model_files WHERE model_id = 'shared1'");
+        QVERIFY(q.executeStep());
+        const SQLite::Column column = q.getColumn(0);
+        QVERIFY(std::string(static_cast<const char*>(column.getBlob()), size_t(column.getBytes())) == bytes);
+        // Deleting the model deletes its file from the store.
+        QVERIFY(other->deleteModel("shared1"));
+        int64_t rows = -1;
+        QVERIFY(refusal(m_server->superuserUrl(db), "SELECT 1 FROM model_files", &rows).empty());
+        QCOMPARE(rows, int64_t(0));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTeamShared)
+#include "tst_teamshared.moc"

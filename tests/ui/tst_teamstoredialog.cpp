@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// File ▸ Open team store…: the URL is tried on a worker thread against a real PostgreSQL server
+// before anything closes; the dialog says who the connection labels as (a labeler's role, with its
+// pairs to label) or why it cannot connect, opens only a URL that worked as typed, and remembers
+// the URL without its password. And the Label view, on a team store, labels as the role.
+#include <QApplication>
+#include <QDialogButtonBox>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QtTest/QtTest>
+
+#include "store/preferencestore.h"
+#include "support/pgserver.h"
+#include "support/storerecords.h"
+#include "ui/labelview.h"
+#include "ui/mainwindow.h"
+#include "ui/teamstoredialog.h"
+
+using namespace d2dpo;
+using namespace d2dpo::test;
+using namespace d2dpo::ui;
+
+class TestTeamStoreDialog final : public QObject {
+    Q_OBJECT
+
+    PostgresServer* m_server = nullptr;
+    std::string m_database;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        m_server = PostgresServer::shared();
+        if (!m_server)
+            QSKIP(("no PostgreSQL server: " + PostgresServer::unavailableReason()).c_str());
+        m_database = m_server->createDatabase("dialog");
+        auto owner = openOrFail(m_server->superuserUrl(m_database));
+        QVERIFY(owner && owner->addPairs(somePairs(3), "generated"));
+        std::string error;
+        QVERIFY2(m_server->createLoginRole("dora", "dora-secret", &error), error.c_str());
+        QVERIFY2(m_server->exec("postgres", "GRANT d2dpo_labeler TO dora", &error), error.c_str());
+    }
+
+    void aWorkingUrlSaysWhoAndOpens()
+    {
+        TeamStoreDialog dialog;
+        dialog.findChild<QLineEdit*>()->setText(QString::fromStdString(m_server->url("dora", "dora-secret", m_database)));
+        QVERIFY(!dialog.canOpen());
+        dialog.tryUrl();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.canOpen(), 15000);
+        QCOMPARE(dialog.statusText(), QStringLiteral("Connected as dora, a labeler, 3 pairs to label"));
+        dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Open)->click();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        const QString remembered = QSettings().value("store/teamUrl").toString();
+        QVERIFY2(remembered.startsWith(QLatin1String("postgresql://dora@")), qPrintable(remembered));
+        QVERIFY(!remembered.contains(QLatin1String("dora-secret")));
+        // Typed again, the URL must be tried again before it opens.
+        dialog.findChild<QLineEdit*>()->setText(dialog.url() + QLatin1Char(' '));
+        QVERIFY(!dialog.canOpen());
+    }
+
+    void aBadUrlSaysWhyAndOpensNothing()
+    {
+        TeamStoreDialog dialog;
+        auto* edit = dialog.findChild<QLineEdit*>();
+        edit->setText(QString::fromStdString(m_server->url("dora", "wrong", m_database)));
+        dialog.tryUrl();
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.statusText().startsWith(QLatin1String("Connecting")), 15000);
+        QVERIFY2(dialog.statusText().contains(QLatin1String("password authentication failed")),
+                 qPrintable(dialog.statusText()));
+        QVERIFY(!dialog.canOpen());
+        edit->setText(QStringLiteral("/home/me/store.sqlite"));
+        dialog.tryUrl();
+        QTRY_COMPARE_WITH_TIMEOUT(dialog.statusText(), QStringLiteral("A team store's URL starts with postgresql://"),
+                                  15000);
+        QVERIFY(!dialog.canOpen());
+    }
+
+    void theLabelViewLabelsAsTheRole()
+    {
+        auto store = openOrFail(m_server->url("dora", "dora-secret", m_database));
+        QVERIFY(store);
+        MainWindow window(std::move(store));
+        LabelView* view = window.labelView();
+        view->setLabeler(QStringLiteral("someone else")); // a typed name is ignored on a team store
+        QCOMPARE(view->labeler(), QStringLiteral("dora"));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_VERIFY(view->hasFocus() || QApplication::focusWidget());
+        QTest::qWait(300); // the pair painted, as a person sees it before deciding
+        QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : view, Qt::Key_A); // left is better
+        QTRY_COMPARE(window.store().labels(false).value().size(), size_t(1));
+        QCOMPARE(window.store().labels(false).value()[0].labeler, std::string("dora"));
+    }
+};
+
+QTEST_MAIN(TestTeamStoreDialog)
+#include "tst_teamstoredialog.moc"

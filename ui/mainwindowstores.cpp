@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// MainWindow: opening another store, a file or a team's PostgreSQL store. The views hold this
+// store for their lifetime, so the other one opens in a new window (the same program with --db)
+// and this one closes as Quit does.
+#include "ui/mainwindow.h"
+
+#include <QCoreApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QProcess>
+
+#include "ui/teamstoredialog.h"
+
+namespace d2dpo::ui {
+
+void MainWindow::openStore()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a preference store"),
+                                                      QFileInfo(QString::fromStdString(m_store->path())).absolutePath(),
+                                                      tr("Preference stores (*.sqlite *.db);;All files (*)"));
+    refocus();
+    if (!path.isEmpty())
+        reopenOn(path);
+}
+
+void MainWindow::openTeamStore()
+{
+    TeamStoreDialog dialog(this); // connects in the background before anything closes
+    const bool chosen = dialog.exec() == QDialog::Accepted;
+    refocus();
+    if (chosen)
+        reopenOn(dialog.url());
+}
+
+void MainWindow::reopenOn(const QString& store)
+{
+    if (!QProcess::startDetached(QCoreApplication::applicationFilePath(), {QStringLiteral("--db"), store})) {
+        QMessageBox::warning(this, tr("Open store"), tr("Could not start a window for %1.").arg(store));
+        return;
+    }
+    close();
+}
+
+} // namespace d2dpo::ui
