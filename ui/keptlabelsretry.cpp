@@ -7,6 +7,10 @@
 
 namespace d2dpo::ui {
 
+namespace {
+QString counted(int n, const QString& one, const QString& many) { return n == 1 ? one : many.arg(n); }
+} // namespace
+
 KeptLabelsRetry::KeptLabelsRetry(LabelSession& session, QObject* parent)
     : QObject(parent), m_session(session), m_timer(new QTimer(this))
 {
@@ -21,8 +25,9 @@ void KeptLabelsRetry::afterLabel(bool kept, int keptWritten, const std::vector<s
     if (keptWritten > 0 || !keptRefused.empty())
         report(keptWritten, keptRefused);
     if (kept) {
-        Q_EMIT statusMessage(tr("The team store cannot be reached: %n choice(s) kept here, written when it is back",
-                                nullptr, int(m_session.unsentCount())));
+        const int n = int(m_session.unsentCount());
+        Q_EMIT statusMessage(tr("The team store cannot be reached: %1 kept here, written when it is back")
+                                 .arg(counted(n, tr("1 choice"), tr("%1 choices"))));
         m_timer->start();
     } else if (!waiting()) {
         m_timer->stop();
@@ -37,9 +42,9 @@ void KeptLabelsRetry::retry()
     }
     auto flushed = m_session.flushUnsent();
     if (!flushed) {
-        Q_EMIT statusMessage(tr("Still no team store (%1): %n choice(s) kept, trying again every %2 s", nullptr,
-                                int(m_session.unsentCount()))
-                                 .arg(QString::fromStdString(flushed.error()))
+        const int n = int(m_session.unsentCount());
+        Q_EMIT statusMessage(tr("Still no team store (%1): %2 kept, trying again every %3 s")
+                                 .arg(QString::fromStdString(flushed.error()), counted(n, tr("1 choice"), tr("%1 choices")))
                                  .arg(kRetryMs / 1000));
         return;
     }
@@ -50,9 +55,10 @@ void KeptLabelsRetry::retry()
 
 void KeptLabelsRetry::report(int written, const std::vector<std::string>& refused)
 {
-    QString message = tr("The team store is back: %n kept label(s) written", nullptr, written);
+    QString message = tr("The team store is back: %1 written")
+                          .arg(counted(written, tr("1 kept label"), tr("%1 kept labels")));
     if (!refused.empty())
-        message += tr("; %n refused (%1)", nullptr, int(refused.size())).arg(QString::fromStdString(refused.front()));
+        message += tr("; %1 refused (%2)").arg(int(refused.size())).arg(QString::fromStdString(refused.front()));
     Q_EMIT statusMessage(message);
 }
 

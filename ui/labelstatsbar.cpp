@@ -23,6 +23,7 @@ LabelStatsBar::LabelStatsBar(PreferenceStore& store, TaskCatalog& tasks, QWidget
     m_autoLabel->setFocusPolicy(Qt::NoFocus); // keys go to the view, never to a focused button
     m_autoLabel->setMinimumHeight(36);
     m_autoLabel->setObjectName(QStringLiteral("autoLabelButton"));
+    m_autoLabel->setVisible(store.canMaintain()); // a team's labeler labels as itself, never as a rule
     m_autoLabel->setToolTip(tr("For simulations: each pair is labelled by its task's rule; invalid loses to valid "
                                "and equal ranks tie. Recorded under the labeler name rule:<the rule>."));
     auto* bottom = new QGridLayout(this);

@@ -55,8 +55,14 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     top->addWidget(modelLabel);
     top->addWidget(m_models, 1);
     top->addWidget(m_generate);
-    top->addWidget(new QLabel(tr("New pairs:"), this));
+    auto* newPairsLabel = new QLabel(tr("New pairs:"), this);
+    top->addWidget(newPairsLabel);
     top->addWidget(m_newPairs);
+    // A team's labeler labels the pairs it is handed: models and new pairs are the maintainers'.
+    for (QWidget* maintainers : {static_cast<QWidget*>(modelLabel), static_cast<QWidget*>(m_models),
+                                 static_cast<QWidget*>(m_generate), static_cast<QWidget*>(newPairsLabel),
+                                 static_cast<QWidget*>(m_newPairs)})
+        maintainers->setVisible(store.canMaintain());
     top->addWidget(m_busy);
     top->addStretch();
     top->addWidget(m_hints);
@@ -243,9 +249,9 @@ void LabelView::choose(Choice choice)
         Q_EMIT labelsChanged();
     } else if (!outcome->kept)
         reportError(QString::fromStdString(outcome->otherwise)); // labelled by someone else first
-    m_kept->afterLabel(outcome->kept, outcome->keptWritten, outcome->keptRefused);
     showCurrent();
     updateStatistics();
+    m_kept->afterLabel(outcome->kept, outcome->keptWritten, outcome->keptRefused); // said last: it matters most
 }
 
 void LabelView::undo()

@@ -46,6 +46,9 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
     m_tabs->addTab(m_labelView, tr("&Label"));
     m_tabs->addTab(m_trainView, tr("&Train"));
     m_tabs->addTab(m_modelsView, tr("&Models"));
+    // A team's labeler neither trains nor manages models: the database would refuse both.
+    m_tabs->setTabVisible(1, m_store->canMaintain());
+    m_tabs->setTabVisible(2, m_store->canMaintain());
     m_tabs->setDocumentMode(true);
     setCentralWidget(m_tabs);
 
@@ -107,7 +110,7 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
 
 void MainWindow::showView(int index)
 {
-    if (index >= 0 && index < m_tabs->count())
+    if (index >= 0 && index < m_tabs->count() && m_tabs->isTabVisible(index))
         m_tabs->setCurrentIndex(index);
 }
 
@@ -116,10 +119,11 @@ MainWindow::~MainWindow() = default;
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&New model from a data file…"), this, &MainWindow::newModelFromDataFile);
-    file->addAction(tr("Import &model (TorchScript)…"), this, &MainWindow::importModel);
+    const bool maintainer = m_store->canMaintain(); // on a team store, a labeler role only labels
+    file->addAction(tr("&New model from a data file…"), this, &MainWindow::newModelFromDataFile)->setEnabled(maintainer);
+    file->addAction(tr("Import &model (TorchScript)…"), this, &MainWindow::importModel)->setEnabled(maintainer);
     file->addSeparator();
-    file->addAction(tr("&Import preferences (JSONL)…"), this, &MainWindow::importPreferences);
+    file->addAction(tr("&Import preferences (JSONL)…"), this, &MainWindow::importPreferences)->setEnabled(maintainer);
     file->addAction(tr("&Export preferences (JSONL)…"), this, &MainWindow::exportPreferences);
     file->addSeparator();
     file->addAction(tr("&Open store…"), this, &MainWindow::openStore);
@@ -133,6 +137,7 @@ void MainWindow::buildMenus()
     const QString names[] = {tr("&Label"), tr("&Train"), tr("&Models")};
     for (int i = 0; i < 3; ++i) {
         QAction* show = view->addAction(names[i], this, [this, i] { showView(i); });
+        show->setEnabled(i == 0 || maintainer);
         show->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
     }
     view->addSeparator();
@@ -149,7 +154,7 @@ void MainWindow::buildMenus()
         }
         refocus();
     });
-    settingsMenu->addAction(tr("Labeling &queue…"), this, [this] { editQueueSettings(); });
+    settingsMenu->addAction(tr("Labeling &queue…"), this, [this] { editQueueSettings(); })->setEnabled(maintainer);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {

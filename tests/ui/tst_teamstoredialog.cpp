@@ -2,9 +2,12 @@
 // File ▸ Open team store…: the URL is tried on a worker thread against a real PostgreSQL server
 // before anything closes; the dialog says who the connection labels as (a labeler's role, with its
 // pairs to label) or why it cannot connect, opens only a URL that worked as typed, and remembers
-// the URL without its password. And the Label view, on a team store, labels as the role.
+// the URL without its password. And the Label view, on a team store, labels as the role, shows a
+// labeler no maintainer's tools, and keeps a choice made while the server is out of reach.
 #include <QApplication>
+#include <QComboBox>
 #include <QDialogButtonBox>
+#include <QTabWidget>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -94,6 +97,35 @@ private Q_SLOTS:
         QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : view, Qt::Key_A); // left is better
         QTRY_COMPARE(window.store().labels(false).value().size(), size_t(1));
         QCOMPARE(window.store().labels(false).value()[0].labeler, std::string("dora"));
+        // A labeler's desktop: no Train or Models view, no model to pick, no rule to label with.
+        auto* tabs = window.findChild<QTabWidget*>();
+        QVERIFY(tabs->isTabVisible(0) && !tabs->isTabVisible(1) && !tabs->isTabVisible(2));
+        QVERIFY(!window.findChild<QPushButton*>(QStringLiteral("autoLabelButton"))->isVisible());
+        QVERIFY(!view->findChild<QComboBox*>()->isVisible());
+    }
+
+    void theLabelViewKeepsAChoiceThroughAnOutage()
+    {
+        auto store = openOrFail(m_server->url("dora", "dora-secret", m_database));
+        QVERIFY(store);
+        MainWindow window(std::move(store));
+        LabelView* view = window.labelView();
+        QStringList said;
+        connect(view, &LabelView::statusMessage, this, [&said](const QString& m) { said << m; });
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(300);
+        const size_t before = window.store().labels(false).value().size();
+        std::string error;
+        QVERIFY2(m_server->exec("postgres", "ALTER ROLE dora NOLOGIN", &error), error.c_str());
+        QVERIFY2(m_server->exec(m_database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                            "WHERE usename = 'dora'", &error),
+                 error.c_str());
+        QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : view, Qt::Key_L);
+        QTRY_VERIFY(!said.isEmpty() && said.last().startsWith(QLatin1String("The team store cannot be reached: 1 choice")));
+        QVERIFY2(m_server->exec("postgres", "ALTER ROLE dora LOGIN", &error), error.c_str());
+        QTRY_VERIFY_WITH_TIMEOUT(said.last() == QStringLiteral("The team store is back: 1 kept label written"), 12000);
+        QCOMPARE(window.store().labels(false).value().size(), before + 1);
     }
 };
 
