@@ -66,6 +66,7 @@ TrainView::TrainView(PreferenceStore& store, QWidget* parent)
     m_form->loadSettings();
     reload();
     setRunning(false);
+    followRuns();
 }
 
 TrainView::~TrainView() { shutdown(); }
@@ -353,47 +354,6 @@ void TrainView::appendLog(const QString& line)
     m_log->appendPlainText(QStringLiteral("%1  %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), line));
     // The newest line is always in view: a new run's log is never left below the fold.
     m_log->verticalScrollBar()->setValue(m_log->verticalScrollBar()->maximum());
-}
-
-void TrainView::reloadRuns() { m_runs->reload(training() ? m_ownLockPath : std::string()); }
-
-void TrainView::showRun(qint64 runId)
-{
-    auto record = m_store.run(runId);
-    if (!record || !record->has_value()) {
-        appendLog(tr("run %1 is not in the store").arg(runId));
-        return;
-    }
-    // The run's task (from its reference model) says which sample metrics it recorded.
-    SampleMetrics declared;
-    const RunRecord& shown = *record.value();
-    if (auto reference = m_store.model(shown.referenceModelId); reference && reference->has_value())
-        if (auto task = TaskInfo::ofModel(m_store, *reference.value()))
-            declared = task->declaredMetrics();
-    m_plots->showStoredRun(m_store, runId, declared);
-    m_runs->setShownRun(runId);
-    const RunRecord& run = *record.value();
-    m_banner->setVisible(false);
-    m_rate->setText(tr("Showing run #%1 (%2)").arg(runId).arg(QString::fromLatin1(toString(run.status))));
-    appendLog(tr("showing run #%1: %2, started %3 on %4%5")
-                  .arg(runId)
-                  .arg(QString::fromLatin1(toString(run.status)), QString::fromStdString(run.startedAt),
-                       QString::fromStdString(run.device),
-                       run.error.empty() ? QString() : tr("; error: %1").arg(QString::fromStdString(run.error))));
-}
-
-void TrainView::forgetRunOfAnotherReference()
-{
-    // Curves of a run from another reference under this one's name would read as its own.
-    const auto model = m_data->selectedModel();
-    auto shown = m_runs->shownRun() ? m_store.run(m_runs->shownRun()) : Result<std::optional<RunRecord>>(std::nullopt);
-    if (training() || (shown && shown->has_value() && model && shown.value()->referenceModelId == model->id))
-        return;
-    m_plots->clear();
-    if (auto task = model ? TaskInfo::ofModel(m_store, *model) : Result<TaskInfo>(makeError("no model")))
-        m_plots->setSampleMetrics(task->declaredMetrics());
-    m_runs->setShownRun(0);
-    m_rate->setText(tr("No run of this reference on the plots: start one, or choose a past run"));
 }
 
 } // namespace d2dpo::ui

@@ -62,8 +62,9 @@ public Q_SLOTS:
     void stop();
     /// Continues a stopped or interrupted run from its last checkpoint (its curves go on).
     bool resume(qint64 runId);
-    /// Shows the stored curves of a past run.
-    void showRun(qint64 runId);
+    /// Shows the stored curves of a past run (`quiet`: without a line in the log); one running in
+    /// another process is followed as it trains.
+    void showRun(qint64 runId, bool quiet = false);
     /// Clears the plots when the run on them is of another reference than the one now chosen.
     void forgetRunOfAnotherReference();
 
@@ -88,6 +89,8 @@ private:
     void updateStartEnabled();
     void setRunning(bool running);
     void reloadRuns();
+    /// On a team store, keeps the run list and a run of another machine up to date (trainviewruns.cpp).
+    void followRuns();
 
     PreferenceStore& m_store;
     TrainRunner* m_runner = nullptr;
@@ -102,6 +105,7 @@ private:
     RunHistory* m_runs = nullptr;
     QPlainTextEdit* m_log = nullptr;
     TrainPlots* m_plots = nullptr;
+    class LiveRunFollower* m_follower = nullptr;
     /// The job in flight: its run lock file (how the run history knows this window's own run) and
     /// its outcome, written by the worker before it reports the end.
     std::string m_ownLockPath;

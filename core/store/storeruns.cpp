@@ -8,6 +8,22 @@
 
 namespace d2dpo {
 
+namespace {
+
+// On a team store a run's process may be on another machine, where its run lock file cannot be
+// seen. There the run holds a session-level advisory lock ("D2RU", run id) on its connection
+// instead: the server drops it with the connection when the process dies, whatever the machine.
+constexpr const char* kRunLockClass = "1144148565"; // 0x44325255
+
+void holdTeamRunLock(sql::Database& db, int64_t runId)
+{
+    sql::Statement q(db, std::string("SELECT pg_advisory_lock(") + kRunLockClass + ", CAST(? AS INTEGER))");
+    q.bind(1, runId);
+    q.exec();
+}
+
+} // namespace
+
 Result<int64_t> PreferenceStore::startRun(const RunRecord& run)
 {
     return m_impl->guard<int64_t>("recording the run", [&] {
@@ -19,7 +35,10 @@ Result<int64_t> PreferenceStore::startRun(const RunRecord& run)
         q.bind(4, run.device);
         q.bind(5, run.startedAt.empty() ? utcNow() : run.startedAt);
         q.bind(6, run.lockPath);
-        return insertReturningId(q);
+        const int64_t id = insertReturningId(q);
+        if (m_impl->team())
+            holdTeamRunLock(m_impl->db, id);
+        return id;
     });
 }
 
@@ -75,6 +94,12 @@ Status PreferenceStore::finishRun(int64_t runId, RunStatus status, const std::st
         q.bind(4, utcNow());
         q.bind(5, runId);
         q.exec();
+        if (m_impl->team()) {
+            sql::Statement unlock(m_impl->db, std::string("SELECT pg_advisory_unlock(") + kRunLockClass +
+                                                  ", CAST(? AS INTEGER))");
+            unlock.bind(1, runId);
+            unlock.exec();
+        }
         return Ok{};
     });
 }
@@ -112,6 +137,8 @@ Status PreferenceStore::reopenRun(int64_t runId, const std::string& lockPath, in
         drop.bind(2, fromStep);
         drop.exec();
         transaction.commit();
+        if (m_impl->team())
+            holdTeamRunLock(m_impl->db, runId); // alive again, in this process
         return Ok{};
     });
 }
@@ -124,9 +151,17 @@ Result<int64_t> PreferenceStore::markDeadRunsInterrupted()
         WriteTransaction transaction(m_impl->db);
         std::vector<int64_t> dead;
         {
-            sql::Statement q(m_impl->db, "SELECT id, lock_path FROM runs WHERE status = 'running'");
+            // A team's run is alive while some session holds its advisory lock (pg_locks shows every
+            // session's); a file's run while a process holds its lock file.
+            sql::Statement q(m_impl->db, m_impl->team()
+                                             ? std::string("SELECT id, '', EXISTS (SELECT 1 FROM pg_locks k WHERE "
+                                                           "k.locktype = 'advisory' AND k.granted AND CAST(k.classid AS BIGINT) = ") +
+                                                   kRunLockClass + " AND CAST(k.objid AS BIGINT) = runs.id "
+                                                                   "AND k.objsubid = 2) "
+                                                                   "FROM runs WHERE status = 'running'"
+                                             : "SELECT id, lock_path, 0 FROM runs WHERE status = 'running'");
             while (q.executeStep())
-                if (!runLockHeld(q.getColumn(1).getString()))
+                if (m_impl->team() ? q.getColumn(2).getInt() == 0 : !runLockHeld(q.getColumn(1).getString()))
                     dead.push_back(q.getColumn(0).getInt64());
         }
         sql::Statement mark(m_impl->db,

@@ -124,8 +124,13 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const st
                                          "(SELECT relowner FROM pg_class WHERE oid = 'store_meta'::regclass) = "
                                          "(SELECT oid FROM pg_roles WHERE rolname = current_user)")
                                .getInt() != 0;
-        // Runs are not marked interrupted here: a team's runs hold their locks on other machines.
-        return std::unique_ptr<PreferenceStore>(new PreferenceStore(std::move(impl)));
+        std::unique_ptr<PreferenceStore> store(new PreferenceStore(std::move(impl)));
+        // A team's runs are alive while their connections hold their locks (storeruns.cpp); a
+        // labeler reads no runs.
+        if (store->canMaintain())
+            if (auto marked = store->markDeadRunsInterrupted(); !marked)
+                return makeError(marked.errorCode(), where + marked.error());
+        return store;
     } catch (const sql::Error& e) {
         return makeError(Impl::errorCodeOf(e), where + e.what());
     }

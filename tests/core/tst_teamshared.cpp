@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What a team shares beyond labels, on a real PostgreSQL server: a choice made while the server is
 // out of reach is kept and written once it is back, never twice; a model's checkpoint made on one
-// machine reaches every maintainer's machine through the store, and goes along with a copy.
+// machine reaches every maintainer's machine through the store, and goes along with a copy; a
+// run is alive while its process lives, on whichever machine, and is marked interrupted once killed.
 #include <QtTest/QtTest>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
@@ -117,6 +122,51 @@ private Q_SLOTS:
         int64_t rows = -1;
         QVERIFY(refusal(m_server->superuserUrl(db), "SELECT 1 FROM model_files", &rows).empty());
         QCOMPARE(rows, int64_t(0));
+    }
+
+    void aRunIsAliveWhileItsProcessLivesOnAnyMachine()
+    {
+        const std::string db = teamStore(0);
+        auto owner = openOrFail(m_server->superuserUrl(db));
+        QVERIFY(owner->addModel(modelRecord("ref", "", "pretrained")));
+        RunRecord record;
+        record.kind = "d2dpo";
+        record.referenceModelId = "ref";
+        record.lockPath = "/on/another/machine/run.lock"; // no such file here: liveness is the server's
+        int ends[2];
+        QVERIFY(::pipe(ends) == 0);
+        const pid_t child = ::fork();
+        if (child == 0) { // a trainer's process: starts the run and trains until it is killed
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives a suite that stopped early
+            int64_t id = 0;
+            auto store = PreferenceStore::open(as("max", db)); // open while it trains
+            if (store)
+                if (auto run = store.value()->startRun(record); run)
+                    id = run.value();
+            (void)!::write(ends[1], &id, sizeof id);
+            ::pause();
+            ::_exit(0);
+        }
+        int64_t runId = 0;
+        QCOMPARE(::read(ends[0], &runId, sizeof runId), ssize_t(sizeof runId));
+        QVERIFY(runId > 0);
+        QCOMPARE(owner->markDeadRunsInterrupted().value(), int64_t(0)); // alive: its connection holds the lock
+        QCOMPARE(openOrFail(m_server->superuserUrl(db))->run(runId).value()->status, RunStatus::Running);
+        ::kill(child, SIGKILL);
+        ::waitpid(child, nullptr, 0);
+        // The server drops its lock with its connection; the next look marks it (QTRY reads twice: a status).
+        const auto statusAfterLooking = [&] {
+            (void)owner->markDeadRunsInterrupted();
+            return owner->run(runId).value()->status;
+        };
+        QTRY_COMPARE(statusAfterLooking(), RunStatus::Interrupted);
+        // A run of this very connection is alive too, and finishing it lets its lock go.
+        const int64_t own = owner->startRun(record).value();
+        QCOMPARE(owner->markDeadRunsInterrupted().value(), int64_t(0));
+        QVERIFY(owner->finishRun(own, RunStatus::Completed, "", ""));
+        int64_t held = -1;
+        QVERIFY(refusal(m_server->superuserUrl(db), "SELECT 1 FROM pg_locks WHERE locktype = 'advisory'", &held).empty());
+        QCOMPARE(held, int64_t(0));
     }
 };
 

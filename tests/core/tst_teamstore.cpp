@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -117,6 +118,7 @@ private Q_SLOTS:
         QVERIFY(::pipe(ends) == 0);
         const pid_t child = ::fork();
         if (child == 0) { // a labeler's process: takes the pair, then hangs until killed
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives a suite that stopped early
             auto store = PreferenceStore::open(as("ana", db));
             int64_t id = 0;
             if (store)

@@ -3,12 +3,14 @@
 // before anything closes; the dialog says who the connection labels as (a labeler's role, with its
 // pairs to label) or why it cannot connect, opens only a URL that worked as typed, and remembers
 // the URL without its password. And the Label view, on a team store, labels as the role, shows a
-// labeler no maintainer's tools, and keeps a choice made while the server is out of reach.
+// labeler no maintainer's tools, and keeps a choice made while the server is out of reach; the
+// Train view follows a run of another machine as it trains.
 #include <QApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QTabWidget>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
@@ -20,6 +22,9 @@
 #include "ui/labelview.h"
 #include "ui/mainwindow.h"
 #include "ui/teamstoredialog.h"
+#include "ui/runhistory.h"
+#include "ui/trainview.h"
+#include "ui/metricplot.h"
 
 using namespace d2dpo;
 using namespace d2dpo::test;
@@ -126,6 +131,39 @@ private Q_SLOTS:
         QVERIFY2(m_server->exec("postgres", "ALTER ROLE dora LOGIN", &error), error.c_str());
         QTRY_VERIFY_WITH_TIMEOUT(said.last() == QStringLiteral("The team store is back: 1 kept label written"), 12000);
         QCOMPARE(window.store().labels(false).value().size(), before + 1);
+    }
+
+    void aRunOfAnotherMachineIsFollowedLive()
+    {
+        std::string error;
+        QVERIFY2(m_server->createLoginRole("mara", "mara-secret", &error), error.c_str());
+        QVERIFY2(m_server->exec("postgres", "GRANT d2dpo_maintainer TO mara", &error), error.c_str());
+        auto trainer = openOrFail(m_server->superuserUrl(m_database)); // the other machine's trainer
+        QVERIFY(trainer->addModel(modelRecord("ref", "", "pretrained")));
+        auto store = openOrFail(m_server->url("mara", "mara-secret", m_database));
+        QVERIFY(store);
+        MainWindow window(std::move(store));
+        TrainView* train = window.trainView();
+        auto* list = train->findChild<RunHistory*>()->findChild<QListWidget*>();
+        QVERIFY(list);
+        const int before = list->count();
+        RunRecord record;
+        record.kind = "d2dpo";
+        record.referenceModelId = "ref";
+        const int64_t runId = trainer->startRun(record).value();
+        QVERIFY(trainer->appendMetrics(runId, 1, {{"loss", 0.69}}));
+        // The list shows it within a look or two, as alive elsewhere.
+        QTRY_COMPARE_WITH_TIMEOUT(list->count(), before + 1, 10000);
+        QVERIFY2(list->item(0)->text().contains(QLatin1String("running in another process")),
+                 qPrintable(list->item(0)->text()));
+        list->setCurrentRow(0);
+        QCOMPARE(train->lossPlot()->pointCount(0), 1);
+        QVERIFY(trainer->appendMetrics(runId, 2, {{"loss", 0.60}}));
+        QVERIFY(trainer->appendMetrics(runId, 3, {{"loss", 0.52}}));
+        QTRY_COMPARE_WITH_TIMEOUT(train->lossPlot()->pointCount(0), 3, 10000); // its curve grows as it trains
+        QVERIFY(trainer->finishRun(runId, RunStatus::Completed, "", ""));
+        QTRY_VERIFY_WITH_TIMEOUT(train->logText().contains(QStringLiteral("showing run #%1: completed").arg(runId)),
+                                 10000);
     }
 };
 
