@@ -5,11 +5,13 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include "jobs/runfolder.h"
+
 namespace d2dpo::ui {
 
 QString installShippedReference(const QString& storePath, QString& error)
 {
-    const QString folder = QFileInfo(storePath).absolutePath() + QStringLiteral("/models");
+    const QString folder = QString::fromStdString(storeFolder(storePath.toStdString())) + QStringLiteral("/models");
     const QString target = folder + QStringLiteral("/reference-n10.d2dpo");
     if (QFileInfo::exists(target))
         return target;

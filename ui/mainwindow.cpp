@@ -17,6 +17,7 @@
 #include <QTimer>
 
 #include "facades/taskinfo.h"
+#include "jobs/runfolder.h"
 #include "store/preferencejsonl.h"
 #include "ui/comparemodelsdialog.h"
 #include "ui/comparisonresults.h"
@@ -37,7 +38,7 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
     : QMainWindow(parent)
     , m_store(std::move(store))
 {
-    setWindowTitle(tr("d2dpo-studio — %1").arg(QString::fromStdString(m_store->path())));
+    setWindowTitle(tr("d2dpo-studio — %1").arg(QString::fromStdString(m_store->displayName())));
     setWindowIcon(QIcon(QStringLiteral(":/icons/d2dpo-studio.png")));
     m_tabs = new QTabWidget(this);
     m_labelView = new LabelView(*m_store, m_tabs);
@@ -114,7 +115,8 @@ void MainWindow::showView(int index)
         m_tabs->setCurrentIndex(index);
 }
 
-MainWindow::~MainWindow() = default;
+// The views hold the store: they go first (the Label view's session gives its pairs back on the way).
+MainWindow::~MainWindow() { delete m_tabs; }
 
 void MainWindow::buildMenus()
 {
@@ -164,7 +166,7 @@ void MainWindow::buildMenus()
     keys->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("The &workflow"), this, [this] { QMessageBox::information(this, tr("The workflow"), workflowText()); });
     help->addAction(tr("&About d2dpo-studio"), this, [this] {
-        QMessageBox::about(this, tr("About d2dpo-studio"), aboutText(QString::fromStdString(m_store->path())));
+        QMessageBox::about(this, tr("About d2dpo-studio"), aboutText(QString::fromStdString(m_store->displayName())));
     });
 
     // Keys go back to the Label view whenever a menu closes (also with Esc), so labelling goes on.
@@ -249,7 +251,7 @@ QueueSettingsDialog* MainWindow::editQueueSettings()
 
 QString MainWindow::modelFolder() const
 {
-    return QFileInfo(QString::fromStdString(m_store->path())).absolutePath() + QStringLiteral("/models");
+    return QString::fromStdString(storeFolder(m_store->path())) + QStringLiteral("/models");
 }
 
 void MainWindow::modelAdded(const QString& message)

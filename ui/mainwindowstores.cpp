@@ -10,6 +10,7 @@
 #include <QMessageBox>
 #include <QProcess>
 
+#include "jobs/runfolder.h"
 #include "ui/teamstoredialog.h"
 
 namespace d2dpo::ui {
@@ -17,7 +18,7 @@ namespace d2dpo::ui {
 void MainWindow::openStore()
 {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open a preference store"),
-                                                      QFileInfo(QString::fromStdString(m_store->path())).absolutePath(),
+                                                      QString::fromStdString(storeFolder(m_store->path())),
                                                       tr("Preference stores (*.sqlite *.db);;All files (*)"));
     refocus();
     if (!path.isEmpty())

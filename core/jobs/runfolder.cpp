@@ -4,21 +4,34 @@
 #include <ctime>
 #include <filesystem>
 
+#include "store/preferencestore.h"
+
 namespace d2dpo {
+
+std::string storeFolder(const std::string& storePath)
+{
+    namespace fs = std::filesystem;
+    if (storePath.rfind("postgresql://", 0) == 0 || storePath.rfind("postgres://", 0) == 0) {
+        const std::string local = PreferenceStore::defaultPath();
+        return local.empty() ? fs::temp_directory_path().string() : (fs::path(local).parent_path() / "team").string();
+    }
+    std::error_code ec;
+    fs::path store = fs::absolute(storePath, ec);
+    if (ec)
+        store = storePath;
+    return store.parent_path().string();
+}
 
 std::string newRunFolder(const std::string& storePath, const std::string& referenceModelId)
 {
     namespace fs = std::filesystem;
     std::error_code ec;
-    fs::path store = fs::absolute(storePath, ec);
-    if (ec)
-        store = storePath;
     const std::time_t now = std::time(nullptr);
     std::tm local{};
     localtime_r(&now, &local);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-    const fs::path base = store.parent_path() / "runs" / (std::string(stamp) + "-" + referenceModelId);
+    const fs::path base = fs::path(storeFolder(storePath)) / "runs" / (std::string(stamp) + "-" + referenceModelId);
     // Two runs started within the same second get their own folders too.
     fs::path folder = base;
     for (int n = 2; fs::exists(folder, ec); ++n)

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Where a D2-DPO run started from the desktop writes its checkpoints: a new folder beside the store.
+// Where a store's local files go: a D2-DPO run's checkpoints and new models, beside an SQLite store;
+// for a team store (a URL), in this machine's data folder (their files reach the team through the store).
 #pragma once
 
 #include <string>
 
 namespace d2dpo {
 
-/// <store's folder>/runs/<local time yyyyMMdd-HHmmss>-<reference model id>, made unique.
+/// The folder of an SQLite store's file; for a team store, $XDG_DATA_HOME/d2dpo-studio/team (or
+/// ~/.local/share/...).
+std::string storeFolder(const std::string& storePath);
+
+/// <storeFolder>/runs/<local time yyyyMMdd-HHmmss>-<reference model id>, made unique.
 std::string newRunFolder(const std::string& storePath, const std::string& referenceModelId);
 
 } // namespace d2dpo

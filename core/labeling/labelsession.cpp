@@ -17,6 +17,12 @@ LabelSession::LabelSession(PreferenceStore& store, std::string labeler)
 {
 }
 
+LabelSession::~LabelSession()
+{
+    if (m_store.isTeamStore() && m_unsent.empty())
+        (void)m_store.releaseLeases(m_labeler); // the others may take them now, not after the lease
+}
+
 void LabelSession::setLabeler(std::string labeler)
 {
     if (m_store.isTeamStore())

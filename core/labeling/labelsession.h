@@ -23,6 +23,11 @@ namespace d2dpo {
 class LabelSession {
 public:
     LabelSession(PreferenceStore& store, std::string labeler);
+    /// On a team store, gives the pairs it holds back to the queue (unless choices are still kept
+    /// for them: then their leases run out as usual).
+    ~LabelSession();
+    LabelSession(const LabelSession&) = delete;
+    LabelSession& operator=(const LabelSession&) = delete;
 
     const std::string& labeler() const { return m_labeler; }
     /// Another labeler from now on: a new session (nothing before it can be undone).

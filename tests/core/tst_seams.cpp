@@ -132,6 +132,13 @@ private Q_SLOTS:
         const std::string name = p.filename().string();
         QCOMPARE(name.size(), std::string("yyyymmdd-hhmmss-abc123").size());
         QVERIFY(name.substr(15) == "-abc123");
+        // A team store is a URL: its runs and new models go to this machine's data folder, never
+        // to a folder named after the URL.
+        qputenv("XDG_DATA_HOME", QByteArray::fromStdString(path("data")));
+        QCOMPARE(storeFolder("postgresql://ana:secret@server/d2dpo"), path("data") + "/d2dpo-studio/team");
+        QCOMPARE(std::filesystem::path(newRunFolder("postgresql://ana@server/d2dpo", "abc123")).parent_path().string(),
+                 path("data") + "/d2dpo-studio/team/runs");
+        qunsetenv("XDG_DATA_HOME");
     }
 
     void usablePairsCountOnlyTheModelsTask()

@@ -83,6 +83,20 @@ private Q_SLOTS:
         qInfo("a kept choice refused: %s", refused->refused.front().c_str());
     }
 
+    void aClosedSessionGivesItsPairsBack()
+    {
+        const std::string db = teamStore(3, 1);
+        auto ana = openOrFail(as("ana", db));
+        auto ben = openOrFail(as("ben", db));
+        {
+            LabelSession session(*ana, "");
+            QVERIFY(session.advance());
+            QVERIFY(session.current());
+            QVERIFY(ben->claimPairs("ben", 3).value().empty()); // ana holds all three
+        }
+        QCOMPARE(ben->claimPairs("ben", 3).value().size(), size_t(3)); // given back when she closed
+    }
+
     void aCheckpointReachesEveryMaintainersMachine()
     {
         const std::string db = teamStore(0);
