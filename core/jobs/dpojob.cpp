@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/dpojob.h"
+#include "jobs/runfolder.h"
 
 #include <filesystem>
 #include <memory>
@@ -96,7 +97,7 @@ private:
         // Paths are kept absolute: the store outlives the working folder the run was started in.
         std::error_code ec;
         for (std::string* path : {&m_spec.referencePath, &m_spec.storePath, &m_spec.outputFolder})
-            if (!path->empty())
+            if (!path->empty() && !isTeamStoreUrl(*path))
                 *path = std::filesystem::absolute(*path, ec).lexically_normal().string();
         require(validate(m_spec.dpo));
         require(validate(m_spec.schedule));

@@ -8,10 +8,15 @@
 
 namespace d2dpo {
 
+bool isTeamStoreUrl(const std::string& storePath)
+{
+    return storePath.rfind("postgresql://", 0) == 0 || storePath.rfind("postgres://", 0) == 0;
+}
+
 std::string storeFolder(const std::string& storePath)
 {
     namespace fs = std::filesystem;
-    if (storePath.rfind("postgresql://", 0) == 0 || storePath.rfind("postgres://", 0) == 0) {
+    if (isTeamStoreUrl(storePath)) {
         const std::string local = PreferenceStore::defaultPath();
         return local.empty() ? fs::temp_directory_path().string() : (fs::path(local).parent_path() / "team").string();
     }

@@ -7,6 +7,9 @@
 
 namespace d2dpo {
 
+/// A team store's name (postgresql://... or postgres://...) rather than a file: never made absolute.
+bool isTeamStoreUrl(const std::string& storePath);
+
 /// The folder of an SQLite store's file; for a team store, $XDG_DATA_HOME/d2dpo-studio/team (or
 /// ~/.local/share/...).
 std::string storeFolder(const std::string& storePath);
