@@ -15,7 +15,11 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "jobs/dpojob.h"
 #include "labeling/labelsession.h"
+#include "support/listenerrecorder.h"
+#include "support/tinycheckpoint.h"
+#include "support/tinyconfigs.h"
 #include "support/teamstorefixture.h"
 
 using namespace d2dpo;
@@ -181,6 +185,39 @@ private Q_SLOTS:
         int64_t held = -1;
         QVERIFY(refusal(m_server->superuserUrl(db), "SELECT 1 FROM pg_locks WHERE locktype = 'advisory'", &held).empty());
         QCOMPARE(held, int64_t(0));
+    }
+
+    void aTrainingRunIsRecordedInTheTeamStore()
+    {
+        const std::string db = teamStore(0);
+        const std::string reference = m_dir.filePath("team-ref.d2dpo").toStdString();
+        test::TinyCheckpointOptions tiny;
+        tiny.step = 1;
+        QVERIFY(test::writeTinyCheckpoint(reference, tiny).ok());
+        DpoJobSpec job;
+        job.referencePath = reference;
+        job.storePath = m_server->url("max", kPassword, db); // a URL stays a URL, never a folder
+        job.source = PreferenceSource::RulePairs;
+        job.rulePairs = 64;
+        job.dpo = test::tinyDpo(2);
+        job.schedule = test::tinySchedule();
+        job.schedule.evalSamples = 100;
+        job.device = "cpu";
+        job.outputFolder = m_dir.filePath("team-run").toStdString();
+        test::ListenerRecorder log;
+        StopToken stop;
+        const DpoJobOutcome outcome = runDpoJob(job, log, stop);
+        QVERIFY2(outcome.finished.status == RunStatus::Completed, outcome.finished.error.c_str());
+        auto other = openOrFail(m_server->superuserUrl(db)); // another machine's view of the store
+        const auto runs = other->runs().value();
+        QCOMPARE(runs.size(), size_t(1));
+        QCOMPARE(runs[0].status, RunStatus::Completed);
+        QCOMPARE(runs[0].resultModelId, outcome.resultModelId);
+        QVERIFY(!other->metricSeries(runs[0].id, "loss").value().empty());
+        int64_t files = -1;
+        QVERIFY(refusal(m_server->superuserUrl(db), "SELECT 1 FROM model_files WHERE model_id = '" +
+                                                        outcome.resultModelId + "'", &files).empty());
+        QCOMPARE(files, int64_t(1)); // the fine-tuned checkpoint went into the store with its model
     }
 };
 
