@@ -43,7 +43,17 @@ void LabelStatsBar::refresh(const QString& labelerName, int sessionCount)
         Q_EMIT failed(QString::fromStdString(counts.error()));
         return;
     }
-    const LabelCounts& c = counts.value();
+    auto labelled = m_store.labelledPairs(labeler);
+    if (!labelled) {
+        Q_EMIT failed(QString::fromStdString(labelled.error()));
+        return;
+    }
+    show(labelerName, sessionCount, counts.value(), labelled.value(), 0);
+}
+
+void LabelStatsBar::show(const QString& labelerName, int sessionCount, const LabelCounts& c,
+                         const std::vector<std::pair<ShownPair, LabelRecord>>& labelled, size_t waiting)
+{
     m_counters->setText(tr("This session: <b>%1</b> · %2 in total: <b>%3</b> · all labelers: %4 · pending: %5 · "
                            "usable for training: %6")
                             .arg(sessionCount)
@@ -51,14 +61,11 @@ void LabelStatsBar::refresh(const QString& labelerName, int sessionCount)
                             .arg(c.byLabeler)
                             .arg(c.labelled)
                             .arg(c.pending)
-                            .arg(c.decisive));
-    auto labelled = m_store.labelledPairs(labeler);
-    if (!labelled) {
-        Q_EMIT failed(QString::fromStdString(labelled.error()));
-        return;
-    }
+                            .arg(c.decisive) +
+                        (waiting == 0 ? QString()
+                                      : tr(" · <b>%1 kept here</b>, not yet on the team store").arg(waiting)));
     const LabelStats s =
-        computeLabelStats(labelled.value(), [this](const ShownPair& pair) { return m_tasks.ruleChoice(pair); });
+        computeLabelStats(labelled, [this](const ShownPair& pair) { return m_tasks.ruleChoice(pair); });
     m_statistics->setText(
         s.compared == 0 ? tr("Agreement with the task's rule and left-pick rate appear after the first labels")
                         : tr("Agreement with the task's rule: <b>%1%</b> of %2 · left picks: <b>%3%</b> of %4 "

@@ -26,6 +26,10 @@ public:
 
     /// Reads the counts and the statistics again; a store error goes out as `failed`.
     void refresh(const QString& labeler, int sessionCount);
+    /// Shows counts read elsewhere (a team store's, read off the window's thread); `waiting`:
+    /// choices kept on this machine that the server does not have yet.
+    void show(const QString& labeler, int sessionCount, const LabelCounts& counts,
+              const std::vector<std::pair<ShownPair, LabelRecord>>& labelled, size_t waiting);
 
 Q_SIGNALS:
     void autoLabelClicked();

@@ -11,25 +11,22 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QRandomGenerator>
 #include <QTimer>
 #include <QVBoxLayout>
 
 #include "ui/autolabel.h"
 #include "ui/labelstatsbar.h"
-#include "ui/keptlabelsretry.h"
 #include "ui/labelviewparts.h"
 #include "ui/modelpicker.h"
 #include "ui/newpairspicker.h"
 #include "ui/pairpanel.h"
 #include "ui/pairsupply.h"
+#include "ui/teamlabelchannel.h"
 
 namespace d2dpo::ui {
 
 namespace {
 
-constexpr int kPairsPerRequest = 50;
-constexpr int kMarginCandidates = 4; ///< candidate pairs drawn per pair kept when picked by margin
 constexpr size_t kRefillBelow = 10; // ask for more pairs in the background when fewer are queued
 
 } // namespace
@@ -91,13 +88,8 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     actions->addStretch();
 
     m_stats = new LabelStatsBar(m_store, m_tasks, this);
-    m_kept = new KeptLabelsRetry(m_session, this);
-    connect(m_kept, &KeptLabelsRetry::statusMessage, this, &LabelView::statusMessage);
-    connect(m_kept, &KeptLabelsRetry::written, this, [this] {
-        showCurrent();
-        updateStatistics();
-        Q_EMIT labelsChanged();
-    });
+    if (store.isTeamStore())
+        startTeamChannel();
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -145,7 +137,24 @@ void LabelView::setKeyBindings(const KeyBindings& keys)
     m_undoButton->setText(tr("Undo   [%1]").arg(keys.shown(LabelAction::Undo)));
 }
 
-LabelView::~LabelView() { m_supply->waitForIdle(); }
+LabelView::~LabelView()
+{
+    m_supply->waitForIdle();
+    delete m_team; // its last send and the leases given back, before the session goes
+}
+
+QString LabelView::provenance() const
+{
+    const std::optional<ShownPair>& pair = m_session.current();
+    if (!pair)
+        return {};
+    if (!m_team)
+        return pairOrigin(m_store, *pair);
+    return pairOrigin([this](const std::string& id) -> std::optional<ModelRecord> {
+        const auto known = m_teamModels.find(id);
+        return known == m_teamModels.end() ? std::nullopt : std::optional(known->second);
+    }, *pair);
+}
 
 void LabelView::setLabeler(const QString& name)
 {
@@ -168,8 +177,10 @@ std::optional<PairPick> LabelView::newPairPick() const { return m_newPairs->pick
 
 void LabelView::reload()
 {
-    if (const QString error = m_models->reload(m_store, m_tasks); !error.isEmpty())
+    // A team's labeler has no model to pick (and may read none).
+    if (const QString error = m_store.canMaintain() ? m_models->reload(m_store, m_tasks) : QString(); !error.isEmpty())
         reportError(error);
+    m_claimDry = false; // asked to look again
     m_generate->setEnabled(m_models->count() > 0 && !m_supply->busy());
     followPickedTask();
     if (!m_session.current()) {
@@ -217,12 +228,15 @@ void LabelView::showCurrent()
         b->setEnabled(have);
     m_emptyMessage->setVisible(!have);
     if (!have)
-        m_emptyMessage->setText(emptyQueueText(m_store, m_session.task(), m_session.labeler(), m_supply->busy()));
+        m_emptyMessage->setText(m_team ? teamEmptyText()
+                                       : emptyQueueText(m_store, m_session.task(), m_session.labeler(), m_supply->busy()));
     m_shownAt.restart();
     // Presses count once the pair has been painted; a hidden view has nothing to wait for.
     m_awaitingPaint = have && isVisible();
     m_pair->update();
     m_provenance->setText(provenance());
+    if (m_team)
+        askForPairs();
     // Keep a stock of pairs so the next one always appears at once.
     if (m_session.queued() < kRefillBelow && !m_supply->busy() && m_models->count() > 0)
         generateMore();
@@ -247,11 +261,15 @@ void LabelView::choose(Choice choice)
     if (outcome->labelId > 0) {
         Q_EMIT labelled(outcome->pairId);
         Q_EMIT labelsChanged();
-    } else if (!outcome->kept)
+    } else if (outcome->outboxSeq > 0) {
+        Q_EMIT labelled(outcome->pairId); // kept on disk; labelsChanged follows once the server has it
+        m_team->send();
+        m_claimDry = false; // the end of the queue: new pairs may be there by now
+    } else {
         reportError(QString::fromStdString(outcome->otherwise)); // labelled by someone else first
+    }
     showCurrent();
     updateStatistics();
-    m_kept->afterLabel(outcome->kept, outcome->keptWritten, outcome->keptRefused); // said last: it matters most
 }
 
 void LabelView::undo()
@@ -265,6 +283,8 @@ void LabelView::undo()
         reportError(QString::fromStdString(undone.error()));
         return;
     }
+    if (m_team)
+        m_team->send(); // an undo of a label the server has goes the same way, in order
     showCurrent();
     updateStatistics();
     Q_EMIT labelsChanged();
@@ -272,70 +292,6 @@ void LabelView::undo()
     Q_EMIT statusMessage(step && step->wasRulePlan
                              ? tr("Undid the %1 auto-labels: their pairs are pending again").arg(step->pairIds.size())
                              : tr("Label undone: the pair is shown again"));
-}
-
-void LabelView::generateMore()
-{
-    const QString path = m_models->checkpointPath();
-    if (path.isEmpty()) {
-        Q_EMIT statusMessage(tr("No model to generate pairs from"));
-        return;
-    }
-    generateFrom(path, kPairsPerRequest);
-}
-
-void LabelView::generateFrom(const QString& checkpointPath, int count)
-{
-    std::optional<MarginRequest> byMargin;
-    if (const std::optional<PairPick> pick = newPairPick()) {
-        auto reference = referencePathOf(m_store, checkpointPath.toStdString());
-        if (!reference)
-            return reportError(QString::fromStdString(reference.error()));
-        byMargin = MarginRequest{*pick, QString::fromStdString(reference.value()), kMarginCandidates};
-    }
-    if (!m_supply->request(checkpointPath, count, QRandomGenerator::global()->generate64(), byMargin))
-        Q_EMIT statusMessage(tr("Already generating pairs…"));
-    if (!m_session.current())
-        m_emptyMessage->setText(emptyQueueText(m_store, m_session.task(), m_session.labeler(), true));
-}
-
-void LabelView::labelFrom(const QString& checkpointPath, int count)
-{
-    reload();
-    m_models->select(checkpointPath);
-    followPickedTask();
-    m_newPairsFirst = true;
-    generateFrom(checkpointPath, count);
-}
-
-void LabelView::onPairsGenerated(const PairSupplyResult& result)
-{
-    m_busy->hide();
-    m_generate->setEnabled(m_models->count() > 0);
-    if (!result.error.isEmpty()) {
-        m_newPairsFirst = false;
-        reportError(result.error);
-        showCurrent(); // refresh the empty-state message; the pair on screen stays
-        return;
-    }
-    // A model the store already knows (a fine-tuned one) keeps its name, lineage and run; with
-    // m_newPairsFirst the new model's pairs come next, the pair on screen waiting behind them.
-    const std::optional<int64_t> shown = m_session.current() ? std::optional(m_session.current()->id) : std::nullopt;
-    auto stored = m_session.addGenerated(result.model, result.pairs, std::exchange(m_newPairsFirst, false),
-                                         {result.margins, result.scoredBy});
-    if (!stored) {
-        reportError(QString::fromStdString(stored.error()));
-        return;
-    }
-    // Beside a blind pair, a model's name would read as the pair's origin: the message names none.
-    const QString modelName = m_models->masked() ? tr("a model") : QString::fromStdString(stored->modelName);
-    if (const auto& now = m_session.current(); !now || std::optional(now->id) != shown)
-        showCurrent(); // a pair already on screen keeps its time and its paint
-    reload();
-    Q_EMIT statusMessage(tr("Added %1 pairs from %2 in %3 s")
-                             .arg(result.pairs.size())
-                             .arg(modelName)
-                             .arg(result.milliseconds / 1000.0, 0, 'f', 1));
 }
 
 void LabelView::autoLabelWithRule()
@@ -352,7 +308,13 @@ void LabelView::autoLabelWithRule()
         Q_EMIT statusMessage(result.message);
 }
 
-void LabelView::updateStatistics() { m_stats->refresh(labeler(), m_session.labelledCount()); }
+void LabelView::updateStatistics()
+{
+    if (m_team) // read on the worker's connection; shown by onTeamCounts
+        m_team->readCounts(m_session.task(), !m_session.current());
+    else
+        m_stats->refresh(labeler(), m_session.labelledCount());
+}
 
 void LabelView::reportError(const QString& message) { Q_EMIT statusMessage(tr("Error: %1").arg(message)); }
 

@@ -16,10 +16,12 @@
 #include <QWidget>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 
 #include "jobs/pairscorer.h"
+#include "labeling/labeloutbox.h"
 #include "labeling/labelsession.h"
 #include "labeling/taskcatalog.h"
 #include "store/preferencestore.h"
@@ -33,13 +35,15 @@ class QPushButton;
 
 namespace d2dpo::ui {
 
-class KeptLabelsRetry;
 class LabelStatsBar;
 class ModelPicker;
 class NewPairsPicker;
 class PairPanel;
 class PairSupply;
 struct PairSupplyResult;
+struct TeamClaim;
+struct TeamCounts;
+class TeamLabelChannel;
 
 class LabelView final : public QWidget {
     Q_OBJECT
@@ -59,10 +63,10 @@ public:
     /// Keys pressed since the view was made that were ignored because the pair was not on screen yet.
     int ignoredPresses() const { return m_ignoredPresses; }
     /// Where the pair on screen comes from, in words.
-    QString provenance() const
-    {
-        return m_session.current() ? pairOrigin(m_store, *m_session.current()) : QString();
-    }
+    QString provenance() const;
+    /// On a team store: the line to the server that sends the choices, claims pairs and reads the
+    /// counts off the window's thread (null on a store file).
+    TeamLabelChannel* teamChannel() const { return m_team; }
     void setHintsVisible(bool visible);
     bool hintsVisible() const;
     /// Which new pairs to keep from now on: as drawn (nothing), or by margin (jobs/pairscorer.h).
@@ -112,6 +116,8 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    static constexpr int kPairsPerRequest = 50;
+    static constexpr int kMarginCandidates = 4; ///< candidate pairs drawn per pair kept when picked by margin
     /// Reads the queue of the chosen model's task (when it changed).
     void followPickedTask();
     void choose(Choice choice);
@@ -123,6 +129,15 @@ private:
     void onPairsGenerated(const PairSupplyResult& result);
     void reportError(const QString& message);
     void showIgnored();
+
+    // A team store (labelviewteam.cpp): choices go to an outbox on this machine's disk and a
+    // worker thread talks to the server.
+    void startTeamChannel();
+    /// Claims more pairs when few are queued (and the last claim was not dry).
+    void askForPairs();
+    void onTeamClaim(const TeamClaim& claim);
+    void onTeamCounts(const TeamCounts& counts);
+    QString teamEmptyText() const;
 
     PreferenceStore& m_store;
     TaskCatalog m_tasks;
@@ -149,7 +164,11 @@ private:
     QPushButton* m_generate = nullptr;
     QProgressBar* m_busy = nullptr;
     PairSupply* m_supply = nullptr;
-    KeptLabelsRetry* m_kept = nullptr;
+    TeamLabelChannel* m_team = nullptr;
+    std::shared_ptr<LabelOutbox> m_outbox;
+    std::map<std::string, ModelRecord> m_teamModels; ///< to name where a pair comes from
+    qint64 m_teamOthers = 0;  ///< pending pairs of other tasks, at the last count
+    bool m_claimDry = false;  ///< the last claim brought nothing new: wait before asking again
 };
 
 } // namespace d2dpo::ui

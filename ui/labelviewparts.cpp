@@ -85,6 +85,11 @@ QString emptyQueueText(PreferenceStore& store, const std::string& task, const st
     if (auto pending = store.pendingPairs(100000, "", labeler); pending && !task.empty())
         for (const ShownPair& p : pending.value())
             others += p.task != task ? 1 : 0;
+    return emptyQueueText(others, generating);
+}
+
+QString emptyQueueText(qint64 others, bool generating)
+{
     // The queue follows the model box's task: say where the rest are, so none is out of reach.
     const QString elsewhere =
         others == 0 ? QString()

@@ -29,5 +29,7 @@ QLabel* makeIgnoredPressLabel(QWidget* parent);
 /// What the Label view says with no pair to show: generating, nothing left, or nothing left of the
 /// chosen model's `task` while pairs of other tasks wait for `labeler` (and how to reach them).
 QString emptyQueueText(PreferenceStore& store, const std::string& task, const std::string& labeler, bool generating);
+/// The same with the count of `others` (pending pairs of other tasks) known already.
+QString emptyQueueText(qint64 others, bool generating);
 
 } // namespace d2dpo::ui

@@ -2,61 +2,98 @@
 #include "ui/liverunfollower.h"
 
 #include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "base/metricnames.h"
 #include "store/preferencestore.h"
 
 namespace d2dpo::ui {
 
+namespace {
+
+LiveRunFollower::Look look(const std::string& url, std::unique_ptr<PreferenceStore>& connection, qint64 followed)
+{
+    LiveRunFollower::Look seen;
+    seen.followed = followed;
+    if (!connection) {
+        auto opened = PreferenceStore::open(url, PreferenceStore::OpenMode::MustExist);
+        if (!opened)
+            return seen; // the network may be down: the next look tries again
+        connection = std::move(opened.value());
+    }
+    auto runs = connection->runs();
+    if (!runs)
+        return seen;
+    for (const RunRecord& r : runs.value()) {
+        seen.runs += std::to_string(r.id) + toString(r.status) + ";";
+        if (r.id == followed)
+            seen.followedStatus = r.status;
+    }
+    if (followed > 0 && seen.followedStatus == RunStatus::Running)
+        if (auto loss = connection->metricSeries(followed, metric::kLoss))
+            seen.points = qint64(loss->size());
+    seen.ok = true;
+    return seen;
+}
+
+} // namespace
+
 LiveRunFollower::LiveRunFollower(PreferenceStore& store, QObject* parent)
-    : QObject(parent), m_store(store), m_timer(new QTimer(this))
+    : QObject(parent), m_url(store.path()), m_connection(std::make_shared<std::unique_ptr<PreferenceStore>>()),
+      m_watcher(new QFutureWatcher<Look>(this)), m_timer(new QTimer(this))
 {
     m_timer->setInterval(kPollMs);
     connect(m_timer, &QTimer::timeout, this, &LiveRunFollower::poll);
-    if (m_store.isTeamStore() && m_store.canMaintain()) {
+    connect(m_watcher, &QFutureWatcherBase::finished, this, [this] { onLook(m_watcher->result()); });
+    if (store.isTeamStore() && store.canMaintain()) {
         m_timer->start();
-        poll(); // what the view shows now: later looks report what changed since
+        poll();
     }
+}
+
+LiveRunFollower::~LiveRunFollower()
+{
+    m_timer->stop();
+    m_watcher->waitForFinished();
 }
 
 void LiveRunFollower::follow(qint64 runId)
 {
     m_followed = runId;
-    m_points = 0;
-    if (runId > 0)
-        if (auto loss = m_store.metricSeries(runId, metric::kLoss))
-            m_points = loss->size();
+    m_points = 0; // the first look with points redraws it once (points may have come since it was drawn)
 }
 
 void LiveRunFollower::poll()
 {
-    auto runs = m_store.runs();
-    if (!runs)
-        return; // the network may be down: the next look tries again
-    std::string now;
-    RunStatus followedStatus = RunStatus::Interrupted;
-    for (const RunRecord& r : runs.value()) {
-        now += std::to_string(r.id) + toString(r.status) + ";";
-        if (r.id == m_followed)
-            followedStatus = r.status;
-    }
-    const bool changed = m_looked && now != m_runs;
-    m_runs = now;
+    if (m_watcher->isRunning())
+        return;
+    m_watcher->setFuture(QtConcurrent::run(
+        [url = m_url, connection = m_connection, followed = m_followed] { return look(url, *connection, followed); }));
+}
+
+void LiveRunFollower::onLook(const Look& seen)
+{
+    if (!seen.ok)
+        return;
+    // The first look is taken after the view read its list (it may have missed a run started in
+    // between): it counts as a change too.
+    const bool changed = !m_looked || seen.runs != m_runs;
+    m_runs = seen.runs;
     m_looked = true;
     if (changed)
         Q_EMIT runsChanged();
-    if (m_followed <= 0)
-        return;
-    if (followedStatus != RunStatus::Running) {
+    if (m_followed <= 0 || seen.followed != m_followed)
+        return; // it looked at a run no longer followed
+    if (seen.followedStatus != RunStatus::Running) {
         const qint64 ended = m_followed;
         m_followed = 0;
         Q_EMIT followedEnded(ended);
         return;
     }
-    if (auto loss = m_store.metricSeries(m_followed, metric::kLoss); loss && loss->size() != m_points) {
-        m_points = loss->size();
+    if (seen.points >= 0 && seen.points != m_points)
         Q_EMIT followedAdvanced(m_followed);
-    }
+    if (seen.points >= 0)
+        m_points = seen.points;
 }
 
 } // namespace d2dpo::ui

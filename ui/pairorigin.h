@@ -5,11 +5,19 @@
 
 #include <QString>
 
+#include <functional>
+#include <optional>
+#include <string>
+
 #include "store/preferencestore.h"
 
 namespace d2dpo::ui {
 
 /// "Pair #12 · both sequences from “d2dpo run 3 step 300” (d2dpo, 4f…), fine-tuned from “reference”".
 QString pairOrigin(PreferenceStore& store, const ShownPair& pair);
+/// The same from models known already (a team store's, read off the window's thread): a model
+/// `lookup` does not know is named by its id.
+using ModelLookup = std::function<std::optional<ModelRecord>(const std::string& id)>;
+QString pairOrigin(const ModelLookup& lookup, const ShownPair& pair);
 
 } // namespace d2dpo::ui

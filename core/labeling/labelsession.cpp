@@ -2,6 +2,7 @@
 #include "labeling/labelsession.h"
 
 #include <algorithm>
+#include <set>
 
 namespace d2dpo {
 
@@ -19,7 +20,7 @@ LabelSession::LabelSession(PreferenceStore& store, std::string labeler)
 
 LabelSession::~LabelSession()
 {
-    if (m_store.isTeamStore() && m_unsent.empty())
+    if (m_store.isTeamStore() && !m_outbox)
         (void)m_store.releaseLeases(m_labeler); // the others may take them now, not after the lease
 }
 
@@ -36,17 +37,51 @@ void LabelSession::setLabeler(std::string labeler)
 
 Status LabelSession::refill()
 {
+    if (m_outbox)
+        return Ok{}; // pairs are claimed on the writer's connection, never from the window's thread
     auto pending = m_store.isTeamStore() ? m_store.claimPairs(m_labeler, kTeamClaim, m_task)
                                          : m_store.pendingPairs(kQueueRead, m_task, m_labeler);
     if (!pending)
         return makeError(pending.error());
-    auto kept = [&](int64_t id) {
-        return std::any_of(m_unsent.begin(), m_unsent.end(), [id](const Unsent& u) { return u.pair.id == id; });
-    };
     for (ShownPair& p : pending.value())
-        if ((!m_current || p.id != m_current->id) && !kept(p.id)) // a kept choice's pair is still leased to us
+        if (!m_current || p.id != m_current->id)
             m_queue.push_back(std::move(p));
     return Ok{};
+}
+
+size_t LabelSession::addClaimed(const std::vector<ShownPair>& pairs)
+{
+    // Own leases come back first in a claim: those held here already (queued, on screen, or chosen
+    // and still in the outbox, its lease kept until the label is written) are passed over.
+    std::set<int64_t> held = m_outbox ? m_outbox->pendingPairIds() : std::set<int64_t>();
+    if (m_current)
+        held.insert(m_current->id);
+    for (const ShownPair& p : m_queue)
+        held.insert(p.id);
+    size_t added = 0;
+    for (const ShownPair& p : pairs)
+        if ((m_task.empty() || p.task == m_task) && held.insert(p.id).second) {
+            m_queue.push_back(p);
+            ++added;
+        }
+    if (!m_current)
+        advanceQueued();
+    return added;
+}
+
+size_t LabelSession::held() const
+{
+    return (m_current ? 1 : 0) + m_queue.size() + (m_outbox ? m_outbox->pendingPairIds().size() : 0);
+}
+
+void LabelSession::forgetRefused(int64_t outboxSeq)
+{
+    const auto step = std::find_if(m_undoSteps.begin(), m_undoSteps.end(),
+                                   [outboxSeq](const Step& s) { return s.outboxSeq == outboxSeq; });
+    if (step == m_undoSteps.end())
+        return;
+    m_undoSteps.erase(step);
+    m_labelled = std::max(0, m_labelled - 1);
 }
 
 void LabelSession::setTask(std::string taskKey)
@@ -78,23 +113,18 @@ Result<LabelSession::Labelled> LabelSession::label(Choice choice, int64_t decide
         return makeError(ErrorCode::NotFound, "no pair to label");
     Labelled labelled;
     labelled.pairId = m_current->id;
-    if (!m_unsent.empty()) // what cannot be written yet stays kept, and this choice waits behind it
-        if (auto flushed = flushUnsent(); flushed) {
-            labelled.keptWritten = flushed->written;
-            labelled.keptRefused = flushed->refused;
-        }
-    auto keep = [&] {
-        m_unsent.push_back({*m_current, choice, decideMs});
-        labelled.kept = true;
+    if (m_outbox) { // on this machine's disk now; the writer sends it
+        auto seq = m_outbox->addLabel(*m_current, choice, decideMs);
+        if (!seq)
+            return makeError(seq.errorCode(), seq.error()); // nothing kept: the pair stays
+        labelled.outboxSeq = seq.value();
+        ++m_labelled;
+        m_undoSteps.push_back({{}, false, seq.value(), *m_current});
         advanceQueued();
         return labelled;
-    };
-    if (!m_unsent.empty())
-        return keep(); // in the order they were made
+    }
     auto id = m_store.addLabel(m_current->id, choice, m_labeler, decideMs);
     if (!id) {
-        if (id.errorCode() == ErrorCode::Unreachable)
-            return keep();
         if (id.errorCode() != ErrorCode::AlreadyLabelled)
             return makeError(id.errorCode(), id.error()); // nothing stored: the pair stays
         labelled.otherwise = id.error();
@@ -117,60 +147,28 @@ void LabelSession::advanceQueued()
     }
 }
 
-Result<int64_t> LabelSession::ownLabel(int64_t pairId)
+Result<std::optional<LabelSession::Undone>> LabelSession::undoOutboxStep(const Step& step)
 {
-    auto mine = m_store.labelledPairs(m_labeler);
-    if (!mine)
-        return makeError(mine.errorCode(), mine.error());
-    for (const auto& [pair, label] : mine.value())
-        if (pair.id == pairId)
-            return label.id;
-    return int64_t(0);
-}
-
-Result<LabelSession::Flushed> LabelSession::flushUnsent()
-{
-    Flushed flushed;
-    while (!m_unsent.empty()) {
-        const Unsent& u = m_unsent.front();
-        auto id = m_store.addLabel(u.pair.id, u.choice, m_labeler, u.decideMs);
-        int64_t labelId = id ? id.value() : 0;
-        if (!id && id.errorCode() == ErrorCode::Unreachable)
-            return makeError(ErrorCode::Unreachable, id.error()); // still out of reach: all stay kept
-        if (!id && id.errorCode() == ErrorCode::AlreadyLabelled) {
-            auto own = ownLabel(u.pair.id); // the first attempt's commit may have gone through
-            if (!own)
-                return makeError(own.errorCode(), own.error());
-            labelId = own.value();
-        }
-        if (labelId > 0) {
-            ++flushed.written;
-            ++m_labelled;
-            m_undoSteps.push_back({{labelId}, false});
-        } else {
-            flushed.refused.push_back(id.error());
-        }
-        m_unsent.erase(m_unsent.begin());
-    }
-    if (!m_current)
-        if (Status s = advance(); !s)
-            return makeError(s.errorCode(), s.error());
-    return flushed;
+    // Dropped unsent, or undone by the writer after it sent the label: either way in order, and
+    // the pair comes back from memory.
+    auto undone = m_outbox->undo(step.outboxSeq);
+    if (!undone)
+        return makeError(undone.errorCode(), undone.error());
+    m_undoSteps.pop_back();
+    m_labelled = std::max(0, m_labelled - 1);
+    if (m_current)
+        m_queue.push_front(*m_current);
+    m_current = step.pair;
+    return std::optional(Undone{{step.pair.id}, false});
 }
 
 Result<std::optional<LabelSession::Undone>> LabelSession::undo()
 {
-    if (!m_unsent.empty()) { // a kept choice was never written: taking it back needs no store
-        const ShownPair pair = m_unsent.back().pair;
-        m_unsent.pop_back();
-        if (m_current)
-            m_queue.push_front(*m_current);
-        m_current = pair;
-        return std::optional(Undone{{pair.id}, false});
-    }
     if (m_undoSteps.empty())
         return std::optional<Undone>();
     const Step step = m_undoSteps.back();
+    if (step.outboxSeq > 0)
+        return undoOutboxStep(step);
     auto undone = m_store.undoLabels(step.labelIds);
     if (!undone)
         return makeError(undone.error());

@@ -15,6 +15,7 @@
 #include "base/choice.h"
 #include "base/result.h"
 #include "labeling/generatedpairs.h"
+#include "labeling/labeloutbox.h"
 #include "labeling/rulelabeler.h"
 #include "store/preferencestore.h"
 
@@ -23,8 +24,8 @@ namespace d2dpo {
 class LabelSession {
 public:
     LabelSession(PreferenceStore& store, std::string labeler);
-    /// On a team store, gives the pairs it holds back to the queue (unless choices are still kept
-    /// for them: then their leases run out as usual).
+    /// On a team store without an outbox, gives the pairs it holds back to the queue (with one,
+    /// the outbox's writer does, on its own connection).
     ~LabelSession();
     LabelSession(const LabelSession&) = delete;
     LabelSession& operator=(const LabelSession&) = delete;
@@ -39,9 +40,10 @@ public:
     size_t queued() const { return m_queue.size(); }
     /// Labels this session made by hand (a rule plan's labels are not counted).
     int labelledCount() const { return m_labelled; }
-    bool canUndo() const { return !m_undoSteps.empty() || !m_unsent.empty(); }
+    bool canUndo() const { return !m_undoSteps.empty(); }
 
-    /// Shows the next queued pair, refilling the queue with the store's pending pairs when empty.
+    /// Shows the next queued pair, refilling the queue with the store's pending pairs when empty
+    /// (with an outbox, only from the queue: claims come in through addClaimed()).
     Status advance();
     /// Only pairs of this task from now on (empty: every task's): the queue is read again, and a
     /// current pair of another task is put back (shown again when its task is chosen).
@@ -52,33 +54,38 @@ public:
 
     struct Labelled {
         int64_t pairId = 0;
-        int64_t labelId = 0;    ///< 0 when someone labelled the pair first (AlreadyLabelled)
+        int64_t labelId = 0;    ///< 0 when someone labelled the pair first (AlreadyLabelled), or when kept in the outbox
         std::string otherwise;  ///< then why this label was not stored
-        bool kept = false;      ///< the team store could not be reached: the choice is kept, written later
-        int keptWritten = 0;    ///< earlier kept choices written before this one (flushUnsent)
-        std::vector<std::string> keptRefused; ///< earlier kept choices the store refused, with its reasons
+        int64_t outboxSeq = 0;  ///< with an outbox: the choice is kept there, sent by its writer
     };
     /// Labels the current pair and moves on. A pair labelled meanwhile by someone else is passed
-    /// over (its label is theirs); any other failure keeps the pair current and is returned.
+    /// over (its label is theirs); any other failure keeps the pair current and is returned. With
+    /// an outbox the choice is kept there (on disk) and the store is not called.
     Result<Labelled> label(Choice choice, int64_t decideMs);
 
     struct Undone {
         std::vector<int64_t> pairIds; ///< shown again next, the latest first
         bool wasRulePlan = false;
     };
-    /// Choices made while the team store could not be reached, not yet written.
-    size_t unsentCount() const { return m_unsent.size(); }
-    struct Flushed {
-        int written = 0;
-        std::vector<std::string> refused; ///< kept choices the store refused, with its reasons
-    };
-    /// Writes the kept choices, oldest first (label() tries this first too). A choice whose label
-    /// the store already holds from this labeler (its commit went through but the answer was lost)
-    /// counts as written, never twice; one the store refuses (the pair has its labels by now) is
-    /// dropped with the reason. Stops while the store is still out of reach; the rest stay kept.
-    Result<Flushed> flushUnsent();
 
-    /// Takes back this session's latest step (a kept choice first); nothing when there is none.
+    /// On a team store the window never waits on the network: choices and undos go to `outbox`,
+    /// which a writer on another thread sends, and pairs come in through addClaimed() (claimed on
+    /// that writer's connection); this session then never calls the store for them. Without an
+    /// outbox every label is committed here and now.
+    void useOutbox(LabelOutbox* outbox) { m_outbox = outbox; }
+    bool usesOutbox() const { return m_outbox != nullptr; }
+    /// Pairs handed to this labeler by a claim, queued behind what it holds; a pair it holds
+    /// already (on screen, queued, or chosen and still in the outbox) is passed over. The first
+    /// is shown when none is. Returns how many were new.
+    size_t addClaimed(const std::vector<ShownPair>& pairs);
+    /// The pairs this session holds: on screen, queued, and chosen but not yet sent.
+    size_t held() const;
+    /// The outbox's writer gave up the label `outboxSeq` (the store refused it): it no longer
+    /// counts and cannot be undone.
+    void forgetRefused(int64_t outboxSeq);
+
+    /// Takes back this session's latest step; nothing when there is none. With an outbox, a label
+    /// still there is dropped unsent, and one already sent is taken back by the outbox's writer.
     Result<std::optional<Undone>> undo();
 
     /// Stores a generated batch (storeGeneratedPairs) and queues its pairs: `first` puts them
@@ -94,17 +101,13 @@ private:
     struct Step {
         std::vector<int64_t> labelIds;
         bool rulePlan = false;
-    };
-    struct Unsent {
-        ShownPair pair;
-        Choice choice = Choice::Skip;
-        int64_t decideMs = 0;
+        int64_t outboxSeq = 0; ///< a label kept in the outbox (labelIds empty)
+        ShownPair pair;        ///< its pair, shown again by an undo without asking the store
     };
     Status refill();
-    /// The next queued pair without asking the store (it is out of reach); none when the queue is empty.
+    /// The next queued pair without asking the store; none when the queue is empty.
     void advanceQueued();
-    /// This labeler's active label on `pairId` (0: none), for a retry whose first commit went through.
-    Result<int64_t> ownLabel(int64_t pairId);
+    Result<std::optional<Undone>> undoOutboxStep(const Step& step);
 
     PreferenceStore& m_store;
     std::string m_labeler;
@@ -113,7 +116,7 @@ private:
     std::vector<Step> m_undoSteps;
     std::deque<ShownPair> m_queue;
     std::optional<ShownPair> m_current;
-    std::vector<Unsent> m_unsent;
+    LabelOutbox* m_outbox = nullptr;
 };
 
 } // namespace d2dpo

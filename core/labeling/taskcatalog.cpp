@@ -7,6 +7,10 @@ const TaskInfo* TaskCatalog::find(const std::string& key)
 {
     auto known = m_tasks.find(key);
     if (known == m_tasks.end()) {
+        if (!m_readsStore) {
+            m_lastError = "the task '" + key + "' has not been read yet";
+            return nullptr;
+        }
         auto task = TaskInfo::fromStore(m_store, key, m_ruleOverride);
         if (!task) {
             m_lastError = task.error();

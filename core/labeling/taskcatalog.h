@@ -25,6 +25,11 @@ public:
     /// The task with `key`, or null (with the reason in lastError()) when the store cannot make it.
     /// A failure is not kept: the store may learn the task later (a model added with it).
     const TaskInfo* find(const std::string& key);
+    /// Knows `key` as `task` from now on (read on another connection: a team store's worker).
+    void add(const std::string& key, const TaskInfo& task) { m_tasks.insert_or_assign(key, task); }
+    /// From now on find() answers from the tasks it knows and never reads the store (a team
+    /// labeler's window: its worker reads them off the window's thread and add()s them).
+    void readNoMore() { m_readsStore = false; }
     /// The rule's choice for a pair, or nothing when its task has no rule or cannot be read.
     std::optional<Choice> ruleChoice(const ShownPair& pair);
     const std::string& lastError() const { return m_lastError; }
@@ -34,6 +39,7 @@ private:
     std::string m_ruleOverride;
     std::map<std::string, TaskInfo> m_tasks;
     std::string m_lastError;
+    bool m_readsStore = true;
 };
 
 } // namespace d2dpo

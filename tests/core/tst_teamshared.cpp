@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// What a team shares beyond labels, on a real PostgreSQL server: a choice made while the server is
-// out of reach is kept and written once it is back, never twice; a model's checkpoint made on one
+// What a team shares beyond labels, on a real PostgreSQL server: a session without an outbox gives
+// its leased pairs back when it closes; a model's checkpoint made on one
 // machine reaches every maintainer's machine through the store, and goes along with a copy; a
 // run is alive while its process lives, on whichever machine, and is marked interrupted once killed.
 #include <QtTest/QtTest>
@@ -30,62 +30,6 @@ class TestTeamShared final : public TeamStoreFixture {
 
 private Q_SLOTS:
     void initTestCase() { startTeam(); }
-
-    void aChoiceMadeOfflineIsKeptAndWrittenOnce()
-    {
-        const std::string db = teamStore(4, 1);
-        auto store = openOrFail(as("ana", db));
-        auto max = openOrFail(as("max", db));
-        QVERIFY(store && max);
-        LabelSession session(*store, "someone typed");
-        QCOMPARE(session.labeler(), std::string("ana")); // the role, never a typed name
-        QVERIFY(session.advance());
-        QVERIFY(session.label(Choice::Left, 900).value().labelId > 0);
-        // The network goes: the server ends ana's connection and lets her in no more.
-        std::string error;
-        QVERIFY2(m_server->exec("postgres", "ALTER ROLE ana NOLOGIN", &error), error.c_str());
-        QVERIFY2(m_server->exec(db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'ana'",
-                                &error),
-                 error.c_str());
-        const int64_t offline = session.current()->id;
-        const auto kept = session.label(Choice::Right, 800);
-        QVERIFY2(kept, kept ? "" : kept.error().c_str());
-        QVERIFY(kept->kept);
-        QCOMPARE(session.unsentCount(), size_t(1));
-        QVERIFY(session.current() && session.current()->id != offline); // the next leased pair, from the queue
-        const auto stillOut = session.flushUnsent();
-        QCOMPARE(stillOut.errorCode(), ErrorCode::Unreachable);
-        qInfo("while the store is out of reach: %s", stillOut.error().c_str());
-        QCOMPARE(session.unsentCount(), size_t(1));
-        // The network is back; the first attempt's commit had gone through, only its answer was lost.
-        QVERIFY2(m_server->exec("postgres", "ALTER ROLE ana LOGIN", &error), error.c_str());
-        auto other = openOrFail(as("ana", db));
-        QVERIFY(other->addLabel(offline, Choice::Right, "ana", 800));
-        const auto flushed = session.flushUnsent();
-        QVERIFY2(flushed, flushed ? "" : flushed.error().c_str());
-        QCOMPARE(flushed->written, 1);
-        QVERIFY(flushed->refused.empty());
-        QCOMPARE(session.unsentCount(), size_t(0));
-        int64_t onThatPair = 0;
-        for (const LabelRecord& label : max->labels(true).value())
-            onThatPair += label.pairId == offline;
-        QCOMPARE(onThatPair, int64_t(1)); // never labelled twice by the retry
-        QVERIFY(session.canUndo()); // and the written label is this session's to undo
-        // A kept choice on a pair that got its labels meanwhile is refused with the reason.
-        QVERIFY2(m_server->exec(db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'ana'",
-                                &error),
-                 error.c_str());
-        QVERIFY2(m_server->exec("postgres", "ALTER ROLE ana NOLOGIN", &error), error.c_str());
-        const int64_t taken = session.current()->id;
-        QVERIFY(session.label(Choice::Left, 700)->kept);
-        QVERIFY(max->addLabel(taken, Choice::Right, "max", 10));
-        QVERIFY2(m_server->exec("postgres", "ALTER ROLE ana LOGIN", &error), error.c_str());
-        const auto refused = session.flushUnsent();
-        QVERIFY(refused);
-        QCOMPARE(refused->written, 0);
-        QCOMPARE(refused->refused.size(), size_t(1));
-        qInfo("a kept choice refused: %s", refused->refused.front().c_str());
-    }
 
     void aClosedSessionGivesItsPairsBack()
     {

@@ -4,7 +4,8 @@
 // pairs to label) or why it cannot connect, opens only a URL that worked as typed, and remembers
 // the URL without its password. And the Label view, on a team store, labels as the role, shows a
 // labeler no maintainer's tools, and keeps a choice made while the server is out of reach; the
-// Train view follows a run of another machine as it trains.
+// Train view follows a run of another machine as it trains. A key press never waits on the server:
+// with every server process of the labeler stopped, keys still label and the pairs move on.
 #include <QApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -16,6 +17,12 @@
 #include <QStandardPaths>
 #include <QtTest/QtTest>
 
+#include <atomic>
+#include <csignal>
+#include <libpq-fe.h>
+#include <thread>
+
+#include "labeling/labeloutbox.h"
 #include "store/preferencestore.h"
 #include "support/pgserver.h"
 #include "support/storerecords.h"
@@ -25,6 +32,7 @@
 #include "ui/runhistory.h"
 #include "ui/trainview.h"
 #include "ui/metricplot.h"
+#include "ui/teamlabelchannel.h"
 
 using namespace d2dpo;
 using namespace d2dpo::test;
@@ -35,12 +43,28 @@ class TestTeamStoreDialog final : public QObject {
 
     PostgresServer* m_server = nullptr;
     std::string m_database;
+    QTemporaryDir m_data; ///< this machine's data folder (the label outboxes live there)
+
+    /// The server processes serving `role` now (its connections' backends).
+    std::vector<pid_t> backendsOf(const std::string& role)
+    {
+        std::vector<pid_t> pids;
+        PGconn* c = PQconnectdb(m_server->superuserUrl().c_str());
+        PGresult* r = PQexec(c, ("SELECT pid FROM pg_stat_activity WHERE usename = '" + role + "'").c_str());
+        for (int i = 0; PQresultStatus(r) == PGRES_TUPLES_OK && i < PQntuples(r); ++i)
+            pids.push_back(pid_t(std::atoi(PQgetvalue(r, i, 0))));
+        PQclear(r);
+        PQfinish(c);
+        return pids;
+    }
 
 private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear();
+        QVERIFY(m_data.isValid());
+        qputenv("XDG_DATA_HOME", m_data.path().toUtf8()); // never the home folder's outboxes
         m_server = PostgresServer::shared();
         if (!m_server)
             QSKIP(("no PostgreSQL server: " + PostgresServer::unavailableReason()).c_str());
@@ -131,6 +155,59 @@ private Q_SLOTS:
         QVERIFY2(m_server->exec("postgres", "ALTER ROLE dora LOGIN", &error), error.c_str());
         QTRY_VERIFY_WITH_TIMEOUT(said.last() == QStringLiteral("The team store is back: 1 kept label written"), 12000);
         QCOMPARE(window.store().labels(false).value().size(), before + 1);
+    }
+
+    void aKeyPressNeverWaitsOnTheServer()
+    {
+        const std::string db = m_server->createDatabase("nowait");
+        QVERIFY(openOrFail(m_server->superuserUrl(db))->addPairs(somePairs(6), "generated"));
+        auto store = openOrFail(m_server->url("dora", "dora-secret", db));
+        QVERIFY(store);
+        MainWindow window(std::move(store));
+        LabelView* view = window.labelView();
+        QVERIFY(view->teamChannel());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_VERIFY(view->currentPair()); // claimed on the worker's connection
+        QTest::qWait(300);
+        // Every server process serving dora stops answering (a hung server, a dead network): any
+        // call on the window's thread would wait for ever. A watchdog lets them go after 30 s, so
+        // a broken build fails here rather than hangs.
+        const std::vector<pid_t> stopped = backendsOf("dora");
+        QVERIFY(stopped.size() >= 2); // the window's connection and the worker's
+        for (pid_t pid : stopped)
+            QCOMPARE(::kill(pid, SIGSTOP), 0);
+        struct Watchdog {
+            std::atomic<bool> resumed = false;
+            std::thread thread;
+            ~Watchdog() { resumed = true; thread.join(); } // a failed check returns early: still let them go
+        } watchdog;
+        watchdog.thread = std::thread([&watchdog, stopped] {
+            for (int i = 0; i < 300 && !watchdog.resumed; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            for (pid_t pid : stopped)
+                ::kill(pid, SIGCONT);
+        });
+        QElapsedTimer clock;
+        clock.start();
+        QWidget* keys = QApplication::focusWidget() ? QApplication::focusWidget() : view;
+        std::set<qint64> shown{view->currentPair()->id};
+        for (int press = 0; press < 3; ++press) {
+            QTest::keyClick(keys, press % 2 ? Qt::Key_L : Qt::Key_A);
+            QVERIFY(view->currentPair());
+            QVERIFY(shown.insert(view->currentPair()->id).second); // the next pair, at once
+            QTest::qWait(150); // painted, and seen
+        }
+        const qint64 pressing = clock.elapsed();
+        QCOMPARE(view->sessionCount(), 3);
+        QVERIFY(view->teamChannel()->waiting() >= 2); // kept on disk, not on the server yet
+        watchdog.resumed = true;
+        QVERIFY2(pressing < 20000, qPrintable(QStringLiteral("3 presses took %1 ms").arg(pressing)));
+        qInfo("3 presses with the server stopped took %lld ms (3 x 150 ms of it waiting for paint)",
+              static_cast<long long>(pressing));
+        QTRY_COMPARE_WITH_TIMEOUT(openOrFail(m_server->superuserUrl(db))->labels(false).value().size(), size_t(3),
+                                  15000);
+        QTRY_COMPARE(view->teamChannel()->waiting(), size_t(0));
     }
 
     void aRunOfAnotherMachineIsFollowedLive()

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/teamstoreworker.h"
+
+namespace d2dpo::ui {
+
+TeamStoreWorker::TeamStoreWorker(std::string url, std::string labeler, std::shared_ptr<LabelOutbox> outbox)
+    : m_url(std::move(url)), m_labeler(std::move(labeler)), m_outbox(std::move(outbox))
+{
+}
+
+TeamStoreWorker::~TeamStoreWorker() = default;
+
+Result<PreferenceStore*> TeamStoreWorker::connection()
+{
+    if (!m_store) {
+        auto opened = PreferenceStore::open(m_url, PreferenceStore::OpenMode::MustExist);
+        if (!opened) // whatever the reason, nothing can be sent until it opens
+            return makeError(ErrorCode::Unreachable, opened.error());
+        m_store = std::move(opened.value());
+    }
+    return m_store.get();
+}
+
+void TeamStoreWorker::readNewTasks(const std::vector<std::string>& keys,
+                                   std::vector<std::pair<std::string, TaskInfo>>& out)
+{
+    for (const std::string& key : keys)
+        if (m_store && m_tasksSent.insert(key).second) {
+            if (auto info = TaskInfo::fromStore(*m_store, key))
+                out.emplace_back(key, info.value());
+            else
+                m_tasksSent.erase(key); // asked again next time
+        }
+}
+
+void TeamStoreWorker::send()
+{
+    OutboxReport report;
+    if (auto store = connection(); !store) {
+        report.unreachable = true;
+        report.error = store.error();
+        report.pending = m_outbox->pendingCount();
+    } else {
+        report = sendOutbox(*m_outbox, *store.value(), m_labeler);
+    }
+    Q_EMIT sent(report);
+    if (report.unreachable)
+        return;
+    if (m_claimWanted)
+        claim(m_claimTask, m_claimCount);
+    if (m_countsWanted)
+        readCounts(m_countsTask, m_countsOthers);
+}
+
+void TeamStoreWorker::claim(const std::string& task, int64_t count)
+{
+    TeamClaim claim;
+    claim.task = task;
+    auto store = connection();
+    auto pairs = store ? store.value()->claimPairs(m_labeler, count, task) : makeError(store.errorCode(), store.error());
+    m_claimWanted = !pairs && pairs.errorCode() == ErrorCode::Unreachable;
+    m_claimTask = task;
+    m_claimCount = count;
+    if (!pairs) {
+        claim.error = pairs.error();
+        claim.unreachable = m_claimWanted;
+        Q_EMIT claimed(claim);
+        return;
+    }
+    // Each pair's task (its alphabet and rule), read here once, so showing a pair reads nothing.
+    std::vector<std::string> keys;
+    for (const ShownPair& pair : pairs.value())
+        keys.push_back(pair.task);
+    readNewTasks(keys, claim.tasks);
+    claim.pairs = std::move(pairs.value());
+    Q_EMIT claimed(claim);
+}
+
+void TeamStoreWorker::readCounts(const std::string& task, bool otherTasks)
+{
+    TeamCounts counts;
+    m_countsTask = task;
+    m_countsOthers = otherTasks;
+    auto failed = [&](const std::string& error, ErrorCode code) {
+        counts.error = error;
+        counts.unreachable = m_countsWanted = code == ErrorCode::Unreachable;
+        Q_EMIT countsRead(counts);
+    };
+    auto store = connection();
+    if (!store)
+        return failed(store.error(), store.errorCode());
+    PreferenceStore& s = *store.value();
+    auto c = s.counts(m_labeler);
+    if (!c)
+        return failed(c.error(), c.errorCode());
+    auto labelled = s.labelledPairs(m_labeler);
+    if (!labelled)
+        return failed(labelled.error(), labelled.errorCode());
+    if (otherTasks && !task.empty()) {
+        auto pending = s.pendingPairs(100000, "", m_labeler);
+        if (!pending)
+            return failed(pending.error(), pending.errorCode());
+        for (const ShownPair& p : pending.value())
+            counts.otherTasksPending += p.task != task ? 1 : 0;
+    }
+    m_countsWanted = false;
+    std::vector<std::string> keys; // the statistics compare each label with its task's rule
+    for (const auto& [pair, label] : labelled.value())
+        keys.push_back(pair.task);
+    readNewTasks(keys, counts.tasks);
+    counts.counts = c.value();
+    counts.labelled = std::move(labelled.value());
+    Q_EMIT countsRead(counts);
+}
+
+void TeamStoreWorker::readModels()
+{
+    auto store = connection();
+    if (!store || !store.value()->canMaintain())
+        return; // a labeler reads no models: pairs then name their models by id
+    if (auto models = store.value()->models())
+        Q_EMIT modelsRead(models.value());
+}
+
+void TeamStoreWorker::finish()
+{
+    if (m_store || m_outbox->pendingCount() > 0)
+        send();
+    if (m_store && m_outbox->pendingCount() == 0)
+        (void)m_store->releaseLeases(m_labeler); // the others may take them now, not after the lease
+    m_store.reset();
+}
+
+} // namespace d2dpo::ui
