@@ -310,10 +310,13 @@ void LabelView::autoLabelWithRule()
 
 void LabelView::updateStatistics()
 {
-    if (m_team) // read on the worker's connection; shown by onTeamCounts
+    if (m_team) { // this session's count at once; the server's when the worker has read them
+        showTeamCounts();
         m_team->readCounts(m_session.task(), !m_session.current());
-    else
+    }
+    else {
         m_stats->refresh(labeler(), m_session.labelledCount());
+    }
 }
 
 void LabelView::reportError(const QString& message) { Q_EMIT statusMessage(tr("Error: %1").arg(message)); }

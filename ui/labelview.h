@@ -137,6 +137,8 @@ private:
     void askForPairs();
     void onTeamClaim(const TeamClaim& claim);
     void onTeamCounts(const TeamCounts& counts);
+    /// The last counts the server gave, with this session's count and the choices kept here now.
+    void showTeamCounts();
     QString teamEmptyText() const;
 
     PreferenceStore& m_store;
@@ -168,6 +170,7 @@ private:
     std::shared_ptr<LabelOutbox> m_outbox;
     std::map<std::string, ModelRecord> m_teamModels; ///< to name where a pair comes from
     qint64 m_teamOthers = 0;  ///< pending pairs of other tasks, at the last count
+    std::unique_ptr<TeamCounts> m_teamCounts; ///< the last counts the server gave
     bool m_claimDry = false;  ///< the last claim brought nothing new: wait before asking again
 };
 

@@ -101,14 +101,24 @@ void LabelView::onTeamClaim(const TeamClaim& claim)
 
 void LabelView::onTeamCounts(const TeamCounts& counts)
 {
+    if (counts.unreachable) // said by the channel; the bar keeps the last counts
+        return showTeamCounts();
     if (!counts.error.empty())
         return reportError(QString::fromStdString(counts.error));
     for (const auto& [key, task] : counts.tasks)
         m_tasks.add(key, task);
     m_teamOthers = counts.otherTasksPending;
-    m_stats->show(labeler(), m_session.labelledCount(), counts.counts, counts.labelled, m_team->waiting());
+    m_teamCounts = std::make_unique<TeamCounts>(counts);
+    showTeamCounts();
     if (!m_session.current())
         m_emptyMessage->setText(teamEmptyText());
+}
+
+void LabelView::showTeamCounts()
+{
+    if (m_teamCounts)
+        m_stats->show(labeler(), m_session.labelledCount(), m_teamCounts->counts, m_teamCounts->labelled,
+                      m_team->waiting());
 }
 
 QString LabelView::teamEmptyText() const

@@ -15,7 +15,7 @@ QString counted(size_t n, const QString& one, const QString& many) { return n ==
 TeamLabelChannel::TeamLabelChannel(const std::string& url, const std::string& labeler,
                                    std::shared_ptr<LabelOutbox> outbox, QObject* parent)
     : QObject(parent), m_outbox(outbox), m_thread(new QThread), m_worker(new TeamStoreWorker(url, labeler, outbox)),
-      m_retry(new QTimer(this)), m_inherited(outbox->inheritedCount())
+      m_retry(new QTimer(this)), m_slow(new QTimer(this)), m_inherited(outbox->inheritedCount())
 {
     qRegisterMetaType<d2dpo::OutboxReport>();
     qRegisterMetaType<d2dpo::ui::TeamClaim>();
@@ -34,6 +34,16 @@ TeamLabelChannel::TeamLabelChannel(const std::string& url, const std::string& la
         m_retrying = true;
         send();
     });
+    m_slow->setSingleShot(true);
+    m_slow->setInterval(kSlowMs);
+    connect(m_slow, &QTimer::timeout, this, [this] {
+        if (const size_t kept = m_outbox->pendingCount(); m_sending && kept > 0 && !m_outOfReach) {
+            m_saidSlow = true;
+            Q_EMIT statusMessage(tr("The team store has not answered for %1 s: %2 kept here, written when it answers")
+                                     .arg(kSlowMs / 1000)
+                                     .arg(counted(kept, tr("1 choice"), tr("%1 choices"))));
+        }
+    });
     m_thread->start();
     if (m_inherited > 0)
         send();
@@ -42,6 +52,7 @@ TeamLabelChannel::TeamLabelChannel(const std::string& url, const std::string& la
 TeamLabelChannel::~TeamLabelChannel()
 {
     m_retry->stop();
+    m_slow->stop();
     disconnect(m_worker, nullptr, this, nullptr); // nothing comes back to a window that closes
     post([w = m_worker] { w->finish(); });
     m_thread->quit();
@@ -70,6 +81,7 @@ void TeamLabelChannel::send()
     }
     m_sending = true;
     m_sendAgain = false;
+    m_slow->start();
     post([w = m_worker] { w->send(); });
 }
 
@@ -103,16 +115,18 @@ void TeamLabelChannel::lost(const std::string& error)
 {
     const size_t kept = m_outbox->pendingCount();
     const QString choices = counted(kept, tr("1 choice"), tr("%1 choices"));
-    if (!m_outOfReach)
+    const bool retried = std::exchange(m_retrying, false);
+    if (!m_outOfReach || (kept > 0 && kept != m_saidKept))
         Q_EMIT statusMessage(kept > 0 ? tr("The team store cannot be reached: %1 kept here, written when it is back")
                                             .arg(choices)
                                       : tr("The team store cannot be reached (%1); trying again every %2 s")
                                             .arg(QString::fromStdString(error))
                                             .arg(kRetryMs / 1000));
-    else if (std::exchange(m_retrying, false) && kept > 0) // the timer's try: said again, with what waits
+    else if (retried && kept > 0) // the timer's try: said again, with what waits
         Q_EMIT statusMessage(tr("Still no team store (%1): %2 kept, trying again every %3 s")
                                  .arg(QString::fromStdString(error), choices)
                                  .arg(kRetryMs / 1000));
+    m_saidKept = kept;
     m_outOfReach = true;
     if (!m_retry->isActive())
         m_retry->start();
@@ -121,6 +135,7 @@ void TeamLabelChannel::lost(const std::string& error)
 void TeamLabelChannel::onSent(const OutboxReport& report)
 {
     m_sending = false;
+    m_slow->stop();
     for (const auto& [seq, reason] : report.refused)
         Q_EMIT refused(seq, QString::fromStdString(reason));
     if (report.unreachable) {
@@ -129,7 +144,7 @@ void TeamLabelChannel::onSent(const OutboxReport& report)
     }
     m_retrying = false;
     const size_t sent = report.written.size() + size_t(report.undone);
-    const bool wasOut = std::exchange(m_outOfReach, false);
+    const bool wasOut = std::exchange(m_outOfReach, false) | std::exchange(m_saidSlow, false);
     m_retry->stop();
     QString refusedText;
     if (!report.refused.empty())
@@ -167,6 +182,7 @@ void TeamLabelChannel::onCountsRead(const TeamCounts& counts)
     m_reading = false;
     if (counts.unreachable) {
         lost(counts.error); // the worker reads again after its next send that reaches the server
+        Q_EMIT countsRead(counts);
         return;
     }
     if (m_readAgain)

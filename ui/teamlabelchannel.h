@@ -26,6 +26,8 @@ class TeamLabelChannel final : public QObject {
 public:
     static constexpr int kRetryMs = 5000;
     static constexpr int kCloseWaitMs = 3000;
+    /// A send unanswered this long (a server or network that hangs rather than refuses) is said.
+    static constexpr int kSlowMs = 10000;
     /// Starts the thread for `labeler` on the team store at `url`; sends at once what `outbox`
     /// kept from an earlier sitting.
     TeamLabelChannel(const std::string& url, const std::string& labeler, std::shared_ptr<LabelOutbox> outbox,
@@ -71,6 +73,8 @@ private:
     QThread* m_thread = nullptr;
     TeamStoreWorker* m_worker = nullptr;
     QTimer* m_retry = nullptr;
+    QTimer* m_slow = nullptr;
+    bool m_saidSlow = false; ///< "has not answered" was said: its answer is said too
     bool m_sending = false;   ///< a send is on its way: later entries go with the next one
     bool m_sendAgain = false;
     bool m_claiming = false;
@@ -79,6 +83,7 @@ private:
     std::string m_countsTask;
     bool m_countsOthers = false;
     bool m_outOfReach = false;
+    size_t m_saidKept = 0;    ///< the choices kept when the server's absence was last said
     bool m_retrying = false;  ///< the send on its way is the timer's: its failure is said again
     size_t m_inherited = 0;   ///< kept by an earlier sitting, said once written
 };
