@@ -206,6 +206,7 @@ void LabelView::followPickedTask()
     if (task == m_session.task())
         return;
     m_session.setTask(task);
+    m_claimDry = false; // another task's queue: claimed anew
     if (!m_session.current())
         showNext();
     updateStatistics();
@@ -237,8 +238,9 @@ void LabelView::showCurrent()
     m_provenance->setText(provenance());
     if (m_team)
         askForPairs();
-    // Keep a stock of pairs so the next one always appears at once.
-    if (m_session.queued() < kRefillBelow && !m_supply->busy() && m_models->count() > 0)
+    // Keep a stock of pairs so the next one always appears at once: on a team store, claimed from
+    // the pairs the maintainers made (generating there is their explicit act).
+    if (!m_team && m_session.queued() < kRefillBelow && !m_supply->busy() && m_models->count() > 0)
         generateMore();
 }
 
@@ -287,7 +289,8 @@ void LabelView::undo()
         m_team->send(); // an undo of a label the server has goes the same way, in order
     showCurrent();
     updateStatistics();
-    Q_EMIT labelsChanged();
+    if (!m_team) // on a team store once the server has it (TeamLabelChannel::written)
+        Q_EMIT labelsChanged();
     const auto& step = undone.value();
     Q_EMIT statusMessage(step && step->wasRulePlan
                              ? tr("Undid the %1 auto-labels: their pairs are pending again").arg(step->pairIds.size())

@@ -39,7 +39,8 @@ void LabelView::generateFrom(const QString& checkpointPath, int count)
     if (!m_supply->request(checkpointPath, count, QRandomGenerator::global()->generate64(), byMargin))
         Q_EMIT statusMessage(tr("Already generating pairs…"));
     if (!m_session.current())
-        m_emptyMessage->setText(emptyQueueText(m_store, m_session.task(), m_session.labeler(), true));
+        m_emptyMessage->setText(m_team ? teamEmptyText()
+                                       : emptyQueueText(m_store, m_session.task(), m_session.labeler(), true));
 }
 
 void LabelView::labelFrom(const QString& checkpointPath, int count)

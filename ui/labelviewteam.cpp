@@ -9,6 +9,8 @@
 #include <QLabel>
 #include <QTimer>
 
+#include <algorithm>
+
 #include "ui/labelstatsbar.h"
 #include "ui/labelviewparts.h"
 #include "ui/pairsupply.h"
@@ -26,18 +28,21 @@ constexpr int kOutboxCopies = 4;       ///< windows of one role on one store on 
 void LabelView::startTeamChannel()
 {
     const std::string base = LabelOutbox::defaultPath(m_store.displayName(), m_session.labeler());
-    QString problem;
+    QStringList problems; // another window holding an outbox is no problem; anything else is said
     for (int copy = 1; copy <= kOutboxCopies && !m_outbox; ++copy) {
         auto outbox = LabelOutbox::open(copy == 1 ? base : base + "." + std::to_string(copy));
         if (outbox)
             m_outbox = std::move(outbox.value());
-        else if (problem.isEmpty())
-            problem = QString::fromStdString(outbox.error());
+        else if (outbox.errorCode() != ErrorCode::Denied || copy == kOutboxCopies)
+            problems << QString::fromStdString(outbox.error());
     }
     if (!m_outbox) { // every label is then written as it is made, on this thread
-        reportError(tr("%1; labels are written as they are made").arg(problem));
+        reportError(tr("%1; labels are written as they are made").arg(problems.join(QStringLiteral("; "))));
         return;
     }
+    if (!problems.isEmpty()) // its choices stay there, unsent, for a person to look at
+        reportError(tr("%1; labeling goes on with %2")
+                        .arg(problems.join(QStringLiteral("; ")), QString::fromStdString(m_outbox->path())));
     m_session.useOutbox(m_outbox.get());
     if (!m_store.canMaintain())
         m_tasks.readNoMore(); // a labeler's tasks come from the worker, never from this thread
@@ -72,8 +77,12 @@ void LabelView::askForPairs()
 {
     if (m_session.queued() >= kTeamRefillBelow || m_team->claiming() || m_claimDry || m_team->outOfReach())
         return;
-    // Own leases come back first: ask for what is held plus new ones.
-    m_team->claim(m_session.task(), int64_t(m_session.held()) + kTeamClaim);
+    // Own leases come back first: ask for what is held plus new ones. Chosen pairs still in the
+    // outbox count up to one claim's worth: a long backlog (whose leases may have run out) must
+    // not take a crowd of fresh pairs from the team.
+    const size_t visible = (m_session.current() ? 1 : 0) + m_session.queued();
+    const size_t held = std::min(m_session.held(), visible + size_t(kTeamClaim));
+    m_team->claim(m_session.task(), int64_t(held) + kTeamClaim);
 }
 
 void LabelView::onTeamClaim(const TeamClaim& claim)
@@ -81,7 +90,7 @@ void LabelView::onTeamClaim(const TeamClaim& claim)
     for (const auto& [key, task] : claim.tasks)
         m_tasks.add(key, task);
     if (claim.task != m_session.task())
-        return; // asked for another task's pairs: the model box has moved on
+        return askForPairs(); // asked for another task's pairs: the model box has moved on
     const bool had = m_session.current().has_value();
     const size_t added = m_session.addClaimed(claim.pairs);
     m_claimDry = claim.unreachable ? false : added == 0;

@@ -53,8 +53,9 @@ LiveRunFollower::LiveRunFollower(PreferenceStore& store, QObject* parent)
 
 LiveRunFollower::~LiveRunFollower()
 {
+    // A look on its way holds only its copies (the URL, the shared connection): it ends on its own,
+    // and closing the window does not wait for a server that does not answer.
     m_timer->stop();
-    m_watcher->waitForFinished();
 }
 
 void LiveRunFollower::follow(qint64 runId)

@@ -27,7 +27,7 @@ public:
     static constexpr int kPollMs = 2000;
     /// Looks only on a team store (a file's runs are this machine's, and the views see their own).
     LiveRunFollower(PreferenceStore& store, QObject* parent);
-    /// Waits for a look on its way (a connect that hangs: libpq's connect_timeout at most).
+    /// Does not wait for a look on its way (it ends on its own).
     ~LiveRunFollower() override;
     /// The run whose curves to keep up to date (0: none).
     void follow(qint64 runId);

@@ -37,12 +37,14 @@ TeamLabelChannel::TeamLabelChannel(const std::string& url, const std::string& la
     m_slow->setSingleShot(true);
     m_slow->setInterval(kSlowMs);
     connect(m_slow, &QTimer::timeout, this, [this] {
-        if (const size_t kept = m_outbox->pendingCount(); m_sending && kept > 0 && !m_outOfReach) {
-            m_saidSlow = true;
-            Q_EMIT statusMessage(tr("The team store has not answered for %1 s: %2 kept here, written when it answers")
-                                     .arg(kSlowMs / 1000)
-                                     .arg(counted(kept, tr("1 choice"), tr("%1 choices"))));
-        }
+        if (!(m_sending || m_claiming) || m_outOfReach)
+            return;
+        m_saidSlow = true;
+        const size_t kept = m_outbox->pendingCount();
+        Q_EMIT statusMessage(kept > 0 ? tr("The team store has not answered for %1 s: %2 kept here, written when it answers")
+                                            .arg(kSlowMs / 1000)
+                                            .arg(counted(kept, tr("1 choice"), tr("%1 choices")))
+                                      : tr("The team store has not answered for %1 s; still waiting").arg(kSlowMs / 1000));
     });
     m_thread->start();
     if (m_inherited > 0)
@@ -54,8 +56,11 @@ TeamLabelChannel::~TeamLabelChannel()
     m_retry->stop();
     m_slow->stop();
     disconnect(m_worker, nullptr, this, nullptr); // nothing comes back to a window that closes
-    post([w = m_worker] { w->finish(); });
-    m_thread->quit();
+    // The thread ends after finish() (a quit() from here could end its loop before finish ran).
+    post([w = m_worker, t = m_thread] {
+        w->finish();
+        t->quit();
+    });
     if (m_thread->wait(kCloseWaitMs)) {
         delete m_worker;
         delete m_thread;
@@ -90,6 +95,8 @@ void TeamLabelChannel::claim(const std::string& task, int64_t count)
     if (m_claiming)
         return;
     m_claiming = true;
+    if (!m_slow->isActive())
+        m_slow->start();
     post([w = m_worker, task, count] { w->claim(task, count); });
 }
 
@@ -135,7 +142,8 @@ void TeamLabelChannel::lost(const std::string& error)
 void TeamLabelChannel::onSent(const OutboxReport& report)
 {
     m_sending = false;
-    m_slow->stop();
+    if (!m_claiming)
+        m_slow->stop();
     for (const auto& [seq, reason] : report.refused)
         Q_EMIT refused(seq, QString::fromStdString(reason));
     if (report.unreachable) {
@@ -154,8 +162,8 @@ void TeamLabelChannel::onSent(const OutboxReport& report)
                              refusedText);
         Q_EMIT back();
     } else if (m_inherited > 0) {
-        Q_EMIT statusMessage(tr("%1 kept from an earlier sitting written to the team store")
-                                 .arg(counted(m_inherited, tr("1 choice"), tr("%1 choices"))) +
+        Q_EMIT statusMessage(tr("Kept from an earlier sitting: %1 written to the team store")
+                                 .arg(counted(sent, tr("1 choice"), tr("%1 choices"))) +
                              refusedText);
     } else if (!report.refused.empty()) {
         Q_EMIT statusMessage(tr("Not stored: %1").arg(QString::fromStdString(report.refused.front().second)));
@@ -170,6 +178,8 @@ void TeamLabelChannel::onSent(const OutboxReport& report)
 void TeamLabelChannel::onClaimed(const TeamClaim& claim)
 {
     m_claiming = false;
+    if (!m_sending)
+        m_slow->stop();
     if (claim.unreachable)
         lost(claim.error);
     else if (!claim.error.empty())

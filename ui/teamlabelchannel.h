@@ -26,7 +26,7 @@ class TeamLabelChannel final : public QObject {
 public:
     static constexpr int kRetryMs = 5000;
     static constexpr int kCloseWaitMs = 3000;
-    /// A send unanswered this long (a server or network that hangs rather than refuses) is said.
+    /// A send or claim unanswered this long (a server or network that hangs rather than refuses) is said.
     static constexpr int kSlowMs = 10000;
     /// Starts the thread for `labeler` on the team store at `url`; sends at once what `outbox`
     /// kept from an earlier sitting.
@@ -38,7 +38,8 @@ public:
 
     /// The outbox has new entries.
     void send();
-    /// Claims up to `count` pairs of `task` (claimed); a claim on its way already is enough.
+    /// Claims up to `count` pairs of `task` (claimed); a claim on its way already is enough (the
+    /// worker also claims again by itself after a claim that met a lost server).
     void claim(const std::string& task, int64_t count);
     bool claiming() const { return m_claiming; }
     void readCounts(const std::string& task, bool otherTasks);

@@ -43,13 +43,22 @@ void TeamStoreWorker::send()
     } else {
         report = sendOutbox(*m_outbox, *store.value(), m_labeler);
     }
-    Q_EMIT sent(report);
-    if (report.unreachable)
-        return;
-    if (m_claimWanted)
+    // What waited for the server goes now, and its answer decides whether the server is back.
+    if (!report.unreachable && m_claimWanted) {
         claim(m_claimTask, m_claimCount);
-    if (m_countsWanted)
+        if (m_claimWanted) {
+            report.unreachable = true;
+            report.error = m_lastError;
+        }
+    }
+    if (!report.unreachable && m_countsWanted) {
         readCounts(m_countsTask, m_countsOthers);
+        if (m_countsWanted) {
+            report.unreachable = true;
+            report.error = m_lastError;
+        }
+    }
+    Q_EMIT sent(report);
 }
 
 void TeamStoreWorker::claim(const std::string& task, int64_t count)
@@ -62,6 +71,7 @@ void TeamStoreWorker::claim(const std::string& task, int64_t count)
     m_claimTask = task;
     m_claimCount = count;
     if (!pairs) {
+        m_lastError = pairs.error();
         claim.error = pairs.error();
         claim.unreachable = m_claimWanted;
         Q_EMIT claimed(claim);
@@ -82,6 +92,7 @@ void TeamStoreWorker::readCounts(const std::string& task, bool otherTasks)
     m_countsTask = task;
     m_countsOthers = otherTasks;
     auto failed = [&](const std::string& error, ErrorCode code) {
+        m_lastError = error;
         counts.error = error;
         counts.unreachable = m_countsWanted = code == ErrorCode::Unreachable;
         Q_EMIT countsRead(counts);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Label view's connection to a team store, living on a thread of its own (TeamLabelChannel
-// owns the thread): it sends the outbox, claims pairs with the tasks and models they need, and
-// reads the counts, each on its own connection, so the window's thread never waits on the network.
+// owns the thread): on one connection of its own it sends the outbox, claims pairs with the tasks
+// they need, and reads the counts and the models, so the window's thread never waits on the network.
 // What it learns goes out as signals with plain payloads; a lost server is reported, never thrown.
 #pragma once
 
@@ -82,6 +82,7 @@ private:
     bool m_countsWanted = false;
     std::string m_countsTask;
     bool m_countsOthers = false;
+    std::string m_lastError; ///< why the last claim or read failed
 };
 
 } // namespace d2dpo::ui

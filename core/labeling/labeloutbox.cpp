@@ -3,10 +3,12 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -46,6 +48,17 @@ std::string fileSafe(const std::string& text)
     return out.substr(0, 180);
 }
 
+/// FNV-1a, 64 bits: the same on every build, so a journal's name never changes with the compiler.
+std::string fnv1a(const std::string& text)
+{
+    uint64_t hash = 14695981039346656037ull;
+    for (unsigned char c : text)
+        hash = (hash ^ c) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    return hex;
+}
+
 std::string systemError(const std::string& what) { return what + ": " + std::strerror(errno); }
 
 } // namespace
@@ -57,7 +70,9 @@ std::string LabelOutbox::defaultPath(const std::string& storeName, const std::st
     std::string name = storeName;
     if (const size_t scheme = name.find("://"); scheme != std::string::npos)
         name = name.substr(scheme + 3);
-    return (data / "team" / "outbox" / (fileSafe(labeler) + "@" + fileSafe(name) + ".jsonl")).string();
+    // Readable, and told apart by a hash of the whole name (two stores whose names read alike).
+    const std::string file = fileSafe(labeler) + "@" + fileSafe(name) + "-" + fnv1a(labeler + "\n" + storeName);
+    return (data / "team" / "outbox" / (file + ".jsonl")).string();
 }
 
 Result<std::unique_ptr<LabelOutbox>> LabelOutbox::open(const std::string& path)
@@ -72,8 +87,8 @@ Result<std::unique_ptr<LabelOutbox>> LabelOutbox::open(const std::string& path)
         return makeError(ErrorCode::ReadOnly, systemError("cannot open the label outbox '" + path + "'"));
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         ::close(fd);
-        return makeError("the label outbox '" + path + "' is in use by another d2dpo-studio labeling as the same "
-                         "role on this store; close that one first");
+        return makeError(ErrorCode::Denied, "the label outbox '" + path + "' is in use by another d2dpo-studio "
+                                           "labeling as the same role on this store");
     }
     if (!fs::is_regular_file(path, ec)) {
         ::close(fd);
@@ -144,6 +159,7 @@ void LabelOutbox::apply(const std::string& line, bool replaying)
                 throw std::runtime_error("unknown choice");
             entry.choice = *choice;
             entry.decideMs = j.at("ms").get<int64_t>();
+            entry.inherited = replaying;
         } else {
             entry.kind = OutboxEntry::Kind::Undo;
             entry.undoes = j.at("of").get<int64_t>();
@@ -164,6 +180,8 @@ void LabelOutbox::apply(const std::string& line, bool replaying)
 Status LabelOutbox::append(const std::string& line)
 {
     const std::string text = line + "\n";
+    struct stat before {};
+    const bool sized = ::fstat(m_fd, &before) == 0;
     size_t written = 0;
     while (written < text.size()) {
         const ssize_t n = ::write(m_fd, text.data() + written, text.size() - written);
@@ -171,8 +189,10 @@ Status LabelOutbox::append(const std::string& line)
             continue;
         if (n <= 0) {
             const std::string error = systemError("cannot write the label outbox '" + m_path + "'");
-            if (written > 0) // a partial line would join the next one: end it, so only it is lost
-                (void)!::write(m_fd, "\n", 1);
+            // A part of a line would make the journal unreadable: take it back, so the file ends
+            // with the last whole line (a later open would cut it off all the same).
+            if (written > 0 && sized)
+                (void)!::ftruncate(m_fd, before.st_size);
             return makeError(ErrorCode::ReadOnly, error);
         }
         written += size_t(n);
@@ -253,7 +273,8 @@ std::optional<OutboxEntry> LabelOutbox::take()
     if (m_pending.empty() || m_inFlight != 0)
         return std::nullopt;
     OutboxEntry entry = m_pending.begin()->second;
-    if (entry.kind == OutboxEntry::Kind::Undo && entry.labelId == 0 && m_labelIds.count(entry.undoes))
+    // The label's id as this sitting wrote it wins: a label sent again after a crash has a new one.
+    if (entry.kind == OutboxEntry::Kind::Undo && m_labelIds.count(entry.undoes))
         entry.labelId = m_labelIds.at(entry.undoes);
     m_inFlight = entry.seq;
     return entry;

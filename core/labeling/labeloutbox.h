@@ -33,16 +33,17 @@ struct OutboxEntry {
     int64_t decideMs = 0;
     int64_t undoes = 0;  ///< Undo: the seq of the label it takes back
     int64_t labelId = 0; ///< Undo: the store's id of that label (0 until it is known)
+    bool inherited = false; ///< kept by an earlier sitting (its pair is checked before it is sent)
 };
 
 class LabelOutbox {
 public:
     /// The journal of `labeler` on the team store named `storeName` (its URL without the password),
-    /// in this machine's data folder: <data>/d2dpo-studio/team/outbox/<labeler>@<store>.jsonl.
+    /// in this machine's data folder: <data>/d2dpo-studio/team/outbox/<labeler>@<store>-<hash>.jsonl.
     static std::string defaultPath(const std::string& storeName, const std::string& labeler);
     /// Opens (creating it and its folder) the journal at `path` and reads what an earlier sitting
-    /// left unsent. Refused when another process holds it, or when a line other than the last
-    /// cannot be read (the file is left as it is, for a person to look at).
+    /// left unsent. Refused (ErrorCode::Denied) when another process holds it; refused too when a
+    /// line other than the last cannot be read (the file is left as it is, for a person to look at).
     static Result<std::unique_ptr<LabelOutbox>> open(const std::string& path);
     ~LabelOutbox();
     LabelOutbox(const LabelOutbox&) = delete;

@@ -54,6 +54,7 @@ size_t LabelSession::addClaimed(const std::vector<ShownPair>& pairs)
     // Own leases come back first in a claim: those held here already (queued, on screen, or chosen
     // and still in the outbox, its lease kept until the label is written) are passed over.
     std::set<int64_t> held = m_outbox ? m_outbox->pendingPairIds() : std::set<int64_t>();
+    held.insert(m_labelledPairs.begin(), m_labelledPairs.end());
     if (m_current)
         held.insert(m_current->id);
     for (const ShownPair& p : m_queue)
@@ -118,6 +119,7 @@ Result<LabelSession::Labelled> LabelSession::label(Choice choice, int64_t decide
         if (!seq)
             return makeError(seq.errorCode(), seq.error()); // nothing kept: the pair stays
         labelled.outboxSeq = seq.value();
+        m_labelledPairs.insert(m_current->id);
         ++m_labelled;
         m_undoSteps.push_back({{}, false, seq.value(), *m_current});
         advanceQueued();
@@ -131,7 +133,7 @@ Result<LabelSession::Labelled> LabelSession::label(Choice choice, int64_t decide
     } else {
         labelled.labelId = id.value();
         ++m_labelled;
-        m_undoSteps.push_back({{id.value()}, false});
+        m_undoSteps.push_back({{id.value()}, false, 0, {}});
     }
     if (Status s = advance(); !s)
         return makeError(s.errorCode(), s.error());
@@ -156,6 +158,7 @@ Result<std::optional<LabelSession::Undone>> LabelSession::undoOutboxStep(const S
         return makeError(undone.errorCode(), undone.error());
     m_undoSteps.pop_back();
     m_labelled = std::max(0, m_labelled - 1);
+    m_labelledPairs.erase(step.pair.id);
     if (m_current)
         m_queue.push_front(*m_current);
     m_current = step.pair;
@@ -207,7 +210,8 @@ Result<StoredPairs> LabelSession::addGenerated(const ModelRecord& model, const s
         if (Status s = advance(); !s)
             return makeError(s.error());
     } else if (!m_current) {
-        m_queue.clear(); // the store's pending pairs, the new ones among them, oldest first
+        m_queue.clear(); // the store's pending pairs, the new ones among them, oldest first (with
+                         // an outbox: claimed anew)
         if (Status s = advance(); !s)
             return makeError(s.error());
     } else {
@@ -220,8 +224,8 @@ RuleLabelOutcome LabelSession::applyRulePlan(RuleLabeler& labeler, const RuleLab
 {
     RuleLabelOutcome outcome = labeler.apply(m_store, plan);
     if (!outcome.labelIds.empty())
-        m_undoSteps.push_back({outcome.labelIds, true});
-    m_queue.clear();
+        m_undoSteps.push_back({outcome.labelIds, true, 0, {}});
+    m_queue.clear(); // read again (with an outbox: claimed anew)
     m_current.reset();
     if (Status s = advance(); !s && outcome.error.empty())
         outcome.error = s.error();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // One labeler's sitting at the store: the queue of pairs to label, the pair on screen, and what
-// this session may undo. Every label is committed as it is made. Undo takes back this session's
+// this session may undo. Every label is committed as it is made, or kept in an outbox on disk
+// that a writer on another thread sends (a team store's window). Undo takes back this session's
 // latest action (one label, or an applied rule plan as one step) and shows its pairs again next;
 // it never reaches an earlier session's or another labeler's labels: a new labeler starts a new
 // session. The Label view drives one; `d2dpo pairs` and `d2dpo label` use its parts.
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,8 +77,8 @@ public:
     void useOutbox(LabelOutbox* outbox) { m_outbox = outbox; }
     bool usesOutbox() const { return m_outbox != nullptr; }
     /// Pairs handed to this labeler by a claim, queued behind what it holds; a pair it holds
-    /// already (on screen, queued, or chosen and still in the outbox) is passed over. The first
-    /// is shown when none is. Returns how many were new.
+    /// already (on screen, queued, or chosen and still in the outbox) or labelled in this session
+    /// is passed over. The first is shown when none is. Returns how many were new.
     size_t addClaimed(const std::vector<ShownPair>& pairs);
     /// The pairs this session holds: on screen, queued, and chosen but not yet sent.
     size_t held() const;
@@ -117,6 +119,9 @@ private:
     std::deque<ShownPair> m_queue;
     std::optional<ShownPair> m_current;
     LabelOutbox* m_outbox = nullptr;
+    /// Pairs labelled through the outbox in this session (a claim that raced their sending may
+    /// still hand them out as this labeler's leases).
+    std::set<int64_t> m_labelledPairs;
 };
 
 } // namespace d2dpo

@@ -223,6 +223,13 @@ private Q_SLOTS:
         QCOMPARE(session.current()->id, first);
         QCOMPARE(session.labelledCount(), 0);
         QCOMPARE(outbox.value()->pendingCount(), size_t(0));
+        // Labelled and sent while a claim was on its way: the claim's answer (this labeler's lease
+        // on it, read before the label reached the store) does not bring it back.
+        const auto seq = session.label(Choice::Right, 600).value().outboxSeq;
+        auto sending = outbox.value()->take();
+        QVERIFY(sending && sending->seq == seq && outbox.value()->done(seq, 7));
+        QCOMPARE(session.addClaimed(s.pendingPairs(10).value()), size_t(0));
+        QCOMPARE(session.held(), size_t(1));
     }
 };
 

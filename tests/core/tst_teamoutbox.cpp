@@ -141,6 +141,79 @@ private Q_SLOTS:
         QCOMPARE(active.front().second.choice, Choice::Tie);
     }
 
+    void aPassingFailureKeepsTheChoice()
+    {
+        const std::string db = teamStore(3, 1);
+        auto writer = openOrFail(as("ben", db));
+        auto outbox = openOutbox("passing.jsonl");
+        QVERIFY(writer && outbox);
+        const auto pairs = writer->claimPairs("ben", 3).value();
+        QVERIFY(outbox->addLabel(pairs[0], Choice::Left, 10));
+        QVERIFY(outbox->addLabel(pairs[1], Choice::Right, 20));
+        // Another session holds the store's write lock and ben waits 200 ms at most: a lock
+        // timeout, as a deadlock or a cancelled statement would be, is no reason to give up.
+        std::string error;
+        QVERIFY2(m_server->exec("postgres", "ALTER ROLE ben SET lock_timeout = '200ms'", &error), error.c_str());
+        writer = openOrFail(as("ben", db)); // the setting holds from the next connection
+        PGconn* holder = PQconnectdb(m_server->superuserUrl(db).c_str());
+        PGresult* locked = PQexec(holder, "SELECT pg_advisory_lock(1144144976)"); // the store's write lock (0x44324450)
+        QVERIFY2(PQresultStatus(locked) == PGRES_TUPLES_OK, PQerrorMessage(holder));
+        PQclear(locked);
+        const OutboxReport held = sendOutbox(*outbox, *writer, "ben");
+        qInfo("while another holds the write lock: %s", held.error.c_str());
+        QVERIFY(held.unreachable);
+        QVERIFY(held.refused.empty());
+        QCOMPARE(held.pending, size_t(2));
+        PQfinish(holder); // the lock goes with its session
+        QVERIFY2(m_server->exec("postgres", "ALTER ROLE ben RESET lock_timeout", &error), error.c_str());
+        const OutboxReport sent = sendOutbox(*outbox, *writer, "ben");
+        QVERIFY2(!sent.unreachable, sent.error.c_str());
+        QCOMPARE(sent.written.size(), size_t(2));
+        QCOMPARE(writer->labels(false).value().size(), size_t(2));
+    }
+
+    void anotherWindowsLabelIsNotTakenForOurs()
+    {
+        const std::string db = teamStore(2, 1);
+        auto writer = openOrFail(as("ana", db));
+        auto outbox = openOutbox("two-windows.jsonl");
+        QVERIFY(writer && outbox);
+        const auto pairs = writer->claimPairs("ana", 2).value();
+        // Two windows of ana show the same leased pair; the other one's choice reaches the store first.
+        QVERIFY(openOrFail(as("ana", db))->addLabel(pairs[0].id, Choice::Right, "ana", 4321));
+        const int64_t seq = outbox->addLabel(pairs[0], Choice::Left, 1234).value();
+        const OutboxReport sent = sendOutbox(*outbox, *writer, "ana");
+        QCOMPARE(sent.written.size(), size_t(0));
+        QCOMPARE(sent.refused.size(), size_t(1));
+        QCOMPARE(sent.refused.front().first, seq);
+        qInfo("the same role from another window: %s", sent.refused.front().second.c_str());
+        const auto active = writer->labelledPairs("ana").value();
+        QCOMPARE(active.size(), size_t(1));
+        QCOMPARE(active.front().second.choice, Choice::Right); // the other window's, untouched
+    }
+
+    void aKeptChoiceForAPairNoLongerThereIsRefused()
+    {
+        const std::string db = teamStore(2, 1);
+        auto writer = openOrFail(as("ben", db));
+        QVERIFY(writer);
+        const auto pairs = writer->claimPairs("ben", 2).value();
+        {
+            auto outbox = openOutbox("made-again.jsonl");
+            ShownPair elsewhere = pairs[0]; // the same id, in a store made again since: another pair
+            std::swap(elsewhere.left, elsewhere.right);
+            QVERIFY(outbox->addLabel(elsewhere, Choice::Left, 1));
+            QVERIFY(outbox->addLabel(pairs[1], Choice::Left, 2));
+        }
+        auto outbox = openOutbox("made-again.jsonl");
+        const OutboxReport sent = sendOutbox(*outbox, *writer, "ben");
+        QCOMPARE(sent.refused.size(), size_t(1));
+        QVERIFY2(sent.refused.front().second.find("not the pair that was labelled") != std::string::npos,
+                 sent.refused.front().second.c_str());
+        QCOMPARE(sent.written.size(), size_t(1));
+        QCOMPARE(writer->labelledPairs("ben").value().front().first.id, pairs[1].id);
+    }
+
     void whatOneSittingKeptTheNextOneSends()
     {
         const std::string db = teamStore(3, 1);
