@@ -89,7 +89,18 @@ ComparisonResults::ComparisonResults(PreferenceStore& store, QWidget* parent)
     resize(860, 520);
 
     m_poll->setInterval(kPollMs);
-    connect(m_poll, &QTimer::timeout, this, [this] { refresh(); });
+    if (store.isTeamStore()) {
+        m_look = new QFutureWatcher<std::string>(this);
+        m_lookout = std::make_shared<std::unique_ptr<PreferenceStore>>();
+        connect(m_poll, &QTimer::timeout, this, &ComparisonResults::look);
+        connect(m_look, &QFutureWatcherBase::finished, this, [this] {
+            const std::string seen = m_look->result();
+            if (!seen.empty() && seen != std::exchange(m_looked, seen))
+                refresh();
+        });
+    } else {
+        connect(m_poll, &QTimer::timeout, this, [this] { refresh(); });
+    }
     connect(m_refresh, &QPushButton::clicked, this, [this] { refresh(true); });
     connect(m_comparisons, &QComboBox::currentIndexChanged, this, [this] { refresh(true); });
     connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
@@ -102,6 +113,28 @@ ComparisonResults::ComparisonResults(PreferenceStore& store, QWidget* parent)
         else
             Q_EMIT refreshed();
     });
+}
+
+void ComparisonResults::look()
+{
+    if (m_look->isRunning())
+        return;
+    m_look->setFuture(QtConcurrent::run([url = m_store.path(), lookout = m_lookout]() -> std::string {
+        std::unique_ptr<PreferenceStore>& store = *lookout;
+        if (!store) {
+            auto opened = PreferenceStore::open(url, PreferenceStore::OpenMode::MustExist);
+            if (!opened)
+                return {}; // the next look tries again
+            store = std::move(opened.value());
+        }
+        auto comparisons = store->comparisons();
+        if (!comparisons)
+            return {};
+        std::string seen = "seen;"; // never empty once read
+        for (const ComparisonRecord& c : comparisons.value())
+            seen += std::to_string(c.id) + ":" + std::to_string(c.labels) + ";";
+        return seen;
+    }));
 }
 
 void ComparisonResults::setPollInterval(int milliseconds) { m_poll->setInterval(milliseconds); }

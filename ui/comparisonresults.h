@@ -11,7 +11,9 @@
 #include <QHash>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
+#include <string>
 
 #include "experts/comparisonreport.h"
 #include "store/preferencestore.h"
@@ -77,6 +79,13 @@ private:
     QTableWidget* m_headToHead = nullptr;
     QTimer* m_poll = nullptr;
     QFutureWatcher<ComparisonReport>* m_watcher = nullptr;
+    /// On a team store the poll first looks on a pool thread with a connection of its own (the
+    /// comparisons' label counts, "" when the server cannot be read), and reads on this thread
+    /// only when they changed, right after the server answered.
+    QFutureWatcher<std::string>* m_look = nullptr;
+    std::shared_ptr<std::unique_ptr<PreferenceStore>> m_lookout;
+    std::string m_looked;
+    void look();
 };
 
 } // namespace d2dpo::ui

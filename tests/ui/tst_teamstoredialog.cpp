@@ -29,6 +29,7 @@
 #include "ui/labelview.h"
 #include "ui/mainwindow.h"
 #include "ui/teamstoredialog.h"
+#include "ui/comparisonresults.h"
 #include "ui/runhistory.h"
 #include "ui/trainview.h"
 #include "ui/metricplot.h"
@@ -208,6 +209,35 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(openOrFail(m_server->superuserUrl(db))->labels(false).value().size(), size_t(3),
                                   15000);
         QTRY_COMPARE(view->teamChannel()->waiting(), size_t(0));
+    }
+
+    void comparisonResultsFollowOtherMachinesLabels()
+    {
+        std::string error;
+        QVERIFY2(m_server->createLoginRole("mara", "mara-secret", &error), error.c_str());
+        QVERIFY2(m_server->exec("postgres", "GRANT d2dpo_maintainer TO mara", &error), error.c_str());
+        const std::string db = m_server->createDatabase("results");
+        auto owner = openOrFail(m_server->superuserUrl(db));
+        QVERIFY(owner->addModel(modelRecord("ref", "", "pretrained")));
+        QVERIFY(owner->addModel(modelRecord("tuned", "ref", "d2dpo")));
+        std::vector<ShownPair> blind = somePairs(2);
+        for (ShownPair& p : blind) {
+            p.leftModelId = "ref";
+            p.rightModelId = "tuned";
+        }
+        const int64_t id = owner->addComparison("binary-integers:8", {"ref", "tuned"}, blind).value();
+        auto store = openOrFail(m_server->url("mara", "mara-secret", db));
+        QVERIFY(store);
+        ComparisonResults results(*store);
+        results.setPollInterval(200); // looked at on a pool thread on a team store
+        results.show();
+        QTRY_VERIFY(results.report() && results.report()->comparisonId == id);
+        QCOMPARE(results.report()->games, int64_t(0));
+        // Another machine's labeler labels a pair of it: the window follows within a few looks.
+        const auto pending = owner->pendingPairs(10).value();
+        QVERIFY(!pending.empty());
+        QVERIFY(owner->addLabel(pending.front().id, Choice::Left, "ana", 900));
+        QTRY_COMPARE_WITH_TIMEOUT(results.report()->games, int64_t(1), 10000);
     }
 
     void aRunOfAnotherMachineIsFollowedLive()
