@@ -13,7 +13,6 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <libpq-fe.h>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -21,6 +20,7 @@
 #include "labeling/labeloutbox.h"
 #include "labeling/labelsession.h"
 #include "labeling/outboxsender.h"
+#include "support/pgbackends.h"
 #include "support/pgserver.h"
 #include "support/storerecords.h"
 #include "support/teamlabeler.h"
@@ -41,19 +41,6 @@ void row(const char* what, std::vector<double> ms)
 {
     std::printf("| %s | %zu | %.2f ms | %.2f ms | %.2f ms |\n", what, ms.size(), quantile(ms, 0.5), quantile(ms, 0.99),
                 ms.empty() ? 0.0 : *std::max_element(ms.begin(), ms.end()));
-}
-
-/// The server processes serving `role` now.
-std::vector<pid_t> backendsOf(PostgresServer& server, const std::string& role)
-{
-    std::vector<pid_t> pids;
-    PGconn* c = PQconnectdb(server.superuserUrl().c_str());
-    PGresult* r = PQexec(c, ("SELECT pid FROM pg_stat_activity WHERE usename = '" + role + "'").c_str());
-    for (int i = 0; PQresultStatus(r) == PGRES_TUPLES_OK && i < PQntuples(r); ++i)
-        pids.push_back(pid_t(std::atoi(PQgetvalue(r, i, 0))));
-    PQclear(r);
-    PQfinish(c);
-    return pids;
 }
 
 /// A fresh store with kPresses pairs and its URL as `role`.
@@ -93,8 +80,8 @@ std::vector<double> withOutbox(PostgresServer& server, const std::string& url, c
                 std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
     });
-    const std::vector<pid_t> stopped = stop ? backendsOf(server, session.labeler()) : std::vector<pid_t>();
-    for (pid_t pid : stopped)
+    const std::vector<int> stopped = stop ? backendsOf(server, session.labeler()) : std::vector<int>();
+    for (int pid : stopped)
         ::kill(pid, SIGSTOP);
     std::vector<double> ms;
     for (int i = 0; i < kPresses && session.current(); ++i) {
@@ -109,7 +96,7 @@ std::vector<double> withOutbox(PostgresServer& server, const std::string& url, c
         lock.unlock();
         std::this_thread::sleep_for(std::chrono::milliseconds(kPaceMs));
     }
-    for (pid_t pid : stopped)
+    for (int pid : stopped)
         ::kill(pid, SIGCONT);
     done = true;
     sender.join();

@@ -19,11 +19,11 @@
 
 #include <atomic>
 #include <csignal>
-#include <libpq-fe.h>
 #include <thread>
 
 #include "labeling/labeloutbox.h"
 #include "store/preferencestore.h"
+#include "support/pgbackends.h"
 #include "support/pgserver.h"
 #include "support/storerecords.h"
 #include "ui/labelview.h"
@@ -45,19 +45,6 @@ class TestTeamStoreDialog final : public QObject {
     PostgresServer* m_server = nullptr;
     std::string m_database;
     QTemporaryDir m_data; ///< this machine's data folder (the label outboxes live there)
-
-    /// The server processes serving `role` now (its connections' backends).
-    std::vector<pid_t> backendsOf(const std::string& role)
-    {
-        std::vector<pid_t> pids;
-        PGconn* c = PQconnectdb(m_server->superuserUrl().c_str());
-        PGresult* r = PQexec(c, ("SELECT pid FROM pg_stat_activity WHERE usename = '" + role + "'").c_str());
-        for (int i = 0; PQresultStatus(r) == PGRES_TUPLES_OK && i < PQntuples(r); ++i)
-            pids.push_back(pid_t(std::atoi(PQgetvalue(r, i, 0))));
-        PQclear(r);
-        PQfinish(c);
-        return pids;
-    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -174,9 +161,9 @@ private Q_SLOTS:
         // Every server process serving dora stops answering (a hung server, a dead network): any
         // call on the window's thread would wait for ever. A watchdog lets them go after 30 s, so
         // a broken build fails here rather than hangs.
-        const std::vector<pid_t> stopped = backendsOf("dora");
+        const std::vector<int> stopped = backendsOf(*m_server, "dora");
         QVERIFY(stopped.size() >= 2); // the window's connection and the worker's
-        for (pid_t pid : stopped)
+        for (int pid : stopped)
             QCOMPARE(::kill(pid, SIGSTOP), 0);
         struct Watchdog {
             std::atomic<bool> resumed = false;
@@ -186,7 +173,7 @@ private Q_SLOTS:
         watchdog.thread = std::thread([&watchdog, stopped] {
             for (int i = 0; i < 300 && !watchdog.resumed; ++i)
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            for (pid_t pid : stopped)
+            for (int pid : stopped)
                 ::kill(pid, SIGCONT);
         });
         QElapsedTimer clock;
