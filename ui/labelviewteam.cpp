@@ -136,6 +136,8 @@ QString LabelView::teamEmptyText() const
         return tr("The team store cannot be reached: pairs appear here when it is back.");
     if (m_team->claiming() || !m_claimDry)
         return tr("Fetching pairs from the team store…");
+    if (!m_store.canMaintain()) // a labeler has no model box: the maintainers make the pairs
+        return tr("No pairs left for you to label. New pairs appear here as the team's maintainers add them.");
     return emptyQueueText(m_teamOthers, m_supply->busy());
 }
 
