@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QTabWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
@@ -196,6 +197,33 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(openOrFail(m_server->superuserUrl(db))->labels(false).value().size(), size_t(3),
                                   15000);
         QTRY_COMPARE(view->teamChannel()->waiting(), size_t(0));
+    }
+
+    void pairsAMaintainerAddsReachAnIdleLabeler()
+    {
+        const std::string db = m_server->createDatabase("idle");
+        auto owner = openOrFail(m_server->superuserUrl(db));
+        QVERIFY(owner->addPairs(somePairs(1), "generated"));
+        auto store = openOrFail(m_server->url("dora", "dora-secret", db));
+        QVERIFY(store);
+        MainWindow window(std::move(store));
+        LabelView* view = window.labelView();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_VERIFY(view->currentPair());
+        QTest::qWait(300);
+        QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : view, Qt::Key_A);
+        auto said = [view] {
+            for (QLabel* label : view->findChildren<QLabel*>())
+                if (label->isVisible() && label->text().startsWith(QLatin1String("No pairs left")))
+                    return label->text();
+            return QString();
+        };
+        QTRY_COMPARE(said(), QStringLiteral("No pairs left for you to label. New pairs appear here as the team's "
+                                            "maintainers add them."));
+        QVERIFY(owner->addPairs(somePairs(3), "generated"));
+        QTRY_VERIFY_WITH_TIMEOUT(view->currentPair(), 15000); // the next look for pairs finds them
+        QTRY_COMPARE(openOrFail(m_server->superuserUrl(db))->labels(false).value().size(), size_t(1));
     }
 
     void comparisonResultsFollowOtherMachinesLabels()
