@@ -42,7 +42,8 @@ QString shareOf(double share, int64_t of)
 LabelersPanel::LabelersPanel(PreferenceStore& store, QWidget* parent)
     : QWidget(parent)
     , m_store(store)
-    , m_watcher(new QFutureWatcher<TeamAgreement>(this))
+    , m_watcher(new QFutureWatcher<Measured>(this))
+    , m_reader(std::make_shared<std::unique_ptr<PreferenceStore>>())
 {
     setWindowTitle(tr("Labelers: how far the experts agree"));
     m_task = new QComboBox(this);
@@ -117,7 +118,15 @@ LabelersPanel::LabelersPanel(PreferenceStore& store, QWidget* parent)
     connect(m_task, &QComboBox::currentIndexChanged, this, &LabelersPanel::refresh);
     connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
         m_busy->hide();
-        showReport(m_watcher->result());
+        const Measured measured = m_watcher->result();
+        if (!measured.error.empty()) {
+            m_status->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(measured.error)));
+            m_again = false;
+            return;
+        }
+        listTasks(measured.tasks);
+        m_labelCount = measured.labels;
+        showReport(measured.report);
         if (std::exchange(m_again, false))
             refresh();
         else
@@ -149,27 +158,46 @@ void LabelersPanel::refresh()
         return;
     }
     m_stale = false;
+    const std::string task = m_task->currentData().toString().toStdString();
+    m_busy->show();
+    if (m_store.isTeamStore()) {
+        m_status->setText(tr("Reading the labels…"));
+        m_watcher->setFuture(QtConcurrent::run([url = m_store.path(), reader = m_reader, task] {
+            std::unique_ptr<PreferenceStore>& store = *reader;
+            if (!store) {
+                auto opened = PreferenceStore::open(url, PreferenceStore::OpenMode::MustExist);
+                if (!opened)
+                    return Measured{{}, {}, 0, opened.error()};
+                store = std::move(opened.value());
+            }
+            auto labels = store->judgedLabels();
+            return labels ? measure(labels.value(), task) : Measured{{}, {}, 0, labels.error()};
+        }));
+        return;
+    }
     auto labels = m_store.judgedLabels();
     if (!labels) {
+        m_busy->hide();
         m_status->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(labels.error())));
         return;
     }
-    listTasks(labels.value());
-    m_labelCount = int64_t(labels->size());
-    const std::string task = m_task->currentData().toString().toStdString();
-    m_status->setText(tr("Measuring %1 labels…").arg(m_labelCount));
-    m_busy->show();
+    m_status->setText(tr("Measuring %1 labels…").arg(labels->size()));
     // The bootstrap takes a while on a large store: never in the GUI thread. The labels go by value.
-    m_watcher->setFuture(QtConcurrent::run([labels = std::move(labels.value()), task] {
-        return measureAgreement(labels, task, kResamples, 1);
-    }));
+    m_watcher->setFuture(QtConcurrent::run([labels = std::move(labels.value()), task] { return measure(labels, task); }));
 }
 
-void LabelersPanel::listTasks(const std::vector<JudgedLabel>& labels)
+LabelersPanel::Measured LabelersPanel::measure(const std::vector<JudgedLabel>& labels, const std::string& task)
 {
-    std::set<std::string> tasks;
+    Measured measured;
     for (const JudgedLabel& l : labels)
-        tasks.insert(l.task);
+        measured.tasks.insert(l.task);
+    measured.labels = int64_t(labels.size());
+    measured.report = measureAgreement(labels, task, kResamples, 1);
+    return measured;
+}
+
+void LabelersPanel::listTasks(const std::set<std::string>& tasks)
+{
     const QSignalBlocker block(m_task);
     const QString chosen = m_task->currentData().toString();
     while (m_task->count() > 1)

@@ -4,13 +4,17 @@
 // with the pairs they share, and each labeler's profile (agreement with the others' majority, left
 // share as position bias, median time per decision, gold accuracy), with bootstrap 95% intervals.
 // The report (experts/teamagreement.h, 1000 resamples) is measured in the background and again
-// when labels change; an undefined figure says why.
+// when labels change; an undefined figure says why. On a team store the labels are read in the
+// background too, on a connection of the panel's own: the window never waits on the network.
 #pragma once
 
 #include <QFutureWatcher>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "experts/teamagreement.h"
 #include "store/preferencestore.h"
@@ -48,7 +52,15 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    void listTasks(const std::vector<JudgedLabel>& labels);
+    /// What one measure read and found.
+    struct Measured {
+        TeamAgreement report;
+        std::set<std::string> tasks;
+        int64_t labels = 0;
+        std::string error; ///< the labels could not be read
+    };
+    static Measured measure(const std::vector<JudgedLabel>& labels, const std::string& task);
+    void listTasks(const std::set<std::string>& tasks);
     void showReport(const TeamAgreement& report);
     void showAlpha(const TeamAgreement& report);
     void showKappas(const TeamAgreement& report);
@@ -69,7 +81,9 @@ private:
     QTableWidget* m_kappas = nullptr;
     QLabel* m_noKappa = nullptr;
     QTableWidget* m_profiles = nullptr;
-    QFutureWatcher<TeamAgreement>* m_watcher = nullptr;
+    QFutureWatcher<Measured>* m_watcher = nullptr;
+    /// A team store's connection for reading the labels, used by one measure at a time.
+    std::shared_ptr<std::unique_ptr<PreferenceStore>> m_reader;
 };
 
 } // namespace d2dpo::ui

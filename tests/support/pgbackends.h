@@ -3,8 +3,12 @@
 // SIGSTOP to make a server that hangs rather than refuses (a frozen host, a dead network).
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <libpq-fe.h>
@@ -25,5 +29,43 @@ inline std::vector<int> backendsOf(PostgresServer& server, const std::string& ro
     PQfinish(connection);
     return pids;
 }
+
+/// Stops these server processes (SIGSTOP) while it lives, and lets them go (SIGCONT) when it
+/// ends or after `limit` at the latest: a test of code that must not wait on them fails then,
+/// rather than hangs.
+class StoppedBackends {
+public:
+    explicit StoppedBackends(std::vector<int> pids, std::chrono::seconds limit = std::chrono::seconds(30))
+        : m_pids(std::move(pids))
+    {
+        for (int pid : m_pids)
+            m_stopped = ::kill(pid, SIGSTOP) == 0 && m_stopped;
+        m_watchdog = std::thread([this, limit] {
+            const auto until = std::chrono::steady_clock::now() + limit;
+            while (!m_resume && std::chrono::steady_clock::now() < until)
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            for (int pid : m_pids)
+                ::kill(pid, SIGCONT);
+        });
+    }
+    ~StoppedBackends() { resume(); }
+    StoppedBackends(const StoppedBackends&) = delete;
+    StoppedBackends& operator=(const StoppedBackends&) = delete;
+    /// Whether every one of them was stopped.
+    bool stopped() const { return m_stopped && !m_pids.empty(); }
+    /// Lets them go now.
+    void resume()
+    {
+        m_resume = true;
+        if (m_watchdog.joinable())
+            m_watchdog.join();
+    }
+
+private:
+    std::vector<int> m_pids;
+    bool m_stopped = true;
+    std::atomic<bool> m_resume = false;
+    std::thread m_watchdog;
+};
 
 } // namespace d2dpo::test

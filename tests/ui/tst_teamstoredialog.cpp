@@ -18,9 +18,7 @@
 #include <QStandardPaths>
 #include <QtTest/QtTest>
 
-#include <atomic>
 #include <csignal>
-#include <thread>
 
 #include "labeling/labeloutbox.h"
 #include "store/preferencestore.h"
@@ -31,6 +29,7 @@
 #include "ui/mainwindow.h"
 #include "ui/teamstoredialog.h"
 #include "ui/comparisonresults.h"
+#include "ui/labelerspanel.h"
 #include "ui/runhistory.h"
 #include "ui/trainview.h"
 #include "ui/metricplot.h"
@@ -162,21 +161,10 @@ private Q_SLOTS:
         // Every server process serving dora stops answering (a hung server, a dead network): any
         // call on the window's thread would wait for ever. A watchdog lets them go after 30 s, so
         // a broken build fails here rather than hangs.
-        const std::vector<int> stopped = backendsOf(*m_server, "dora");
-        QVERIFY(stopped.size() >= 2); // the window's connection and the worker's
-        for (int pid : stopped)
-            QCOMPARE(::kill(pid, SIGSTOP), 0);
-        struct Watchdog {
-            std::atomic<bool> resumed = false;
-            std::thread thread;
-            ~Watchdog() { resumed = true; thread.join(); } // a failed check returns early: still let them go
-        } watchdog;
-        watchdog.thread = std::thread([&watchdog, stopped] {
-            for (int i = 0; i < 300 && !watchdog.resumed; ++i)
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            for (int pid : stopped)
-                ::kill(pid, SIGCONT);
-        });
+        const std::vector<int> pids = backendsOf(*m_server, "dora");
+        QVERIFY(pids.size() >= 2); // the window's connection and the worker's
+        StoppedBackends stopped(pids);
+        QVERIFY(stopped.stopped());
         QElapsedTimer clock;
         clock.start();
         QWidget* keys = QApplication::focusWidget() ? QApplication::focusWidget() : view;
@@ -190,7 +178,7 @@ private Q_SLOTS:
         const qint64 pressing = clock.elapsed();
         QCOMPARE(view->sessionCount(), 3);
         QVERIFY(view->teamChannel()->waiting() >= 2); // kept on disk, not on the server yet
-        watchdog.resumed = true;
+        stopped.resume();
         QVERIFY2(pressing < 20000, qPrintable(QStringLiteral("3 presses took %1 ms").arg(pressing)));
         qInfo("3 presses with the server stopped took %lld ms (3 x 150 ms of it waiting for paint)",
               static_cast<long long>(pressing));
@@ -224,6 +212,22 @@ private Q_SLOTS:
         QVERIFY(owner->addPairs(somePairs(3), "generated"));
         QTRY_VERIFY_WITH_TIMEOUT(view->currentPair(), 15000); // the next look for pairs finds them
         QTRY_COMPARE(openOrFail(m_server->superuserUrl(db))->labels(false).value().size(), size_t(1));
+    }
+
+    void theLabelersReportReadsOffTheWindowsThread()
+    {
+        auto store = openOrFail(m_server->url("dora", "dora-secret", m_database)); // dora's labels of the tests above
+        QVERIFY(store);
+        LabelersPanel panel(*store);
+        panel.show();
+        QTRY_VERIFY(panel.report().has_value() && !panel.busy());
+        StoppedBackends stopped(backendsOf(*m_server, "dora")); // the window's connection and the panel's
+        QVERIFY(stopped.stopped());
+        panel.refresh(); // returns at once: the labels are read on the panel's own connection
+        QVERIFY(panel.busy());
+        stopped.resume();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), 10000);
+        QVERIFY(panel.report().has_value());
     }
 
     void comparisonResultsFollowOtherMachinesLabels()
