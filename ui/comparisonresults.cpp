@@ -91,7 +91,7 @@ ComparisonResults::ComparisonResults(PreferenceStore& store, QWidget* parent)
     m_poll->setInterval(kPollMs);
     if (store.isTeamStore()) {
         m_look = new QFutureWatcher<std::string>(this);
-        m_lookout = std::make_shared<std::unique_ptr<PreferenceStore>>();
+        m_lookout = std::make_shared<OwnConnection>(store.path());
         connect(m_poll, &QTimer::timeout, this, &ComparisonResults::look);
         connect(m_look, &QFutureWatcherBase::finished, this, [this] {
             const std::string seen = m_look->result();
@@ -119,15 +119,11 @@ void ComparisonResults::look()
 {
     if (m_look->isRunning())
         return;
-    m_look->setFuture(QtConcurrent::run([url = m_store.path(), lookout = m_lookout]() -> std::string {
-        std::unique_ptr<PreferenceStore>& store = *lookout;
-        if (!store) {
-            auto opened = PreferenceStore::open(url, PreferenceStore::OpenMode::MustExist);
-            if (!opened)
-                return {}; // the next look tries again
-            store = std::move(opened.value());
-        }
-        auto comparisons = store->comparisons();
+    m_look->setFuture(QtConcurrent::run([lookout = m_lookout]() -> std::string {
+        auto store = lookout->get();
+        if (!store)
+            return {}; // the next look tries again
+        auto comparisons = store.value()->comparisons();
         if (!comparisons)
             return {};
         std::string seen = "seen;"; // never empty once read

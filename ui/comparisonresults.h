@@ -17,6 +17,7 @@
 
 #include "experts/comparisonreport.h"
 #include "store/preferencestore.h"
+#include "ui/ownconnection.h"
 
 class QComboBox;
 class QLabel;
@@ -83,7 +84,7 @@ private:
     /// comparisons' label counts, "" when the server cannot be read), and reads on this thread
     /// only when they changed, right after the server answered.
     QFutureWatcher<std::string>* m_look = nullptr;
-    std::shared_ptr<std::unique_ptr<PreferenceStore>> m_lookout;
+    std::shared_ptr<OwnConnection> m_lookout;
     std::string m_looked;
     void look();
 };

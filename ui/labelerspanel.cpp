@@ -43,7 +43,7 @@ LabelersPanel::LabelersPanel(PreferenceStore& store, QWidget* parent)
     : QWidget(parent)
     , m_store(store)
     , m_watcher(new QFutureWatcher<Measured>(this))
-    , m_reader(std::make_shared<std::unique_ptr<PreferenceStore>>())
+    , m_reader(std::make_shared<OwnConnection>(store.path()))
 {
     setWindowTitle(tr("Labelers: how far the experts agree"));
     m_task = new QComboBox(this);
@@ -162,15 +162,11 @@ void LabelersPanel::refresh()
     m_busy->show();
     if (m_store.isTeamStore()) {
         m_status->setText(tr("Reading the labels…"));
-        m_watcher->setFuture(QtConcurrent::run([url = m_store.path(), reader = m_reader, task] {
-            std::unique_ptr<PreferenceStore>& store = *reader;
-            if (!store) {
-                auto opened = PreferenceStore::open(url, PreferenceStore::OpenMode::MustExist);
-                if (!opened)
-                    return Measured{{}, {}, 0, opened.error()};
-                store = std::move(opened.value());
-            }
-            auto labels = store->judgedLabels();
+        m_watcher->setFuture(QtConcurrent::run([reader = m_reader, task] {
+            auto store = reader->get();
+            if (!store)
+                return Measured{{}, {}, 0, store.error()};
+            auto labels = store.value()->judgedLabels();
             return labels ? measure(labels.value(), task) : Measured{{}, {}, 0, labels.error()};
         }));
         return;

@@ -18,6 +18,7 @@
 
 #include "experts/teamagreement.h"
 #include "store/preferencestore.h"
+#include "ui/ownconnection.h"
 
 class QComboBox;
 class QLabel;
@@ -83,7 +84,7 @@ private:
     QTableWidget* m_profiles = nullptr;
     QFutureWatcher<Measured>* m_watcher = nullptr;
     /// A team store's connection for reading the labels, used by one measure at a time.
-    std::shared_ptr<std::unique_ptr<PreferenceStore>> m_reader;
+    std::shared_ptr<OwnConnection> m_reader;
 };
 
 } // namespace d2dpo::ui

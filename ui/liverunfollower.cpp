@@ -6,21 +6,20 @@
 
 #include "base/metricnames.h"
 #include "store/preferencestore.h"
+#include "ui/ownconnection.h"
 
 namespace d2dpo::ui {
 
 namespace {
 
-LiveRunFollower::Look look(const std::string& url, std::unique_ptr<PreferenceStore>& connection, qint64 followed)
+LiveRunFollower::Look look(OwnConnection& own, qint64 followed)
 {
     LiveRunFollower::Look seen;
     seen.followed = followed;
-    if (!connection) {
-        auto opened = PreferenceStore::open(url, PreferenceStore::OpenMode::MustExist);
-        if (!opened)
-            return seen; // the network may be down: the next look tries again
-        connection = std::move(opened.value());
-    }
+    auto opened = own.get();
+    if (!opened)
+        return seen; // the network may be down: the next look tries again
+    PreferenceStore* connection = opened.value();
     auto runs = connection->runs();
     if (!runs)
         return seen;
@@ -39,7 +38,7 @@ LiveRunFollower::Look look(const std::string& url, std::unique_ptr<PreferenceSto
 } // namespace
 
 LiveRunFollower::LiveRunFollower(PreferenceStore& store, QObject* parent)
-    : QObject(parent), m_url(store.path()), m_connection(std::make_shared<std::unique_ptr<PreferenceStore>>()),
+    : QObject(parent), m_connection(std::make_shared<OwnConnection>(store.path())),
       m_watcher(new QFutureWatcher<Look>(this)), m_timer(new QTimer(this))
 {
     m_timer->setInterval(kPollMs);
@@ -69,7 +68,7 @@ void LiveRunFollower::poll()
     if (m_watcher->isRunning())
         return;
     m_watcher->setFuture(QtConcurrent::run(
-        [url = m_url, connection = m_connection, followed = m_followed] { return look(url, *connection, followed); }));
+        [connection = m_connection, followed = m_followed] { return look(*connection, followed); }));
 }
 
 void LiveRunFollower::onLook(const Look& seen)

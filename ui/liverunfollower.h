@@ -21,6 +21,8 @@ class PreferenceStore;
 
 namespace d2dpo::ui {
 
+class OwnConnection;
+
 class LiveRunFollower final : public QObject {
     Q_OBJECT
 public:
@@ -55,9 +57,8 @@ Q_SIGNALS:
 private:
     void onLook(const Look& look);
 
-    std::string m_url;
     /// The looks' connection: opened by the first look, used by one look at a time.
-    std::shared_ptr<std::unique_ptr<PreferenceStore>> m_connection;
+    std::shared_ptr<OwnConnection> m_connection;
     QFutureWatcher<Look>* m_watcher = nullptr;
     QTimer* m_timer = nullptr;
     std::string m_runs; ///< every run's id and status at the last look

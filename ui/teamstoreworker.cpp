@@ -4,29 +4,18 @@
 namespace d2dpo::ui {
 
 TeamStoreWorker::TeamStoreWorker(std::string url, std::string labeler, std::shared_ptr<LabelOutbox> outbox)
-    : m_url(std::move(url)), m_labeler(std::move(labeler)), m_outbox(std::move(outbox))
+    : m_connection(std::move(url)), m_labeler(std::move(labeler)), m_outbox(std::move(outbox))
 {
 }
 
 TeamStoreWorker::~TeamStoreWorker() = default;
 
-Result<PreferenceStore*> TeamStoreWorker::connection()
-{
-    if (!m_store) {
-        auto opened = PreferenceStore::open(m_url, PreferenceStore::OpenMode::MustExist);
-        if (!opened) // whatever the reason, nothing can be sent until it opens
-            return makeError(ErrorCode::Unreachable, opened.error());
-        m_store = std::move(opened.value());
-    }
-    return m_store.get();
-}
-
 void TeamStoreWorker::readNewTasks(const std::vector<std::string>& keys,
                                    std::vector<std::pair<std::string, TaskInfo>>& out)
 {
     for (const std::string& key : keys)
-        if (m_store && m_tasksSent.insert(key).second) {
-            if (auto info = TaskInfo::fromStore(*m_store, key))
+        if (m_connection.isOpen() && m_tasksSent.insert(key).second) {
+            if (auto info = TaskInfo::fromStore(*m_connection.get().value(), key))
                 out.emplace_back(key, info.value());
             else
                 m_tasksSent.erase(key); // asked again next time
@@ -36,7 +25,7 @@ void TeamStoreWorker::readNewTasks(const std::vector<std::string>& keys,
 void TeamStoreWorker::send()
 {
     OutboxReport report;
-    if (auto store = connection(); !store) {
+    if (auto store = m_connection.get(); !store) {
         report.unreachable = true;
         report.error = store.error();
         report.pending = m_outbox->pendingCount();
@@ -65,7 +54,7 @@ void TeamStoreWorker::claim(const std::string& task, int64_t count)
 {
     TeamClaim claim;
     claim.task = task;
-    auto store = connection();
+    auto store = m_connection.get();
     auto pairs = store ? store.value()->claimPairs(m_labeler, count, task) : makeError(store.errorCode(), store.error());
     m_claimWanted = !pairs && pairs.errorCode() == ErrorCode::Unreachable;
     m_claimTask = task;
@@ -97,7 +86,7 @@ void TeamStoreWorker::readCounts(const std::string& task, bool otherTasks)
         counts.unreachable = m_countsWanted = code == ErrorCode::Unreachable;
         Q_EMIT countsRead(counts);
     };
-    auto store = connection();
+    auto store = m_connection.get();
     if (!store)
         return failed(store.error(), store.errorCode());
     PreferenceStore& s = *store.value();
@@ -126,7 +115,7 @@ void TeamStoreWorker::readCounts(const std::string& task, bool otherTasks)
 
 void TeamStoreWorker::readModels()
 {
-    auto store = connection();
+    auto store = m_connection.get();
     if (!store || !store.value()->canMaintain())
         return; // a labeler reads no models: pairs then name their models by id
     if (auto models = store.value()->models())
@@ -135,11 +124,11 @@ void TeamStoreWorker::readModels()
 
 void TeamStoreWorker::finish()
 {
-    if (m_store || m_outbox->pendingCount() > 0)
+    if (m_connection.isOpen() || m_outbox->pendingCount() > 0)
         send();
-    if (m_store && m_outbox->pendingCount() == 0)
-        (void)m_store->releaseLeases(m_labeler); // the others may take them now, not after the lease
-    m_store.reset();
+    if (m_connection.isOpen() && m_outbox->pendingCount() == 0)
+        (void)m_connection.get().value()->releaseLeases(m_labeler); // the others may take them now, not after the lease
+    m_connection.close();
 }
 
 } // namespace d2dpo::ui

@@ -16,6 +16,7 @@
 #include "facades/taskinfo.h"
 #include "labeling/outboxsender.h"
 #include "store/preferencestore.h"
+#include "ui/ownconnection.h"
 
 namespace d2dpo::ui {
 
@@ -66,15 +67,12 @@ Q_SIGNALS:
     void modelsRead(const std::vector<d2dpo::ModelRecord>& models);
 
 private:
-    /// The connection, opened when first needed (and again after a failed open).
-    Result<PreferenceStore*> connection();
-    /// Reads the tasks of `pairs` not sent before into `out` (a task that cannot be read is asked again later).
+    /// Reads the tasks `keys` not sent before into `out` (a task that cannot be read is asked again later).
     void readNewTasks(const std::vector<std::string>& keys, std::vector<std::pair<std::string, TaskInfo>>& out);
 
-    std::string m_url;
+    OwnConnection m_connection;
     std::string m_labeler;
     std::shared_ptr<LabelOutbox> m_outbox;
-    std::unique_ptr<PreferenceStore> m_store;
     std::set<std::string> m_tasksSent;
     bool m_claimWanted = false; ///< a claim met a lost server: tried again with the next send
     std::string m_claimTask;
