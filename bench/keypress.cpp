@@ -11,7 +11,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -80,9 +79,9 @@ std::vector<double> withOutbox(PostgresServer& server, const std::string& url, c
                 std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
     });
-    const std::vector<int> stopped = stop ? backendsOf(server, session.labeler()) : std::vector<int>();
-    for (int pid : stopped)
-        ::kill(pid, SIGSTOP);
+    std::unique_ptr<StoppedBackends> stopped;
+    if (stop) // let go after the presses, or after a minute at the latest
+        stopped = std::make_unique<StoppedBackends>(backendsOf(server, session.labeler()), std::chrono::seconds(60));
     std::vector<double> ms;
     for (int i = 0; i < kPresses && session.current(); ++i) {
         const auto t0 = Clock::now();
@@ -96,8 +95,8 @@ std::vector<double> withOutbox(PostgresServer& server, const std::string& url, c
         lock.unlock();
         std::this_thread::sleep_for(std::chrono::milliseconds(kPaceMs));
     }
-    for (int pid : stopped)
-        ::kill(pid, SIGCONT);
+    if (stopped)
+        stopped->resume();
     done = true;
     sender.join();
     return ms;
