@@ -41,6 +41,11 @@ py() {
 }
 python_ld=${LD_LIBRARY_PATH:-}
 export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# pkg-config files (re2, parasail, libpq) name /usr/include and /usr/lib, which on that machine
+# lack these headers and libraries: the compiler and linker look in the unpacked root as well.
+export PKG_CONFIG_SYSROOT_DIR=$root   # and pkg-config names them inside it
+export CPATH="$root/usr/include:$root/usr/include/postgresql${CPATH:+:$CPATH}"
+export LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
 
 torch_prefix=${TORCH_PREFIX:-$(py -c 'import torch; print(torch.utils.cmake_prefix_path)')}
 device=${D2DPO_GPU_DEVICE:-$(py -c 'import torch; print("cuda" if torch.cuda.is_available() else "cpu")' 2>/dev/null || echo cpu)}

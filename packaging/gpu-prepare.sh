@@ -16,6 +16,12 @@ packages=(
     qt6-base-dev qt6-base-dev-tools libqt6core6 libqt6test6   # Qt Test for the test suites, moc
     qmake6 qmake6-bin                                   # Qt6CoreTools' targets require qmake6 to exist
     libicu72 libdouble-conversion3 libpcre2-16-0 libb2-1 libglib2.0-0 libzstd1   # what Qt Core loads
+    libre2-dev libre2-9 libparasail-dev libparasail8    # motif rules, alignment
+    libpq-dev libpq5 libssl-dev libssl3                 # the team store's client (libpq.pc wants libssl's)
+    # libpq5's own libraries, which a machine of another distribution names differently or lacks
+    libldap-2.5-0 libsasl2-2 libsasl2-modules-db libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0
+    libkeyutils1 libcom-err2 libgnutls30 libnettle8 libhogweed6 libgmp10 libidn2-0 libunistring2
+    libp11-kit0 libtasn1-6 libffi8 libdb5.3
 )
 
 work=$(mktemp -d)
