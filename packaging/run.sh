@@ -5,7 +5,8 @@
 # Extra arguments go to the program that runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash packaging/setup.sh
+# Only the two applications: the test suites are test.sh's (they are most of a full build).
+D2DPO_BUILD_TARGETS="d2dpo-studio d2dpo" bash packaging/setup.sh
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
     exec build/release/app/d2dpo-studio "$@"
 fi

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what d2dpo-studio needs on Debian 12 (only the packages that are missing), then
 # configures and builds the project with the `release` CMake preset into build/release.
-# Used by run.sh and test.sh; safe to run again (a repeat costs only the incremental build).
+# Used by run.sh (which builds only the two applications: D2DPO_BUILD_TARGETS="d2dpo-studio d2dpo")
+# and test.sh (everything); safe to run again (a repeat costs only the incremental build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,4 +44,9 @@ if ((${#missing[@]})); then
 fi
 
 cmake --preset release >/dev/null
-cmake --build --preset release
+read -r -a targets <<< "${D2DPO_BUILD_TARGETS:-}"
+if ((${#targets[@]})); then
+    cmake --build --preset release --target "${targets[@]}"
+else
+    cmake --build --preset release
+fi

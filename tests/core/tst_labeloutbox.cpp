@@ -91,12 +91,12 @@ private Q_SLOTS:
     {
         const std::string file = path("undo.jsonl");
         {
-            auto o = std::move(LabelOutbox::open(file).value());
+            auto o = LabelOutbox::open(file).value();
             QVERIFY(o->addLabel(pair(1), Choice::Left, 1));
             QVERIFY(o->take() && o->done(1, 99)); // the journal empties here
             QVERIFY(o->undo(1)); // the server away: kept
         }
-        auto o = std::move(LabelOutbox::open(file).value());
+        auto o = LabelOutbox::open(file).value();
         auto undo = o->take();
         QVERIFY(undo && undo->kind == OutboxEntry::Kind::Undo);
         QCOMPARE(undo->labelId, int64_t(99));
@@ -106,7 +106,7 @@ private Q_SLOTS:
     {
         const std::string file = path("torn.jsonl");
         {
-            auto o = std::move(LabelOutbox::open(file).value());
+            auto o = LabelOutbox::open(file).value();
             QVERIFY(o->addLabel(pair(1), Choice::Left, 1));
         }
         std::ofstream(file, std::ios::app) << "{\"op\":\"label\",\"seq\":2,\"pa"; // a crash mid-line
@@ -123,7 +123,7 @@ private Q_SLOTS:
         // A whole last entry whose newline was cut off counts, and the next one starts a line.
         const std::string whole = path("whole.jsonl");
         {
-            auto o = std::move(LabelOutbox::open(whole).value());
+            auto o = LabelOutbox::open(whole).value();
             QVERIFY(o->addLabel(pair(5), Choice::Left, 1));
         }
         std::string kept = readAll(whole);
