@@ -16,42 +16,22 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "jobs/comparisonpairs.h"
-#include "labeling/generatedpairs.h"
 
 namespace d2dpo::ui {
 
 namespace {
 
-/// Loads each checkpoint, then draws; the flag is read between the slow steps (a draw itself
-/// cannot be interrupted, and its result is then thrown away).
+/// The comparison as `d2dpo compare` sets it up (jobs/comparisonpairs.h); the flag is read
+/// between the slow steps (a draw itself cannot be interrupted, and its result is then thrown away).
 ComparisonDrawResult drawInBackground(const std::vector<std::string>& paths, int64_t perTwoModels, uint64_t seed,
                                       const std::shared_ptr<std::atomic<bool>>& cancelled)
 {
     ComparisonDrawResult result;
-    std::vector<std::unique_ptr<PairGenerator>> generators;
-    std::vector<PairGenerator*> pointers;
-    for (const std::string& path : paths) {
-        if (*cancelled)
-            return result;
-        auto generator = PairGenerator::load(path, "auto");
-        if (!generator) {
-            result.error = QString::fromStdString(generator.error());
-            return result;
-        }
-        pointers.push_back(generator.value().get());
-        generators.push_back(std::move(generator.value()));
-    }
-    if (*cancelled)
-        return result;
-    auto draw = drawComparisonPairs(pointers, perTwoModels, seed);
-    if (!draw) {
-        result.error = QString::fromStdString(draw.error());
-        return result;
-    }
-    for (const PairGenerator* g : pointers)
-        result.models.push_back(g->model());
-    result.pairs = std::move(draw->pairs);
-    result.sameSequence = draw->sameSequence;
+    auto prepared = prepareComparison(paths, "auto", perTwoModels, seed, {}, [&] { return cancelled->load(); });
+    if (!prepared)
+        result.error = QString::fromStdString(prepared.error());
+    else
+        result.prepared = std::move(prepared.value());
     return result;
 }
 
@@ -258,24 +238,16 @@ void CompareModelsDialog::finishDraw(const ComparisonDrawResult& result)
     setRunning(false);
     if (!result.error.isEmpty())
         return showError(result.error);
-    if (result.pairs.empty())
-        return showError(tr("The models drew the same sequence every time: there is nothing to compare."));
-    // As `d2dpo compare` records them: a model the store knows keeps its name, lineage and run.
-    std::vector<std::string> ids;
-    for (const ModelRecord& m : result.models) {
-        if (auto name = recordModel(m_store, m); !name)
-            return showError(QString::fromStdString(name.error()));
-        ids.push_back(m.id);
-    }
-    auto id = m_store.addComparison(result.models.front().taskKey, ids, result.pairs);
+    auto id = storeComparison(m_store, result.prepared);
     if (!id)
         return showError(QString::fromStdString(id.error()));
     m_created = id.value();
+    const ComparisonDraw& draw = result.prepared.draw;
     QString text = tr("Comparison %1: %2 pairs queued for every labeler, models hidden and sides random.")
                        .arg(m_created)
-                       .arg(result.pairs.size());
-    if (result.sameSequence > 0)
-        text += tr(" %1 draws where both models gave the same sequence were left out.").arg(result.sameSequence);
+                       .arg(draw.pairs.size());
+    if (draw.sameSequence > 0)
+        text += tr(" %1 draws where both models gave the same sequence were left out.").arg(draw.sameSequence);
     m_state->setText(text);
     Q_EMIT comparisonCreated(m_created);
 }

@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "jobs/comparisonpairs.h"
 #include "store/preferencestore.h"
 
 class QLabel;
@@ -27,9 +28,7 @@ namespace d2dpo::ui {
 /// What the background draw hands back (plain data: the GUI thread stores it).
 struct ComparisonDrawResult {
     QString error;
-    std::vector<ModelRecord> models; ///< as their checkpoints describe them
-    std::vector<ShownPair> pairs;
-    qint64 sameSequence = 0;
+    PreparedComparison prepared; ///< empty when cancelled
 };
 
 class CompareModelsDialog final : public QDialog {

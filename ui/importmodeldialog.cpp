@@ -17,6 +17,7 @@
 
 #include <utility>
 
+#include "base/configlimits.h"
 #include "base/timeutil.h"
 #include "jobs/importjob.h"
 #include "ui/newmodelfile.h"
@@ -104,11 +105,11 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     // Without a data file the task knows only its symbols: the lengths come from the user.
     m_shortest = new QSpinBox(this);
     m_shortest->setObjectName(QStringLiteral("shortest"));
-    m_shortest->setRange(0, 512);
+    m_shortest->setRange(0, limits::kMaxLength);
     m_shortest->setSpecialValueText(tr("auto (1 with a pad, else the longest)"));
     m_longest = new QSpinBox(this);
     m_longest->setObjectName(QStringLiteral("longest"));
-    m_longest->setRange(1, 512);
+    m_longest->setRange(1, limits::kMaxLength);
     m_longest->setValue(64);
     m_rule = new QLineEdit(this);
     m_rule->setObjectName(QStringLiteral("rule"));

@@ -76,10 +76,11 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
     if (const auto& now = m_session.current(); !now || std::optional(now->id) != shown)
         showCurrent(); // a pair already on screen keeps its time and its paint
     reload();
-    Q_EMIT statusMessage(tr("Added %1 pairs from %2 in %3 s")
-                             .arg(result.pairs.size())
-                             .arg(modelName)
-                             .arg(result.milliseconds / 1000.0, 0, 'f', 1));
+    const QString added = tr("Added %1 pairs from %2 in %3 s")
+                              .arg(result.pairs.size())
+                              .arg(modelName)
+                              .arg(result.milliseconds / 1000.0, 0, 'f', 1);
+    Q_EMIT statusMessage(result.sampling.isEmpty() ? added : added + tr(" (%1)").arg(result.sampling));
 }
 
 } // namespace d2dpo::ui

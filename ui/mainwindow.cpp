@@ -25,6 +25,7 @@
 #include "ui/importmodeldialog.h"
 #include "ui/helptexts.h"
 #include "ui/keysdialog.h"
+#include "ui/labelername.h"
 #include "ui/labelerspanel.h"
 #include "ui/labelkeys.h"
 #include "ui/labelview.h"
@@ -184,16 +185,12 @@ void MainWindow::refocus()
 
 void MainWindow::changeLabeler()
 {
-    bool ok = false;
-    const QString name = QInputDialog::getText(this, tr("Change labeler"),
-                                               tr("Your name (recorded with each label from now on):"),
-                                               QLineEdit::Normal, m_labelView->labeler(), &ok)
-                             .trimmed();
+    const QString name = askLabelerName(this, tr("Change labeler"), m_labelView->labeler());
     refocus();
-    if (!ok || name.isEmpty())
+    if (name.isEmpty())
         return;
     m_labelView->setLabeler(name);
-    QSettings().setValue("labeler/name", name);
+    rememberLabeler(name);
     statusBar()->showMessage(tr("Labelling as %1").arg(name), 8000);
 }
 

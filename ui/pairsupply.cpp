@@ -92,7 +92,14 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
             result.milliseconds = timer.elapsed();
             return result;
         }
-        auto batch = generator->generate(count, seed, {}, report);
+        // A pair within 2 s on this machine: the exact sampler where it fits, else fewer passes.
+        const auto sampling = generator->samplingWithin(kSecondsPerPair);
+        if (!sampling) {
+            result.error = QString::fromStdString(sampling.error());
+            return result;
+        }
+        result.sampling = QString::fromStdString(sampling->describe);
+        auto batch = generator->generate(count, seed, sampling->sampling, report);
         if (!batch) {
             result.error = QString::fromStdString(batch.error());
             return result;

@@ -28,6 +28,7 @@ struct PairSupplyResult {
     std::vector<ShownPair> pairs;
     qint64 candidates = 0;
     qint64 milliseconds = 0;
+    QString sampling;            ///< how the pairs were drawn, when the supply chose it ("confident sampler, ...")
     std::vector<double> margins; ///< picked by margin: one per pair, else empty
     std::string scoredBy;        ///< the model whose margins they are
     double candidatesMeanAbs = 0;
@@ -46,6 +47,9 @@ class PairSupply final : public QObject {
     Q_OBJECT
 
 public:
+    /// The time a drawn pair may cost (the sampler is chosen from the model's measured pass).
+    static constexpr double kSecondsPerPair = 2.0;
+
     explicit PairSupply(QObject* parent = nullptr);
     ~PairSupply() override;
 

@@ -103,10 +103,13 @@ TrainSettingsForm::TrainSettingsForm(QWidget* parent)
                              tr("Sequences drawn per evaluation."));
     m_sampler = addChoice(QStringLiteral("sampler"), tr("Sampler"),
                           tr("Exact: the continuous-time reverse process, one position per pass (a fine Euler step "
-                             "where there is no exact sampler). Euler: the sampling steps below."),
-                          {QStringLiteral("exact"), QStringLiteral("euler")}, {tr("Exact"), tr("Euler")});
+                             "where there is no exact sampler). Euler: the sampling steps below. Confident: the "
+                             "sampling steps below as passes, each keeping the draws the model is surest of (fast, "
+                             "not the model's exact distribution; masking noise without remasking only)."),
+                          {QStringLiteral("exact"), QStringLiteral("euler"), QStringLiteral("confident")},
+                          {tr("Exact"), tr("Euler"), tr("Confident (fast)")});
     m_samplingSteps = addField(QStringLiteral("samplingSteps"), tr("Sampling steps"),
-                               tr("Euler steps per generated sequence (the Euler sampler)."));
+                               tr("Passes per generated sequence (the Euler and confident samplers)."));
     m_seed = addField(QStringLiteral("seed"), tr("Seed"), tr("Makes a run repeatable."));
     m_device = new QComboBox(this);
     m_device->setObjectName(QStringLiteral("device"));

@@ -6,6 +6,7 @@
 #include <limits>
 #include <iostream>
 
+#include "base/configlimits.h"
 #include "base/samplemetrics.h"
 #include "facades/runtimeinfo.h"
 #include "facades/taskinfo.h"
@@ -67,8 +68,8 @@ void addRuntimeOptions(CLI::App* c, RuntimeOptions& o)
 
 void addTaskOptions(CLI::App* c, TaskOptions& o, const std::string& ruleHelp)
 {
-    c->add_option("--length,-N", o.length, "Sequence length N of the binary-integers task (2..512)")
-        ->check(CLI::Range(2, 512))
+    c->add_option("--length,-N", o.length, "Sequence length N of the binary-integers task (" + std::to_string(limits::kMinLength) + ".." + std::to_string(limits::kMaxLength) + ")")
+        ->check(CLI::Range(limits::kMinLength, limits::kMaxLength))
         ->capture_default_str();
     c->add_option("--data", o.data,
                   "Train on your own sequences: a FASTA file or one sequence per line (instead of binary integers)");
@@ -77,8 +78,9 @@ void addTaskOptions(CLI::App* c, TaskOptions& o, const std::string& ruleHelp)
                   "symbols:LIST")
         ->capture_default_str();
     c->add_option("--max-length", o.file.maxLength,
-                  "With --data: longer sequences are refused (or cropped with --crop); 0 = up to 512")
-        ->check(CLI::Range(0, 512));
+                  "With --data: longer sequences are refused (or cropped with --crop); 0 = up to " +
+                      std::to_string(limits::kMaxLength))
+        ->check(CLI::Range(0, limits::kMaxLength));
     c->add_flag("--crop", o.file.crop, "With --data: crop sequences longer than --max-length instead of refusing them");
     c->add_option("--valid", o.file.validity,
                   "With --data: what a valid sample is: symbols (vocabulary symbols, pads only at the end, a length "
@@ -112,7 +114,7 @@ void addRuleOption(CLI::App* c, std::string& rule, const std::string& help) { c-
 
 void addModelOptions(CLI::App* c, ModelSpec& s)
 {
-    c->add_option("--d-model", s.model.dModel, "Transformer width")->check(CLI::Range(1, 4096))->capture_default_str();
+    c->add_option("--d-model", s.model.dModel, "Transformer width")->check(CLI::Range(limits::kMinDModel, limits::kMaxDModel))->capture_default_str();
     c->add_option("--layers", s.model.layers, "Transformer layers")->check(CLI::Range(1, 64))->capture_default_str();
     c->add_option("--heads", s.model.heads, "Attention heads (must divide --d-model)")->check(CLI::Range(1, 256))->capture_default_str();
     c->add_option("--ff-multiplier", s.model.ffMultiplier, "Feed-forward width as a multiple of --d-model")
@@ -178,9 +180,10 @@ void addSamplingOptions(CLI::App* c, SamplingConfig& s)
 {
     c->add_option("--sampler", s.sampler,
                   "exact: the continuous-time reverse process (one position per pass; a fine Euler step where "
-                  "no exact sampler exists); euler: --sampling-steps Euler steps")
-        ->check(CLI::IsMember({"exact", "euler"}))->capture_default_str();
-    c->add_option("--sampling-steps", s.steps, "Euler steps of the sampler (--sampler euler)")->check(atLeast(1))->capture_default_str();
+                  "no exact sampler exists); euler: --sampling-steps Euler steps; confident: --sampling-steps "
+                  "passes, each keeping the draws the model is surest of (fast; masking noise with eta 0 only)")
+        ->check(CLI::IsMember({"exact", "euler", "confident"}))->capture_default_str();
+    c->add_option("--sampling-steps", s.steps, "Passes of the sampler (--sampler euler or confident)")->check(atLeast(1))->capture_default_str();
     c->add_option("--sampling-batch", s.batch, "Sequences per sampler forward pass")->check(atLeast(1))->capture_default_str();
 }
 

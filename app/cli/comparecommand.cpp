@@ -14,7 +14,6 @@
 #include "cli/common.h"
 #include "experts/comparisonreport.h"
 #include "jobs/comparisonpairs.h"
-#include "labeling/generatedpairs.h"
 #include "store/preferencestore.h"
 
 namespace d2dpo::cli {
@@ -51,35 +50,17 @@ int createComparison(PreferenceStore& store, const CompareOptions& o)
 {
     if (o.checkpoints.size() < 2)
         return fail("compare", "name two models or more (-c A -c B), or ask for --results");
-    std::vector<std::unique_ptr<PairGenerator>> generators;
-    std::vector<PairGenerator*> pointers;
-    std::vector<std::string> ids;
-    for (const std::string& path : o.checkpoints) {
-        auto generator = PairGenerator::load(path, o.runtime.device);
-        if (!generator)
-            return fail("compare", generator.error());
-        for (const std::string& id : ids)
-            if (id == generator.value()->model().id)
-                return fail("compare", path + " is a model named twice (id " + id + ")");
-        ids.push_back(generator.value()->model().id);
-        pointers.push_back(generator.value().get());
-        generators.push_back(std::move(generator.value()));
-    }
-    auto draw = drawComparisonPairs(pointers, o.count, o.runtime.seed, o.sampling);
-    if (!draw)
-        return fail("compare", draw.error());
-    if (draw->pairs.empty())
-        return fail("compare", "the models drew the same sequence every time: nothing to compare");
-    for (const PairGenerator* g : pointers)
-        if (auto name = recordModel(store, g->model()); !name)
-            return fail("compare", name.error());
-    auto id = store.addComparison(pointers[0]->model().taskKey, ids, draw->pairs);
+    auto prepared = prepareComparison(o.checkpoints, o.runtime.device, o.count, o.runtime.seed, o.sampling);
+    if (!prepared)
+        return fail("compare", prepared.error());
+    auto id = storeComparison(store, prepared.value());
     if (!id)
         return fail("compare", id.error());
-    std::cout << "comparison " << id.value() << ": " << draw->pairs.size() << " pairs of " << ids.size()
+    const ComparisonDraw& draw = prepared->draw;
+    std::cout << "comparison " << id.value() << ": " << draw.pairs.size() << " pairs of " << prepared->models.size()
               << " models queued for labeling, models hidden and sides random";
-    if (draw->sameSequence > 0)
-        std::cout << " (" << draw->sameSequence << " draws where both models gave the same sequence were left out)";
+    if (draw.sameSequence > 0)
+        std::cout << " (" << draw.sameSequence << " draws where both models gave the same sequence were left out)";
     std::cout << "\nlabel them in the desktop application or with `d2dpo label`; then `d2dpo compare --results "
               << id.value() << " --db " << o.db << "`\n";
     return 0;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "base/configlimits.h"
 #include "cli/common.h"
 #include "cli/consolelistener.h"
 #include "cli/progressbar.h"
@@ -76,16 +77,16 @@ void registerImport(CLI::App& app, int& exitCode)
     c->add_option("--data", job.dataPath,
                   "The training sequences (FASTA or one per line) in the vocabulary's symbols: validity, in-data and "
                   "the length range");
-    c->add_option("--length,-N", job.length, "binary-integers: the number of bits (2..512)")
-        ->check(CLI::Range(2, 512))
+    c->add_option("--length,-N", job.length, "binary-integers: the number of bits (" + std::to_string(limits::kMinLength) + ".." + std::to_string(limits::kMaxLength) + ")")
+        ->check(CLI::Range(limits::kMinLength, limits::kMaxLength))
         ->capture_default_str();
     c->add_option("--max-length", job.data.maxLength,
-                  "With --data: longer sequences are refused (or cropped with --crop); 0 = up to 512. Without data: "
-                  "the longest valid sequence (required)")
-        ->check(CLI::Range(0, 512));
+                  "With --data: longer sequences are refused (or cropped with --crop); 0 = up to " +
+                      std::to_string(limits::kMaxLength) + ". Without data: the longest valid sequence (required)")
+        ->check(CLI::Range(0, limits::kMaxLength));
     c->add_option("--min-length", job.minLength,
                   "Without data: the shortest valid sequence (default 1 with a pad, else --max-length)")
-        ->check(CLI::Range(1, 512));
+        ->check(CLI::Range(1, limits::kMaxLength));
     c->add_flag("--crop", job.data.crop, "With --data: crop sequences longer than --max-length instead of refusing them");
     c->add_option("--valid", job.data.validity,
                   "With --data: what a valid sample is: symbols or in-data (one of the training sequences)")

@@ -19,6 +19,7 @@
 #include "jobs/pairgenerator.h"
 #include "jobs/pairscorer.h"
 #include "labeling/generatedpairs.h"
+#include "labeling/labeleridentity.h"
 #include "labeling/rulelabeler.h"
 #include "store/preferencejsonl.h"
 #include "store/preferencestore.h"
@@ -108,13 +109,19 @@ struct LabelOptions {
     uint64_t seed = 0;
 };
 
-int runLabel(const LabelOptions& o)
+int runLabel(const LabelOptions& options)
 {
-    auto store = PreferenceStore::open(o.db, PreferenceStore::OpenMode::MustExist);
+    auto store = PreferenceStore::open(options.db, PreferenceStore::OpenMode::MustExist);
     if (!store)
         return fail("label", store.error());
-    if (o.limit < 1)
+    if (options.limit < 1)
         return fail("label", "--limit must be at least 1");
+    // On a team store the labeler is the database role, as in the desktop.
+    auto labelerName = resolveLabeler(*store.value(), options.labeler);
+    if (!labelerName)
+        return fail("label", labelerName.error());
+    LabelOptions o = options;
+    o.labeler = labelerName.value();
     // A named labeler labels its own queue (its gold pairs too, never a pair it labelled).
     auto pending = store.value()->pendingPairs(o.limit, "", o.labeler);
     if (!pending)
@@ -311,7 +318,7 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
                                                   "--labeler, that labeler's queue");
         addDbOption(c, o->db);
         addRuleOption(c, o->rule, ruleHelp() + " (default: each pair's task's own rule)");
-        c->add_option("--labeler", o->labeler, "Name recorded with the labels (default: rule:<the rule>)");
+        c->add_option("--labeler", o->labeler, "Name recorded with the labels (default: rule:<the rule>; on a team store your database role, the only name it takes)");
         c->add_option("--limit", o->limit, "Label at most this many pairs")->check(atLeast(1))->capture_default_str();
         c->add_option("--noise", o->noise, "Flip this share of the rule's left/right answers (an expert who errs)")
             ->check(CLI::Range(0.0, 1.0));

@@ -4,16 +4,17 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
-#include <QInputDialog>
 #include <QMessageBox>
 #include <QSettings>
 #include <QTimer>
 
 #include <cstdio>
 
+#include "labeling/labeleridentity.h"
 #include "ui/closeonsignals.h"
 #include "ui/firstrun.h"
 #include "base/hostmemory.h"
+#include "ui/labelername.h"
 #include "ui/labelview.h"
 #include "ui/mainwindow.h"
 #include "ui/wheelguard.h"
@@ -108,20 +109,22 @@ int main(int argc, char** argv)
         settings.setValue("store/path", QString::fromStdString(store.value()->displayName()));
     const bool noModels = store.value()->models().ok() && store.value()->models().value().empty();
 
-    QString labeler = parser.isSet(options.labeler) ? parser.value(options.labeler) : settings.value("labeler/name").toString();
-    const bool team = store.value()->isTeamStore(); // a team store's labeler is its database role
-    if (team)
-        labeler = QString::fromStdString(store.value()->teamIdentity());
-    if (labeler.trimmed().isEmpty()) {
-        bool ok = false;
-        labeler = QInputDialog::getText(nullptr, QStringLiteral("d2dpo-studio"),
-                                        QStringLiteral("Your name (recorded with each label):"), QLineEdit::Normal,
-                                        qEnvironmentVariable("USER"), &ok);
-        if (!ok)
+    // A team store's labeler is its database role; elsewhere --labeler, else the remembered name.
+    auto resolved = d2dpo::resolveLabeler(*store.value(), parser.value(options.labeler).toStdString(),
+                                          d2dpo::ui::rememberedLabeler().toStdString());
+    if (!resolved) {
+        std::fprintf(stderr, "d2dpo-studio: %s\n", resolved.error().c_str());
+        return 1;
+    }
+    QString labeler = QString::fromStdString(resolved.value());
+    const bool team = store.value()->isTeamStore();
+    if (labeler.isEmpty()) {
+        labeler = d2dpo::ui::askLabelerName(nullptr, QStringLiteral("d2dpo-studio"), qEnvironmentVariable("USER"));
+        if (labeler.isEmpty())
             return 0;
     }
     if (!team)
-        settings.setValue("labeler/name", labeler.trimmed());
+        d2dpo::ui::rememberLabeler(labeler);
 
     d2dpo::ui::MainWindow window(std::move(store.value()));
     d2dpo::ui::CloseOnSignals closeOnSignals(&window, [&window] { window.closeWithoutAsking(); });

@@ -72,8 +72,8 @@ std::vector<ConfigProblem> problems(const SamplingConfig& c)
         found.push_back({"steps", between("Sampling steps", 1, kMaxSamplingSteps)});
     if (c.batch < 1)
         found.push_back({"batch", "The sampling batch must be at least 1."});
-    if (!oneOf(c.sampler, {"exact", "euler"}))
-        found.push_back({"sampler", "Unknown sampler '" + c.sampler + "' (known: exact, euler)."});
+    if (!oneOf(c.sampler, {"exact", "euler", "confident"}))
+        found.push_back({"sampler", "Unknown sampler '" + c.sampler + "' (known: exact, euler, confident)."});
     return found;
 }
 

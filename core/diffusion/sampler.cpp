@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "diffusion/confidentsampler.h"
 #include "diffusion/eulersampler.h"
 #include "diffusion/exactsampler.h"
 #include "diffusion/noiseprocess.h"
@@ -15,6 +16,11 @@ namespace d2dpo {
 namespace {
 
 bool exactExists(const NoiseConfig& noise) { return noise.process == "masking" && noise.eta == 0; }
+
+std::string confidentNeedsMasking()
+{
+    return "The confident sampler needs the masking process without remasking (eta 0); use exact or euler.";
+}
 
 int stepsFor(const NoiseConfig& noise, const SamplingConfig& sampling, int64_t length)
 {
@@ -45,6 +51,11 @@ std::unique_ptr<Sampler> makeSampler(Denoiser model, const NoiseConfig& noise, i
 {
     const int64_t length = model->length();
     const int steps = stepsFor(noise, sampling, length);
+    if (sampling.sampler == "confident") {
+        if (!exactExists(noise))
+            throw std::runtime_error(confidentNeedsMasking());
+        return std::make_unique<ConfidentSampler>(std::move(model), vocabSize, sampling.steps);
+    }
     if (noise.process == "masking") {
         if (sampling.sampler == "exact" && exactExists(noise))
             return std::make_unique<ExactMaskingSampler>(std::move(model), vocabSize);
@@ -61,6 +72,8 @@ std::string describeSampling(const NoiseConfig& noise, const SamplingConfig& sam
 {
     if (sampling.sampler == "exact" && exactExists(noise))
         return "exact sampler (one position per pass)";
+    if (sampling.sampler == "confident")
+        return "confident sampler, " + std::to_string(std::min<int64_t>(sampling.steps, length)) + " passes";
     const std::string euler = noise.process == "masking" ? "Euler" : "Euler on the rates";
     const int steps = stepsFor(noise, sampling, length);
     return euler + ", " + std::to_string(steps) + " steps" + (sampling.sampler == "exact" ? " (exact mode's fine step)" : "");

@@ -6,6 +6,8 @@
 //                               one position unmasked per pass (D passes a sequence)
 //   masking, eta > 0, "exact"   EulerSampler with a fine step (fineSteps(): at least 8 D steps)
 //   masking, "euler"            EulerSampler with SamplingConfig::steps
+//   masking, eta = 0,           ConfidentSampler: SamplingConfig::steps passes, each keeping the
+//     "confident"               draws it is surest of (fast, not the model's distribution)
 //   uniform                     RateEulerSampler (Euler on the model's rates), "exact" refining
 //                               its step as for masking with eta > 0
 #pragma once

@@ -2,9 +2,59 @@
 #include "jobs/comparisonpairs.h"
 
 #include <algorithm>
+#include <memory>
 #include <random>
 
+#include "labeling/generatedpairs.h"
+
 namespace d2dpo {
+
+Result<PreparedComparison> prepareComparison(const std::vector<std::string>& checkpoints, const std::string& device,
+                                             int64_t perTwoModels, uint64_t seed, const SamplingConfig& sampling,
+                                             const std::function<bool()>& cancelled)
+{
+    if (checkpoints.size() < 2)
+        return makeError("name two models or more");
+    const auto stop = [&] { return cancelled && cancelled(); };
+    PreparedComparison prepared;
+    std::vector<std::unique_ptr<PairGenerator>> generators;
+    std::vector<PairGenerator*> pointers;
+    for (const std::string& path : checkpoints) {
+        if (stop())
+            return PreparedComparison{};
+        auto generator = PairGenerator::load(path, device);
+        if (!generator)
+            return makeError(generator.error());
+        for (const ModelRecord& known : prepared.models)
+            if (known.id == generator.value()->model().id)
+                return makeError(path + " is a model named twice (id " + known.id + ")");
+        prepared.models.push_back(generator.value()->model());
+        pointers.push_back(generator.value().get());
+        generators.push_back(std::move(generator.value()));
+    }
+    if (stop())
+        return PreparedComparison{};
+    auto draw = drawComparisonPairs(pointers, perTwoModels, seed, sampling);
+    if (!draw)
+        return makeError(draw.error());
+    if (draw->pairs.empty())
+        return makeError("the models drew the same sequence every time: there is nothing to compare");
+    prepared.draw = std::move(draw.value());
+    return prepared;
+}
+
+Result<int64_t> storeComparison(PreferenceStore& store, const PreparedComparison& prepared)
+{
+    if (prepared.models.empty())
+        return makeError("there is no comparison to store");
+    std::vector<std::string> ids;
+    for (const ModelRecord& model : prepared.models) {
+        if (auto name = recordModel(store, model); !name)
+            return makeError(name.error());
+        ids.push_back(model.id);
+    }
+    return store.addComparison(prepared.models.front().taskKey, ids, prepared.draw.pairs);
+}
 
 Result<ComparisonDraw> drawComparisonPairs(const std::vector<PairGenerator*>& generators, int64_t perTwoModels,
                                            uint64_t seed, const SamplingConfig& sampling)

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "base/config.h"
@@ -23,5 +25,24 @@ struct ComparisonDraw {
 /// of one pairing shows which models a pair compares); seeded, so the same call draws the same pairs.
 Result<ComparisonDraw> drawComparisonPairs(const std::vector<PairGenerator*>& generators, int64_t perTwoModels,
                                            uint64_t seed, const SamplingConfig& sampling = {});
+
+/// A blind comparison drawn and not yet stored: its models as their checkpoints describe them, and
+/// its pairs.
+struct PreparedComparison {
+    std::vector<ModelRecord> models;
+    ComparisonDraw draw;
+};
+
+/// The one way `d2dpo compare` and the desktop's "Compare models…" set a comparison up: loads each
+/// checkpoint on `device`, refuses a model named twice and a draw that gave no pair (the models
+/// drew the same sequence every time), and draws with `sampling`. `cancelled`, read between the
+/// slow steps, ends it early with an empty result (no error, no models).
+Result<PreparedComparison> prepareComparison(const std::vector<std::string>& checkpoints, const std::string& device,
+                                             int64_t perTwoModels, uint64_t seed, const SamplingConfig& sampling = {},
+                                             const std::function<bool()>& cancelled = {});
+
+/// Records the models in `store` (a model the store knows keeps its name, lineage and run) and
+/// queues the pairs for every labeler: the comparison's id.
+Result<int64_t> storeComparison(PreferenceStore& store, const PreparedComparison& prepared);
 
 } // namespace d2dpo

@@ -2,6 +2,9 @@
 #include "jobs/pairgenerator.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 
@@ -73,6 +76,49 @@ Result<std::unique_ptr<PairGenerator>> PairGenerator::load(const std::string& ch
     impl->record = modelRecordFor(info, ec ? checkpointPath : absolute,
                                   std::filesystem::path(checkpointPath).filename().string());
     return std::unique_ptr<PairGenerator>(new PairGenerator(std::move(impl)));
+}
+
+Result<PairSampling> PairGenerator::samplingWithin(double secondsPerPair, const SamplingConfig& fallback)
+{
+    PairSampling chosen;
+    chosen.sampling = fallback;
+    const NoiseConfig& noise = m_impl->checkpoint.info.spec.noise;
+    const int64_t length = m_impl->task->length();
+    try {
+        const Denoiser& model = m_impl->checkpoint.model;
+        torch::InferenceMode inference;
+        const auto tokens = torch::full({2, length}, m_impl->task->vocabSize(),
+                                        torch::dtype(torch::kLong).device(m_impl->device));
+        const auto t = torch::zeros({2}, torch::dtype(model->parameters().front().scalar_type()).device(m_impl->device));
+        auto pass = [&] {
+            const auto started = std::chrono::steady_clock::now();
+            const auto logits = model->forward(tokens, t);
+            (void)logits.sum().item<double>(); // waits for a GPU
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        };
+        pass(); // warm-up: first-call allocations and a TorchScript graph's optimisation
+        chosen.secondsPerPass = std::min(pass(), pass());
+    } catch (const std::exception& e) {
+        return makeError("timing the model failed: " + userMessage(e));
+    }
+    const bool exactExists = noise.process == "masking" && noise.eta == 0;
+    if (!exactExists) {
+        chosen.secondsPerPair = chosen.secondsPerPass * (chosen.sampling.sampler == "euler" ? chosen.sampling.steps
+                                                                                             : 8 * length);
+    } else if (chosen.secondsPerPass * double(length) <= secondsPerPair) {
+        chosen.sampling.sampler = "exact";
+        chosen.secondsPerPair = chosen.secondsPerPass * double(length);
+    } else {
+        const double fit = std::floor(secondsPerPair / std::max(chosen.secondsPerPass, 1e-9));
+        chosen.sampling.sampler = "confident";
+        chosen.sampling.steps = int(std::clamp<double>(fit, kFewestConfidentPasses, double(length)));
+        chosen.secondsPerPair = chosen.secondsPerPass * chosen.sampling.steps;
+    }
+    char line[160];
+    std::snprintf(line, sizeof line, "%s, about %.2g s a pair here",
+                  describeSampling(noise, chosen.sampling, length).c_str(), chosen.secondsPerPair);
+    chosen.describe = line;
+    return chosen;
 }
 
 Result<std::vector<std::string>> PairGenerator::sample(int64_t count, uint64_t seed, const SamplingConfig& sampling)

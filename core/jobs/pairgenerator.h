@@ -16,6 +16,14 @@
 
 namespace d2dpo {
 
+/// How pairs are drawn within a time per pair on this machine (PairGenerator::samplingWithin).
+struct PairSampling {
+    SamplingConfig sampling;
+    double secondsPerPass = 0; ///< one denoiser pass over a pair (a batch of 2), measured
+    double secondsPerPair = 0; ///< the passes of `sampling` times that
+    std::string describe;      ///< for people: "exact sampler, 150 passes, about 0.4 s a pair"
+};
+
 struct PairBatch {
     std::vector<ShownPair> pairs;
     int64_t candidates = 0;  ///< sequences drawn
@@ -35,6 +43,14 @@ public:
     /// The model as the store records it (id, lineage, configs, metrics, path).
     const ModelRecord& model() const;
     int64_t length() const;
+
+    /// The sampler that draws a pair within `secondsPerPair` here: the exact sampler when its D
+    /// passes fit, else the confident sampler with as many passes as fit (at least
+    /// kFewestConfidentPasses, at most D; its quality cost is stated in the README). Times a pass
+    /// first (a few forward passes of a batch of 2). Noise processes without an exact sampler keep
+    /// `fallback`.
+    Result<PairSampling> samplingWithin(double secondsPerPair, const SamplingConfig& fallback = {});
+    static constexpr int kFewestConfidentPasses = 8;
 
     /// `count` sequences as the model draws them (repeats kept), as token text.
     Result<std::vector<std::string>> sample(int64_t count, uint64_t seed, const SamplingConfig& sampling = {});

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Euler sampler: no mask survives, the per-step unmask and re-mask rates match the formula,
 // and the same seed gives the same samples. The exact sampler: a uniform unmask order, and
-// exactly the model's distribution (enumerated), which Euler's approaches as K grows.
+// exactly the model's distribution (enumerated), which Euler's approaches as K grows. The confident
+// sampler: K passes that leave no mask, and in one pass the product of the all-masked marginals.
 #include <algorithm>
 #include <cmath>
+
+#include <QTemporaryDir>
 
 #include "support/testsupport.h"
 
 #include "model/transformerdenoiser.h"
 #include "model/device.h"
+#include "diffusion/confidentsampler.h"
 #include "diffusion/eulersampler.h"
 #include "diffusion/exactsampler.h"
+#include "jobs/pairgenerator.h"
+#include "support/tinycheckpoint.h"
 
 using namespace d2dpo;
 
@@ -249,6 +255,109 @@ private Q_SLOTS:
         QCOMPARE(sampler.counters().forwardPasses, 3 * (count / 10000)); // D passes per batch
         QVERIFY2(fineZ < 5, qPrintable(QString::number(fineZ)));
         QVERIFY2(oneStepZ > 20, qPrintable(QString::number(oneStepZ))); // the comparison can fail
+    }
+
+    void confidentPassesShareOutEveryPosition()
+    {
+        for (int64_t length : {1, 3, 16, 150, 301})
+            for (int64_t passes : {int64_t(1), int64_t(2), int64_t(7), length / 2 + 1, length}) {
+                int64_t total = 0;
+                for (int64_t pass = 0; pass < passes; ++pass) {
+                    const int64_t n = ConfidentSampler::positionsInPass(pass, passes, length);
+                    QVERIFY(n >= length / passes && n <= length / passes + 1); // as even as it gets
+                    total += n;
+                }
+                QCOMPARE(total, length);
+            }
+    }
+
+    void confidentSamplerLeavesNoMaskInKPasses_data()
+    {
+        QTest::addColumn<int>("passes");
+        QTest::addColumn<bool>("timeConditioning");
+        for (int passes : {1, 3, 16, 40})
+            for (bool time : {true, false})
+                QTest::addRow("K=%d time=%d", passes, int(time)) << passes << time;
+    }
+    void confidentSamplerLeavesNoMaskInKPasses()
+    {
+        QFETCH(int, passes);
+        QFETCH(bool, timeConditioning);
+        ConfidentSampler sampler(model(timeConditioning), 2, passes);
+        auto generator = makeGenerator(4, torch::kCPU);
+        const auto samples = sampler.sample(300, generator, 128);
+        QCOMPARE(samples.size(0), 300);
+        QCOMPARE(samples.size(1), 16);
+        QVERIFY(samples.lt(2).all().item<bool>());
+        QVERIFY(samples.ge(0).all().item<bool>());
+        QCOMPARE(sampler.counters().forwardPasses, int64_t(3 * std::min(passes, 16))); // 3 batches of <= 128
+        ConfidentSampler again(model(timeConditioning), 2, passes);
+        auto sameSeed = makeGenerator(4, torch::kCPU);
+        QVERIFY(again.sample(300, sameSeed, 128).equal(samples));
+    }
+
+    void oneConfidentPassDrawsTheAllMaskedMarginals()
+    {
+        // With K = 1 every position is drawn at once from p(. | all masked): the product of those
+        // marginals, enumerated here over D = 3 binary positions of a strongly coupled model.
+        torch::manual_seed(12);
+        Denoiser net = makeDenoiser(test::tinySpec(3, false), 2, torch::kCPU);
+        {
+            torch::NoGradGuard noGrad;
+            for (auto& parameter : net->parameters())
+                parameter.mul_(4);
+        }
+        net->eval();
+        torch::Tensor marginals;
+        {
+            torch::InferenceMode inference;
+            marginals = torch::softmax(net->forward(torch::full({1, 3}, 2, torch::kLong), torch::zeros({1})), -1)[0]
+                            .to(torch::kDouble);
+        }
+        std::vector<double> product(8);
+        for (int sequence = 0; sequence < 8; ++sequence) {
+            product[size_t(sequence)] = 1;
+            for (int position = 0; position < 3; ++position)
+                product[size_t(sequence)] *= marginals[position][(sequence >> (2 - position)) & 1].item<double>();
+        }
+        const auto expected = torch::tensor(product, torch::kDouble);
+        const int64_t count = 40000;
+        ConfidentSampler sampler(net, 2, 1);
+        auto generator = makeGenerator(5, torch::kCPU);
+        const auto x = sampler.sample(count, generator, 10000);
+        const auto frequencies =
+            torch::bincount((x * torch::tensor({4, 2, 1})).sum(1), {}, 8).to(torch::kDouble) / double(count);
+        const auto sigma = (expected * (1 - expected) / double(count)).sqrt().clamp_min(1e-4);
+        const double z = ((frequencies - expected).abs() / sigma).max().item<double>();
+        QVERIFY2(z < 5, qPrintable(QString::number(z)));
+        // And the exact distribution is not that product here, so the comparison can fail.
+        const double apart = ((enumeratedDistribution(net) - expected).abs() / sigma).max().item<double>();
+        QVERIFY2(apart > 20, qPrintable(QString::number(apart)));
+    }
+
+    void pairsAreDrawnExactlyWhereTheyFitTheTimeElseInFewerPasses()
+    {
+        QTemporaryDir dir;
+        const auto written = test::writeTinyCheckpoint(dir.filePath("m.d2dpo").toStdString(), {.length = 16});
+        QVERIFY2(written, written ? "" : written.error().c_str());
+        auto generator = PairGenerator::load(written->path, "cpu");
+        QVERIFY2(generator, generator ? "" : generator.error().c_str());
+        const auto roomy = generator.value()->samplingWithin(1e6);
+        QVERIFY(roomy);
+        QCOMPARE(roomy->sampling.sampler, std::string("exact"));
+        QVERIFY(roomy->secondsPerPass > 0);
+        QCOMPARE(roomy->secondsPerPair, roomy->secondsPerPass * 16);
+        const auto tight = generator.value()->samplingWithin(0);
+        QVERIFY(tight);
+        QCOMPARE(tight->sampling.sampler, std::string("confident"));
+        QCOMPARE(tight->sampling.steps, PairGenerator::kFewestConfidentPasses);
+        QVERIFY2(tight->describe.find("confident sampler, 8 passes") != std::string::npos, tight->describe.c_str());
+        const auto pairs = generator.value()->generate(5, 3, tight->sampling);
+        QVERIFY2(pairs, pairs ? "" : pairs.error().c_str());
+        for (const ShownPair& pair : pairs->pairs) {
+            QVERIFY(!pair.left.empty());
+            QVERIFY(pair.left != pair.right);
+        }
     }
 
 private:

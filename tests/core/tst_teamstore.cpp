@@ -19,6 +19,7 @@
 
 #include "support/teamlabeler.h"
 #include "support/teamstorefixture.h"
+#include "labeling/labeleridentity.h"
 
 using namespace d2dpo;
 using namespace d2dpo::test;
@@ -89,6 +90,25 @@ private Q_SLOTS:
         QCOMPARE(rows, int64_t(0)); // ben's rows are not hers to touch
         QCOMPARE(max->labels(false).value().size(), size_t(2));
         QVERIFY(max->runs());
+    }
+
+    void theLabelerOfATeamStoreIsItsRoleWhateverNameIsGiven()
+    {
+        const std::string db = teamStore(2, 2);
+        auto ana = openOrFail(as("ana", db));
+        QVERIFY(ana);
+        QCOMPARE(resolveLabeler(*ana, "").value(), std::string("ana"));
+        QCOMPARE(resolveLabeler(*ana, " ana ", "someone").value(), std::string("ana"));
+        const auto other = resolveLabeler(*ana, "ben");
+        QVERIFY(!other);
+        QVERIFY2(other.error().find("your database role, ana, not as ben") != std::string::npos, other.error().c_str());
+        // A file store takes the name given, else the remembered one.
+        QTemporaryDir dir;
+        auto file = PreferenceStore::open(dir.filePath("p.db").toStdString());
+        QVERIFY(file);
+        QCOMPARE(resolveLabeler(*file.value(), "  bo ", "ana").value(), std::string("bo"));
+        QCOMPARE(resolveLabeler(*file.value(), "", " ana").value(), std::string("ana"));
+        QCOMPARE(resolveLabeler(*file.value(), "", "").value(), std::string());
     }
 
     void aLeaseKeepsAPairFromOthersUntilItExpires()
