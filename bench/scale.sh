@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 
 elapsed_and_peak() { # runs "$@", prints "seconds peak_MiB"
     /usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; return 1; }
-    awk '{printf "%s %.0f", $1, $2 / 1024}' "$work/time"
+    awk '{printf "%s %.0f\n", $1, $2 / 1024}' "$work/time"
 }
 
 echo "# d2dpo scale benchmark, $(date -u +%F), $(nproc) CPUs, $(uname -m); ${time_flag[*]:-time-agnostic}"

@@ -76,7 +76,7 @@ private:
     QLabel* m_phase = nullptr;     ///< what the job does now ("Evaluating the model: 800 / 2,000 samples")
     QProgressBar* m_progress = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
-    TrainRunner* m_runner = nullptr; ///< pretraining runs as a training job (ui/README.md)
+    TrainRunner* m_runner = nullptr; ///< pretraining runs as a training job (docs/architecture.md)
     Phase m_current = Phase::Idle;
     qint64 m_samples = 0;          ///< the evaluation's sample count (its progress counts them)
     QElapsedTimer m_phaseClock;    ///< since the current phase began: its rate, hence its ETA

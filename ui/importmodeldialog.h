@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // "Import model…": a denoiser trained elsewhere, exported as TorchScript with its vocabulary file
-// (README, "Bring your own model"), brought in with the fields of `d2dpo import`: the model, the
+// (docs/own-model.md), brought in with the fields of `d2dpo import`: the model, the
 // vocabulary, the task (a data file's sequences or the paper's binary integers), what a valid
 // sample is and the rule. The import runs in the background and says each phase: checking the
 // files, loading, probing, the measurement's samples with an ETA, the write; the model is then
@@ -75,7 +75,7 @@ private:
     QLabel* m_phase = nullptr;     ///< what the job does now ("Evaluating the model: 250 / 1,000 samples")
     QProgressBar* m_progress = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
-    TrainRunner* m_runner = nullptr; ///< the import runs as a training job (ui/README.md)
+    TrainRunner* m_runner = nullptr; ///< the import runs as a training job (docs/architecture.md)
     Phase m_current = Phase::Idle;
     qint64 m_samples = 0;          ///< the measurement's sample count (its progress counts them)
     QElapsedTimer m_phaseClock;    ///< since the current phase began: its rate, hence its ETA

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A job that reports phases (pretraining, an import) run as a training job in a TrainRunner
-// (ui/README.md): its progress and log lines pass on to the runner's listener, and a phase that
+// (docs/architecture.md): its progress and log lines pass on to the runner's listener, and a phase that
 // has no steps to count is said as a log line, so a dialog can show a busy bar for it.
 #pragma once
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the Train view says about the data a run has and what the run did: before a run, how many
 // decisive pairs there are against what the task's length and the measured label studies suggest
-// (README: What the experts think); after it, plainly, when the rule's share or the valid share
+// (docs/experts.md); after it, plainly, when the rule's share or the valid share
 // went down against the reference.
 #pragma once
 

@@ -2,7 +2,7 @@
 // The vocabulary contract of a model brought in (a TorchScript denoiser, model/torchscriptdenoiser.h):
 // which of the model's own token ids are the task's symbols, which id is the mask, the pad id when
 // lengths vary, and the fixed tokens that frame every sequence (never masked, generated or shown).
-// The file is JSON (README, "Bring your own model"):
+// The file is JSON (docs/own-model.md):
 //   {"symbols": {"0": 3, "1": 4}, "mask": 2, "pad": 1, "begin": [0], "end": [5], "size": 6}
 // "pad", "begin", "end" and "size" (the model's vocabulary size V) are optional. The task's token
 // order is its symbols sorted by character, then the pad. No torch here: the spec carries it.

@@ -9,8 +9,8 @@
 //
 // It is not the model's distribution: the tokens of one pass are drawn independently of each
 // other, and keeping the confident ones favours likely tokens (fewer distinct sequences). What it
-// costs on each task is measured by `d2dpo bench-samplers` (bench/samplers.md) against the exact
-// sampler. With K >= D it commits one position per pass.
+// costs on each task is measured by bench/samplers.sh against the exact sampler (the figures:
+// docs/paper-experiment.md). With K >= D it commits one position per pass.
 #pragma once
 
 #include "diffusion/sampler.h"

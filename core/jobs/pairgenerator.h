@@ -46,7 +46,7 @@ public:
 
     /// The sampler that draws a pair within `secondsPerPair` here: the exact sampler when its D
     /// passes fit, else the confident sampler with as many passes as fit (at least
-    /// kFewestConfidentPasses, at most D; its quality cost is stated in the README). Times a pass
+    /// kFewestConfidentPasses, at most D; its quality cost: docs/paper-experiment.md). Times a pass
     /// first (a few forward passes of a batch of 2). Noise processes without an exact sampler keep
     /// `fallback`.
     Result<PairSampling> samplingWithin(double secondsPerPair, const SamplingConfig& fallback = {});

@@ -57,7 +57,7 @@ Result<std::string> referencePathOf(PreferenceStore& store, const std::string& c
 /// The order of `margins` least sure first: smallest |margin|, equal ones in a seeded random order.
 std::vector<size_t> leastSureFirst(const std::vector<double>& margins, uint64_t seed);
 
-/// Which scored pairs generation keeps (measured with `d2dpo labelstudy`: the README's table).
+/// Which scored pairs generation keeps (measured with `d2dpo labelstudy`: docs/experts.md's table).
 enum class PairPick {
     LeastSure, ///< smallest |margin|: what the model cannot yet tell apart
     Surest,    ///< largest |margin|: what it tells apart most clearly, which a labeler most often decides

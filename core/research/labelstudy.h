@@ -84,7 +84,7 @@ struct LabelStudyRow {
 
 /// One row per selection that ran (random first).
 std::vector<LabelStudyRow> summarizeLabelStudy(const std::vector<LabelStudyRun>& runs);
-/// The table (Markdown) as the CLI prints it and the README shows it.
+/// The table (Markdown) as the CLI prints it and docs/experts.md shows it.
 std::string labelStudyTable(const std::vector<LabelStudyRow>& rows, double goal, int64_t maxLabels);
 /// Every round of every run: selection,seed,labels,decisive,rule_share,vsr,mean_abs_margin,seconds.
 std::string labelStudyCsv(const std::vector<LabelStudyRun>& runs);

@@ -69,7 +69,7 @@ struct StudyResults {
 StudyResults summarizeStudy(const std::vector<StudyRun>& runs, const std::vector<std::string>& settingOrder,
                             double goal);
 
-/// The table as the CLI prints it and the README shows it (Markdown).
+/// The table as the CLI prints it and docs/paper-experiment.md shows it (Markdown).
 std::string studyTable(const StudyResults& results, double goal);
 /// Every point of every run: setting,seed,step,metric,value.
 std::string studyCsv(const std::vector<StudyRun>& runs);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The preference store: one SQLite file holding models (with lineage), generated sequences, the
+// The preference store, on an SQLite file or a team's PostgreSQL server (store/sql/), holding models (with lineage), generated sequences, the
 // pairs as shown (which sequence was on the left), the experts' labels (undo keeps history),
-// training runs and their metric series. WAL, foreign keys, a schema version with forward
-// migrations; every label is committed the moment it is made. No torch and no Qt here.
+// training runs and their metric series. Foreign keys (and WAL on SQLite), a schema version with
+// forward migrations; every label is committed the moment it is made. No torch and no Qt here.
 #pragma once
 
 #include <cstdint>

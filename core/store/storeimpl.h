@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The store's private parts, shared by the files that implement PreferenceStore (open and
-// integrity in preferencestore.cpp; models, labels and runs in their own files): the SQLite
+// integrity in preferencestore.cpp; models, labels and runs in their own files): the database
 // connection (either engine) with its error guard, and the small column helpers. Not for use outside store/.
 #pragma once
 
