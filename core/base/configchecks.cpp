@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "base/configlimits.h"
+#include "base/samplingchecks.h"
 
 namespace d2dpo {
 
@@ -134,6 +135,16 @@ std::vector<ConfigProblem> problems(const DpoScheduleConfig& c)
 
 Status validate(const NoiseConfig& c) { return first(problems(c)); }
 Status validate(const SamplingConfig& c) { return first(problems(c)); }
+
+Status validate(const SamplingConfig& sampling, const NoiseConfig& noise)
+{
+    if (Status s = validate(sampling); !s)
+        return s;
+    if (sampling.sampler == "confident" && !(noise.process == "masking" && noise.eta == 0))
+        return makeError("The confident sampler needs the masking process without remasking (eta 0); use exact or "
+                         "euler.");
+    return Ok{};
+}
 Status validate(const DpoConfig& c) { return first(problems(c)); }
 Status validate(const DpoScheduleConfig& c) { return first(problems(c)); }
 

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "base/safeoutput.h"
+#include "base/samplingchecks.h"
 #include "base/timeutil.h"
 #include "diffusion/noiseprocess.h"
 #include "io/checkpoint.h"
@@ -59,6 +60,8 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseList
     if (Status s = validate(spec.spec); !s)
         return makeError(s.error());
     if (Status s = validate(spec.pretrain); !s)
+        return makeError(s.error());
+    if (Status s = validate(spec.sampling, spec.spec.noise); !s)
         return makeError(s.error());
     auto noise = makeNoiseProcess(spec.spec.noise, task.value()->vocabSize());
     if (!noise)

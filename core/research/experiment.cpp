@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "base/failurereport.h"
+#include "base/samplingchecks.h"
 #include "io/checkpoint.h"
 #include "model/transformerdenoiser.h"
 #include "model/device.h"
@@ -62,7 +63,7 @@ double secondsSince(std::chrono::steady_clock::time_point start)
 
 Status validate(const ReproduceConfig& c)
 {
-    for (const Status& s : {validate(c.spec), validate(c.pretrain), validate(c.dpo), validate(c.schedule), validate(c.sampling)})
+    for (const Status& s : {validate(c.spec), validate(c.pretrain), validate(c.dpo), validate(c.schedule), validate(c.sampling, c.spec.noise)})
         if (!s)
             return s;
     if (c.preferencePairs < 1)

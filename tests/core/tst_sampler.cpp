@@ -12,6 +12,7 @@
 
 #include "model/transformerdenoiser.h"
 #include "model/device.h"
+#include "base/samplingchecks.h"
 #include "diffusion/confidentsampler.h"
 #include "diffusion/eulersampler.h"
 #include "diffusion/exactsampler.h"
@@ -358,6 +359,25 @@ private Q_SLOTS:
             QVERIFY(!pair.left.empty());
             QVERIFY(pair.left != pair.right);
         }
+    }
+
+    void theConfidentSamplerIsOnlyForMaskingWithoutRemasking()
+    {
+        SamplingConfig confident;
+        confident.sampler = "confident";
+        NoiseConfig masking;
+        QVERIFY(validate(confident, masking));
+        NoiseConfig remasking;
+        remasking.eta = 1;
+        NoiseConfig uniform;
+        uniform.process = "uniform";
+        for (const NoiseConfig& noise : {remasking, uniform}) {
+            const Status refused = validate(confident, noise);
+            QVERIFY(!refused);
+            QVERIFY(refused.error().find("masking process without remasking") != std::string::npos);
+            QVERIFY(validate(SamplingConfig{}, noise)); // the exact sampler (or its fine Euler) is fine
+        }
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, makeSampler(model(), uniform, 2, confident));
     }
 
 private:
