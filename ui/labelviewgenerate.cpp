@@ -80,7 +80,7 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
                               .arg(result.pairs.size())
                               .arg(modelName)
                               .arg(result.milliseconds / 1000.0, 0, 'f', 1);
-    Q_EMIT statusMessage(result.sampling.isEmpty() ? added : added + tr(" (%1)").arg(result.sampling));
+    Q_EMIT statusMessage(result.sampling.isEmpty() ? added : added + tr(" · %1").arg(result.sampling));
 }
 
 } // namespace d2dpo::ui
