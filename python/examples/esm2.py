@@ -18,18 +18,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dit import rotate  # noqa: E402  (the same rotary embedding as the DiT example)
+
 # name: (layers, width, heads); the feed-forward is 4x the width (ESM2's published shapes).
 SHAPES = {"8M": (6, 320, 20), "35M": (12, 480, 20), "150M": (30, 640, 20)}
 # ESM's alphabet after its four specials, in ESM's order; <mask> is 32.
 ESM_TOKENS = "LAGVSERTIDPKQNFYMHWCXBUZO.-"
 RESIDUES = "ACDEFGHIKLMNPQRSTVWY"
-
-
-def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    half = x.shape[-1] // 2
-    x1 = x[..., :half]
-    x2 = x[..., half:]
-    return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], -1)
 
 
 class Block(nn.Module):

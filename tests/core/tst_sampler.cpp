@@ -229,14 +229,7 @@ private Q_SLOTS:
         // distribution is the average over the 6 unmask orders of the product of the model's
         // conditionals: enumerated here, and compared with the exact sampler's frequencies and
         // with Euler's as K grows (K = 1 unmasks everything at once: the product of marginals).
-        torch::manual_seed(12);
-        Denoiser net = makeDenoiser(test::tinySpec(3, false), 2, torch::kCPU);
-        {
-            torch::NoGradGuard noGrad;
-            for (auto& parameter : net->parameters())
-                parameter.mul_(4);
-        }
-        net->eval();
+        Denoiser net = coupledModel();
         const auto exact = enumeratedDistribution(net);
         const int64_t count = 40000;
         const auto frequencies = [&](Sampler& sampler) {
@@ -301,14 +294,7 @@ private Q_SLOTS:
     {
         // With K = 1 every position is drawn at once from p(. | all masked): the product of those
         // marginals, enumerated here over D = 3 binary positions of a strongly coupled model.
-        torch::manual_seed(12);
-        Denoiser net = makeDenoiser(test::tinySpec(3, false), 2, torch::kCPU);
-        {
-            torch::NoGradGuard noGrad;
-            for (auto& parameter : net->parameters())
-                parameter.mul_(4);
-        }
-        net->eval();
+        Denoiser net = coupledModel();
         torch::Tensor marginals;
         {
             torch::InferenceMode inference;
@@ -381,6 +367,21 @@ private Q_SLOTS:
     }
 
 private:
+    /// A time-independent denoiser over D = 3 binary positions, with weights large enough that
+    /// each position depends strongly on the others.
+    static Denoiser coupledModel()
+    {
+        torch::manual_seed(12);
+        Denoiser net = makeDenoiser(test::tinySpec(3, false), 2, torch::kCPU);
+        {
+            torch::NoGradGuard noGrad;
+            for (auto& parameter : net->parameters())
+                parameter.mul_(4);
+        }
+        net->eval();
+        return net;
+    }
+
     /// The exact distribution over the 8 sequences of a time-independent model, D = 3, S = 2.
     static torch::Tensor enumeratedDistribution(Denoiser& net)
     {
