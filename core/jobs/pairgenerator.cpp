@@ -103,8 +103,9 @@ Result<PairSampling> PairGenerator::samplingWithin(double secondsPerPair, const 
     }
     const bool exactExists = noise.process == "masking" && noise.eta == 0;
     if (!exactExists) {
-        chosen.secondsPerPair = chosen.secondsPerPass * (chosen.sampling.sampler == "euler" ? chosen.sampling.steps
-                                                                                             : 8 * length);
+        chosen.secondsPerPair = chosen.secondsPerPass * (chosen.sampling.sampler == "euler"
+                                                             ? chosen.sampling.steps
+                                                             : fineSteps(chosen.sampling, length));
     } else if (chosen.secondsPerPass * double(length) <= secondsPerPair) {
         chosen.sampling.sampler = "exact";
         chosen.secondsPerPair = chosen.secondsPerPass * double(length);
