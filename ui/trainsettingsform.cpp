@@ -65,6 +65,13 @@ TrainSettingsForm::TrainSettingsForm(QWidget* parent)
                         "unmasking, as in the paper."));
     m_learningRate = addField(QStringLiteral("learningRate"), tr("Learning rate"), tr("Adam's step size, in (0, 1]."));
     m_batch = addField(QStringLiteral("batch"), tr("Batch (pairs)"), tr("Preference pairs per step."));
+    m_batchPiece = addField(QStringLiteral("batchPiece"), tr("Pairs per pass"),
+                            tr("A step runs its batch in pieces of this many pairs and adds up their gradients: the "
+                               "same update with one piece's activations in memory. 0 = the whole batch at once."));
+    m_loraRank = addField(QStringLiteral("loraRank"), tr("Adapters' rank"),
+                          tr("For a model brought in as TorchScript: train low-rank adapters of this rank (each weight "
+                             "matrix W becomes W + B A, only A and B learn; far less memory) instead of every "
+                             "weight. 0 = every weight."));
     m_steps = addField(QStringLiteral("steps"), tr("Steps"), tr("Optimisation steps."));
     m_tSamples = addField(QStringLiteral("tSamples"), tr("t-samples per pair"),
                           tr("Independent (t, x_t) draws per pair in one step, each its own loss term."));
@@ -176,6 +183,8 @@ void TrainSettingsForm::setValues(const TrainSettings& v)
     m_eta->setText(number(v.eta));
     m_learningRate->setText(number(v.dpo.learningRate));
     m_batch->setText(QString::number(v.dpo.batch));
+    m_batchPiece->setText(QString::number(v.dpo.batchPiece));
+    m_loraRank->setText(QString::number(v.dpo.loraRank));
     m_steps->setText(QString::number(v.dpo.steps));
     m_tSamples->setText(QString::number(v.dpo.tSamplesPerPair));
     m_evalEvery->setText(QString::number(v.schedule.evalEvery));
@@ -230,6 +239,8 @@ void TrainSettingsForm::revalidate()
     real(m_eta, tr("Eta"), s.eta);
     real(m_learningRate, tr("Learning rate"), s.dpo.learningRate);
     integer(m_batch, tr("Batch"), s.dpo.batch);
+    integer(m_batchPiece, tr("Pairs per pass"), s.dpo.batchPiece);
+    integer(m_loraRank, tr("Adapters' rank"), s.dpo.loraRank);
     integer(m_steps, tr("Steps"), s.dpo.steps);
     integer(m_tSamples, tr("t-samples per pair"), s.dpo.tSamplesPerPair);
     integer(m_vrpoSamples, tr("VRPO samples"), s.dpo.vrpoSamples);
@@ -256,6 +267,7 @@ void TrainSettingsForm::revalidate()
     s.sampling.batch = std::min(s.schedule.evalSamples, 1000);
     const std::map<std::string, QLineEdit*> fields = {
         {"beta", m_beta},           {"learning_rate", m_learningRate},   {"batch", m_batch},
+        {"batch_piece", m_batchPiece}, {"lora_rank", m_loraRank},
         {"steps", m_steps},         {"t_samples_per_pair", m_tSamples},  {"vrpo_samples", m_vrpoSamples},
         {"label_smoothing", m_labelSmoothing}, {"rpo_alpha", m_rpoAlpha}, {"eval_every", m_evalEvery},
         {"eval_samples", m_evalSamples}, {"eta", m_eta}};
@@ -282,11 +294,16 @@ void TrainSettingsForm::revalidate()
     std::erase_if(sampling, [](const ConfigProblem& p) { return p.setting != "steps"; }); // the rest is chosen
     report(sampling, m_samplingSteps);
 
+    if (s.dpo.loraRank > 0 && m_spec && !m_spec->model.isTorchScript()) {
+        problems << tr("Adapters are for models brought in as TorchScript: set their rank to 0 to train this model.");
+        markField(m_loraRank, true);
+    }
     if (problems.isEmpty() && m_spec) {
         const int64_t available = m_memoryOverride >= 0 ? m_memoryOverride : availableHostMemoryBytes();
         if (Status fits = checkFitsInMemory(*m_spec, s.dpo, s.sampling, available); !fits) {
             problems << QString::fromStdString(fits.error()) + QLatin1Char('.');
             markField(m_batch, true);
+            markField(m_batchPiece, true);
         }
     }
     m_problems = problems;

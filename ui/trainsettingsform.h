@@ -64,6 +64,8 @@ private:
     QLineEdit* m_eta = nullptr;
     QLineEdit* m_learningRate = nullptr;
     QLineEdit* m_batch = nullptr;
+    QLineEdit* m_batchPiece = nullptr;
+    QLineEdit* m_loraRank = nullptr;
     QLineEdit* m_steps = nullptr;
     QLineEdit* m_tSamples = nullptr;
     QLineEdit* m_evalEvery = nullptr;

@@ -31,6 +31,8 @@ struct BenchOptions {
     bool samplingStudy = false;
     std::string checkpoint; ///< bench this model instead of the settings
     int batch = 64;
+    int batchPiece = 0;
+    int loraRank = 0;
 };
 
 
@@ -73,12 +75,15 @@ int printModelFile(const BenchOptions& o, const BenchRun& run, const std::string
     if (o.json) {
         std::cout << nlohmann::json{{"runtime", runtime},
                                     {"results", {{{"setting", "checkpoint"}, {"checkpoint", o.checkpoint},
-                                                  {"batch", o.batch}, {"sampling_steps", o.samplingSteps},
+                                                  {"batch", o.batch}, {"batch_piece", o.batchPiece}, {"lora_rank", o.loraRank},
+                                                  {"sampling_steps", o.samplingSteps},
                                                   {"parameters", f.parameters},
                                                   {"dpo_steps_per_second", f.dpoStepsPerSecond},
                                                   {"pretrain_steps_per_second", f.pretrainStepsPerSecond},
                                                   {"sampling_sequences_per_second", f.samplesPerSecond},
-                                                  {"peak_resident_mib", peakResidentMiB()}}}}}
+                                                  {"peak_resident_mib", peakResidentMiB()},
+                                                  {"estimated_dpo_peak_mib",
+                                                   double(f.estimatedDpoPeakBytes) / double(1 << 20)}}}}}
                          .dump(2)
                   << "\n";
         return 0;
@@ -86,10 +91,12 @@ int printModelFile(const BenchOptions& o, const BenchRun& run, const std::string
     char pretraining[64] = "n/a (the task has no training sequences)";
     if (!std::isnan(f.pretrainStepsPerSecond))
         std::snprintf(pretraining, sizeof pretraining, "%.3f steps/s", f.pretrainStepsPerSecond);
-    std::printf("%s\n\n%s: %lld parameters, batch %d\nD2-DPO %.3f steps/s, pretraining %s, sampling %.1f "
-                "sequences/s (%d Euler steps), peak %.0f MiB\n",
+    std::printf("%s\n\n%s: %lld parameters, batch %d%s\nD2-DPO %.3f steps/s, pretraining %s, sampling %.1f "
+                "sequences/s (%d Euler steps), peak %.0f MiB (the D2-DPO step's estimate: %.0f MiB)\n",
                 runtime.c_str(), o.checkpoint.c_str(), static_cast<long long>(f.parameters), o.batch,
-                f.dpoStepsPerSecond, pretraining, f.samplesPerSecond, o.samplingSteps, peakResidentMiB());
+                o.batchPiece > 0 ? (" in pieces of " + std::to_string(o.batchPiece)).c_str() : "",
+                f.dpoStepsPerSecond, pretraining, f.samplesPerSecond, o.samplingSteps, peakResidentMiB(),
+                double(f.estimatedDpoPeakBytes) / double(1 << 20));
     return 0;
 }
 
@@ -102,7 +109,8 @@ int run(const BenchOptions& o)
     const std::string& runtime = runtimeLine.value();
     if (o.samplingSteps < 1 || !(o.minSeconds >= 0) || o.warmup < 0)
         return fail("bench", "--sampling-steps must be >= 1, --min-seconds >= 0, --warmup >= 0");
-    const BenchRun run{o.runtime.seed, o.runtime.device, o.samplingSteps, o.minSeconds, o.warmup};
+    const BenchRun run{o.runtime.seed, o.runtime.device, o.samplingSteps, o.minSeconds, o.warmup, o.batchPiece,
+                       o.loraRank};
     if (o.samplingStudy)
         return printSamplingStudy(o, run, runtime);
     if (!o.checkpoint.empty())
@@ -165,6 +173,14 @@ void registerBench(CLI::App& app, int& exitCode)
                   "Bench this checkpoint's model (any kind: an imported TorchScript model too) instead of the settings");
     c->add_option("--batch", options->batch, "With --checkpoint: pairs per D2-DPO step and sequences per sampling call")
         ->check(atLeast(1))
+        ->capture_default_str();
+    c->add_option("--batch-piece", options->batchPiece,
+                  "With --checkpoint: D2-DPO steps run their batch in pieces of this many pairs (0 = at once)")
+        ->check(atLeast(0))
+        ->capture_default_str();
+    c->add_option("--lora-rank", options->loraRank,
+                  "With --checkpoint of a model brought in: D2-DPO trains low-rank adapters of this rank (0 = every weight)")
+        ->check(atLeast(0))
         ->capture_default_str();
     c->add_flag("--sampling-study", options->samplingStudy,
                 "Compare the cached and the reference sampler at 64, 256 and 1000 Euler steps");

@@ -48,6 +48,9 @@ std::string toJson(const DpoConfig& c, const DpoScheduleConfig& r)
                 {"beta", c.beta},
                 {"learning_rate", c.learningRate},
                 {"batch", c.batch},
+                {"batch_piece", c.batchPiece},
+                {"lora_rank", c.loraRank},
+                {"lora_targets", c.loraTargets},
                 {"steps", c.steps},
                 {"t_samples_per_pair", c.tSamplesPerPair},
                 {"vrpo_samples", c.vrpoSamples},
@@ -74,6 +77,9 @@ Result<DpoConfig> dpoConfigFromJson(const std::string& text)
         c.beta = j.value("beta", c.beta);
         c.learningRate = j.value("learning_rate", c.learningRate);
         c.batch = j.value("batch", c.batch);
+        c.batchPiece = j.value("batch_piece", c.batchPiece);
+        c.loraRank = j.value("lora_rank", c.loraRank);
+        c.loraTargets = j.value("lora_targets", c.loraTargets);
         c.steps = j.value("steps", c.steps);
         c.tSamplesPerPair = j.value("t_samples_per_pair", c.tSamplesPerPair);
         c.vrpoSamples = j.value("vrpo_samples", c.vrpoSamples);

@@ -71,6 +71,14 @@ struct DpoConfig {
     double beta = 0.1;
     double learningRate = 1e-4;
     int batch = 64;              ///< preference pairs per step
+    /// Pairs per forward and backward pass: a step runs its batch in pieces of this many pairs and
+    /// accumulates their gradients, the same update with one piece's activations in memory (0: the
+    /// whole batch at once). Changes memory and speed, never what is learnt.
+    int batchPiece = 0;
+    /// Low-rank adapters for a model brought in as TorchScript (model/loradenoiser.h): the rank r
+    /// of the B A added to each targeted weight matrix, only A and B trained; 0: every weight.
+    int loraRank = 0;
+    std::string loraTargets = "^(?!.*embed).*weight$"; ///< which 2-D weights get adapters (regex)
     int steps = 300;
     int tSamplesPerPair = 1;     ///< independent (t, x_t) draws per pair, a loss term each (averaged outside the log-sigmoid)
     // The estimator of the divergences D_w, D_l (diffusion/dpoestimator.h).

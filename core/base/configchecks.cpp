@@ -90,6 +90,10 @@ std::vector<ConfigProblem> problems(const DpoConfig& c)
                                               number(kMaxLearningRate) + " (try 1e-4)."});
     if (c.batch < 1 || c.batch > kMaxBatch)
         found.push_back({"batch", between("Batch", 1, kMaxBatch)});
+    if (c.batchPiece < 0 || c.batchPiece > kMaxBatch)
+        found.push_back({"batch_piece", between("Pairs per pass", 0, kMaxBatch)});
+    if (c.loraRank < 0 || c.loraRank > kMaxLoraRank)
+        found.push_back({"lora_rank", between("The adapters' rank", 0, kMaxLoraRank)});
     if (c.steps < 1 || c.steps > kMaxSteps)
         found.push_back({"steps", between("Steps", 1, kMaxSteps)});
     if (c.tSamplesPerPair < 1 || c.tSamplesPerPair > kMaxTSamplesPerPair)

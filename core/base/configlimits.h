@@ -18,6 +18,7 @@ inline constexpr double kMaxLearningRate = 1;                    ///< > 0
 inline constexpr int64_t kMaxBatch = 1'000'000;                  ///< pairs (D2-DPO) or sequences (pretraining)
 inline constexpr int64_t kMaxSteps = 10'000'000;                 ///< D2-DPO steps
 inline constexpr int kMaxTSamplesPerPair = 1024;
+inline constexpr int kMaxLoraRank = 4096;                         ///< low-rank adapters (0 = off)
 inline constexpr int64_t kMaxEvalEvery = 10'000'000;             ///< 0 = only at the end
 inline constexpr int64_t kMaxEvalSamples = 1'000'000;
 inline constexpr int kMaxSamplingSteps = 100'000;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "base/memoryestimate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -55,7 +56,12 @@ int64_t estimateDpoPeakBytes(const ModelSpec& spec, const DpoConfig& dpo, const 
     // Calibrated on the large benchmark setting (d_model 256, 4 layers, 8 heads, N 64, batch
     // 256): 4.6 GiB peak resident measured with freed memory kept for reuse (3.7 GiB without,
     // see hostmemory.h), 4.2 GiB estimated.
-    const double rows = 2.0 * dpo.batch * std::max(1, dpo.tSamplesPerPair);
+    // Only one piece of the batch is in flight at a time (DpoConfig::batchPiece); each pair's
+    // draws (t-samples x VRPO samples, doubled by complementary masks) are rows of their own.
+    const int pairsInFlight = dpo.batchPiece > 0 ? std::min(dpo.batchPiece, dpo.batch) : dpo.batch;
+    const double drawsPerPair = double(std::max(1, dpo.tSamplesPerPair)) * std::max(1, dpo.vrpoSamples) *
+                                (dpo.maskCoupling == "complementary" ? 2 : 1);
+    const double rows = 2.0 * pairsInFlight * drawsPerPair;
     const double tokens = rows * spec.task.length;
     const double training = tokens * floatsPerToken(spec) * 1.6;
     // Sampling keeps no graph: one layer's activations at a time.
@@ -63,8 +69,9 @@ int64_t estimateDpoPeakBytes(const ModelSpec& spec, const DpoConfig& dpo, const 
     oneLayer.model.layers = 1;
     const double evaluation = double(sampling.batch) * spec.task.length *
                               (spec.model.isTorchScript() ? floatsPerToken(spec) / 4 : floatsPerToken(oneLayer));
-    // Policy + gradients + Adam's two moments + the frozen reference.
-    const double weights = 5.0 * parameterCount(spec);
+    // Policy + gradients + Adam's two moments + the frozen reference; with low-rank adapters the
+    // model's weights once (shared with the reference) and an adapted copy of them in a forward.
+    const double weights = (dpo.loraRank > 0 && spec.model.isTorchScript() ? 2.0 : 5.0) * parameterCount(spec);
     const double bytes = 4.0 * (std::max(training, evaluation) + weights);
     return bytes > 9e18 ? int64_t(9e18) : int64_t(bytes);
 }
@@ -96,7 +103,7 @@ Status checkFitsInMemory(const ModelSpec& spec, const DpoConfig& dpo, const Samp
         return Ok{};
     return makeError("a step with batch " + std::to_string(dpo.batch) + " x " + std::to_string(dpo.tSamplesPerPair) +
                      " t-samples needs about " + gib(needed) + " but only " + gib(double(availableBytes)) +
-                     " of memory is available; lower the batch, the t-samples per pair or the sampling batch");
+                     " of memory is available; lower the batch (or train it in pieces: pairs per pass), the t-samples per pair or the sampling batch");
 }
 
 } // namespace d2dpo

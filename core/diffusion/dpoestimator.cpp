@@ -45,8 +45,15 @@ CorruptedPairs corruptPairs(const NoiseProcess& noise, const torch::Tensor& winn
     return out;
 }
 
-DpoTerms dpoTermsFrom(const CorruptedPairs& pairs, const SequenceDivergences& rows, int64_t pairCount,
-                      const DpoConfig& config)
+namespace {
+
+/// A batch's divergences per loss term [T B] and the winners' nll with its count of positions.
+struct TermParts {
+    torch::Tensor chosen, rejected, nll, read;
+};
+
+TermParts termParts(const CorruptedPairs& pairs, const SequenceDivergences& rows, int64_t pairCount,
+                    const DpoConfig& config)
 {
     const int64_t r = pairs.draws;
     auto divergence = rows.divergence;
@@ -60,27 +67,121 @@ DpoTerms dpoTermsFrom(const CorruptedPairs& pairs, const SequenceDivergences& ro
     // [T, V, B]: the V inner draws are averaged inside the loss, the T outer ones are terms of it.
     const int64_t outer = config.tSamplesPerPair, inner = config.vrpoSamples;
     const auto perTerm = [&](const torch::Tensor& d) { return d.view({outer, inner, pairCount}).mean(1).reshape({-1}); };
+    return {perTerm(divergence.slice(0, 0, r)), perTerm(divergence.slice(0, r, 2 * r)), nll.slice(0, 0, r).sum(),
+            read.slice(0, 0, r).sum()};
+}
+
+torch::Tensor preferenceLosses(const TermParts& parts, const DpoConfig& config)
+{
+    return preferenceLoss(parts.chosen - parts.rejected, config.lossType, config.beta, config.labelSmoothing);
+}
+
+/// How many positions the winners' draws read in a corrupted batch: the nll's denominator.
+torch::Tensor winnerPositionsRead(const NoiseProcess& noise, const CorruptedPairs& pairs)
+{
+    const auto perRow = noise.readMask(pairs.xt).sum(1);
+    const int64_t r = pairs.draws;
+    auto read = perRow.slice(0, 0, r).sum();
+    if (pairs.complementary)
+        read = read + perRow.slice(0, 2 * r, 3 * r).sum();
+    return read;
+}
+
+} // namespace
+
+DpoTerms dpoTermsFrom(const CorruptedPairs& pairs, const SequenceDivergences& rows, int64_t pairCount,
+                      const DpoConfig& config)
+{
+    const TermParts parts = termParts(pairs, rows, pairCount, config);
     DpoTerms terms;
-    terms.divergenceChosen = perTerm(divergence.slice(0, 0, r));
-    terms.divergenceRejected = perTerm(divergence.slice(0, r, 2 * r));
-    terms.loss = preferenceLoss(terms.divergenceChosen - terms.divergenceRejected, config.lossType, config.beta,
-                                config.labelSmoothing)
-                     .mean();
+    terms.divergenceChosen = parts.chosen;
+    terms.divergenceRejected = parts.rejected;
+    terms.loss = preferenceLosses(parts, config).mean();
     // The winners' masked cross-entropy per position read (the pretraining loss on the winners).
-    terms.nll = nll.slice(0, 0, r).sum() / read.slice(0, 0, r).sum().clamp_min(1);
+    terms.nll = parts.nll / parts.read.clamp_min(1);
     if (config.rpoAlpha > 0)
         terms.loss = terms.loss + config.rpoAlpha * terms.nll;
     return terms;
 }
 
+namespace {
+
+/// Both models on corrupted rows: on the CPU at the positions read, on a GPU in fixed shapes.
+SequenceDivergences divergences(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
+                                const CorruptedPairs& pairs)
+{
+    return pairs.xt.is_cpu() ? divergencesAtPositions(policy, reference, noise, pairs.x1, pairs.xt, pairs.t)
+                             : divergencesAllPositions(policy, reference, noise, pairs.x1, pairs.xt, pairs.t);
+}
+
+} // namespace
+
 DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise, const torch::Tensor& winners,
                    const torch::Tensor& losers, const DpoConfig& config, torch::Generator& generator)
 {
     const CorruptedPairs pairs = corruptPairs(noise, winners, losers, config, generator);
-    const SequenceDivergences rows = pairs.xt.is_cpu()
-                                         ? divergencesAtPositions(policy, reference, noise, pairs.x1, pairs.xt, pairs.t)
-                                         : divergencesAllPositions(policy, reference, noise, pairs.x1, pairs.xt, pairs.t);
+    const SequenceDivergences rows = divergences(policy, reference, noise, pairs);
     return dpoTermsFrom(pairs, rows, winners.size(0), config);
+}
+
+CorruptedPairs pairsSlice(const CorruptedPairs& all, int64_t pairCount, int64_t begin, int64_t end)
+{
+    // Row g B + b is pair b's row of group g (its draws, winner then loser, then the complements).
+    const int64_t groups = all.x1.size(0) / pairCount;
+    const auto options = torch::dtype(torch::kLong).device(all.x1.device());
+    const auto rows = (torch::arange(groups, options).unsqueeze(1) * pairCount +
+                       torch::arange(begin, end, options).unsqueeze(0))
+                          .reshape({-1});
+    CorruptedPairs slice;
+    slice.x1 = all.x1.index_select(0, rows);
+    slice.xt = all.xt.index_select(0, rows);
+    slice.t = all.t.index_select(0, rows);
+    slice.draws = all.draws / pairCount * (end - begin);
+    slice.complementary = all.complementary;
+    return slice;
+}
+
+DpoTerms d2dpoBackward(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise, const torch::Tensor& winners,
+                       const torch::Tensor& losers, const DpoConfig& config, torch::Generator& generator,
+                       int64_t piecePairs)
+{
+    const int64_t pairCount = winners.size(0);
+    const int64_t piece = piecePairs <= 0 ? pairCount : std::min(piecePairs, pairCount);
+    const CorruptedPairs all = corruptPairs(noise, winners, losers, config, generator);
+    if (piece == pairCount) {
+        DpoTerms terms = dpoTermsFrom(all, divergences(policy, reference, noise, all), pairCount, config);
+        terms.loss.backward();
+        terms.loss = terms.loss.detach();
+        terms.divergenceChosen = terms.divergenceChosen.detach();
+        terms.divergenceRejected = terms.divergenceRejected.detach();
+        terms.nll = terms.nll.detach();
+        return terms;
+    }
+    // The batch's loss is mean_i loss_i + alpha nll / read: each piece adds its sum of loss
+    // terms over the batch's count of terms, and its winners' nll over the batch's positions read.
+    const double termCount = double(pairCount) * config.tSamplesPerPair;
+    const auto read = winnerPositionsRead(noise, all).to(torch::kFloat).clamp_min(1);
+    std::vector<torch::Tensor> chosen, rejected;
+    torch::Tensor loss, nll;
+    for (int64_t begin = 0; begin < pairCount; begin += piece) {
+        const int64_t end = std::min(begin + piece, pairCount);
+        const CorruptedPairs slice = pairsSlice(all, pairCount, begin, end);
+        const TermParts parts = termParts(slice, divergences(policy, reference, noise, slice), end - begin, config);
+        auto share = preferenceLosses(parts, config).sum() / termCount;
+        if (config.rpoAlpha > 0)
+            share = share + config.rpoAlpha * parts.nll / read;
+        share.backward();
+        loss = loss.defined() ? loss + share.detach() : share.detach();
+        nll = nll.defined() ? nll + parts.nll.detach() : parts.nll.detach();
+        chosen.push_back(parts.chosen.detach());
+        rejected.push_back(parts.rejected.detach());
+    }
+    DpoTerms terms;
+    terms.loss = loss;
+    terms.divergenceChosen = torch::cat(chosen);
+    terms.divergenceRejected = torch::cat(rejected);
+    terms.nll = nll / read;
+    return terms;
 }
 
 } // namespace d2dpo

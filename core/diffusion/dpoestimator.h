@@ -47,4 +47,17 @@ DpoTerms dpoTermsFrom(const CorruptedPairs& pairs, const SequenceDivergences& ro
 DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise, const torch::Tensor& winners,
                    const torch::Tensor& losers, const DpoConfig& config, torch::Generator& generator);
 
+/// The rows of pairs [begin, end) of a corrupted batch of `pairCount` pairs, laid out as
+/// corruptPairs lays out a batch of end - begin pairs.
+CorruptedPairs pairsSlice(const CorruptedPairs& all, int64_t pairCount, int64_t begin, int64_t end);
+
+/// d2dpoLoss and backward() through the policy, in pieces of at most `piecePairs` pairs (gradient
+/// accumulation). The draws are made once for the whole batch, as d2dpoLoss makes them, and each
+/// piece's share of the batch's loss is back-propagated before the next piece runs: the gradients
+/// are the whole batch's (to rounding) while only one piece's activations are alive. Returns the
+/// terms detached, the divergences in piece order. piecePairs <= 0 (or >= B): one piece.
+DpoTerms d2dpoBackward(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise, const torch::Tensor& winners,
+                       const torch::Tensor& losers, const DpoConfig& config, torch::Generator& generator,
+                       int64_t piecePairs);
+
 } // namespace d2dpo

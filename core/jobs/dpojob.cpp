@@ -272,6 +272,9 @@ private:
             } catch (const EvaluationStopped&) {
             }
         }
+        if (m_resumedPolicy && options.dpo().loraRank > 0)
+            return failed("a run with low-rank adapters cannot be resumed: its checkpoints hold the merged "
+                          "weights, not the adapters; start a new run from its last checkpoint");
         DpoTrainer trainer(m_model.checkpoint.model, *m_model.task, *m_model.noise, options);
         if (m_resumedPolicy) {
             // Into the policy only: the trainer has already frozen its copy of the run's reference.

@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "base/failurereport.h"
+#include "base/memoryestimate.h"
 #include "diffusion/eulersampler.h"
 #include "diffusion/noiseprocess.h"
 #include "model/device.h"
@@ -61,8 +62,9 @@ BenchFigures measureModelOn(const LoadedCheckpoint& loaded, int batch, const Ben
     model->to(device);
     f.parameters = parameterCount(model);
     // A task without training sequences (a model imported without data) has nothing to pretrain
-    // on (its figure is NaN) and no rule-made pairs: D2-DPO trains on the model's own samples,
-    // as it does on labelled ones.
+    // on (its figure is NaN) and no rule-made pairs: D2-DPO trains on random sequences of its
+    // symbols. A step's cost does not depend on what the sequences say, and drawing real samples
+    // first would take minutes at the sizes people bring.
     const bool hasData = spec.task.name != "sequences" || !spec.task.data.empty();
     f.pretrainStepsPerSecond = std::numeric_limits<double>::quiet_NaN();
     if (hasData) {
@@ -75,15 +77,18 @@ BenchFigures measureModelOn(const LoadedCheckpoint& loaded, int batch, const Ben
     {
         DpoConfig config;
         config.batch = batch;
+        config.batchPiece = o.batchPiece;
+        config.loraRank = o.loraRank;
+        f.estimatedDpoPeakBytes = estimateDpoPeakBytes(spec, config, SamplingConfig{});
         DpoTrainer trainer(model->deepCopy(), *task, *noise, DpoTrainerOptions(spec, config).seed(o.seed));
         auto generator = makeGenerator(o.seed, device);
         torch::Tensor winners, losers;
         if (hasData) {
             std::tie(winners, losers) = task->rulePairs(4096, generator, device).value();
         } else {
-            model->eval();
-            EulerSampler sampler(model, task->maskToken(), o.samplingSteps, spec.noise.eta);
-            const auto drawn = sampler.sample(2 * int64_t(batch), generator, batch);
+            const auto tokens = torch::randint(0, task->vocabSize() - 1, {2 * int64_t(batch), task->length()},
+                                               generator, torch::dtype(torch::kLong).device(device));
+            const auto drawn = tokens + tokens.ge(task->maskToken()).to(torch::kLong); // never the mask
             winners = drawn.slice(0, 0, batch);
             losers = drawn.slice(0, batch, 2 * int64_t(batch));
         }

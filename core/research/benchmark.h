@@ -31,6 +31,8 @@ struct BenchRun {
     int samplingSteps = 64;
     double minSeconds = 3.0; ///< time spent on each figure (one call longer than this is enough)
     int warmup = 1;          ///< untimed calls first
+    int batchPiece = 0;      ///< DpoConfig::batchPiece of the D2-DPO figure
+    int loraRank = 0;        ///< DpoConfig::loraRank of the D2-DPO figure (models brought in)
 };
 
 struct BenchFigures {
@@ -38,6 +40,7 @@ struct BenchFigures {
     double pretrainStepsPerSecond = 0;
     double samplesPerSecond = 0;
     int64_t parameters = 0;
+    int64_t estimatedDpoPeakBytes = 0; ///< what the settings' memory check expects of the D2-DPO step (models from files)
 };
 
 Result<BenchFigures> measureSetting(const BenchSetting& setting, const BenchRun& run);

@@ -12,14 +12,40 @@
 #include "base/safeoutput.h"
 #include "io/checkpoint.h"
 #include "model/device.h"
+#include "model/loradenoiser.h"
+#include "model/torchscriptdenoiser.h"
 #include "train/bestcheckpoint.h"
 #include "train/evaluation.h"
 #include "diffusion/dpoestimator.h"
 
 namespace d2dpo {
 
+namespace {
+
+/// The policy a run trains: `start` itself, or with DpoConfig::loraRank adapters on it (the
+/// reference then shares its weights). Where adapters cannot be made, `error` says why.
+Denoiser policyOf(Denoiser start, const DpoConfig& config, uint64_t seed, std::string& error)
+{
+    if (config.loraRank <= 0)
+        return start;
+    auto scripted = std::dynamic_pointer_cast<TorchScriptDenoiser>(start);
+    if (!scripted) {
+        error = "low-rank adapters are for models brought in as TorchScript; train this model's own weights "
+                "(--lora-rank 0)";
+        return start;
+    }
+    auto adapted = LoraDenoiser::adapt(scripted, {config.loraRank, config.loraTargets, seed});
+    if (!adapted) {
+        error = adapted.error();
+        return start;
+    }
+    return adapted.value();
+}
+
+} // namespace
+
 DpoTrainer::DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noise, DpoTrainerOptions options)
-    : m_policy(std::move(start))
+    : m_policy(policyOf(std::move(start), options.dpo(), options.seed(), m_setupError))
     , m_reference(frozenCopy(m_policy))
     , m_task(task)
     , m_noise(noise)
@@ -36,7 +62,10 @@ DpoTrainer::DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noi
     if (const auto& resume = options.resume()) {
         m_startStep = resume->step;
         m_resumedCheckpoint = resume->checkpointPath;
-        m_optimizerStateToLoad = resume->optimizerState;
+        // Adapters start afresh on the merged weights a checkpoint holds: Adam's moments of the
+        // earlier adapters would belong to other A and B.
+        if (!isAdapted())
+            m_optimizerStateToLoad = resume->optimizerState;
     }
 }
 
@@ -52,9 +81,11 @@ std::string optimizerStatePath(const std::string& checkpointPath)
     return std::filesystem::path(checkpointPath).replace_extension(".adam").string();
 }
 
+bool DpoTrainer::isAdapted() const { return dynamic_cast<const LoraDenoiser*>(m_policy.get()) != nullptr; }
+
 void DpoTrainer::saveOptimizerState(const std::string& checkpointPath)
 {
-    if (!m_optimizer)
+    if (!m_optimizer || isAdapted()) // see the constructor: a resumed run's adapters start afresh
         return;
     std::ostringstream bytes;
     torch::serialize::OutputArchive archive;
@@ -99,6 +130,8 @@ std::string DpoTrainer::saveCheckpoint(int64_t step, const std::string& metricsJ
 
 DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
 {
+    if (!m_setupError.empty())
+        throw std::runtime_error(m_setupError);
     const auto device = m_policy->parameters().front().device();
     if (!m_optimizer) {
         // A resumed run draws other batches than the first attempt did after the same step.
@@ -114,13 +147,13 @@ DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
     }
     const auto index = torch::randint(0, m_winners.size(0), {m_config.batch}, *m_generator,
                                       torch::dtype(torch::kLong).device(device));
-    const DpoTerms terms = d2dpoLoss(m_policy, m_reference, m_noise, m_winners.index_select(0, index),
-                                     m_losers.index_select(0, index), m_config, *m_generator);
-    StepTensors out{terms.loss.detach(), {}};
+    dropGradients(m_policy);
+    const DpoTerms terms = d2dpoBackward(m_policy, m_reference, m_noise, m_winners.index_select(0, index),
+                                         m_losers.index_select(0, index), m_config, *m_generator,
+                                         m_config.batchPiece);
+    StepTensors out{terms.loss, {}};
     if (device.is_cpu() && !std::isfinite(terms.loss.item<double>()))
         return out;
-    dropGradients(m_policy);
-    terms.loss.backward();
     m_optimizer->step();
     if (withRewards)
         out.rewards = rewardFigures(terms, m_config.beta);
@@ -186,8 +219,14 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
     };
 
     try {
+        if (!m_setupError.empty())
+            throw std::runtime_error(m_setupError);
         if (!m_winners.defined() || m_winners.size(0) == 0)
             throw std::runtime_error("no preference pairs to train on");
+        if (const auto* adapted = dynamic_cast<const LoraDenoiser*>(m_policy.get()))
+            listener.onLog("low-rank adapters of rank " + std::to_string(adapted->rank()) + " on " +
+                           std::to_string(adapted->targets().size()) + " weight matrices: " +
+                           std::to_string(adapted->trainedCount()) + " numbers trained, the model's own frozen");
         if (!m_schedule.keepBest.empty() && !m_checkpointFolder.empty()) {
             if (!m_referenceVsr) {
                 m_reference->eval();

@@ -100,6 +100,10 @@ private:
     int hostReadEvery() const;
     static constexpr int kGpuHostReadEvery = 25;
 
+    /// Whether the policy is low-rank adapters on its model (DpoConfig::loraRank).
+    bool isAdapted() const;
+
+    std::string m_setupError; ///< before m_policy: the adapters that could not be made, said by run()
     Denoiser m_policy;
     Denoiser m_reference;
     const Task& m_task;

@@ -225,6 +225,74 @@ private Q_SLOTS:
         QVERIFY(!reference->parameters().front().grad().defined());
     }
 
+    void aBatchTrainedInPiecesHasTheWholeBatchsGradients_data()
+    {
+        QTest::addColumn<QString>("loss");
+        QTest::addColumn<int>("outer");
+        QTest::addColumn<int>("inner");
+        QTest::addColumn<bool>("complementary");
+        QTest::addColumn<double>("rpoAlpha");
+        QTest::addColumn<int>("piece");
+        QTest::newRow("the paper's, pieces of 8") << "sigmoid" << 1 << 1 << false << 0.0 << 8;
+        QTest::newRow("uneven pieces of 24") << "sigmoid" << 1 << 1 << false << 0.0 << 24;
+        QTest::newRow("t-samples 2, vrpo 2") << "sigmoid" << 2 << 2 << false << 0.0 << 8;
+        QTest::newRow("complementary, rpo 0.5") << "robust" << 1 << 1 << true << 0.5 << 8;
+        QTest::newRow("ipo, stratified, pieces of 1") << "ipo" << 2 << 1 << false << 0.25 << 1;
+    }
+    void aBatchTrainedInPiecesHasTheWholeBatchsGradients()
+    {
+        // Gradient accumulation: 64 pairs in pieces give the gradients, loss and rewards of the
+        // 64 at once (the draws are the batch's either way), to 1e-5.
+        QFETCH(QString, loss);
+        QFETCH(int, outer);
+        QFETCH(int, inner);
+        QFETCH(bool, complementary);
+        QFETCH(double, rpoAlpha);
+        QFETCH(int, piece);
+        torch::manual_seed(3);
+        Denoiser policy = makeDenoiser(test::tinySpec(8), 2, torch::kCPU);
+        Denoiser reference = frozenCopy(policy);
+        {
+            torch::NoGradGuard noGrad; // a policy that has moved, so the margins are not zero
+            for (auto& p : policy->parameters())
+                p.add_(torch::randn_like(p) * 0.05);
+        }
+        MaskingNoise noise(2, 0.5);
+        DpoConfig config = estimator(outer, inner, complementary, 0.5);
+        config.lossType = loss.toStdString();
+        config.labelSmoothing = loss == "robust" ? 0.2 : 0.0;
+        config.rpoAlpha = rpoAlpha;
+        config.tSampling = loss == "ipo" ? "stratified" : "independent";
+        const auto winners = torch::randint(0, 2, {64, 8}, torch::kLong);
+        const auto losers = torch::randint(0, 2, {64, 8}, torch::kLong);
+        auto run = [&](int64_t pieces) {
+            for (auto& p : policy->parameters())
+                p.mutable_grad() = torch::Tensor();
+            auto generator = makeGenerator(11, torch::kCPU);
+            const DpoTerms terms = d2dpoBackward(policy, reference, noise, winners, losers, config, generator, pieces);
+            std::vector<torch::Tensor> grads;
+            for (const auto& p : policy->parameters())
+                grads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+            return std::make_tuple(terms.loss.item<double>(), rewardStats(terms, config.beta), grads);
+        };
+        const auto [wholeLoss, wholeRewards, wholeGrads] = run(0);
+        const auto [pieceLoss, pieceRewards, pieceGrads] = run(piece);
+        // The one-piece path is d2dpoLoss's loss, back-propagated.
+        auto generator = makeGenerator(11, torch::kCPU);
+        QCOMPARE(d2dpoLoss(policy, reference, noise, winners, losers, config, generator).loss.item<double>(), wholeLoss);
+        QVERIFY2(std::abs(pieceLoss - wholeLoss) < 1e-5, qPrintable(QString("%1 vs %2").arg(pieceLoss).arg(wholeLoss)));
+        QVERIFY(std::abs(pieceRewards.margins - wholeRewards.margins) < 1e-5);
+        QVERIFY(std::abs(pieceRewards.chosen - wholeRewards.chosen) < 1e-5);
+        QCOMPARE(pieceRewards.accuracies, wholeRewards.accuracies);
+        double largest = 0, worst = 0;
+        for (size_t i = 0; i < wholeGrads.size(); ++i) {
+            largest = std::max(largest, wholeGrads[i].abs().max().item<double>());
+            worst = std::max(worst, (pieceGrads[i] - wholeGrads[i]).abs().max().item<double>());
+        }
+        QVERIFY2(largest > 1e-3, "the gradients must not be trivially zero");
+        QVERIFY2(worst < 1e-5 * std::max(1.0, largest), qPrintable(QString("gradients differ by %1 (largest %2)").arg(worst).arg(largest)));
+    }
+
     void bestCheckpointHonoursTheVsrFloor()
     {
         BestCheckpoint best("rule", 0.01, 0.96); // VSR >= 0.95
