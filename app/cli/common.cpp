@@ -26,6 +26,24 @@ const CLI::Validator& finitePositive()
     return validator;
 }
 
+void refuseNonFiniteNumbers(CLI::App& app)
+{
+    // CLI11's ranges let NaN through (every comparison with it is false): one check for all.
+    static const CLI::Validator finite(
+        [](std::string& text) -> std::string {
+            double value = 0;
+            if (CLI::detail::lexical_cast(text, value) && !std::isfinite(value))
+                return "must be a finite number (got " + text + ")";
+            return {};
+        },
+        "");
+    for (CLI::Option* option : app.get_options())
+        if (option->get_type_name().rfind("FLOAT", 0) == 0)
+            option->check(finite);
+    for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; }))
+        refuseNonFiniteNumbers(*command);
+}
+
 const CLI::Validator& storePath()
 {
     static const CLI::Validator check(
@@ -145,6 +163,17 @@ void addDpoOptions(CLI::App* c, DpoConfig& d, DpoScheduleConfig& r)
         ->capture_default_str();
     c->add_option("--lr", d.learningRate, "D2-DPO learning rate (Adam)")->check(finitePositive())->capture_default_str();
     c->add_option("--batch", d.batch, "Preference pairs per step")->check(atLeast(1))->capture_default_str();
+    c->add_option("--batch-piece", d.batchPiece,
+                  "Pairs per forward and backward pass: the batch runs in pieces of this many and their gradients "
+                  "add up to the same update with less memory (0 = the whole batch at once)")
+        ->check(atLeast(0))->capture_default_str();
+    c->add_option("--lora-rank", d.loraRank,
+                  "Train low-rank adapters of this rank on a model brought in as TorchScript instead of all its "
+                  "weights (each weight matrix W becomes W + B A; 0 = every weight)")
+        ->check(CLI::Range(0, limits::kMaxLoraRank))->capture_default_str();
+    c->add_option("--lora-targets", d.loraTargets,
+                  "Which weight matrices get adapters: a regular expression searched in their names")
+        ->capture_default_str();
     c->add_option("--steps", d.steps, "D2-DPO steps")->check(atLeast(1))->capture_default_str();
     c->add_option("--t-samples", d.tSamplesPerPair, "Draws of t per pair in each step, a loss term each")
         ->check(atLeast(1))->capture_default_str();

@@ -37,6 +37,9 @@ CLI::Validator atLeast(int64_t minimum);
 /// A preference store's path: never empty (an empty --db would open a throw-away store and lose
 /// what the command writes there).
 const CLI::Validator& storePath();
+/// Every floating-point option of `app` and its commands, found by type, refuses NaN and
+/// infinities (called once, after every command is registered).
+void refuseNonFiniteNumbers(CLI::App& app);
 
 /// Adds --seed, --device, --threads.
 void addRuntimeOptions(CLI::App* command, RuntimeOptions& options);

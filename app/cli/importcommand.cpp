@@ -30,7 +30,7 @@ int run(ImportOptions o)
     ConsoleListener listener;
     // keepWhenStopped: a Ctrl-C keeps a model that passed its checks, written unmeasured (the
     // load of a large model is the work worth keeping); the measurement is a later `d2dpo eval`.
-    auto outcome = runImportJob(o.job, listener, stopOnSignals(),
+    auto outcome = runImportJob(o.job, listener, stopOnSignals(SignalStops::Import),
                                 samplingProgress("evaluate", o.job.evaluationSamples, o.job.sampling.batch));
     if (!outcome)
         return exitCodeAfterStop(fail("import", outcome.error()));
@@ -97,6 +97,10 @@ void registerImport(CLI::App& app, int& exitCode)
     c->add_option("--eval-samples", job.evaluationSamples, "Samples measuring the imported model (0: not measured)")
         ->check(CLI::Range(int64_t(0), int64_t(1000000)))
         ->capture_default_str();
+    c->add_option("--probe-seconds", job.probeSeconds,
+                  "How long the model's first calls may take before the import gives up on it (0: a minute, and "
+                  "a second more per 10M parameters)")
+        ->check(CLI::Range(0.0, 86400.0));
     c->add_option("--out,-o", job.outputPath, "Checkpoint file to write (it embeds the TorchScript module)")->required();
     c->add_option("--db", job.storePath, "Also add the model (and its task) to this preference store")->check(storePath());
     c->add_option("--name", job.modelName, "Its name in the store (default: the checkpoint's file name)");

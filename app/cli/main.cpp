@@ -2,20 +2,24 @@
 // d2dpo: the command-line twin of d2dpo-studio. Wiring only: each subcommand lives in its own file.
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/common.h"
+#include "base/abandonablecall.h"
 #include "base/failurereport.h"
 #include "base/hostmemory.h"
 
 namespace {
 constexpr int kUsageError = 2; ///< the command line itself is wrong (as getopt-style tools exit)
-}
+} // namespace
 
-int main(int argc, char** argv)
+int runCommandLine(int argc, char** argv);
+
+int runCommandLine(int argc, char** argv)
 {
     d2dpo::keepFreedHostMemory(); // every training step reuses the previous step's pages
     CLI::App app{"d2dpo: align discrete diffusion models to preferences with D2-DPO.\n"
@@ -29,6 +33,7 @@ int main(int argc, char** argv)
                          registerLeastSureCommands, registerCompare, registerStudy, registerLabelStudy,
                          registerProfile})
         add(app, exitCode);
+    refuseNonFiniteNumbers(app);
     // An unknown command is named as such (CLI11 alone would only ask for a subcommand).
     const auto isCommand = [&app](const std::string& name) {
         for (const CLI::App* command : app.get_subcommands({}))
@@ -72,6 +77,20 @@ int main(int argc, char** argv)
         const int error = errno;
         std::cerr << "d2dpo: error: cannot write to standard output: " << std::strerror(error) << "\n";
         return exitCode != 0 ? exitCode : 1;
+    }
+    return exitCode;
+}
+
+int main(int argc, char** argv)
+{
+    const int exitCode = runCommandLine(argc, argv);
+    // A call into a model's code that never returned still runs on its own thread (a loop that
+    // never ends): ending normally would destroy what it uses under it, so the process ends here.
+    if (d2dpo::abandonedCalls() > 0) {
+        std::cout.flush();
+        std::cerr.flush();
+        std::fflush(nullptr);
+        std::_Exit(exitCode);
     }
     return exitCode;
 }

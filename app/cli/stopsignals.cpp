@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <unistd.h>
 
 namespace d2dpo::cli {
@@ -14,6 +15,7 @@ namespace {
 
 StopToken g_stop;
 std::atomic<int> g_signal{0};
+std::atomic<const char*> g_message{nullptr};
 
 extern "C" void onStopSignal(int signal)
 {
@@ -24,16 +26,20 @@ extern "C" void onStopSignal(int signal)
     // Both signals get their default action back: a second one (Ctrl-C, or SIGTERM after
     // Ctrl-C) ends the process at once.
     restoreDefaultStopSignals();
-    static const char message[] = "\nd2dpo: stopping after the current step (a checkpoint is written); press Ctrl-C "
-                                  "again to end at once\n";
-    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message, sizeof message - 1);
+    const char* message = g_message.load();
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message, std::strlen(message));
     errno = savedErrno;
 }
 
 } // namespace
 
-const StopToken& stopOnSignals()
+const StopToken& stopOnSignals(SignalStops what)
 {
+    g_message.store(what == SignalStops::Import
+                        ? "\nd2dpo: stopping: a model that has passed its checks is written without its measurement, "
+                          "otherwise nothing is; press Ctrl-C again to end at once\n"
+                        : "\nd2dpo: stopping after the current step (a checkpoint is written); press Ctrl-C again "
+                          "to end at once\n");
     static const bool installed = [] {
         installStopSignalHandler(onStopSignal);
         return true;

@@ -8,8 +8,12 @@
 
 namespace d2dpo::cli {
 
+/// What the first signal stops, for the sentence it prints: a training step (and a checkpoint is
+/// written), or an import (whose model is written unmeasured once it has passed its checks).
+enum class SignalStops { TrainingStep, Import };
+
 /// Installs the handlers (once) and returns the token they raise.
-const StopToken& stopOnSignals();
+const StopToken& stopOnSignals(SignalStops what = SignalStops::TrainingStep);
 
 /// 0 until a stop signal arrives; then its number.
 int stopSignal();

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/untrustedtext.h"
+
 namespace d2dpo {
 
 using nlohmann::json;
@@ -38,7 +40,7 @@ std::string firstDuplicateKey(const std::string& text)
 Result<int64_t> idField(const json& value, const std::string& what)
 {
     if (!value.is_number_integer())
-        return makeError(what + " must be a whole number (got " + value.dump() + ")");
+        return makeError(what + " must be a whole number (got " + excerpt(value.dump()) + ")");
     const int64_t id = value.get<int64_t>();
     if (id < 0)
         return makeError(what + " must be >= 0 (got " + std::to_string(id) + ")");
@@ -52,7 +54,7 @@ Result<std::vector<int64_t>> idList(const json& object, const char* key)
         return ids;
     const json& list = object.at(key);
     if (!list.is_array())
-        return makeError(std::string("\"") + key + "\" must be a list of ids (got " + list.dump() + ")");
+        return makeError(std::string("\"") + key + "\" must be a list of ids (got " + excerpt(list.dump()) + ")");
     for (size_t i = 0; i < list.size(); ++i) {
         auto id = idField(list[i], std::string("\"") + key + "\"[" + std::to_string(i) + "]");
         if (!id)
@@ -85,26 +87,31 @@ int64_t ModelVocabulary::largestId() const
 
 Result<ModelVocabulary> parseModelVocabulary(const std::string& text)
 {
+    if (Status s = checkJsonDepth(text, 8); !s) // a vocabulary is two levels deep
+        return makeError(s.error());
     const json object = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (object.is_discarded())
         return makeError("not valid JSON");
     if (!object.is_object())
         return makeError("not a JSON object (expected {\"symbols\": {...}, \"mask\": ID, ...})");
     if (const std::string key = firstDuplicateKey(text); !key.empty())
-        return makeError("the key \"" + key + "\" appears twice in one object");
+        return makeError("the key \"" + excerpt(key) + "\" appears twice in one object");
     for (const auto& item : object.items())
         if (item.key() != "symbols" && item.key() != "mask" && item.key() != "pad" && item.key() != "begin" &&
             item.key() != "end" && item.key() != "size" && item.key() != "format")
-            return makeError("unknown key \"" + item.key() + "\" (known: symbols, mask, pad, begin, end, size)");
+            return makeError("unknown key \"" + excerpt(item.key()) + "\" (known: symbols, mask, pad, begin, end, size)");
     if (!object.contains("symbols") || !object.at("symbols").is_object())
         return makeError("\"symbols\" must be an object from each symbol to the model's token id, e.g. "
                          "{\"A\": 5, \"C\": 23}");
     ModelVocabulary v;
     std::map<char, int64_t> symbols;
     for (const auto& item : object.at("symbols").items()) {
+        if (hasControlCharacter(item.key()))
+            return makeError("symbol \"" + excerpt(item.key()) + "\" is a control character; symbols are shown, so "
+                                                                 "each must be printable");
         if (item.key().size() != 1)
-            return makeError("symbol \"" + item.key() + "\" is not one character (each symbol is shown as one "
-                                                        "character)");
+            return makeError("symbol \"" + excerpt(item.key()) + "\" is not one character (each symbol is shown as "
+                                                                 "one character)");
         auto id = idField(item.value(), "the id of symbol \"" + item.key() + "\"");
         if (!id)
             return makeError(id.error());
@@ -147,14 +154,10 @@ Result<ModelVocabulary> parseModelVocabulary(const std::string& text)
 
 Result<ModelVocabulary> readModelVocabulary(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return makeError("vocabulary '" + path + "': cannot open the file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (text.str().size() > (1u << 20))
-        return makeError("vocabulary '" + path + "': larger than 1 MiB; not a vocabulary file");
-    auto vocabulary = parseModelVocabulary(text.str());
+    const auto text = readBoundedRegularFile(path, 1u << 20);
+    if (!text)
+        return makeError("vocabulary '" + path + "': " + text.error());
+    auto vocabulary = parseModelVocabulary(text.value());
     if (!vocabulary)
         return makeError("vocabulary '" + path + "': " + vocabulary.error());
     return vocabulary;

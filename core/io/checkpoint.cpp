@@ -19,6 +19,8 @@
 #include "base/failurereport.h"
 #include "base/safeoutput.h"
 #include "model/torchscriptdenoiser.h"
+#include "model/loradenoiser.h"
+#include "model/scriptoperations.h"
 #include "model/transformerdenoiser.h"
 #include "tasks/task.h"
 
@@ -105,6 +107,9 @@ std::string newCheckpointId()
 Status saveCheckpoint(const std::string& path, const Denoiser& model, const CheckpointInfo& info,
                       const std::vector<std::string>& inputs)
 {
+    // Low-rank adapters are saved merged: the checkpoint holds a plain model, W0 + B A its weights.
+    if (const auto* adapted = dynamic_cast<const LoraDenoiser*>(model.get()))
+        return saveCheckpoint(path, Denoiser(adapted->merged()), info, inputs);
     std::ostringstream payloadStream;
     try {
         torch::serialize::OutputArchive archive;
@@ -174,6 +179,9 @@ Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device d
         return makeError(where + "corrupt (checksum mismatch)");
 
     try {
+        // The payload is a TorchScript archive: checked before it is loaded, as a model's is.
+        if (Status s = checkArchiveBeforeLoading(payload); !s)
+            return makeError(where + s.error());
         std::istringstream payloadStream(payload);
         torch::serialize::InputArchive archive;
         archive.load_from(payloadStream, torch::Device(torch::kCPU));

@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include "base/failurereport.h"
 #include "base/memoryestimate.h"
 #include "base/safeoutput.h"
 #include "base/timeutil.h"
@@ -192,7 +193,9 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
     if (cancelled())
         return stoppedOutcome(outcome);
 
-    auto size = probeTorchScriptDenoiser(*model.value());
+    auto size = probeTorchScriptDenoiser(model.value(), &stop, spec.probeSeconds);
+    if (!size && cancelled())
+        return stoppedOutcome(outcome);
     if (!size)
         return makeError(where + size.error());
     outcome.modelVocabularySize = size.value();
@@ -222,7 +225,7 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
             outcome.measured = true;
         } catch (const EvaluationStopped&) { // written without its measurement, or not at all
         } catch (const std::exception& e) {
-            return makeError(where + "sampling from it failed: " + std::string(e.what()));
+            return makeError(where + "sampling from it failed: " + userMessage(e));
         }
     }
     // A Cancel heard by now leaves nothing, even after the last batch ("I don't want it"); a

@@ -31,6 +31,7 @@ struct ImportJobSpec {
     int length = 16;              ///< binary-integers: the number of bits
     SamplingConfig sampling;      ///< for the measurement of the imported model
     int64_t evaluationSamples = 1000; ///< 0: not measured
+    double probeSeconds = 0;      ///< the probe's time limit; 0: probeSecondsAllowed() for its size
     uint64_t seed = 0;
     std::string device = "auto";
     std::string outputPath;       ///< the checkpoint to write

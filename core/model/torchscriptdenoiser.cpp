@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/torchscriptdenoiser.h"
 
+#include <atomic>
+#include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include "base/abandonablecall.h"
 #include "base/failurereport.h"
+#include "base/untrustedtext.h"
 #include "model/device.h"
+#include "model/scriptoperations.h"
 
 namespace d2dpo {
 
@@ -28,11 +34,12 @@ Status checkArchiveKind(const std::string& bytes)
                          "never read; save the model with torch.jit.save (python/d2dpo_wrap.py does)");
     if (bytes.size() < 4 || bytes.compare(0, 4, "PK\x03\x04") != 0)
         return makeError("not a TorchScript archive (not a zip file); save the model with torch.jit.save");
-    std::vector<std::string> records;
+    bool hasCode = false;
     try {
+        if (Status s = checkArchiveBeforeLoading(bytes); !s)
+            return makeError("the archive is refused unread: " + s.error());
         std::istringstream in(bytes);
         caffe2::serialize::PyTorchStreamReader reader(&in);
-        records = reader.getAllRecords();
         if (!reader.hasRecord("constants.pkl")) {
             if (reader.hasRecord("data.pkl"))
                 return makeError("a torch.save file (a pickled object such as a state dict), not TorchScript: its "
@@ -40,13 +47,14 @@ Status checkArchiveKind(const std::string& bytes)
                                  "(python/d2dpo_wrap.py does)");
             return makeError("a zip archive without TorchScript's records (constants.pkl, code/)");
         }
+        for (const std::string& name : reader.getAllRecords())
+            hasCode = hasCode || name.rfind("code/", 0) == 0;
     } catch (const std::exception& e) {
         return makeError("not a readable TorchScript archive: " + userMessage(e));
     }
-    for (const std::string& name : records)
-        if (name.rfind("code/", 0) == 0)
-            return Ok{};
-    return makeError("a zip archive without TorchScript code (no code/ records)");
+    if (!hasCode)
+        return makeError("a zip archive without TorchScript code (no code/ records)");
+    return Ok{};
 }
 
 /// forward(self, tokens: Tensor, t: Tensor) -> Tensor, or why not.
@@ -94,6 +102,24 @@ std::string scriptError(const std::exception& e)
     return last.empty() ? userMessage(e) : userMessage(last);
 }
 
+/// Why TorchScript could not compile an archive's code, in its first sentence: the compiler
+/// follows it with the offending source, which is the model's and not a message.
+std::string loadError(const std::exception& e)
+{
+    const std::string what = userMessage(e);
+    const std::string unknown = "Unknown builtin op: ";
+    if (const size_t at = what.find(unknown); at != std::string::npos) {
+        std::string op = what.substr(at + unknown.size());
+        op = op.substr(0, std::min(op.find_first_of(".\n"), size_t(80)));
+        return "its code calls " + excerpt(op) +
+               ", an operation from outside PyTorch's own (a custom op), which is never loaded or run";
+    }
+    size_t start = what.find_first_not_of(" \n");
+    if (start == std::string::npos)
+        return "(no reason given)";
+    return excerpt(what.substr(start, what.find('\n', start) - start), 200);
+}
+
 } // namespace
 
 TorchScriptDenoiser::TorchScriptDenoiser(std::shared_ptr<Module> module, ModelVocabulary vocabulary, int64_t length)
@@ -124,8 +150,10 @@ Result<std::shared_ptr<TorchScriptDenoiser>> TorchScriptDenoiser::load(const std
         std::istringstream in(archive);
         module->module = torch::jit::load(in, torch::Device(torch::kCPU));
     } catch (const std::exception& e) {
-        return makeError("the TorchScript archive cannot be loaded: " + userMessage(e));
+        return makeError("the TorchScript archive cannot be loaded: " + loadError(e));
     }
+    if (Status s = checkScriptOperations(module->module); !s)
+        return makeError(s.error());
     if (Status s = checkSignature(module->module); !s)
         return makeError(s.error());
     int64_t parameters = 0;
@@ -195,6 +223,32 @@ torch::OrderedDict<std::string, torch::Tensor> TorchScriptDenoiser::named_buffer
     return out;
 }
 
+namespace {
+
+/// The module holding the slot `name` ("a.b.weight": submodule a.b) and the slot's own name.
+std::pair<torch::jit::Module, std::string> slotOwner(const torch::jit::Module& root, const std::string& name)
+{
+    torch::jit::Module owner = root; // a handle: the same object
+    size_t start = 0;
+    for (size_t dot; (dot = name.find('.', start)) != std::string::npos; start = dot + 1)
+        owner = owner.attr(name.substr(start, dot - start)).toModule();
+    return {owner, name.substr(start)};
+}
+
+} // namespace
+
+torch::Tensor TorchScriptDenoiser::parameterSlot(const std::string& name) const
+{
+    const auto [owner, slot] = slotOwner(m_module->module, name);
+    return owner.attr(slot).toTensor();
+}
+
+void TorchScriptDenoiser::setParameterSlot(const std::string& name, const torch::Tensor& value)
+{
+    auto [owner, slot] = slotOwner(m_module->module, name);
+    owner.register_parameter(slot, value, /*is_buffer=*/false);
+}
+
 void TorchScriptDenoiser::train(bool on) { m_module->module.train(on); }
 
 void TorchScriptDenoiser::to(torch::Device device)
@@ -247,10 +301,17 @@ std::string TorchScriptDenoiser::signature() const
     return text.str();
 }
 
-Result<int64_t> probeTorchScriptDenoiser(TorchScriptDenoiser& model)
+namespace {
+
+constexpr int64_t kProbeRows = 4;
+
+/// Which call of the probe is running: its forward (twice), then a backward pass.
+enum class ProbeStage { Forward, Backward };
+
+Result<int64_t> probeOnThisThread(TorchScriptDenoiser& model, std::atomic<ProbeStage>& stage)
 {
     const ModelVocabulary& v = model.vocabulary();
-    const int64_t rows = 4, length = model.length(), real = model.vocabSize();
+    const int64_t rows = kProbeRows, length = model.length(), real = model.vocabSize();
     const int64_t frame = int64_t(v.begin.size() + v.end.size());
     auto generator = makeGenerator(0, torch::kCPU);
     // A fully masked row, two partly masked ones and a clean one, at t = 0, 1/4, 3/4 and 1.
@@ -303,6 +364,7 @@ Result<int64_t> probeTorchScriptDenoiser(TorchScriptDenoiser& model)
                              std::to_string(t[row].item<float>()).substr(0, 4) +
                              " (map t to the model's noise level so that 0 and 1 stay finite)");
     try {
+        stage = ProbeStage::Backward;
         model.train(true);
         model.forward(tokens, t.clamp_max(0.999f)).logsumexp(-1).mean().backward();
         model.eval();
@@ -317,6 +379,39 @@ Result<int64_t> probeTorchScriptDenoiser(TorchScriptDenoiser& model)
     if (!anyGradient)
         return makeError("its logits do not depend on any of its parameters: there is nothing to train");
     return size;
+}
+
+} // namespace
+
+double probeSecondsAllowed(int64_t parameters) { return 60.0 + double(parameters) / 1e7; }
+
+Result<int64_t> probeTorchScriptDenoiser(const std::shared_ptr<TorchScriptDenoiser>& model, const StopToken* stop,
+                                         double limit)
+{
+    // The thread keeps the model, the stage and the result alive should it be abandoned.
+    auto stage = std::make_shared<std::atomic<ProbeStage>>(ProbeStage::Forward);
+    auto result = std::make_shared<std::optional<Result<int64_t>>>();
+    const double seconds = limit > 0 ? limit : probeSecondsAllowed(parameterCount(Denoiser(model)));
+    CallEnd end;
+    try {
+        end = callWithin(seconds, stop, [model, stage, result] { *result = probeOnThisThread(*model, *stage); });
+    } catch (const std::exception& e) {
+        return makeError("probing it failed: " + scriptError(e));
+    }
+    if (end == CallEnd::Returned)
+        return result->value();
+    const std::string call = *stage == ProbeStage::Backward
+                                 ? std::string("a backward pass through its forward")
+                                 : "its forward on a probe batch of " + std::to_string(kProbeRows) + " sequences of " +
+                                       std::to_string(model->length() + model->vocabulary().begin.size() +
+                                                      model->vocabulary().end.size()) +
+                                       " ids";
+    if (end == CallEnd::Stopped)
+        return makeError("stopped while " + call + " ran; nothing was written");
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%g s", seconds);
+    return makeError(call + " did not return within " + shown +
+                     " (a loop that never ends?); a denoiser's forward on so small a batch takes seconds");
 }
 
 } // namespace d2dpo

@@ -16,6 +16,7 @@
 
 #include "base/modelvocabulary.h"
 #include "base/result.h"
+#include "base/trainlistener.h"
 #include "model/denoiser.h"
 
 namespace d2dpo {
@@ -39,6 +40,12 @@ public:
     void to(torch::Device device) override;
     void to(torch::ScalarType dtype) override;
     std::shared_ptr<DenoiserModel> deepCopy() const override;
+
+    /// The tensor in the module's parameter slot `name` (dotted, as named_parameters() names it)
+    /// and a tensor put in its place: low-rank adapters (loradenoiser.h) put W0 + BA there before
+    /// each forward, and a merged model keeps it as its weight.
+    torch::Tensor parameterSlot(const std::string& name) const;
+    void setParameterSlot(const std::string& name, const torch::Tensor& value);
 
     /// The module's own output for model ids [B, L] (frame included) -> [B, L, V], unchecked.
     torch::Tensor modelLogits(const torch::Tensor& ids, const torch::Tensor& t);
@@ -66,7 +73,12 @@ private:
 /// Probes a freshly loaded module on a small batch, as an import does before anything is
 /// written: the output is one float tensor [B, begin + D + end, V] with V > every id of the
 /// vocabulary (and V = its "size" when given), finite at every t in [0, 1], and a backward pass
-/// through it works. Returns V, or what is wrong in a sentence.
-Result<int64_t> probeTorchScriptDenoiser(TorchScriptDenoiser& model);
+/// through it works. Returns V, or what is wrong in a sentence. The model's code runs on a thread
+/// of its own (base/abandonablecall.h) for at most probeSecondsAllowed(): a call that never
+/// returns, or a stop, is named and left behind instead of hanging the caller.
+Result<int64_t> probeTorchScriptDenoiser(const std::shared_ptr<TorchScriptDenoiser>& model,
+                                         const StopToken* stop = nullptr, double seconds = 0);
+/// The probe's time limit when none is given: a minute, and a second more per 10M parameters.
+double probeSecondsAllowed(int64_t parameters);
 
 } // namespace d2dpo

@@ -3,10 +3,12 @@
 // hung: two imports of one file at once, a JSONL round trip, export --force over its own input,
 // an empty --db, no home folder, an unknown command, the store deleted under a run, a pattern
 // that makes a backtracking matcher take forever, an output folder that cannot be written (found
-// before the work), a path past PATH_MAX, and a stop during a million-sample evaluation.
+// before the work), a path past PATH_MAX, a stop during a million-sample evaluation, and NaN or
+// infinity given to any floating option of any command.
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
@@ -76,6 +78,41 @@ private Q_SLOTS:
         const Run pretrain = runCli({"pretrain", "-N", "6", "--steps", "200", "--d-model", "32", "--layers", "1",
                                      "--heads", "2", "--eval-samples", "50", "--threads", "1", "-o", m_reference});
         QVERIFY2(pretrain.exitCode == 0, qPrintable(pretrain.err));
+    }
+
+    void everyFloatingOptionOfEveryCommandRefusesNanAndInfinity()
+    {
+        // Every command and subcommand from the help, every option whose type is FLOAT: NaN and
+        // infinities are a wrong command line (exit 2) that names the option, never a run.
+        const QRegularExpression subcommand(QStringLiteral("^  ([a-z]+) {2,}"));
+        const QRegularExpression floating(QStringLiteral("(--[a-z0-9-]+) FLOAT"));
+        QList<QStringList> commands;
+        QList<QStringList> pending{{}};
+        int tested = 0;
+        while (!pending.isEmpty()) {
+            const QStringList command = pending.takeFirst();
+            const Run help = runCli(command + QStringList{"--help"});
+            QVERIFY2(help.exitCode == 0, qPrintable(command.join(' ')));
+            const QString subcommands = help.out.section(QStringLiteral("Subcommands:"), 1);
+            for (const QString& line : subcommands.split('\n'))
+                if (const auto match = subcommand.match(line); match.hasMatch())
+                    pending.append(command + QStringList{match.captured(1)});
+            for (auto it = floating.globalMatch(help.out.section(QStringLiteral("Subcommands:"), 0, 0)); it.hasNext();) {
+                const QString option = it.next().captured(1);
+                for (const char* value : {"nan", "-inf"}) {
+                    const Run run = runCli(command + QStringList{option + "=" + QLatin1String(value)});
+                    // An infinity may meet the option's range first; NaN passes every range.
+                    const bool said = run.err.contains(option) &&
+                                      (run.err.contains("must be a finite number") ||
+                                       (value[1] != 'a' && run.err.contains("not in range")));
+                    QVERIFY2(run.exitCode == kExitUsage && said,
+                             qPrintable(command.join(' ') + " " + option + " " + value + ": " + run.err));
+                }
+                ++tested;
+            }
+        }
+        qInfo("%d floating options refuse NaN and infinities", tested);
+        QVERIFY2(tested >= 20, qPrintable(QString::number(tested)));
     }
 
     void twoImportsOfOneFileAtOnceStoreItOnce()

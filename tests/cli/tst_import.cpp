@@ -7,6 +7,7 @@
 // every bad input an import must refuse, with its message and nothing written. A model imported
 // without data is labelled on its own samples and aligned from the store.
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -14,6 +15,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
+
+#include <csignal>
+#include <sys/stat.h>
 
 #include <torch/torch.h>
 
@@ -109,15 +113,24 @@ private Q_SLOTS:
     void aModelBroughtInIsAlignedAndGoesBackToPython_data()
     {
         QTest::addColumn<QString>("architecture");
-        QTest::newRow("DiT: adaLN, rotary, sigma") << QStringLiteral("dit");
-        QTest::newRow("nn.TransformerEncoder: <cls>/<eos>, mask among symbols") << QStringLiteral("encoder");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QStringList>("training");
+        QTest::newRow("DiT: adaLN, rotary, sigma") << QStringLiteral("dit") << QStringLiteral("dit")
+                                                   << QStringList{"--lr", "3e-4"};
+        QTest::newRow("nn.TransformerEncoder: <cls>/<eos>, mask among symbols")
+            << QStringLiteral("encoder") << QStringLiteral("encoder") << QStringList{"--lr", "3e-4"};
+        // Low-rank adapters reach what training every weight does; the export holds them merged.
+        QTest::newRow("DiT with low-rank adapters") << QStringLiteral("dit") << QStringLiteral("dit-lora")
+                                                    << QStringList{"--lr", "5e-4", "--lora-rank", "8"};
     }
 
     void aModelBroughtInIsAlignedAndGoesBackToPython()
     {
         QFETCH(QString, architecture);
+        QFETCH(QString, name);
+        QFETCH(QStringList, training);
         const QString model = path(architecture + ".pt"), vocabulary = path(architecture + ".vocab.json");
-        const QString imported = path(architecture + ".d2dpo");
+        const QString imported = path(name + ".d2dpo");
         const Run import = runCli({"import", "--torchscript", model, "--vocabulary", vocabulary, "--task",
                                    "binary-integers", "--rule", "odd", "--eval-samples", "500", "-o", imported});
         QVERIFY2(import.exitCode == 0, qPrintable(import.err));
@@ -140,9 +153,10 @@ private Q_SLOTS:
         const Run referenceEval = runCli({"eval", "-c", imported, "-n", "1000", "--json"});
         QVERIFY2(referenceEval.exitCode == 0, qPrintable(referenceEval.err));
         const double oddBefore = metric(referenceEval.out, "odd_ratio");
-        const QString run = path(architecture + "-run");
-        const Run train = runCli({"train", "-c", imported, "-o", run, "--steps", "400", "--lr", "3e-4",
-                                  "--eval-every", "0", "--eval-samples", "200", "--threads", "1"});
+        const QString run = path(name + "-run");
+        const Run train = runCli(QStringList{"train", "-c", imported, "-o", run, "--steps", "400", "--eval-every", "0",
+                                             "--eval-samples", "200", "--threads", "1"} +
+                                 training);
         QVERIFY2(train.exitCode == 0, qPrintable(train.err));
         const QString marker = QStringLiteral("fine-tuned checkpoint: ");
         const QString tuned = train.out.mid(train.out.indexOf(marker) + marker.size()).section('\n', 0, 0).trimmed();
@@ -150,22 +164,22 @@ private Q_SLOTS:
         const Run tunedEval = runCli({"eval", "-c", tuned, "-n", "1000", "--json"});
         QVERIFY2(tunedEval.exitCode == 0, qPrintable(tunedEval.err));
         const double oddAfter = metric(tunedEval.out, "odd_ratio");
-        qInfo("%s: odd ratio %.3f before, %.3f after D2-DPO (VSR %.3f)", qPrintable(architecture), oddBefore, oddAfter,
+        qInfo("%s: odd ratio %.3f before, %.3f after D2-DPO (VSR %.3f)", qPrintable(name), oddBefore, oddAfter,
               metric(tunedEval.out, "vsr"));
         QVERIFY2(oddAfter > 0.9, qPrintable(tunedEval.out));
 
         // Export: model.pt runs in Python with the C++ model's logits.
-        const QString exported = path(architecture + "-export");
+        const QString exported = path(name + "-export");
         const Run exportRun = runCli({"export", "-c", tuned, "-o", exported, "-n", "10"});
         QVERIFY2(exportRun.exitCode == 0, qPrintable(exportRun.err));
         for (const char* name : {"model.pt", "vocabulary.json", "weights.pt", "model_card.json", "samples.txt"})
             QVERIFY2(QFile::exists(exported + "/" + name), name);
-        const QString after = path(architecture + "-export.json");
+        const QString after = path(name + "-export.json");
         const Run exportedLogits = runPython({kWrap, "logits", "--model", exported + "/model.pt", "--vocabulary",
                                               exported + "/vocabulary.json", "--length", "16", "-o", after});
         QVERIFY2(exportedLogits.exitCode == 0, qPrintable(exportedLogits.err));
         const double exportGap = largestLogitGap(after, tuned);
-        qInfo("%s: largest logit difference to Python's torch.jit.load of the export: %.3g", qPrintable(architecture),
+        qInfo("%s: largest logit difference to Python's torch.jit.load of the export: %.3g", qPrintable(name),
               exportGap);
         QVERIFY2(exportGap <= 1e-5, qPrintable(QString::number(exportGap)));
         // The export is the fine-tuned model, not the one that came in.
@@ -190,6 +204,17 @@ private Q_SLOTS:
         QTest::newRow("mask is a symbol") << "tiny" << "mask-is-symbol" << "ids collide: symbol '1' and the mask";
         QTest::newRow("symbol of two characters") << "tiny" << "long-symbol" << "is not one character";
         QTest::newRow("a vocabulary as the model") << "tiny.vocab.json" << "tiny" << "not a TorchScript archive";
+        QTest::newRow("100,000 nested objects") << "tiny" << "deep" << "nested more than 8 arrays or objects deep";
+        QTest::newRow("100,000 nested lists") << "tiny" << "deep-begin" << "nested more than 8 arrays or objects deep";
+        QTest::newRow("an escape character as a symbol") << "tiny" << "control" << "symbol \"\\x1b\" is a control character";
+        // A model is code: whatever it could do to the user's files is refused before it runs.
+        QTest::newRow("torch.from_file in forward") << "writes-a-file" << "tiny"
+                                                    << "uses aten::from_file (in WritesAFile.forward)";
+        QTest::newRow("torch.save in forward") << "saves-a-file" << "tiny" << "uses aten::save (in SavesAFile.forward)";
+        QTest::newRow("code run while loading") << "writes-while-loading" << "tiny" << "defines __setstate__";
+        QTest::newRow("a custom op") << "custom-op" << "tiny" << "d2dpo_test_custom::touch";
+        QTest::newRow("a code record that inflates to 100 MiB") << "code-bomb" << "tiny" << "a zip bomb is never read";
+        QTest::newRow("a tensor record that inflates to 300 MiB") << "data-bomb" << "tiny" << "a zip bomb is never read";
     }
 
     void badInputIsRefusedAndNothingIsWritten()
@@ -203,6 +228,88 @@ private Q_SLOTS:
                        "--task", "binary-integers", "--eval-samples", "0", "-o", out},
                       phrase, kExitFailure);
         QVERIFY(!QFile::exists(out));
+    }
+
+    void aModelThatBreaksOnLargerBatchesIsNamedInOneSentence()
+    {
+        // It passes the probe's 4 rows and fails on the measurement's batch: the message ends at
+        // the sentence, with no C++ stack trace after it.
+        const Run import = runCli({"import", "--torchscript", path("bad/wrong-shape-above-four.pt"), "--vocabulary",
+                                   path("bad/tiny.vocab.json"), "--task", "binary-integers", "--eval-samples", "16",
+                                   "-o", path("bad/refused.d2dpo")});
+        QCOMPARE(import.exitCode, kExitFailure);
+        const QString error = import.err.section("d2dpo import: error: ", 1);
+        QVERIFY2(error.contains("returned logits of shape [16, 15, 3] for 16 sequences of 16 ids"), qPrintable(import.err));
+        QVERIFY2(!error.contains("Exception raised") && !error.contains("frame #") && error.count('\n') == 1,
+                 qPrintable(error));
+        QVERIFY(!QFile::exists(path("bad/refused.d2dpo")));
+    }
+
+    void aDeviceOrAPipeAsTheVocabularyIsRefusedUnread()
+    {
+        const QString fifo = path("bad/vocabulary.fifo");
+        QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+        for (const QString& vocabulary : {QStringLiteral("/dev/zero"), fifo})
+            expectRefusal({"import", "--torchscript", path("bad/tiny.pt"), "--vocabulary", vocabulary, "--task",
+                           "binary-integers", "-o", path("bad/refused.d2dpo")},
+                          "not a regular file", kExitFailure);
+        QVERIFY(!QFile::exists(path("bad/refused.d2dpo")));
+    }
+
+    void aForwardThatNeverReturnsIsNamedAndLeftBehind()
+    {
+        // Its own time limit, and the first Ctrl-C, end the import with a sentence.
+        QElapsedTimer clock;
+        clock.start();
+        expectRefusal({"import", "--torchscript", path("bad/loops.pt"), "--vocabulary", path("bad/tiny.vocab.json"),
+                       "--task", "binary-integers", "--probe-seconds", "2", "-o", path("bad/refused.d2dpo")},
+                      "its forward on a probe batch of 4 sequences of 16 ids did not return within 2 s", kExitFailure);
+        QVERIFY2(clock.elapsed() < 30000, qPrintable(QString::number(clock.elapsed())));
+        QProcess import;
+        import.start(d2dpo::test::kCli, {"import", "--torchscript", path("bad/loops.pt"), "--vocabulary",
+                                              path("bad/tiny.vocab.json"), "--task", "binary-integers", "-o",
+                                              path("bad/refused.d2dpo")});
+        QVERIFY(import.waitForStarted());
+        QByteArray err; // the import's steps are said on standard error
+        QTRY_VERIFY_WITH_TIMEOUT((err += import.readAllStandardError()).contains("loaded forward"), 30000);
+        clock.restart();
+        ::kill(pid_t(import.processId()), SIGINT);
+        QVERIFY(import.waitForFinished(10000));
+        qInfo("the first Ctrl-C ended a looping import after %lld ms", static_cast<long long>(clock.elapsed()));
+        QCOMPARE(import.exitCode(), 128 + SIGINT);
+        err += import.readAllStandardError();
+        QVERIFY2(err.contains("stopped while its forward"), err.constData());
+        QVERIFY(!QFile::exists(path("bad/refused.d2dpo")));
+    }
+
+    void aCheckpointWhoseArchiveRunsCodeWhileLoadingIsRefused()
+    {
+        // A .d2dpo is an archive too: one whose payload defines __setstate__ (the checksum made
+        // right) is refused before it is loaded, by every command that opens a checkpoint.
+        for (const QStringList& command : {QStringList{"eval", "-n", "4"}, QStringList{"sample", "-n", "2"}})
+            expectRefusal(command + QStringList{"-c", path("bad/writes-while-loading.d2dpo")}, "defines __setstate__",
+                          kExitFailure);
+        // Nothing refused here or above touched the file the models aim at.
+        QFile victim(path("bad/victim.sh"));
+        QVERIFY(victim.open(QIODevice::ReadOnly));
+        QCOMPARE(victim.readAll(), QByteArray("echo untouched\n"));
+    }
+
+    void theExampleProteinModelsPassTheOperationCheck()
+    {
+        // ESM2-shaped models, time-agnostic and time-conditioned, use only allowed operations.
+        for (const QString& time : {QString(), QStringLiteral("--time")}) {
+            QStringList make{QStringLiteral(D2DPO_SOURCE_DIR "/python/examples/esm2.py"), "8M", "--length", "12",
+                             "-o", path("esm.pt")};
+            if (!time.isEmpty())
+                make << time;
+            const Run made = runPython(make);
+            QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+            const Run import = runCli({"import", "--torchscript", path("esm.pt"), "--vocabulary", path("esm.vocab.json"),
+                                       "--task", "sequences", "--max-length", "12", "--eval-samples", "0", "-o",
+                                       path("esm" + time + ".d2dpo")});
+            QVERIFY2(import.exitCode == 0, qPrintable(time + import.err));
+        }
     }
 
     void aModelTooLargeForTheMemoryIsRefusedBeforeItIsRead()

@@ -4,7 +4,11 @@
 made by Python's torch as a user would make it by mistake, and one small valid pair beside them."""
 import json
 import os
+import struct
 import sys
+import zipfile
+import zlib
+from typing import Tuple
 
 import torch
 import torch.nn as nn
@@ -44,14 +48,109 @@ class Throws(Tiny):
         return self.head(self.embed(tokens))
 
 
+class WrongShapeAboveFour(Tiny):
+    """Passes the probe (4 rows); breaks on a sampling batch."""
+
+    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        out = self.head(self.embed(tokens) + t[:, None, None])
+        if tokens.shape[0] > 4:
+            return out[:, 1:]
+        return out
+
+
+class Loops(Tiny):
+    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        n = 0
+        while n >= 0:  # 2^63 turns: never ends
+            n = n + 1
+        return self.head(self.embed(tokens) + t[:, None, None]) + n
+
+
+# Models that act on the user's files: each names the file it touches, set by main() (TorchScript
+# keeps a string attribute's value in the archive). The victim must read as before afterwards.
+class WritesAFile(Tiny):
+    def __init__(self, victim: str):
+        super().__init__()
+        self.victim = victim
+
+    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        x = torch.from_file(self.victim, shared=True, size=4, dtype=torch.uint8)
+        x.copy_(torch.tensor([35, 35, 35, 35], dtype=torch.uint8))  # "####"
+        return self.head(self.embed(tokens) + t[:, None, None]) + x.sum() * 0
+
+
+class SavesAFile(WritesAFile):
+    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        torch.save(t, self.victim)
+        return self.head(self.embed(tokens) + t[:, None, None])
+
+
+class WritesWhileLoading(WritesAFile):
+    """TorchScript runs __setstate__ while it loads the archive, before any other code."""
+
+    @torch.jit.export
+    def __getstate__(self):
+        return (self.embed, self.head, self.victim, self.training)
+
+    @torch.jit.export
+    def __setstate__(self, state: Tuple[nn.Embedding, nn.Linear, str, bool]):
+        x = torch.from_file(state[2], shared=True, size=4, dtype=torch.uint8)
+        x.copy_(torch.tensor([36, 36, 36, 36], dtype=torch.uint8))  # "$$$$"
+        self.embed = state[0]
+        self.head = state[1]
+        self.victim = state[2]
+        self.training = state[3] or bool(x.sum() < 0)
+
+
+def custom_op_model():
+    library = torch.library.Library("d2dpo_test_custom", "DEF")
+    library.define("touch(Tensor x) -> Tensor")
+    library.impl("touch", lambda x: x, "CPU")
+
+    class CustomOp(Tiny):
+        def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+            return self.head(self.embed(tokens) + torch.ops.d2dpo_test_custom.touch(t)[:, None, None])
+
+    return torch.jit.script(CustomOp()), library
+
+
+def rewrite_zip(source, target, inflate):
+    """Copies a zip, each record through inflate(name, bytes) -> (bytes, deflate?)."""
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w") as zout:
+        for info in zin.infolist():
+            data, deflate = inflate(info.filename, zin.read(info.filename))
+            zout.writestr(info.filename, data, zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(0)
     torch.jit.script(Tiny()).save(os.path.join(out, "tiny.pt"))
     for name, cls in [("one-argument", OneArgument), ("wrong-shape", WrongShape), ("not-finite", NotFinite),
-                      ("throws", Throws)]:
+                      ("throws", Throws), ("loops", Loops),
+                      ("wrong-shape-above-four", WrongShapeAboveFour)]:
         torch.jit.script(cls()).save(os.path.join(out, name + ".pt"))
+    victim = os.path.join(out, "victim.sh")
+    with open(victim, "w") as f:
+        f.write("echo untouched\n")
+    for name, cls in [("writes-a-file", WritesAFile), ("saves-a-file", SavesAFile),
+                      ("writes-while-loading", WritesWhileLoading)]:
+        torch.jit.script(cls(victim)).save(os.path.join(out, name + ".pt"))
+    scripted, _library = custom_op_model()
+    scripted.save(os.path.join(out, "custom-op.pt"))
+    # Zip bombs: a code record and a tensor record that inflate to far more than the file holds.
+    tiny = os.path.join(out, "tiny.pt")
+    rewrite_zip(tiny, os.path.join(out, "code-bomb.pt"),
+                lambda name, data: (data + b"#" * (100 << 20), True) if name.endswith("code/__torch__.py")
+                else (data, False))
+    rewrite_zip(tiny, os.path.join(out, "data-bomb.pt"),
+                lambda name, data: (data + bytes(300 << 20), True) if "/data/0" in name else (data, False))
+    # A checkpoint whose payload is itself such an archive (the .d2dpo header over its bytes).
+    with open(os.path.join(out, "writes-while-loading.pt"), "rb") as f:
+        payload = f.read()
+    with open(os.path.join(out, "writes-while-loading.d2dpo"), "wb") as f:
+        f.write(b"D2DPOCKP" + struct.pack("<IQI", 1, len(payload), zlib.crc32(payload)) + payload)
     torch.save(Tiny().state_dict(), os.path.join(out, "state-dict.pt"))
     torch.save(Tiny().state_dict(), os.path.join(out, "legacy-pickle.pt"), _use_new_zipfile_serialization=False)
 
@@ -66,6 +165,13 @@ def main():
     for name, vocabulary in vocabularies.items():
         with open(os.path.join(out, name + ".vocab.json"), "w") as f:
             json.dump(vocabulary, f)
+    # Crafted to crash a recursive parser (100,000 levels) and to write to the terminal.
+    with open(os.path.join(out, "deep.vocab.json"), "w") as f:
+        f.write('{"symbols": ' + '{"a": ' * 100000 + "1" + "}" * 100000 + ', "mask": 2}')
+    with open(os.path.join(out, "deep-begin.vocab.json"), "w") as f:
+        f.write('{"symbols": {"0": 0, "1": 1}, "mask": 2, "begin": ' + "[" * 100000 + "]" * 100000 + "}")
+    with open(os.path.join(out, "control.vocab.json"), "w") as f:
+        json.dump({"symbols": {"\x1b": 0, "1": 1}, "mask": 2}, f)
     with open(os.path.join(out, "twice-mask.vocab.json"), "w") as f:
         f.write('{"symbols": {"0": 0, "1": 1}, "mask": 2, "mask": 1}\n')
     print("ok")

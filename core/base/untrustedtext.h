@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Text that comes from a file someone else made (a vocabulary, a model's ids, a JSON line) is
+// quoted in messages only as a short, printable excerpt: control characters would let it forge
+// lines or move the cursor on the user's terminal, and a 180 KB value is not a message. And JSON
+// from such files is checked for depth before it is parsed: the parser recurses, so 100,000
+// nested brackets would overflow the stack.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace d2dpo {
+
+/// At most `limit` bytes of `text`, control characters (and DEL) written as \xNN, "..." when cut.
+std::string excerpt(std::string_view text, size_t limit = 60);
+
+/// Whether `text` holds a control character (below 0x20, or DEL).
+bool hasControlCharacter(std::string_view text);
+
+/// JSON nested at most `maxDepth` arrays and objects deep (brackets inside strings not counted),
+/// or an error saying how deep it goes.
+Status checkJsonDepth(std::string_view text, int maxDepth = 64);
+
+/// The bytes of a regular file of at most `maxBytes`, or why not, in a sentence: a device, a
+/// pipe or a folder is refused before anything is read from it (it may never end, or never start).
+Result<std::string> readBoundedRegularFile(const std::string& path, uint64_t maxBytes);
+
+} // namespace d2dpo

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A TorchScript model is code someone else wrote, and it runs as whoever opens it. Before any of
+// it runs, every function of the archive's code (every method of every module and class, called
+// or not) is read node by node, and any operation outside the tensor arithmetic a denoiser needs
+// is refused by name: no file, process or network operation, no printing, no threads, no
+// operation from another namespace than ATen's (a custom op). The check works on the compiled
+// graphs, not on the text, so no spelling of a call escapes it.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace torch::jit {
+struct Module;
+}
+
+namespace d2dpo {
+
+/// Whether a TorchScript operation (e.g. "aten::linear", "prim::If") is one a denoiser may use.
+bool isAllowedScriptOperation(std::string_view kind);
+
+/// Every operation of every function compiled from `module`'s archive is allowed, or the first
+/// that is not, in a sentence naming it and the function it is in.
+Status checkScriptOperations(const torch::jit::Module& module);
+
+/// Before a TorchScript archive (a model's, or a checkpoint's payload) is loaded: what each record
+/// says it inflates to is within what the archive can need (base/ziprecords.h), and no code record
+/// defines __setstate__, which TorchScript runs while loading, before any check could read the
+/// compiled code (a denoiser needs none). Nothing is unpickled or compiled here.
+Status checkArchiveBeforeLoading(const std::string& bytes);
+
+} // namespace d2dpo
