@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/comparemodelsdialog.h"
+#include "ui/longjobs.h"
 
 #include <optional>
 
@@ -212,7 +213,7 @@ bool CompareModelsDialog::start()
     m_state->setStyleSheet({});
     m_state->setText(tr("Loading %1 models and drawing their samples…").arg(paths.size()));
     setRunning(true);
-    m_watcher->setFuture(QtConcurrent::run([paths, count, seed, cancelled = m_cancelled] {
+    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [paths, count, seed, cancelled = m_cancelled] {
         return drawInBackground(paths, count, seed, cancelled);
     }));
     return true;

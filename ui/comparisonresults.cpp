@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/comparisonresults.h"
+#include "ui/longjobs.h"
 
 #include <cmath>
 #include <utility>
@@ -119,7 +120,7 @@ void ComparisonResults::look()
 {
     if (m_look->isRunning())
         return;
-    m_look->setFuture(QtConcurrent::run([lookout = m_lookout]() -> std::string {
+    m_look->setFuture(QtConcurrent::run(longJobPool(), [lookout = m_lookout]() -> std::string {
         auto store = lookout->get();
         if (!store)
             return {}; // the next look tries again
@@ -231,7 +232,7 @@ void ComparisonResults::measure(const ComparisonRecord& comparison)
     m_measuring = comparison;
     m_busy->show();
     // The bootstrap refits Bradley-Terry a thousand times: never in the GUI thread.
-    m_watcher->setFuture(QtConcurrent::run([comparison, labels = std::move(labels.value())] {
+    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [comparison, labels = std::move(labels.value())] {
         return measureComparison(comparison, labels, kResamples, 2);
     }));
 }

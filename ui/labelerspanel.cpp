@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/labelerspanel.h"
+#include "ui/longjobs.h"
 
 #include <cmath>
 #include <set>
@@ -162,7 +163,7 @@ void LabelersPanel::refresh()
     m_busy->show();
     if (m_store.isTeamStore()) {
         m_status->setText(tr("Reading the labels…"));
-        m_watcher->setFuture(QtConcurrent::run([reader = m_reader, task] {
+        m_watcher->setFuture(QtConcurrent::run(longJobPool(), [reader = m_reader, task] {
             auto store = reader->get();
             if (!store)
                 return Measured{{}, {}, 0, store.error()};
@@ -179,7 +180,7 @@ void LabelersPanel::refresh()
     }
     m_status->setText(tr("Measuring %1 labels…").arg(labels->size()));
     // The bootstrap takes a while on a large store: never in the GUI thread. The labels go by value.
-    m_watcher->setFuture(QtConcurrent::run([labels = std::move(labels.value()), task] { return measure(labels, task); }));
+    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [labels = std::move(labels.value()), task] { return measure(labels, task); }));
 }
 
 LabelersPanel::Measured LabelersPanel::measure(const std::vector<JudgedLabel>& labels, const std::string& task)

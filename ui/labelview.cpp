@@ -121,6 +121,16 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
         m_generate->setEnabled(false);
         Q_EMIT statusMessage(tr("Generating %1 pairs in the background…").arg(count));
     });
+    connect(m_supply, &PairSupply::pairsReady, this, [this](const PairSupplyResult& piece) {
+        // A "label this model's outputs" request's first piece comes next, its later pieces
+        // behind it and before the rest of the queue.
+        using Place = LabelSession::QueuePlace;
+        const Place place = !m_newPairsFirst ? Place::Last : m_generatedAhead ? Place::AfterNext : Place::Next;
+        if (auto name = storeGenerated(piece, place)) {
+            m_generatedFrom = *name;
+            m_generatedAhead = m_newPairsFirst;
+        }
+    });
     connect(m_supply, &PairSupply::finished, this, &LabelView::onPairsGenerated);
 
     setKeyBindings(m_keys);

@@ -126,6 +126,9 @@ private:
     /// Moves the session on, then shows its current pair.
     void showNext();
     void updateStatistics();
+    /// Stores and queues drawn pairs (a piece of a request, or a margin request's all); the
+    /// name the store knows their model by, or nothing after an error (reported).
+    std::optional<QString> storeGenerated(const PairSupplyResult& result, LabelSession::QueuePlace place);
     void onPairsGenerated(const PairSupplyResult& result);
     void reportError(const QString& message);
     void showIgnored();
@@ -149,6 +152,8 @@ private:
     std::function<bool(int)> m_confirmAutoLabel;
     KeyBindings m_keys = KeyBindings::load();
     bool m_newPairsFirst = false;
+    QString m_generatedFrom; ///< the store's name of the model the pieces in flight come from
+    bool m_generatedAhead = false; ///< a piece of the request in flight was placed Next
     QElapsedTimer m_shownAt;
 
     PairPanel* m_pair = nullptr;

@@ -3,6 +3,7 @@
 // and queued (first, for the iterative loop's "label this model's outputs").
 #include "ui/labelview.h"
 
+#include <optional>
 #include <utility>
 
 #include <QLabel>
@@ -52,35 +53,47 @@ void LabelView::labelFrom(const QString& checkpointPath, int count)
     generateFrom(checkpointPath, count);
 }
 
+std::optional<QString> LabelView::storeGenerated(const PairSupplyResult& result, LabelSession::QueuePlace place)
+{
+    // A model the store already knows (a fine-tuned one) keeps its name, lineage and run.
+    const int64_t shown = m_session.current() ? m_session.current()->id : -1; // ids start at 1
+    auto stored = m_session.addGenerated(result.model, result.pairs, place, {result.margins, result.scoredBy});
+    if (!stored) {
+        reportError(QString::fromStdString(stored.error()));
+        return std::nullopt;
+    }
+    if (const auto& now = m_session.current(); !now || now->id != shown)
+        showCurrent(); // a pair already on screen keeps its time and its paint
+    reload();
+    // Beside a blind pair, a model's name would read as the pair's origin: the message names none.
+    return m_models->masked() ? tr("a model") : QString::fromStdString(stored->modelName);
+}
+
 void LabelView::onPairsGenerated(const PairSupplyResult& result)
 {
     m_busy->hide();
     m_generate->setEnabled(m_models->count() > 0);
+    const bool first = std::exchange(m_newPairsFirst, false) && !m_generatedAhead;
+    m_generatedAhead = false;
+    QString modelName = std::exchange(m_generatedFrom, {});
+    int added = result.delivered;
+    if (!result.pairs.empty()) { // a margin request: all at the end
+        const auto name = storeGenerated(result, first ? LabelSession::QueuePlace::Next : LabelSession::QueuePlace::Last);
+        if (!name)
+            return;
+        modelName = *name;
+        added = int(result.pairs.size());
+    }
     if (!result.error.isEmpty()) {
-        m_newPairsFirst = false;
-        reportError(result.error);
+        reportError(added > 0 ? tr("%1 (%2 pairs were added before it)").arg(result.error).arg(added) : result.error);
         showCurrent(); // refresh the empty-state message; the pair on screen stays
         return;
     }
-    // A model the store already knows (a fine-tuned one) keeps its name, lineage and run; with
-    // m_newPairsFirst the new model's pairs come next, the pair on screen waiting behind them.
-    const std::optional<int64_t> shown = m_session.current() ? std::optional(m_session.current()->id) : std::nullopt;
-    auto stored = m_session.addGenerated(result.model, result.pairs, std::exchange(m_newPairsFirst, false),
-                                         {result.margins, result.scoredBy});
-    if (!stored) {
-        reportError(QString::fromStdString(stored.error()));
-        return;
-    }
-    // Beside a blind pair, a model's name would read as the pair's origin: the message names none.
-    const QString modelName = m_models->masked() ? tr("a model") : QString::fromStdString(stored->modelName);
-    if (const auto& now = m_session.current(); !now || std::optional(now->id) != shown)
-        showCurrent(); // a pair already on screen keeps its time and its paint
-    reload();
-    const QString added = tr("Added %1 pairs from %2 in %3 s")
-                              .arg(result.pairs.size())
-                              .arg(modelName)
-                              .arg(result.milliseconds / 1000.0, 0, 'f', 1);
-    Q_EMIT statusMessage(result.sampling.isEmpty() ? added : added + tr(" · %1").arg(result.sampling));
+    const QString summary = tr("Added %1 pairs from %2 in %3 s")
+                                .arg(added)
+                                .arg(modelName.isEmpty() ? tr("the model") : modelName)
+                                .arg(result.milliseconds / 1000.0, 0, 'f', 1);
+    Q_EMIT statusMessage(result.sampling.isEmpty() ? summary : summary + tr(" · %1").arg(result.sampling));
 }
 
 } // namespace d2dpo::ui

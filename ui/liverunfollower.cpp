@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/liverunfollower.h"
+#include "ui/longjobs.h"
 
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -67,7 +68,7 @@ void LiveRunFollower::poll()
 {
     if (m_watcher->isRunning())
         return;
-    m_watcher->setFuture(QtConcurrent::run(
+    m_watcher->setFuture(QtConcurrent::run(longJobPool(),
         [connection = m_connection, followed = m_followed] { return look(*connection, followed); }));
 }
 

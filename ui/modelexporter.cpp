@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/modelexporter.h"
+#include "ui/longjobs.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -42,7 +43,7 @@ bool ModelExporter::start(const ModelRecord& model, const QString& folder)
     const ExportOptions options = optionsFor(model);
     const std::string path = model.path;
     m_folder = folder;
-    m_watcher->setFuture(QtConcurrent::run(
+    m_watcher->setFuture(QtConcurrent::run(longJobPool(),
         [path, options, target = folder.toStdString()] {
             return statusOf(exportCheckpointFile(path, target, options));
         }));

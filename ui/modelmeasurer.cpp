@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/modelmeasurer.h"
+#include "ui/longjobs.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -72,7 +73,7 @@ void ModelMeasurer::startNext()
         Q_EMIT progress(job.name, done, total, done > 0 ? seconds * double(total - done) / double(done) : -1.0);
     };
     std::shared_ptr<StopToken> stop = m_stop;
-    m_watcher->setFuture(QtConcurrent::run([job, report, stop] {
+    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [job, report, stop] {
         // The draws of a model are seeded like every measurement (measurement.h), in smaller
         // batches: the same seed and count give the same figures each time the view draws them.
         MeasurementSpec spec = standardMeasurement();

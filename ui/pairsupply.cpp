@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/pairsupply.h"
+#include "ui/longjobs.h"
+
+#include <algorithm>
 
 #include <QElapsedTimer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -51,6 +54,12 @@ std::shared_ptr<PairScorer> PairSupply::scorerFor(const std::string& path, const
     return scorer;
 }
 
+int PairSupply::chunkSize(int piece)
+{
+    // 2, 4, 8, then 10 at a time: the first soon, the rest in batches the CPU draws efficiently.
+    return std::min(10, 2 << std::min(piece, 3));
+}
+
 bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
                          const std::optional<MarginRequest>& byMargin)
 {
@@ -61,8 +70,9 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
     const std::string reference = byMargin ? byMargin->referencePath.toStdString() : std::string();
     const int candidatesPerPair = byMargin ? byMargin->candidatesPerPair : 0;
     const PairPick pick = byMargin ? byMargin->pick : PairPick::LeastSure;
-    m_watcher.setFuture(QtConcurrent::run([this, path, count, seed, reference, candidatesPerPair,
-                                           pick]() -> PairSupplyResult {
+    const bool inPieces = m_inPieces;
+    m_watcher.setFuture(QtConcurrent::run(longJobPool(), [this, path, count, seed, reference, candidatesPerPair,
+                                           pick, inPieces]() -> PairSupplyResult {
         QElapsedTimer timer;
         timer.start();
         PairSupplyResult result;
@@ -99,14 +109,29 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
             return result;
         }
         result.sampling = QString::fromStdString(sampling->describe);
-        auto batch = generator->generate(count, seed, sampling->sampling, report);
-        if (!batch) {
-            result.error = QString::fromStdString(batch.error());
-            return result;
-        }
         result.model = generator->model();
-        result.pairs = std::move(batch->pairs);
-        result.candidates = batch->candidates;
+        // Drawn in pieces, each handed over as soon as it is drawn: the first pairs can be on
+        // screen after two pairs' time, not after all of them.
+        int done = 0;
+        for (int piece = 0; done < count; ++piece) {
+            const int size = inPieces ? std::min(count - done, chunkSize(piece)) : count;
+            const auto pieceReport = [&](int64_t drawn, int64_t) { report(2 * done + drawn, 2 * int64_t(count)); };
+            auto batch = generator->generate(size, seed + uint64_t(piece) * 0x9E3779B97F4A7C15ull,
+                                             sampling->sampling, pieceReport);
+            if (!batch) {
+                result.error = QString::fromStdString(batch.error());
+                return result;
+            }
+            done += size;
+            result.candidates += batch->candidates;
+            PairSupplyResult ready = result;
+            ready.pairs = std::move(batch->pairs);
+            ready.milliseconds = timer.elapsed();
+            if (ready.pairs.empty())
+                break; // the model keeps drawing the same sequence: more pieces would too
+            result.delivered += int(ready.pairs.size());
+            Q_EMIT pairsReady(ready);
+        }
         result.milliseconds = timer.elapsed();
         return result;
     }));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/teamstoredialog.h"
+#include "ui/longjobs.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -89,7 +90,7 @@ void TeamStoreDialog::tryUrl()
     m_connect->setEnabled(false);
     m_status->setText(tr("Connecting…"));
     // On a worker thread: the GUI thread never waits on the network (connect_timeout is 10 s).
-    m_watcher->setFuture(QtConcurrent::run(probe, url()));
+    m_watcher->setFuture(QtConcurrent::run(longJobPool(), probe, url()));
 }
 
 } // namespace d2dpo::ui

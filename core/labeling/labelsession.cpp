@@ -197,12 +197,19 @@ Result<std::optional<LabelSession::Undone>> LabelSession::undo()
 }
 
 Result<StoredPairs> LabelSession::addGenerated(const ModelRecord& model, const std::vector<ShownPair>& pairs,
-                                               bool first, const GeneratedMargins& margins)
+                                               QueuePlace place, const GeneratedMargins& margins)
 {
     auto stored = storeGeneratedPairs(m_store, model, pairs, margins);
     if (!stored)
         return stored;
-    if (first) {
+    if (place == QueuePlace::AfterNext && m_current && !stored->pairs.empty()) {
+        // Behind the pairs of the same model at the queue's front (an earlier piece placed Next),
+        // ahead of the rest: the pair on screen stays.
+        const std::string& modelId = stored->pairs.front().leftModelId;
+        const auto end = std::find_if(m_queue.begin(), m_queue.end(),
+                                      [&](const ShownPair& p) { return p.leftModelId != modelId; });
+        m_queue.insert(end, stored->pairs.begin(), stored->pairs.end());
+    } else if (place != QueuePlace::Last) {
         if (m_current)
             m_queue.push_front(*m_current);
         m_queue.insert(m_queue.begin(), stored->pairs.begin(), stored->pairs.end());

@@ -90,10 +90,13 @@ public:
     /// still there is dropped unsent, and one already sent is taken back by the outbox's writer.
     Result<std::optional<Undone>> undo();
 
-    /// Stores a generated batch (storeGeneratedPairs) and queues its pairs: `first` puts them
-    /// ahead of everything, the current pair waiting behind them (label a new model's outputs
-    /// next); otherwise behind the queue. `margins`: those a least-sure batch was chosen by.
-    Result<StoredPairs> addGenerated(const ModelRecord& model, const std::vector<ShownPair>& pairs, bool first,
+    /// Where generated pairs join the queue: Next, ahead of everything, the current pair waiting
+    /// behind them (label a new model's outputs next); AfterNext, behind the same model's pairs at
+    /// the front (a later piece of such a batch: the pair on screen stays); Last, behind the queue.
+    enum class QueuePlace { Next, AfterNext, Last };
+    /// Stores a generated batch (storeGeneratedPairs) and queues its pairs at `place`. `margins`:
+    /// those a least-sure batch was chosen by.
+    Result<StoredPairs> addGenerated(const ModelRecord& model, const std::vector<ShownPair>& pairs, QueuePlace place,
                                      const GeneratedMargins& margins = {});
 
     /// Applies a rule plan as one undo step of this session; the queue is read again.

@@ -149,7 +149,8 @@ private Q_SLOTS:
         QVERIFY(store);
         QVERIFY(store->addModel(model("ft1", "run 3 (step 300)", R"({"vsr":0.97})")).ok());
         LabelSession session(*store, "ana");
-        auto stored = session.addGenerated(model("ft1", "step-000300.d2dpo"), binaryPairs({{"0001", "0010"}}, "ft1"), false);
+        auto stored = session.addGenerated(model("ft1", "step-000300.d2dpo"), binaryPairs({{"0001", "0010"}}, "ft1"),
+                                            LabelSession::QueuePlace::Last);
         QVERIFY(stored.ok());
         QCOMPARE(stored->modelName, std::string("run 3 (step 300)"));
         const ModelRecord kept = *store->model("ft1").value();
@@ -169,11 +170,19 @@ private Q_SLOTS:
         LabelSession session(*store, "ana");
         QVERIFY(session.advance().ok());
         const int64_t onScreen = session.current()->id;
-        auto stored = session.addGenerated(model("g", "g"), binaryPairs({{"1001", "1010"}, {"1011", "1100"}}, "g"), true);
+        auto stored = session.addGenerated(model("g", "g"), binaryPairs({{"1001", "1010"}, {"1011", "1100"}}, "g"),
+                                            LabelSession::QueuePlace::Next);
         QVERIFY(stored.ok());
+        QCOMPARE(session.current()->id, stored->pairs[0].id);
+        // A later piece of the same batch joins behind its pairs, the pair on screen staying.
+        auto later = session.addGenerated(model("g", "g"), binaryPairs({{"0111", "1110"}}, "g"),
+                                           LabelSession::QueuePlace::AfterNext);
+        QVERIFY(later.ok());
         QCOMPARE(session.current()->id, stored->pairs[0].id);
         QVERIFY(session.label(Choice::Left, 1).ok());
         QCOMPARE(session.current()->id, stored->pairs[1].id);
+        QVERIFY(session.label(Choice::Left, 1).ok());
+        QCOMPARE(session.current()->id, later->pairs[0].id);
         QVERIFY(session.label(Choice::Left, 1).ok());
         QCOMPARE(session.current()->id, onScreen);
     }
