@@ -40,6 +40,7 @@ torch::Tensor ConfidentSampler::sampleBatch(int64_t count, torch::Generator& gen
         if (keep == 0)
             continue;
         const double t = double(unmasked) / double(length);
+        samplerPass();
         const auto logits = m_model->forward(x, torch::full({count}, t, real)); // [count, D, S]
         ++m_counters.forwardPasses;
         m_counters.rowsForwarded += count;

@@ -32,6 +32,7 @@ torch::TensorOptions EulerSampler::realOptions(const torch::Tensor& like) const
 torch::Tensor EulerSampler::forward(const torch::Tensor& x, double t, const torch::Tensor& rows)
 {
     const torch::Tensor input = rows.defined() ? x.index_select(0, rows) : x;
+    samplerPass();
     ++m_counters.forwardPasses;
     m_counters.rowsForwarded += input.size(0);
     return m_model->forward(input, torch::full({input.size(0)}, t, realOptions(x)));

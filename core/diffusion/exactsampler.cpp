@@ -36,6 +36,7 @@ torch::Tensor ExactMaskingSampler::sampleBatch(int64_t count, torch::Generator& 
     for (int64_t k = 0; k < length; ++k, ++m_counters.steps) {
         // Row i's k-th position, as ascending flat indices (the denoiser's forwardAt wants them so).
         const auto positions = rowStart + order.select(1, k);
+        samplerPass();
         const auto logits = m_model->forwardAt(x, times.select(1, k).contiguous(), positions); // [count, S]
         ++m_counters.forwardPasses;
         m_counters.rowsForwarded += count;

@@ -40,6 +40,7 @@ torch::Tensor RateEulerSampler::step(const torch::Tensor& x, double t, double dt
 {
     // The model's own floating type, so a double-precision model gets double times and rates.
     const auto real = torch::dtype(m_model->parameters().front().scalar_type()).device(x.device());
+    samplerPass();
     ++m_counters.forwardPasses;
     m_counters.rowsForwarded += x.size(0);
     const auto times = torch::full({x.size(0)}, t, real);

@@ -29,6 +29,23 @@ int stepsFor(const NoiseConfig& noise, const SamplingConfig& sampling, int64_t l
 
 } // namespace
 
+namespace {
+thread_local const std::function<void()>* t_passWatch = nullptr;
+}
+
+PassWatch::PassWatch(std::function<void()> beforePass) : m_beforePass(std::move(beforePass)), m_previous(t_passWatch)
+{
+    t_passWatch = &m_beforePass;
+}
+
+PassWatch::~PassWatch() { t_passWatch = m_previous; }
+
+void samplerPass()
+{
+    if (t_passWatch)
+        (*t_passWatch)();
+}
+
 torch::Tensor sampleInBatches(int64_t count, int64_t batch, int64_t length, torch::Device device,
                               const std::function<torch::Tensor(int64_t)>& sampleBatch)
 {

@@ -41,6 +41,23 @@ public:
     virtual const SamplerCounters& counters() const = 0;
 };
 
+/// A watch over every pass a sampler makes on the calling thread (none by default): samplers call
+/// samplerPass() before each pass of their model, so a long draw hears a stop between passes, not
+/// only between batches (one batch of a large model takes minutes). The watch may throw to end
+/// the draw; watches nest (the innermost one is called).
+class PassWatch {
+public:
+    explicit PassWatch(std::function<void()> beforePass);
+    ~PassWatch();
+    PassWatch(const PassWatch&) = delete;
+    PassWatch& operator=(const PassWatch&) = delete;
+
+private:
+    std::function<void()> m_beforePass;
+    const std::function<void()>* m_previous;
+};
+void samplerPass();
+
 /// What every sampler's sample() does around its batches: inference mode, `count` sequences drawn
 /// `batch` at a time with `sampleBatch(n)` and concatenated ([0, length] on `device` when count <= 0).
 torch::Tensor sampleInBatches(int64_t count, int64_t batch, int64_t length, torch::Device device,

@@ -16,6 +16,11 @@ torch::Tensor drawSamples(Sampler& sampler, int64_t count, int64_t batch, torch:
     // Each call draws whole batches from the one generator, as a single call would: the samples
     // are those of sampler.sample(count, generator, batch).
     batch = std::max<int64_t>(batch, 1);
+    // A stop is heard before each pass of the model, within a batch too.
+    const PassWatch watch([stop] {
+        if (stop && stop->stopRequested())
+            throw EvaluationStopped();
+    });
     std::vector<torch::Tensor> parts;
     for (int64_t done = 0; done < count;) {
         if (stop && stop->stopRequested())

@@ -17,11 +17,45 @@
 #include "model/transformerdenoiser.h"
 #include "model/device.h"
 #include "train/dpotrainer.h"
+#include "train/evaluation.h"
 #include "diffusion/maskingnoise.h"
 #include "train/pretrainer.h"
 
 using namespace d2dpo;
 using Recorder = d2dpo::test::ListenerRecorder;
+
+namespace {
+
+/// A model that asks for a stop on its `stopAt`-th pass (a user's Cancel in the middle of a batch).
+class StopsOnPass final : public DenoiserModel {
+public:
+    StopsOnPass(Denoiser inner, StopToken& stop, int stopAt)
+        : DenoiserModel(inner->length(), inner->vocabSize()), m_inner(std::move(inner)), m_stop(stop), m_stopAt(stopAt)
+    {
+    }
+    torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& t) override
+    {
+        if (++passes == m_stopAt)
+            m_stop.requestStop();
+        return m_inner->forward(tokens, t);
+    }
+    std::string kind() const override { return m_inner->kind(); }
+    std::vector<torch::Tensor> parameters() const override { return m_inner->parameters(); }
+    torch::OrderedDict<std::string, torch::Tensor> named_parameters() const override { return m_inner->named_parameters(); }
+    torch::OrderedDict<std::string, torch::Tensor> named_buffers() const override { return m_inner->named_buffers(); }
+    void train(bool on) override { m_inner->train(on); }
+    void to(torch::Device device) override { m_inner->to(device); }
+    void to(torch::ScalarType dtype) override { m_inner->to(dtype); }
+    std::shared_ptr<DenoiserModel> deepCopy() const override { return m_inner->deepCopy(); }
+    int passes = 0;
+
+private:
+    Denoiser m_inner;
+    StopToken& m_stop;
+    int m_stopAt;
+};
+
+} // namespace
 
 class TestTrainer final : public QObject {
     Q_OBJECT
@@ -166,6 +200,20 @@ private Q_SLOTS:
         // At most the step in flight when the request came finishes.
         QVERIFY2(done.stepsDone <= requestedAt + 1,
                  qPrintable(QString("stopped at %1, asked at %2").arg(done.stepsDone).arg(requestedAt)));
+    }
+
+    void anEvaluationHearsAStopBetweenPassesNotOnlyBetweenBatches()
+    {
+        // One batch of 500 samples is 6 passes of the exact sampler: a stop asked during the
+        // third pass ends the draw before the fourth.
+        StopToken stop;
+        auto watched = std::make_shared<StopsOnPass>(freshModel(), stop, 3);
+        Denoiser model = watched;
+        model->eval();
+        auto generator = makeGenerator(1, torch::kCPU);
+        SamplingConfig exact{"exact", 8, 500};
+        QVERIFY_THROWS_EXCEPTION(EvaluationStopped, evaluateModel(model, m_task, m_spec.noise, exact, 500, generator, &stop));
+        QCOMPARE(watched->passes, 3);
     }
 
     void thePretrainerStopsWhenTheListenerAsks()
