@@ -54,10 +54,14 @@ std::shared_ptr<PairScorer> PairSupply::scorerFor(const std::string& path, const
     return scorer;
 }
 
-int PairSupply::chunkSize(int piece)
+int PairSupply::nextPieceSize(int size, double seconds)
 {
-    // 2, 4, 8, then 10 at a time: the first soon, the rest in batches the CPU draws efficiently.
-    return std::min(10, 2 << std::min(piece, 3));
+    // About kPieceSeconds a piece: a large model's pairs two at a time, so that no piece takes
+    // longer than the expert needs for the pairs already queued; a small model's up to ten at a
+    // time, drawn in batches the CPU handles efficiently.
+    const double perPair = seconds / std::max(1, size);
+    const int fit = perPair > 0 ? int(kPieceSeconds / perPair) : kLargestPiece;
+    return std::clamp(fit, kSmallestPiece, kLargestPiece);
 }
 
 bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
@@ -111,10 +115,14 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
         result.sampling = QString::fromStdString(sampling->describe);
         result.model = generator->model();
         // Drawn in pieces, each handed over as soon as it is drawn: the first pairs can be on
-        // screen after two pairs' time, not after all of them.
+        // screen after one pair's time, not after all of them.
         int done = 0;
+        int size = kFirstPiece;
+        int emptyInARow = 0;
         for (int piece = 0; done < count; ++piece) {
-            const int size = inPieces ? std::min(count - done, chunkSize(piece)) : count;
+            size = inPieces ? std::min(count - done, size) : count;
+            QElapsedTimer pieceTimer;
+            pieceTimer.start();
             const auto pieceReport = [&](int64_t drawn, int64_t) { report(2 * done + drawn, 2 * int64_t(count)); };
             auto batch = generator->generate(size, seed + uint64_t(piece) * 0x9E3779B97F4A7C15ull,
                                              sampling->sampling, pieceReport);
@@ -127,8 +135,13 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
             PairSupplyResult ready = result;
             ready.pairs = std::move(batch->pairs);
             ready.milliseconds = timer.elapsed();
-            if (ready.pairs.empty())
-                break; // the model keeps drawing the same sequence: more pieces would too
+            size = nextPieceSize(size, pieceTimer.elapsed() / 1000.0);
+            if (ready.pairs.empty()) { // a small piece drew one sequence twice; a model that keeps
+                if (++emptyInARow == 3) // drawing the same one would go on doing so
+                    break;
+                continue;
+            }
+            emptyInARow = 0;
             result.delivered += int(ready.pairs.size());
             Q_EMIT pairsReady(ready);
         }

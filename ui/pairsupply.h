@@ -77,8 +77,14 @@ Q_SIGNALS:
     void finished(const d2dpo::ui::PairSupplyResult& result);
 
 private:
-    /// The pairs drawn in the `piece`-th piece of a plain request.
-    static int chunkSize(int piece);
+    /// A plain request's pieces: the first of one pair (on screen soonest), each next one sized
+    /// from the last one's `seconds` for `size` pairs to take about kPieceSeconds, within
+    /// [kSmallestPiece, kLargestPiece].
+    static int nextPieceSize(int size, double seconds);
+    static constexpr int kFirstPiece = 1;
+    static constexpr int kSmallestPiece = 2;
+    static constexpr int kLargestPiece = 10;
+    static constexpr double kPieceSeconds = 2.0;
     std::shared_ptr<PairGenerator> generatorFor(const std::string& path, QString& error);
     std::shared_ptr<PairScorer> scorerFor(const std::string& path, const std::string& reference, QString& error);
 

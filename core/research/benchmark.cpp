@@ -79,7 +79,9 @@ BenchFigures measureModelOn(const LoadedCheckpoint& loaded, int batch, const Ben
         config.batch = batch;
         config.batchPiece = o.batchPiece;
         config.loraRank = o.loraRank;
-        f.estimatedDpoPeakBytes = estimateDpoPeakBytes(spec, config, SamplingConfig{});
+        SamplingConfig sampling; // the benchmark samples `batch` at a time
+        sampling.batch = batch;
+        f.estimatedDpoPeakBytes = estimateDpoPeakBytes(spec, config, sampling);
         DpoTrainer trainer(model->deepCopy(), *task, *noise, DpoTrainerOptions(spec, config).seed(o.seed));
         auto generator = makeGenerator(o.seed, device);
         torch::Tensor winners, losers;
