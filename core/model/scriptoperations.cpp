@@ -125,7 +125,8 @@ constexpr std::array kOperations = {
     "swapaxes", "swapdims", "t", "take", "take_along_dim", "tensor_split", "tile", "transpose", "transpose_", "tril",
     "tril_", "triu", "triu_", "type_as", "unbind", "unflatten", "unsqueeze", "unsqueeze_", "view", "view_as", "vstack",
     "unique_consecutive", "_unique2", "bucketize", "searchsorted", "clone", "alias", "masked_fill", "resolve_conj",
-    "resolve_neg", "real", "imag", "view_as_real", "view_as_complex", "lift_fresh",
+    "resolve_neg", "real", "imag", "view_as_real", "view_as_complex", "lift_fresh", "_shape_as_tensor", "sym_size",
+    "sym_numel", "sym_stride", "_assert_async",
     // dtypes, devices and properties
     "to", "type", "is_floating_point", "is_complex", "is_grad_enabled", "is_autocast_enabled",
     "is_autocast_cpu_enabled", "requires_grad_", "element_size", "get_device", "item", "__is__", "__isnot__", "__not__",
