@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <numeric>
 #include <vector>
 
 #include "base/hostmemory.h"
@@ -101,16 +102,9 @@ void row(const char* how, const Waits& w)
     const auto over = [&](double s) {
         return std::count_if(w.after.begin(), w.after.end(), [s](double x) { return x > s; });
     };
-    std::printf(
-        "| %s | %.1f s | %.3f s | %.3f s | %.2f s | %.1f s | %ld | %ld |\n", how, w.first, quantile(w.after, 0.5),
-        quantile(w.after, 0.9), w.after.empty() ? 0.0 : *std::max_element(w.after.begin(), w.after.end()),
-        [&] {
-            double total = 0;
-            for (double x : w.after)
-                total += x;
-            return total;
-        }(),
-        long(over(0.1)), long(over(1.0)));
+    std::printf("| %s | %.1f s | %.3f s | %.3f s | %.2f s | %.1f s | %ld | %ld |\n", how, w.first, quantile(w.after, 0.5),
+                quantile(w.after, 0.9), w.after.empty() ? 0.0 : *std::max_element(w.after.begin(), w.after.end()),
+                std::accumulate(w.after.begin(), w.after.end(), 0.0), long(over(0.1)), long(over(1.0)));
 }
 
 } // namespace
@@ -137,8 +131,13 @@ int main(int argc, char** argv)
     if (parser.positionalArguments().size() != 1)
         parser.showHelp(2);
     const QString checkpoint = parser.positionalArguments().front();
-    const int pairs = std::max(2, parser.value(pairsOption).toInt());
-    const double decide = std::max(0.0, parser.value(decideOption).toDouble());
+    bool pairsOk = false, decideOk = false;
+    const int pairs = parser.value(pairsOption).toInt(&pairsOk);
+    const double decide = parser.value(decideOption).toDouble(&decideOk);
+    if (!pairsOk || pairs < 2 || pairs > 1000 || !decideOk || !(decide >= 0 && decide <= 600)) {
+        std::fprintf(stderr, "d2dpo-label-wait-bench: --pairs must be 2..1000 and --decide 0..600 seconds\n");
+        return 2;
+    }
 
     std::printf("%s\n\n%s: %d choices, %.1f s to decide each\n\n", d2dpo::describeAutoRuntime().c_str(),
                 qPrintable(checkpoint), pairs, decide);
