@@ -135,46 +135,6 @@ INSERT INTO store_meta (key, value) VALUES ('application', 'd2dpo-studio'), ('sc
 )sql";
 }
 
-const char* postgresAccessScript()
-{
-    return R"sql(
-DO $$
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'd2dpo_labeler') THEN
-        CREATE ROLE d2dpo_labeler NOLOGIN;
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'd2dpo_maintainer') THEN
-        CREATE ROLE d2dpo_maintainer NOLOGIN;
-    END IF;
-END
-$$;
-REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC;
-GRANT USAGE ON SCHEMA public TO d2dpo_labeler, d2dpo_maintainer;
--- Maintainers generate pairs, train, manage models and runs, import and delete labels.
-GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO d2dpo_maintainer;
-GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO d2dpo_maintainer, d2dpo_labeler;
--- Labelers read the pairs (with their sequences and tasks) and the queue's settings, add and undo
--- their own labels, and hold leases; nothing else: no runs, no models, no one else's labels.
-GRANT SELECT ON store_meta, tasks, sequences, pairs, settings, label_tally, labeler_tally, active_leases
-    TO d2dpo_labeler;
-GRANT SELECT, INSERT ON labels TO d2dpo_labeler;
-GRANT UPDATE (undone_at) ON labels TO d2dpo_labeler;
-GRANT SELECT, INSERT, UPDATE, DELETE ON leases TO d2dpo_labeler;
-ALTER TABLE labels ENABLE ROW LEVEL SECURITY;
-ALTER TABLE leases ENABLE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS labels_by_maintainers ON labels;
-DROP POLICY IF EXISTS labels_own ON labels;
-DROP POLICY IF EXISTS leases_by_maintainers ON leases;
-DROP POLICY IF EXISTS leases_own ON leases;
-CREATE POLICY labels_by_maintainers ON labels TO d2dpo_maintainer USING (true) WITH CHECK (true);
-CREATE POLICY labels_own ON labels TO d2dpo_labeler
-    USING (labeler = current_user) WITH CHECK (labeler = current_user);
-CREATE POLICY leases_by_maintainers ON leases TO d2dpo_maintainer USING (true) WITH CHECK (true);
-CREATE POLICY leases_own ON leases TO d2dpo_labeler
-    USING (labeler = current_user) WITH CHECK (labeler = current_user);
-)sql";
-}
-
 const std::vector<const char*>& postgresMigrations()
 {
     static const std::vector<const char*> migrations = {

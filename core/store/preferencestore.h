@@ -71,6 +71,9 @@ struct QueueSettings {
     /// How long a pair handed to a labeler (claimPairs) is kept from others who would exceed the
     /// overlap; an abandoned lease expires after it and the pair goes back to the queue.
     int leaseSeconds = 600;
+    /// The most pairs one labeler of a team store holds under lease at once (the server's
+    /// d2dpo_lease_pairs keeps to it): a labeler cannot starve the others' queues.
+    static constexpr int kMaxLeasesPerLabeler = 16;
 };
 
 /// A model's implicit reward margin on a stored pair (jobs/pairscorer.h).
@@ -292,7 +295,8 @@ public:
     Result<std::vector<ShownPair>> pendingPairs(int64_t limit, const std::string& task = "",
                                                 const std::string& labeler = "");
     Result<ShownPair> pair(int64_t id);
-    /// Hands up to `count` pending pairs (pendingPairs' order and rules) to `labeler` under a lease
+    /// Hands up to `count` (at most QueueSettings::kMaxLeasesPerLabeler) pending pairs
+    /// (pendingPairs' order and rules) to `labeler` under a lease
     /// of QueueSettings::leaseSeconds, in one transaction: a pair leased to others as many times as
     /// it still needs labels is not handed out again until a lease expires or becomes a label.
     /// The labeler's own unexpired leases come back first, so a restart resumes them.

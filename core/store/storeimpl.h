@@ -35,12 +35,24 @@ constexpr const char* kOverlapSql = "coalesce((SELECT CAST(value AS INTEGER) FRO
 /// store's labeler reads no one else's labels.
 constexpr const char* kActiveLabelsSql = "coalesce((SELECT t.active FROM label_tally t WHERE t.pair_id = p.id), 0)";
 
-/// A pair as shown, columns 0..6 (id, left, right, left model, right model, task, blind); a blind
-/// comparison's models are not read back, so no view can show them.
-constexpr const char* kPairSelect = R"sql(
-    SELECT p.id, ls.tokens, rs.tokens, CASE WHEN p.purpose = 'compare' THEN NULL ELSE ls.model_id END,
-           CASE WHEN p.purpose = 'compare' THEN NULL ELSE rs.model_id END, ls.task, p.purpose = 'compare'
-    FROM pairs p JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id)sql";
+/// A pair's columns as shown, 0..6 (id, left, right, left model, right model, task, blind), from
+/// `pairs p` and its sequences `ls` and `rs`. A blind comparison's models are never read back, so
+/// no view can show them; a team store's labeler reads no model at all (`withModels` false): it
+/// sees sequences, not who made them, and the server would refuse it the column.
+inline std::string pairColumnsSql(bool withModels)
+{
+    return withModels ? "p.id, ls.tokens, rs.tokens, CASE WHEN p.purpose = 'compare' THEN NULL ELSE ls.model_id END, "
+                        "CASE WHEN p.purpose = 'compare' THEN NULL ELSE rs.model_id END, ls.task, p.purpose = 'compare'"
+                      : "p.id, ls.tokens, rs.tokens, CAST(NULL AS TEXT), CAST(NULL AS TEXT), ls.task, "
+                        "p.purpose = 'compare'";
+}
+
+/// SELECT pairColumnsSql FROM the pairs with their sequences; a WHERE clause may follow.
+inline std::string pairSelectSql(bool withModels)
+{
+    return "SELECT " + pairColumnsSql(withModels) +
+           " FROM pairs p JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id";
+}
 
 inline ShownPair readPair(sql::Statement& q)
 {
@@ -94,6 +106,16 @@ struct PreferenceStore::Impl {
     }
 
     bool team() const { return db.engine() == sql::Engine::PostgreSQL; }
+    /// A team store's labeler: labels, undoes and holds pairs only through the store's functions
+    /// (postgresaccess.cpp), as itself, and reads no model ids.
+    bool labelerOnly() const { return team() && !maintainer; }
+    /// Why a team store's labeler cannot act for `labeler` (someone else), or "".
+    std::string actingForOthersProblem(const std::string& labeler) const
+    {
+        if (!labelerOnly() || labeler == identity)
+            return {};
+        return "on a team store " + identity + " labels only as " + identity + " (the database role), not as " + labeler;
+    }
 
     /// Runs `body` and turns the engine's exceptions into a user-facing error.
     template <typename T, typename F>
@@ -114,7 +136,8 @@ struct PreferenceStore::Impl {
 /// The pending pairs as PreferenceStore::pendingPairs describes them; with `heedLeases`, without the
 /// pairs others' unexpired leases fill to the overlap and without those `labeler` holds itself.
 std::vector<ShownPair> readPending(sql::Database& db, const QueueSettings& settings, int64_t limit,
-                                  const std::string& task, const std::string& labeler, bool heedLeases);
+                                  const std::string& task, const std::string& labeler, bool heedLeases,
+                                  bool withModels);
 
 /// Seconds since the epoch by the database's clock (one clock for every client of a team store).
 inline const char* nowSecondsSql(const sql::Database& db)

@@ -70,7 +70,7 @@ Result<std::vector<int64_t>> PreferenceStore::addPairs(const std::vector<ShownPa
 Result<ShownPair> PreferenceStore::pair(int64_t id)
 {
     return m_impl->guard<ShownPair>("reading pair", [&]() -> Result<ShownPair> {
-        sql::Statement q(m_impl->db, std::string(kPairSelect) + " WHERE p.id = ?");
+        sql::Statement q(m_impl->db, pairSelectSql(!m_impl->labelerOnly()) + " WHERE p.id = ?");
         q.bind(1, id);
         if (!q.executeStep())
             return makeError("pair " + std::to_string(id) + " does not exist");
@@ -82,6 +82,8 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
 {
     if (const std::string problem = labelerNameProblem(labeler); !problem.empty())
         return makeError(problem);
+    if (const std::string problem = m_impl->actingForOthersProblem(labeler); !problem.empty())
+        return makeError(ErrorCode::Denied, problem);
     const std::string pairName = "pair " + std::to_string(pairId);
     try {
         sql::Database& db = m_impl->db;
@@ -90,7 +92,8 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
         WriteTransaction transaction(db);
         sql::Statement state(db, std::string("SELECT p.purpose, ") + kActiveLabelsSql + R"sql(,
                    EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?2),
-                   )sql" + kOverlapSql + " FROM pairs p WHERE p.id = ?1");
+                   )sql" + kOverlapSql +
+                                     " FROM pairs p WHERE p.id = ?1");
         state.bind(1, pairId);
         state.bind(2, labeler);
         if (!state.executeStep())
@@ -104,6 +107,15 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
                              overlap == 1 ? pairName + " already has a label"
                                           : pairName + " already has its " + std::to_string(overlap) + " labels");
         state.reset();
+        if (m_impl->labelerOnly()) { // the server checks all of this again and sets the rest
+            sql::Statement add(db, "SELECT d2dpo_add_label(?, ?, ?)");
+            add.bind(1, pairId);
+            add.bind(2, toString(choice));
+            add.bind(3, decideMs);
+            const int64_t id = insertReturningId(add);
+            transaction.commit();
+            return id;
+        }
         sql::Statement q(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "
                              "VALUES (?, ?, ?, ?, ?) RETURNING id");
         q.bind(1, pairId);
@@ -121,13 +133,20 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
     } catch (const sql::Error& e) {
         if (isUniqueViolation(e))
             return makeError(ErrorCode::AlreadyLabelled, pairName + " already has a label by " + labeler);
-        return makeError(Impl::errorCodeOf(e), "storing the label failed in '" + m_impl->displayName() + "': " + e.what());
+        return makeError(Impl::errorCodeOf(e),
+                         "storing the label failed in '" + m_impl->displayName() + "': " + e.what());
     }
 }
 
 Result<std::optional<int64_t>> PreferenceStore::undoLastLabel(const std::string& labeler)
 {
+    if (const std::string problem = m_impl->actingForOthersProblem(labeler); !problem.empty())
+        return makeError(ErrorCode::Denied, problem);
     return m_impl->guard<std::optional<int64_t>>("undoing a label", [&]() -> std::optional<int64_t> {
+        if (m_impl->labelerOnly()) {
+            const sql::Value pair = m_impl->db.execAndGet("SELECT d2dpo_undo_label(NULL)");
+            return pair.isNull() ? std::nullopt : std::optional<int64_t>(pair.getInt64());
+        }
         sql::Statement q(m_impl->db, R"sql(
             UPDATE labels SET undone_at = ?
             WHERE id = (SELECT id FROM labels WHERE labeler = ? AND undone_at IS NULL ORDER BY id DESC LIMIT 1)
@@ -144,15 +163,19 @@ Result<std::vector<int64_t>> PreferenceStore::undoLabels(const std::vector<int64
 {
     return m_impl->guard<std::vector<int64_t>>("undoing labels", [&] {
         sql::WriteTransaction transaction(m_impl->db);
-        sql::Statement q(m_impl->db,
-                            "UPDATE labels SET undone_at = ? WHERE id = ? AND undone_at IS NULL RETURNING pair_id");
+        // A team store's labeler undoes through the server, which finds only its own labels.
+        const bool throughServer = m_impl->labelerOnly();
+        sql::Statement q(m_impl->db, throughServer ? "SELECT d2dpo_undo_label(?1)"
+                                                   : "UPDATE labels SET undone_at = ?2 WHERE id = ?1 "
+                                                     "AND undone_at IS NULL RETURNING pair_id");
         const std::string now = utcNow();
         std::vector<int64_t> pairs;
         for (int64_t id : labelIds) {
             q.reset();
-            q.bind(1, now);
-            q.bind(2, id);
-            if (q.executeStep())
+            q.bind(1, id);
+            if (!throughServer)
+                q.bind(2, now);
+            if (q.executeStep() && !q.getColumn(0).isNull())
                 pairs.push_back(q.getColumn(0).getInt64());
         }
         q.reset(); // a statement still in progress would keep the commit from happening
@@ -168,7 +191,8 @@ Result<LabelCounts> PreferenceStore::counts(const std::string& labeler)
             SELECT (SELECT coalesce(sum(labels), 0) FROM labeler_tally),
                    (SELECT count(*) FROM labels WHERE undone_at IS NULL AND labeler = ?),
                    (SELECT count(*) FROM pairs p WHERE p.purpose <> 'gold'
-                        AND )sql" + std::string(kActiveLabelsSql) + " < " + kOverlapSql + R"sql(
+                        AND )sql" + std::string(kActiveLabelsSql) +
+                                         " < " + kOverlapSql + R"sql(
                         AND NOT EXISTS (SELECT 1 FROM labels l
                                         WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?)),
                    (SELECT count(*) FROM labels l JOIN pairs p ON p.id = l.pair_id
@@ -185,14 +209,13 @@ Result<std::vector<LabelRecord>> PreferenceStore::labels(bool includeUndone)
 {
     return m_impl->guard<std::vector<LabelRecord>>("listing labels", [&] {
         sql::Statement q(m_impl->db, std::string("SELECT id, pair_id, choice, labeler, decide_ms, created_at, "
-                                                    "undone_at IS NOT NULL FROM labels") +
-                                            (includeUndone ? "" : " WHERE undone_at IS NULL") + " ORDER BY id");
+                                                 "undone_at IS NOT NULL FROM labels") +
+                                         (includeUndone ? "" : " WHERE undone_at IS NULL") + " ORDER BY id");
         std::vector<LabelRecord> out;
         while (q.executeStep())
             out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getInt64(),
-                           choiceFromString(q.getColumn(2).getString()).value_or(Choice::Skip),
-                           q.getColumn(3).getString(), q.getColumn(4).getInt64(), q.getColumn(5).getString(),
-                           q.getColumn(6).getInt() != 0});
+                           choiceFromString(q.getColumn(2).getString()).value_or(Choice::Skip), q.getColumn(3).getString(),
+                           q.getColumn(4).getInt64(), q.getColumn(5).getString(), q.getColumn(6).getInt() != 0});
         return out;
     });
 }
@@ -208,14 +231,12 @@ Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::undecide
 }
 
 Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::activeLabels(const std::string& labeler,
-                                                                                    bool undecidedOnly)
+                                                                                     bool undecidedOnly)
 {
     using Row = std::pair<ShownPair, LabelRecord>;
     return m_impl->guard<std::vector<Row>>("reading labels", [&] {
-        // The pair's columns as kPairSelect has them, then the label's.
-        sql::Statement full(m_impl->db, R"sql(
-            SELECT p.id, ls.tokens, rs.tokens, CASE WHEN p.purpose = 'compare' THEN NULL ELSE ls.model_id END,
-                   CASE WHEN p.purpose = 'compare' THEN NULL ELSE rs.model_id END, ls.task, p.purpose = 'compare',
+        // The pair's columns as pairSelectSql has them, then the label's.
+        sql::Statement full(m_impl->db, "SELECT " + pairColumnsSql(!m_impl->labelerOnly()) + R"sql(,
                    l.id, l.choice, l.decide_ms, l.created_at, l.labeler
             FROM labels l JOIN pairs p ON p.id = l.pair_id
                  JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
@@ -225,10 +246,13 @@ Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::activeLa
         full.bind(2, undecidedOnly ? 1 : 0);
         std::vector<Row> out;
         while (full.executeStep()) {
-            LabelRecord label{full.getColumn(7).getInt64(), full.getColumn(0).getInt64(),
+            LabelRecord label{full.getColumn(7).getInt64(),
+                              full.getColumn(0).getInt64(),
                               choiceFromString(full.getColumn(8).getString()).value_or(Choice::Skip),
-                              full.getColumn(11).getString(), full.getColumn(9).getInt64(),
-                              full.getColumn(10).getString(), false};
+                              full.getColumn(11).getString(),
+                              full.getColumn(9).getInt64(),
+                              full.getColumn(10).getString(),
+                              false};
             out.emplace_back(readPair(full), label);
         }
         return out;

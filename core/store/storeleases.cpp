@@ -5,6 +5,7 @@
 #include "store/preferencestore.h"
 
 #include <algorithm>
+#include <set>
 
 #include "store/storeimpl.h"
 
@@ -15,17 +16,21 @@ Result<std::vector<ShownPair>> PreferenceStore::claimPairs(const std::string& la
 {
     if (const std::string problem = labelerNameProblem(labeler); !problem.empty())
         return makeError(problem);
+    if (const std::string problem = m_impl->actingForOthersProblem(labeler); !problem.empty())
+        return makeError(ErrorCode::Denied, problem);
+    count = std::min<int64_t>(count, QueueSettings::kMaxLeasesPerLabeler);
     auto settings = queueSettings();
     if (!settings)
         return makeError(settings.errorCode(), settings.error());
     return m_impl->guard<std::vector<ShownPair>>("handing out pairs", [&] {
         sql::Database& db = m_impl->db;
+        const bool withModels = !m_impl->labelerOnly();
         // Under the write lock: two labelers claiming at once see each other's leases.
         WriteTransaction transaction(db);
         std::vector<ShownPair> claimed;
         {
             // The labeler's own unexpired leases first (a restarted session resumes them), oldest pair first.
-            sql::Statement own(db, std::string(kPairSelect) + R"sql(
+            sql::Statement own(db, pairSelectSql(withModels) + R"sql(
                 JOIN active_leases a ON a.pair_id = p.id AND a.labeler = ?1
                 WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL
                                                           AND l.labeler = ?1)
@@ -39,12 +44,29 @@ Result<std::vector<ShownPair>> PreferenceStore::claimPairs(const std::string& la
         }
         if (int64_t(claimed.size()) < count) {
             std::vector<ShownPair> fresh =
-                readPending(db, settings.value(), count - int64_t(claimed.size()), task, labeler, true);
+                readPending(db, settings.value(), count - int64_t(claimed.size()), task, labeler, true, withModels);
             claimed.insert(claimed.end(), fresh.begin(), fresh.end());
         }
+        if (m_impl->labelerOnly()) {
+            // A labeler's leases are the server's to make: its lease time, its cap, its checks.
+            std::string ids;
+            for (const ShownPair& pair : claimed)
+                ids += (ids.empty() ? "" : ",") + std::to_string(pair.id);
+            sql::Statement lease(db, "SELECT d2dpo_lease_pairs(CAST(? AS BIGINT[]))");
+            lease.bind(1, "{" + ids + "}");
+            std::set<int64_t> leased;
+            while (lease.executeStep())
+                leased.insert(lease.getColumn(0).getInt64());
+            claimed.erase(std::remove_if(claimed.begin(), claimed.end(),
+                                         [&](const ShownPair& pair) { return !leased.count(pair.id); }),
+                          claimed.end());
+            transaction.commit();
+            return claimed;
+        }
         sql::Statement lease(db, std::string("INSERT INTO leases (pair_id, labeler, expires_at) VALUES (?1, ?2, ") +
-                                     nowSecondsSql(db) + " + ?3) ON CONFLICT (pair_id, labeler) DO UPDATE SET "
-                                                         "expires_at = excluded.expires_at");
+                                     nowSecondsSql(db) +
+                                     " + ?3) ON CONFLICT (pair_id, labeler) DO UPDATE SET "
+                                     "expires_at = excluded.expires_at");
         for (const ShownPair& pair : claimed) {
             lease.reset();
             lease.bind(1, pair.id);

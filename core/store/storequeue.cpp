@@ -119,12 +119,13 @@ Status PreferenceStore::setQueueSettings(const QueueSettings& settings)
 }
 
 std::vector<ShownPair> readPending(sql::Database& db, const QueueSettings& settings, int64_t limit,
-                                  const std::string& task, const std::string& labeler, bool heedLeases)
+                                  const std::string& task, const std::string& labeler, bool heedLeases,
+                                  bool withModels)
 {
     auto read = [&](bool gold) {
         // With leases heeded, a pair counts the unexpired leases others hold as labels to come, and
         // one this labeler holds is left to claimPairs (it hands those back first).
-        sql::Statement q(db, std::string(kPairSelect) + R"sql(
+        sql::Statement q(db, pairSelectSql(withModels) + R"sql(
             WHERE (?1 = 1) = (p.purpose = 'gold')
               AND (?1 = 1 OR )sql" + kActiveLabelsSql + R"sql(
                              + (CASE WHEN ?5 = 1 THEN (SELECT count(*) FROM active_leases a
@@ -171,7 +172,7 @@ Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, cons
     if (!settings)
         return makeError(settings.errorCode(), settings.error());
     return m_impl->guard<std::vector<ShownPair>>("reading pending pairs", [&] {
-        return readPending(m_impl->db, settings.value(), limit, task, labeler, false);
+        return readPending(m_impl->db, settings.value(), limit, task, labeler, false, !m_impl->labelerOnly());
     });
 }
 

@@ -39,6 +39,22 @@ std::string withoutPassword(std::string url)
     return url;
 }
 
+/// The version of the access rules the store was given (store_meta's access_version; 1 before it existed).
+int accessVersion(sql::Database& db)
+{
+    const sql::Value value =
+        db.execAndGet("SELECT CAST(value AS INTEGER) FROM store_meta WHERE key = 'access_version'");
+    return value.isNull() ? 1 : int(value.getInt64());
+}
+
+/// Gives the store this build's access rules and records their version, inside the caller's transaction.
+void applyAccessRules(sql::Database& db)
+{
+    db.exec(postgresAccessScript());
+    db.exec("INSERT INTO store_meta (key, value) VALUES ('access_version', '" + std::to_string(kPostgresAccessVersion) +
+            "') ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+}
+
 int storedVersion(sql::Database& db)
 {
     return int(db.execAndGet("SELECT CAST(value AS INTEGER) FROM store_meta WHERE key = 'schema_version'").getInt64());
@@ -86,7 +102,7 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const st
             sql::WriteTransaction transaction(db);
             if (!hasStore()) {
                 db.exec(postgresSchema());
-                db.exec(postgresAccessScript());
+                applyAccessRules(db);
             }
             transaction.commit();
         }
@@ -96,34 +112,52 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const st
         if (version > latest)
             return makeError(where + "written by a newer d2dpo-studio (schema " + std::to_string(version) +
                              ", this build knows up to " + std::to_string(latest) + "); nothing was changed");
-        if (version < latest) try {
-            sql::WriteTransaction transaction(db);
-            version = storedVersion(db);
-            const auto& migrations = postgresMigrations();
-            for (int v = version; v < latest; ++v) {
-                const size_t index = size_t(v - kPostgresBaseVersion);
-                if (v < kPostgresBaseVersion || index >= migrations.size())
-                    throw sql::Error(sql::ErrorKind::Other, "no PostgreSQL migration from schema " + std::to_string(v));
-                db.exec(migrations[index]);
+        if (version < latest)
+            try {
+                sql::WriteTransaction transaction(db);
+                version = storedVersion(db);
+                const auto& migrations = postgresMigrations();
+                for (int v = version; v < latest; ++v) {
+                    const size_t index = size_t(v - kPostgresBaseVersion);
+                    if (v < kPostgresBaseVersion || index >= migrations.size())
+                        throw sql::Error(sql::ErrorKind::Other,
+                                         "no PostgreSQL migration from schema " + std::to_string(v));
+                    db.exec(migrations[index]);
+                }
+                applyAccessRules(db);
+                db.exec("UPDATE store_meta SET value = '" + std::to_string(latest) + "' WHERE key = 'schema_version'");
+                transaction.commit();
+                version = latest;
+            } catch (const sql::Error& e) {
+                if (e.kind() != sql::ErrorKind::Permission)
+                    throw;
+                return makeError(ErrorCode::Denied,
+                                 where + "the store is at schema " + std::to_string(version) +
+                                     " and this build needs " + std::to_string(latest) +
+                                     "; only its owner may upgrade it (`d2dpo store init URL` as the "
+                                     "owner); nothing was changed");
             }
-            db.exec(postgresAccessScript());
-            db.exec("UPDATE store_meta SET value = '" + std::to_string(latest) + "' WHERE key = 'schema_version'");
-            transaction.commit();
-            version = latest;
-        } catch (const sql::Error& e) {
-            if (e.kind() != sql::ErrorKind::Permission)
-                throw;
-            return makeError(ErrorCode::Denied, where + "the store is at schema " + std::to_string(version) +
-                                                    " and this build needs " + std::to_string(latest) +
-                                                    "; only its owner may upgrade it (`d2dpo store init URL` as the "
-                                                    "owner); nothing was changed");
-        }
         impl->version = version;
-        impl->identity = db.execAndGet("SELECT current_user").getString();
-        impl->maintainer = db.execAndGet("SELECT pg_has_role(current_user, 'd2dpo_maintainer', 'MEMBER') OR "
+        // Who logged in, not who they SET ROLE to: a labeler may switch to a group it is in, and
+        // the store's functions (postgresaccess.cpp) know it by session_user as well.
+        impl->identity = db.execAndGet("SELECT session_user").getString();
+        const bool owner = db.execAndGet("SELECT (SELECT rolsuper FROM pg_roles WHERE rolname = session_user) OR "
                                          "(SELECT relowner FROM pg_class WHERE oid = 'store_meta'::regclass) = "
-                                         "(SELECT oid FROM pg_roles WHERE rolname = current_user)")
+                                         "(SELECT oid FROM pg_roles WHERE rolname = session_user)")
                                .getInt() != 0;
+        impl->maintainer =
+            owner || db.execAndGet("SELECT pg_has_role(session_user, 'd2dpo_maintainer', 'MEMBER')").getInt() != 0;
+        if (accessVersion(db) < kPostgresAccessVersion) {
+            if (!owner)
+                return makeError(ErrorCode::Denied,
+                                 where + "its access rules are at version " + std::to_string(accessVersion(db)) +
+                                     " and this build needs " + std::to_string(kPostgresAccessVersion) +
+                                     "; only its owner may upgrade them (`d2dpo store init URL` as the owner); "
+                                     "nothing was changed");
+            sql::WriteTransaction transaction(db);
+            applyAccessRules(db);
+            transaction.commit();
+        }
         std::unique_ptr<PreferenceStore> store(new PreferenceStore(std::move(impl)));
         // A team's runs are alive while their connections hold their locks (storeruns.cpp); a
         // labeler reads no runs.

@@ -42,6 +42,30 @@ inline std::string refusal(const std::string& url, const std::string& sql, int64
     return message;
 }
 
+/// The first column of the first row `sql` returns when run as whoever `url` names; "<NULL>" for a
+/// NULL, and "<refused: the server's message>" when it fails.
+inline std::string firstValue(const std::string& url, const std::string& sql)
+{
+    PGconn* connection = PQconnectdb(url.c_str());
+    std::string value;
+    if (PQstatus(connection) != CONNECTION_OK) {
+        value = std::string("<refused: ") + PQerrorMessage(connection) + ">";
+    } else {
+        PGresult* result = PQexec(connection, sql.c_str());
+        if (PQresultStatus(result) != PGRES_TUPLES_OK) {
+            const char* message = PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY);
+            value = std::string("<refused: ") + (message ? message : "no rows") + ">";
+        }
+        else if (PQntuples(result) == 0 || PQgetisnull(result, 0, 0))
+            value = "<NULL>";
+        else
+            value = PQgetvalue(result, 0, 0);
+        PQclear(result);
+    }
+    PQfinish(connection);
+    return value;
+}
+
 /// The base of a team store suite: call startTeam() from initTestCase.
 class TeamStoreFixture : public QObject {
 protected:
