@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
+#include "store/storename.h"
 #include "experts/comparisonreport.h"
 #include "jobs/comparisonpairs.h"
 #include "store/preferencestore.h"
@@ -62,7 +63,7 @@ int createComparison(PreferenceStore& store, const CompareOptions& o)
     if (draw.sameSequence > 0)
         std::cout << " (" << draw.sameSequence << " draws where both models gave the same sequence were left out)";
     std::cout << "\nlabel them in the desktop application or with `d2dpo label`; then `d2dpo compare --results "
-              << id.value() << " --db " << o.db << "`\n";
+              << id.value() << " --db " << storeNameForMessages(o.db) << "`\n";
     return 0;
 }
 
@@ -108,13 +109,13 @@ int runCompare(const CompareOptions& o)
         return 0;
     }
     if (comparisons->empty())
-        return fail("compare", "there is no comparison in " + o.db + " (start one: d2dpo compare -c A -c B)");
+        return fail("compare", "there is no comparison in " + storeNameForMessages(o.db) + " (start one: d2dpo compare -c A -c B)");
     const ComparisonRecord* chosen = o.results == 0 ? &comparisons->back() : nullptr;
     for (const ComparisonRecord& c : comparisons.value())
         if (c.id == o.results)
             chosen = &c;
     if (!chosen)
-        return fail("compare", "there is no comparison " + std::to_string(o.results) + " in " + o.db +
+        return fail("compare", "there is no comparison " + std::to_string(o.results) + " in " + storeNameForMessages(o.db) +
                                    " (`d2dpo compare --list` lists them)");
     auto labels = store.value()->judgedLabels(chosen->id);
     if (!labels)

@@ -10,10 +10,13 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 
 #include "facades/taskinfo.h"
+#include "store/storename.h"
 #include "facades/runtimeinfo.h"
 #include "base/safeoutput.h"
+#include "base/untrustedtext.h"
 #include "cli/common.h"
 #include "cli/leastsure.h"
 #include "jobs/pairgenerator.h"
@@ -30,7 +33,9 @@ namespace {
 
 void addDbOption(CLI::App* c, std::string& db)
 {
-    c->add_option("--db", db, "Preference store: an SQLite file, or a team store's postgresql:// URL")->check(storePath())->capture_default_str();
+    c->add_option("--db", db, "Preference store: an SQLite file, or a team store's postgresql:// URL")
+        ->check(storePath())
+        ->capture_default_str();
 }
 
 struct PairsOptions {
@@ -75,14 +80,14 @@ int runPairs(const PairsOptions& o)
             return fail("pairs", stored.error());
         if (chosen->margins.empty()) {
             std::cout << "added " << stored->pairs.size() << " pairs as drawn from model "
-                      << generator.value()->model().id << " to " << o.db
+                      << generator.value()->model().id << " to " << store.value()->displayName()
                       << ": it is pretrained (its own reference), sure of nothing, so no margins were recorded\n";
             return 0;
         }
         std::cout << "added the " << stored->pairs.size() << (o.surest ? " surest" : " least sure") << " of "
                   << chosen->candidates << " candidate pairs from model " << generator.value()->model().id << " to "
-                  << o.db << ": mean |margin| " << chosen->keptMeanAbs << " against " << chosen->candidatesMeanAbs
-                  << " over all candidates\n";
+                  << store.value()->displayName() << ": mean |margin| " << chosen->keptMeanAbs << " against "
+                  << chosen->candidatesMeanAbs << " over all candidates\n";
         return 0;
     }
     auto batch = generator.value()->generate(o.count, o.runtime.seed, o.sampling);
@@ -93,8 +98,8 @@ int runPairs(const PairsOptions& o)
     if (!stored)
         return fail("pairs", stored.error());
     const size_t added = stored->pairs.size();
-    std::cout << "added " << added << " pairs from model " << generator.value()->model().id << " ("
-              << batch->candidates << " sequences drawn) to " << o.db << "\n";
+    std::cout << "added " << added << " pairs from model " << generator.value()->model().id << " (" << batch->candidates
+              << " sequences drawn) to " << store.value()->displayName() << "\n";
     if (int64_t(added) < o.count)
         std::cout << "the model repeats itself: only " << added << " pairs of distinct sequences\n";
     return 0;
@@ -102,11 +107,12 @@ int runPairs(const PairsOptions& o)
 
 struct LabelOptions {
     std::string db = PreferenceStore::defaultPath();
-    std::string rule;    ///< "" = each task's own rule
+    std::string rule; ///< "" = each task's own rule
     std::string labeler; ///< "" = "rule:<the rule>"
     int64_t limit = 1'000'000;
-    double noise = 0;    ///< the share of left/right answers flipped (a simulated expert who errs)
+    double noise = 0; ///< the share of left/right answers flipped (a simulated expert who errs)
     uint64_t seed = 0;
+    int threads = 0;
 };
 
 int runLabel(const LabelOptions& options)
@@ -116,30 +122,68 @@ int runLabel(const LabelOptions& options)
         return fail("label", store.error());
     if (options.limit < 1)
         return fail("label", "--limit must be at least 1");
+    if (Status s = setCpuThreads(options.threads); !s)
+        return fail("label", s.error());
     // On a team store the labeler is the database role, as in the desktop.
     auto labelerName = resolveLabeler(*store.value(), options.labeler);
     if (!labelerName)
         return fail("label", labelerName.error());
     LabelOptions o = options;
     o.labeler = labelerName.value();
-    // A named labeler labels its own queue (its gold pairs too, never a pair it labelled).
-    auto pending = store.value()->pendingPairs(o.limit, "", o.labeler);
-    if (!pending)
-        return fail("label", pending.error());
     // Each pair is labelled by the rule of its own task, read from the store (or by --rule).
     TaskCatalog tasks(*store.value(), o.rule);
     RuleLabeler labeler(tasks);
-    RuleLabelPlan plan = labeler.plan(pending.value(), o.labeler);
-    if (o.noise > 0)
-        addLabelNoise(plan, o.noise, o.seed);
-    if (plan.unreadable > 0)
-        return fail("label", plan.firstUnreadable);
-    if (plan.withoutRule > 0)
-        return fail("label", "the task " + plan.firstTaskWithoutRule + " has no rule; name one with --rule");
-    const RuleLabelOutcome outcome = labeler.apply(*store.value(), plan);
-    if (!outcome.error.empty())
-        return fail("label", outcome.error + " (the " + std::to_string(outcome.labelIds.size()) +
-                                 " labels before it are committed)");
+    RuleLabelOutcome outcome;
+    // Labels one batch of pairs into `outcome`; a failure message, or "".
+    auto labelBatch = [&](const std::vector<ShownPair>& pending, uint64_t batch) -> std::string {
+        RuleLabelPlan plan = labeler.plan(pending, o.labeler);
+        if (o.noise > 0)
+            addLabelNoise(plan, o.noise, o.seed + batch);
+        if (plan.unreadable > 0)
+            return plan.firstUnreadable;
+        if (plan.withoutRule > 0)
+            return "the task " + plan.firstTaskWithoutRule + " has no rule; name one with --rule";
+        const RuleLabelOutcome done = labeler.apply(*store.value(), plan);
+        outcome.labelIds.insert(outcome.labelIds.end(), done.labelIds.begin(), done.labelIds.end());
+        for (size_t c = 0; c < done.byChoice.size(); ++c)
+            outcome.byChoice[c] += done.byChoice[c];
+        for (const auto& [rule, count] : done.byRule)
+            outcome.byRule[rule] += count;
+        outcome.alreadyLabelled += done.alreadyLabelled;
+        return done.error.empty() ? std::string()
+                                  : done.error + " (the " + std::to_string(outcome.labelIds.size()) +
+                                        " labels before it are committed)";
+    };
+    std::string error;
+    if (store.value()->isTeamStore()) {
+        // On a team store the pairs are claimed under a lease, as the desktop claims them, so that
+        // no one is handed a pair another labeler holds; what is left unlabelled is given back.
+        std::set<int64_t> tried;
+        for (uint64_t batch = 0; error.empty() && int64_t(tried.size()) < o.limit; ++batch) {
+            auto claimed = store.value()->claimPairs(o.labeler, std::min<int64_t>(o.limit - int64_t(tried.size()),
+                                                                                  QueueSettings::kMaxLeasesPerLabeler));
+            if (!claimed) {
+                error = claimed.error();
+                break;
+            }
+            std::vector<ShownPair> fresh;
+            for (const ShownPair& pair : claimed.value())
+                if (tried.insert(pair.id).second)
+                    fresh.push_back(pair);
+            if (fresh.empty())
+                break;
+            error = labelBatch(fresh, batch);
+        }
+        (void)store.value()->releaseLeases(o.labeler);
+    } else {
+        // A named labeler labels its own queue (its gold pairs too, never a pair it labelled).
+        auto pending = store.value()->pendingPairs(o.limit, "", o.labeler);
+        if (!pending)
+            return fail("label", pending.error());
+        error = labelBatch(pending.value(), 0);
+    }
+    if (!error.empty())
+        return fail("label", error);
     std::string rules;
     for (const auto& [rule, count] : outcome.byRule)
         rules += (rules.empty() ? "" : ", ") + rule;
@@ -157,7 +201,7 @@ struct PrefsOptions {
     std::string file;
     bool withUndecided = false; ///< export: ties, skips and both-bad labels too
     std::string checkpoint; ///< import: the sequences are this model's task's
-    int length = 0;         ///< import without a checkpoint: binary integers of this length
+    int length = 0; ///< import without a checkpoint: binary integers of this length
 };
 
 int runPrefsExport(const PrefsOptions& o)
@@ -178,7 +222,8 @@ int runPrefsExport(const PrefsOptions& o)
         std::cout << text.value() << std::flush;
         if (!std::cout) // a full disk or a closed pipe: nothing was exported, and nothing claims it was
             return fail("prefs export", std::string("cannot write to standard output: ") + std::strerror(errno));
-        std::cerr << "d2dpo: exported " << count << (o.withUndecided ? " labels\n" : " preferences (ties and skips left out)\n");
+        std::cerr << "d2dpo: exported " << count
+                  << (o.withUndecided ? " labels\n" : " preferences (ties and skips left out)\n");
         return 0;
     }
     auto written = exportPreferencesJsonl(*store.value(), o.file, o.withUndecided);
@@ -210,8 +255,8 @@ int runPrefsDelete(const DeleteOptions& o)
         if (!imports)
             return fail("prefs delete", imports.error());
         if (std::none_of(imports->begin(), imports->end(), [&](const ImportRecord& i) { return i.id == o.importId; }))
-            return fail("prefs delete", "there is no import " + std::to_string(o.importId) + " in " + o.db +
-                                            " (`d2dpo prefs list` lists them)");
+            return fail("prefs delete", "there is no import " + std::to_string(o.importId) + " in " +
+                                            storeNameForMessages(o.db) + " (`d2dpo prefs list` lists them)");
         selection.importId = o.importId;
     }
     selection.labeler = o.labeler;
@@ -222,7 +267,7 @@ int runPrefsDelete(const DeleteOptions& o)
     std::cout << (o.dryRun ? "would delete " : "deleted ") << deleted->labels << " labels";
     if (deleted->pairs > 0)
         std::cout << ", " << deleted->pairs << " pairs and " << deleted->sequences << " sequences";
-    std::cout << " from " << o.db << (o.dryRun ? " (nothing was changed)" : "") << "\n";
+    std::cout << " from " << storeNameForMessages(o.db) << (o.dryRun ? " (nothing was changed)" : "") << "\n";
     return 0;
 }
 
@@ -240,8 +285,8 @@ int runPrefsList(const std::string& db)
         ++byLabeler[l.labeler][size_t(l.choice)];
     std::cout << "labelers (left right tie skip both-bad):\n";
     for (const auto& [labeler, counts] : byLabeler)
-        std::cout << "  " << labeler << ": " << counts[0] << " " << counts[1] << " " << counts[2] << " " << counts[3]
-                  << " " << counts[4] << "\n";
+        std::cout << "  " << excerpt(labeler, 200) << ": " << counts[0] << " " << counts[1] << " " << counts[2] << " "
+                  << counts[3] << " " << counts[4] << "\n";
     std::cout << "imports:\n";
     for (const ImportRecord& i : imports.value())
         std::cout << "  " << i.id << ": " << i.pairs << " pairs of " << i.task << " from " << i.file << " at "
@@ -254,7 +299,8 @@ int runPrefsImport(const PrefsOptions& o)
     auto store = PreferenceStore::open(o.db);
     if (!store)
         return fail("prefs import", store.error());
-    Result<TaskInfo> task = makeError("name the sequences' task: --checkpoint MODEL, or --length N for binary integers");
+    Result<TaskInfo> task =
+        makeError("name the sequences' task: --checkpoint MODEL, or --length N for binary integers");
     if (!o.checkpoint.empty())
         task = TaskInfo::fromCheckpoint(o.checkpoint);
     else if (o.length > 0) {
@@ -271,7 +317,7 @@ int runPrefsImport(const PrefsOptions& o)
     auto imported = importPreferencesJsonl(*store.value(), o.file, rules);
     if (!imported)
         return fail("prefs import", imported.error());
-    std::cout << "imported " << imported->imported << " preferences into " << o.db;
+    std::cout << "imported " << imported->imported << " preferences into " << storeNameForMessages(o.db);
     if (imported->importId > 0)
         std::cout << " as import " << imported->importId;
     std::cout << "; " << imported->duplicates << " already there were left out";
@@ -291,7 +337,9 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         addRuntimeOptions(c, o->runtime);
         addDbOption(c, o->db);
         c->add_option("--checkpoint,-c", o->checkpoint, "Model to draw sequences from")->required();
-        c->add_option("--count,-n", o->count, "Pairs to add")->check(CLI::Range(int64_t(1), int64_t(1'000'000)))->capture_default_str();
+        c->add_option("--count,-n", o->count, "Pairs to add")
+            ->check(CLI::Range(int64_t(1), int64_t(1'000'000)))
+            ->capture_default_str();
         addSamplingOptions(c, o->sampling);
         CLI::Option* leastSure = c->add_flag(
             "--least-sure", o->leastSure,
@@ -301,12 +349,14 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
                     "Keep the pairs the model is surest about (margin farthest from 0): those a labeler most often "
                     "decides rather than ties")
             ->excludes(leastSure);
-        c->add_option("--candidates", o->candidatesPerPair, "With --least-sure or --surest: candidate pairs drawn per "
-                                                            "pair kept")
+        c->add_option("--candidates", o->candidatesPerPair,
+                      "With --least-sure or --surest: candidate pairs drawn per "
+                      "pair kept")
             ->check(CLI::Range(int64_t(1), int64_t(1000)))
             ->capture_default_str();
-        c->add_option("--reference", o->reference, "With --least-sure or --surest: the model it was fine-tuned from "
-                                                   "(default: its parent in the store)");
+        c->add_option("--reference", o->reference,
+                      "With --least-sure or --surest: the model it was fine-tuned from "
+                      "(default: its parent in the store)");
         c->callback([o, c, &exitCode] {
             o->candidatesGiven = c->get_option("--candidates")->count() > 0;
             exitCode = runPairs(*o);
@@ -318,11 +368,16 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
                                                   "--labeler, that labeler's queue");
         addDbOption(c, o->db);
         addRuleOption(c, o->rule, ruleHelp() + " (default: each pair's task's own rule)");
-        c->add_option("--labeler", o->labeler, "Name recorded with the labels (default: rule:<the rule>; on a team store your database role, the only name it takes)");
+        c->add_option(
+            "--labeler",
+            o->labeler, "Name recorded with the labels (default: rule:<the rule>; on a team store your database role, the only name it takes)");
         c->add_option("--limit", o->limit, "Label at most this many pairs")->check(atLeast(1))->capture_default_str();
         c->add_option("--noise", o->noise, "Flip this share of the rule's left/right answers (an expert who errs)")
             ->check(CLI::Range(0.0, 1.0));
         c->add_option("--seed", o->seed, "Seed of --noise")->check(seedRange())->capture_default_str();
+        c->add_option("--threads", o->threads, "CPU threads (0 = the physical cores not busy with other work)")
+            ->check(CLI::Range(0, 1024))
+            ->capture_default_str();
         c->callback([o, &exitCode] { exitCode = runLabel(*o); });
     }
     {
@@ -333,9 +388,10 @@ void registerStoreCommands(CLI::App& app, int& exitCode)
         CLI::App* out = prefs->add_subcommand("export", "Write every decisive label as one JSON line");
         addDbOption(out, o->db);
         out->add_option("--out,-o", o->file, "JSONL file to write (- for standard output)")->required();
-        out->add_flag("--with-undecided", o->withUndecided,
-                      "Also write ties, skips and both-bad labels, as {\"sequence_a\", \"sequence_b\", \"choice\"} lines "
-                      "(the DPO convention has no chosen/rejected for them; DPO readers skip them)");
+        out->add_flag(
+            "--with-undecided", o->withUndecided,
+            "Also write ties, skips and both-bad labels, as {\"sequence_a\", \"sequence_b\", \"choice\"} lines "
+            "(the DPO convention has no chosen/rejected for them; DPO readers skip them)");
         out->callback([o, &exitCode] { exitCode = runPrefsExport(*o); });
         auto i = std::make_shared<PrefsOptions>();
         CLI::App* in = prefs->add_subcommand("import", "Validate every line, then import all of them or none");

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "base/untrustedtext.h"
 #include "cli/common.h"
 #include "store/preferencestore.h"
 
@@ -22,7 +23,7 @@ int runInit(const std::string& name)
     PreferenceStore& s = *store.value();
     std::cout << "Store ready: " << s.displayName() << " (schema " << s.schemaVersion() << ")\n";
     if (s.isTeamStore()) {
-        std::cout << "Connected as " << s.teamIdentity() << (s.canMaintain() ? ", a maintainer" : ", a labeler")
+        std::cout << "Connected as " << excerpt(s.teamIdentity(), 200) << (s.canMaintain() ? ", a maintainer" : ", a labeler")
                   << ".\nGive each labeler a login role of their own and then:  GRANT d2dpo_labeler TO <role>;\n"
                      "and each maintainer (generates pairs, trains, manages models):  GRANT d2dpo_maintainer TO <role>;\n";
     }
@@ -74,10 +75,11 @@ int runProgress(const std::string& name)
     if (!team)
         return fail("store progress", team.error());
     std::cout << s.displayName() << ": " << counts->labelled << " labels, " << counts->pending
-              << " pairs still to label" << (me.empty() ? "" : " for " + me) << "\n";
+              << " pairs still to label" << (me.empty() ? "" : " for " + excerpt(me, 200)) << "\n";
     std::printf("  %-24s %8s %8s\n", "labeler", "labels", "holding");
     for (const LabelerProgress& p : team.value())
-        std::printf("  %-24s %8lld %8lld\n", p.labeler.c_str(), static_cast<long long>(p.labels),
+        // Names are data: a role named with a line break prints as one escaped line, not two.
+        std::printf("  %-24s %8lld %8lld\n", excerpt(p.labeler, 200).c_str(), static_cast<long long>(p.labels),
                     static_cast<long long>(p.leased));
     return 0;
 }

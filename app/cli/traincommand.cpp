@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "store/storename.h"
 #include "cli/consolelistener.h"
 #include "cli/stopsignals.h"
 #include "jobs/dporesume.h"
@@ -45,7 +46,7 @@ int report(const DpoJobOutcome& outcome, const std::string& db)
         std::cout << (done.status == RunStatus::Stopped ? "stopped; last checkpoint: " : "fine-tuned checkpoint: ")
                   << done.lastCheckpointPath << "\n";
     if (done.status == RunStatus::Stopped && outcome.runId > 0)
-        std::cout << "continue it with: d2dpo train --resume " << outcome.runId << " --db " << db << "\n";
+        std::cout << "continue it with: d2dpo train --resume " << outcome.runId << " --db " << storeNameForMessages(db) << "\n";
     return done.status == RunStatus::Stopped ? exitCodeAfterStop(130) : 0;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/dpojob.h"
+#include "store/storename.h"
 #include "jobs/runfolder.h"
 
 #include <filesystem>
@@ -243,7 +244,7 @@ private:
         run.device = m_device.str();
         run.lockPath = m_lock.path();
         m_outcome.runId = take(m_store->startRun(run));
-        m_listener.onLog("run " + std::to_string(m_outcome.runId) + " recorded in " + m_spec.storePath);
+        m_listener.onLog("run " + std::to_string(m_outcome.runId) + " recorded in " + storeNameForMessages(m_spec.storePath));
     }
 
     /// Measures the reference (the plots' baselines) on a new run, then trains.

@@ -14,6 +14,7 @@
 
 #include "base/timeutil.h"
 #include "store/storeimpl.h"
+#include "store/storename.h"
 #include "store/storeschema.h"
 
 namespace d2dpo {
@@ -70,7 +71,11 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
     if (path.empty())
         return makeError("no preference store was named (and there is no home folder for the default one): "
                          "name one with --db");
-    const std::string where = "preference store '" + path + "': ";
+    const std::string where = "preference store '" + storeNameForMessages(path) + "': ";
+    if (looksLikeConnectionString(path))
+        return makeError(where + "this is a PostgreSQL key=value connection string; a team store is named by a URL, "
+                                 "postgresql://USER@HOST/DATABASE (keep its password in ~/.pgpass, not on a "
+                                 "command line); nothing was created");
     std::error_code ec;
     const bool existed = fs::exists(path, ec);
     if (existed && !fs::is_regular_file(path, ec))

@@ -49,11 +49,15 @@ Result<std::vector<ShownPair>> PreferenceStore::claimPairs(const std::string& la
         }
         if (m_impl->labelerOnly()) {
             // A labeler's leases are the server's to make: its lease time, its cap, its checks.
-            std::string ids;
-            for (const ShownPair& pair : claimed)
-                ids += (ids.empty() ? "" : ",") + std::to_string(pair.id);
+            std::string ids = "{"; // an array literal, {1,2,3}
+            for (const ShownPair& pair : claimed) {
+                if (ids.size() > 1)
+                    ids += ',';
+                ids += std::to_string(pair.id);
+            }
+            ids += '}';
             sql::Statement lease(db, "SELECT d2dpo_lease_pairs(CAST(? AS BIGINT[]))");
-            lease.bind(1, "{" + ids + "}");
+            lease.bind(1, ids);
             std::set<int64_t> leased;
             while (lease.executeStep())
                 leased.insert(lease.getColumn(0).getInt64());

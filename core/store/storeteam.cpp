@@ -9,35 +9,11 @@
 #include "store/sql/postgresdatabase.h"
 #include "store/storeimpl.h"
 #include "store/storeschema.h"
+#include "store/storename.h"
 
 namespace d2dpo {
 
 namespace {
-
-/// The URL without a password, in either of libpq's places for it (user:PASSWORD@ or ?password=).
-std::string withoutPassword(std::string url)
-{
-    const size_t scheme = url.find("://");
-    if (scheme != std::string::npos) {
-        const size_t at = url.find('@', scheme + 3);
-        const size_t slash = url.find('/', scheme + 3);
-        if (at != std::string::npos && (slash == std::string::npos || at < slash)) {
-            const size_t colon = url.find(':', scheme + 3);
-            if (colon != std::string::npos && colon < at)
-                url.erase(colon, at - colon);
-        }
-    }
-    for (const char* key : {"?password=", "&password="}) {
-        const size_t at = url.find(key);
-        if (at != std::string::npos) {
-            const size_t end = url.find('&', at + 1);
-            url.erase(at + 1, (end == std::string::npos ? url.size() : end + 1) - at - 1);
-            if (!url.empty() && (url.back() == '&' || url.back() == '?'))
-                url.pop_back();
-        }
-    }
-    return url;
-}
 
 /// The version of the access rules the store was given (store_meta's access_version; 1 before it existed).
 int accessVersion(sql::Database& db)
@@ -62,7 +38,7 @@ int storedVersion(sql::Database& db)
 
 } // namespace
 
-std::string PreferenceStore::Impl::displayName() const { return team() ? withoutPassword(path) : path; }
+std::string PreferenceStore::Impl::displayName() const { return team() ? storeNameForMessages(path) : path; }
 
 ErrorCode PreferenceStore::Impl::errorCodeOf(const sql::Error& e)
 {
@@ -84,7 +60,7 @@ bool PreferenceStore::canMaintain() const { return m_impl->maintainer; }
 
 Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const std::string& url, OpenMode mode)
 {
-    const std::string where = "team store '" + withoutPassword(url) + "': ";
+    const std::string where = "team store '" + storeNameForMessages(url) + "': ";
     try {
         auto impl = std::make_unique<Impl>(url, std::make_unique<sql::PostgresDatabase>(url));
         sql::Database& db = impl->db;
