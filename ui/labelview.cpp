@@ -160,6 +160,8 @@ QString LabelView::provenance() const
         return {};
     if (!m_team)
         return pairOrigin(m_store, *pair);
+    if (!m_store.canMaintain() && !pair->blind) // a team's labeler sees sequences, not who made them
+        return tr("Pair #%1").arg(pair->id);
     return pairOrigin([this](const std::string& id) -> std::optional<ModelRecord> {
         const auto known = m_teamModels.find(id);
         return known == m_teamModels.end() ? std::nullopt : std::optional(known->second);

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // MainWindow: opening another store, a file or a team's PostgreSQL store. The views hold this
-// store for their lifetime, so the other one opens in a new window (the same program with --db)
-// and this one closes as Quit does.
+// store for their lifetime, so the other one opens in a new window (the same program with --db,
+// never with a password: ui/storelaunch.h) and this one closes as Quit does.
 #include "ui/mainwindow.h"
 
-#include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
-#include <QProcess>
 
 #include "jobs/runfolder.h"
+#include "ui/storelaunch.h"
 #include "ui/teamstoredialog.h"
 
 namespace d2dpo::ui {
@@ -36,8 +35,9 @@ void MainWindow::openTeamStore()
 
 void MainWindow::reopenOn(const QString& store)
 {
-    if (!QProcess::startDetached(QCoreApplication::applicationFilePath(), {QStringLiteral("--db"), store})) {
-        QMessageBox::warning(this, tr("Open store"), tr("Could not start a window for %1.").arg(store));
+    const StoreLaunch launch = storeLaunch(store); // the password, if any, not on its command line
+    if (!startStoreWindow(launch)) {
+        QMessageBox::warning(this, tr("Open store"), tr("Could not start a window for %1.").arg(launch.arguments.last()));
         return;
     }
     close();

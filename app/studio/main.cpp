@@ -17,6 +17,7 @@
 #include "ui/firstrun.h"
 #include "base/hostmemory.h"
 #include "ui/labelername.h"
+#include "ui/storelaunch.h"
 #include "ui/labelview.h"
 #include "ui/mainwindow.h"
 #include "ui/wheelguard.h"
@@ -96,10 +97,11 @@ int main(int argc, char** argv)
     parser.process(app);
 
     QSettings settings;
-    const QString storePath = parser.isSet(options.db)
-                                  ? parser.value(options.db)
-                                  : settings.value("store/path", QString::fromStdString(d2dpo::PreferenceStore::defaultPath()))
-                                        .toString();
+    // A window that opened this one may have handed the store's password over (never in argv).
+    const QString storePath = d2dpo::ui::storeWithHandedPassword(
+        parser.isSet(options.db)
+            ? parser.value(options.db)
+            : settings.value("store/path", QString::fromStdString(d2dpo::PreferenceStore::defaultPath())).toString());
     auto store = d2dpo::PreferenceStore::open(storePath.toStdString());
     if (!store) {
         const QString message = QString::fromStdString(store.error());

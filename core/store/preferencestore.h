@@ -335,6 +335,7 @@ public:
                                   const std::vector<ShownPair>& pairs);
     Result<std::vector<ComparisonRecord>> comparisons();
     /// Every active label with its pair, oldest first; only one comparison's when `comparisonId` > 0.
+    /// A team store's labeler reads only its own, without gold answers or model ids.
     Result<std::vector<JudgedLabel>> judgedLabels(int64_t comparisonId = 0);
     Result<LabelCounts> counts(const std::string& labeler);
     Result<std::vector<LabelRecord>> labels(bool includeUndone);

@@ -66,9 +66,14 @@ Result<std::vector<ComparisonRecord>> PreferenceStore::comparisons()
 Result<std::vector<JudgedLabel>> PreferenceStore::judgedLabels(int64_t comparisonId)
 {
     return m_impl->guard<std::vector<JudgedLabel>>("reading labels", [&] {
-        sql::Statement q(m_impl->db, R"sql(
-            SELECT l.id, p.id, p.purpose, p.gold_choice, p.comparison_id, ls.tokens, rs.tokens, ls.model_id,
-                   rs.model_id, ls.task, l.labeler, l.choice, l.decide_ms
+        // A team store's labeler reads its own labels without the answers and the models behind
+        // them (the server would refuse it those columns).
+        const std::string hidden =
+            m_impl->labelerOnly() ? "CAST(NULL AS TEXT), p.comparison_id, ls.tokens, rs.tokens, CAST(NULL AS TEXT), "
+                                    "CAST(NULL AS TEXT)"
+                                  : "p.gold_choice, p.comparison_id, ls.tokens, rs.tokens, ls.model_id, rs.model_id";
+        sql::Statement q(m_impl->db, "SELECT l.id, p.id, p.purpose, " + hidden + R"sql(,
+                   ls.task, l.labeler, l.choice, l.decide_ms
             FROM labels l JOIN pairs p ON p.id = l.pair_id
                  JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
             WHERE l.undone_at IS NULL AND (?1 = 0 OR p.comparison_id = ?1)
@@ -80,8 +85,9 @@ Result<std::vector<JudgedLabel>> PreferenceStore::judgedLabels(int64_t compariso
             j.labelId = q.getColumn(0).getInt64();
             j.pairId = q.getColumn(1).getInt64();
             const std::string purpose = q.getColumn(2).getString();
-            j.purpose = purpose == "gold" ? PairPurpose::Gold
-                                          : purpose == "compare" ? PairPurpose::Compare : PairPurpose::Train;
+            j.purpose = purpose == "gold"      ? PairPurpose::Gold
+                        : purpose == "compare" ? PairPurpose::Compare
+                                               : PairPurpose::Train;
             if (!q.getColumn(3).isNull())
                 j.goldAnswer = choiceFromString(q.getColumn(3).getString());
             j.comparisonId = q.getColumn(4).isNull() ? 0 : q.getColumn(4).getInt64();

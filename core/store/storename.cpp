@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/storename.h"
 
+#include <cctype>
+#include <cstdio>
 #include <regex>
 
 namespace d2dpo {
@@ -30,7 +32,62 @@ std::string urlWithoutPassword(std::string url)
     return url;
 }
 
+std::string percentDecoded(const std::string& text)
+{
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+            out += char(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+            i += 2;
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
+}
+
 } // namespace
+
+std::string storePassword(const std::string& url)
+{
+    const size_t scheme = url.find("://");
+    if (scheme == std::string::npos)
+        return {};
+    const size_t at = url.find('@', scheme + 3);
+    const size_t slash = url.find('/', scheme + 3);
+    if (at != std::string::npos && (slash == std::string::npos || at < slash)) {
+        const size_t colon = url.find(':', scheme + 3);
+        if (colon != std::string::npos && colon < at)
+            return percentDecoded(url.substr(colon + 1, at - colon - 1));
+    }
+    for (const char* key : {"?password=", "&password="}) {
+        const size_t found = url.find(key);
+        if (found != std::string::npos) {
+            const size_t start = found + std::string(key).size();
+            const size_t end = url.find('&', start);
+            return percentDecoded(url.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        }
+    }
+    return {};
+}
+
+std::string storeUrlWithPassword(const std::string& url, const std::string& password)
+{
+    if (password.empty())
+        return url;
+    std::string encoded;
+    for (unsigned char c : password) {
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+            encoded += char(c);
+        } else {
+            char escape[4];
+            std::snprintf(escape, sizeof escape, "%%%02X", c);
+            encoded += escape;
+        }
+    }
+    return url + (url.find('?') == std::string::npos ? "?" : "&") + "password=" + encoded;
+}
 
 std::string storeNameForMessages(const std::string& name)
 {

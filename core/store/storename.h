@@ -17,4 +17,11 @@ std::string storeNameForMessages(const std::string& name);
 /// a sentence instead of creating a file of that name.
 bool looksLikeConnectionString(const std::string& name);
 
+/// The password a postgresql:// URL carries (user:PASSWORD@ or ?password=), percent-decoded; ""
+/// when it has none.
+std::string storePassword(const std::string& url);
+
+/// `url` (one without a password) with `password` added as its ?password= parameter, encoded.
+std::string storeUrlWithPassword(const std::string& url, const std::string& password);
+
 } // namespace d2dpo

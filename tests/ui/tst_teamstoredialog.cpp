@@ -27,6 +27,7 @@
 #include "support/storerecords.h"
 #include "ui/labelview.h"
 #include "ui/mainwindow.h"
+#include "ui/storelaunch.h"
 #include "ui/teamstoredialog.h"
 #include "ui/comparisonresults.h"
 #include "ui/labelerspanel.h"
@@ -82,6 +83,30 @@ private Q_SLOTS:
         QVERIFY(!dialog.canOpen());
     }
 
+    void theNewWindowsCommandLineHoldsNoPassword()
+    {
+        const std::string password = "p@ss:w/rd?&=% x";
+        std::string error;
+        QVERIFY2(m_server->createLoginRole("eli", password, &error), error.c_str());
+        QVERIFY2(m_server->exec("postgres", "GRANT d2dpo_labeler TO eli", &error), error.c_str());
+        const StoreLaunch launch = storeLaunch(QString::fromStdString(m_server->url("eli", password, m_database)));
+        QCOMPARE(launch.password, QString::fromStdString(password));
+        QCOMPARE(launch.arguments.size(), 2);
+        QVERIFY2(launch.arguments.last().startsWith(QLatin1String("postgresql://eli@")),
+                 qPrintable(launch.arguments.last()));
+        QVERIFY(!launch.arguments.join(QLatin1Char(' ')).contains(QLatin1String("p%40ss")));
+        // The new window takes the password from its environment, once, and connects with it.
+        qputenv(kStorePasswordVariable, launch.password.toUtf8());
+        const QString handed = storeWithHandedPassword(launch.arguments.last());
+        QVERIFY(qgetenv(kStorePasswordVariable).isEmpty());
+        auto store = PreferenceStore::open(handed.toStdString());
+        QVERIFY2(store, store ? "" : store.error().c_str());
+        QCOMPARE(store.value()->teamIdentity(), std::string("eli"));
+        QVERIFY(store.value()->displayName().find("p%40ss") == std::string::npos);
+        // Without a handed password the store is named as given (~/.pgpass supplies it).
+        QCOMPARE(storeWithHandedPassword(launch.arguments.last()), launch.arguments.last());
+    }
+
     void aBadUrlSaysWhyAndOpensNothing()
     {
         TeamStoreDialog dialog;
@@ -111,6 +136,9 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QTRY_VERIFY(view->hasFocus() || QApplication::focusWidget());
         QTest::qWait(300); // the pair painted, as a person sees it before deciding
+        // Sequences, not who made them: no model, and no claim that none did.
+        QTRY_VERIFY(view->provenance().startsWith(QLatin1String("Pair #")));
+        QVERIFY2(!view->provenance().contains(QLatin1String("·")), qPrintable(view->provenance()));
         QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : view, Qt::Key_A); // left is better
         QTRY_COMPARE(window.store().labels(false).value().size(), size_t(1));
         QCOMPARE(window.store().labels(false).value()[0].labeler, std::string("dora"));
