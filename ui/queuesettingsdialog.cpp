@@ -63,12 +63,22 @@ QueueSettingsDialog::QueueSettingsDialog(PreferenceStore& store, QWidget* parent
     auto* margins = explanation(marginsInWords());
     margins->setObjectName(QStringLiteral("margins"));
     form->addRow(QString(), margins);
+
+    m_lease = new QSpinBox(this);
+    m_lease->setObjectName(QStringLiteral("leaseSeconds"));
+    m_lease->setRange(QueueSettings::kMinLeaseSeconds, QueueSettings::kMaxLeaseSeconds);
+    m_lease->setSuffix(tr(" s"));
+    form->addRow(tr("L&ease:"), m_lease);
+    form->addRow(QString(), explanation(tr("On a team store, how long a pair handed to a labeler is kept from the "
+                                           "others; a pair left by a closed laptop goes back after it. Each "
+                                           "labeler holds at most %1 pairs at once.")
+                                            .arg(QueueSettings::kMaxLeasesPerLabeler)));
     layout->addLayout(form);
 
     // A wheel turned to scroll past a field must not change the queue: the fields take it only
     // when focused (a click or Tab first).
     for (QWidget* field : {static_cast<QWidget*>(m_overlap), static_cast<QWidget*>(m_goldPercent),
-                           static_cast<QWidget*>(m_order)}) {
+                           static_cast<QWidget*>(m_order), static_cast<QWidget*>(m_lease)}) {
         field->setFocusPolicy(Qt::StrongFocus);
         field->installEventFilter(this);
     }
@@ -95,6 +105,7 @@ QueueSettingsDialog::QueueSettingsDialog(PreferenceStore& store, QWidget* parent
     m_goldPercent->setValue(m_read.goldRate * 100);
     m_readGoldPercent = m_goldPercent->value();
     m_order->setCurrentIndex(m_order->findData(int(m_read.order)));
+    m_lease->setValue(m_read.leaseSeconds);
 }
 
 QueueSettings QueueSettingsDialog::settings() const
@@ -103,6 +114,7 @@ QueueSettings QueueSettingsDialog::settings() const
     settings.overlap = m_overlap->value();
     settings.goldRate = m_goldPercent->value() / 100;
     settings.order = QueueOrder(m_order->currentData().toInt());
+    settings.leaseSeconds = m_lease->value();
     return settings;
 }
 
@@ -112,7 +124,8 @@ void QueueSettingsDialog::accept()
     // The percentage shows one decimal: a finer rate set with the CLI is kept unless it was edited.
     if (m_goldPercent->value() == m_readGoldPercent)
         written.goldRate = m_read.goldRate;
-    if (written.overlap == m_read.overlap && written.goldRate == m_read.goldRate && written.order == m_read.order) {
+    if (written.overlap == m_read.overlap && written.goldRate == m_read.goldRate && written.order == m_read.order &&
+        written.leaseSeconds == m_read.leaseSeconds) {
         QDialog::accept();
         return;
     }

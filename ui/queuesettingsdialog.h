@@ -49,6 +49,7 @@ private:
     QSpinBox* m_overlap = nullptr;
     QDoubleSpinBox* m_goldPercent = nullptr;
     QComboBox* m_order = nullptr;
+    QSpinBox* m_lease = nullptr;
     QLabel* m_problem = nullptr;
 };
 

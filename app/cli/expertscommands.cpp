@@ -92,11 +92,12 @@ struct QueueOptions {
     int overlap = 0;        ///< 0: unchanged
     double goldRate = -1;   ///< < 0: unchanged
     std::string order;      ///< "": unchanged
+    int leaseSeconds = 0;   ///< 0: unchanged
 };
 
 int runQueue(const QueueOptions& o)
 {
-    const bool changing = o.overlap > 0 || o.goldRate >= 0 || !o.order.empty();
+    const bool changing = o.overlap > 0 || o.goldRate >= 0 || !o.order.empty() || o.leaseSeconds > 0;
     auto store = PreferenceStore::open(o.db, changing ? PreferenceStore::OpenMode::CreateIfMissing
                                                       : PreferenceStore::OpenMode::MustExist);
     if (!store)
@@ -111,6 +112,8 @@ int runQueue(const QueueOptions& o)
         next.goldRate = o.goldRate;
     if (!o.order.empty())
         next.order = queueOrderFromString(o.order).value_or(QueueOrder::Oldest);
+    if (o.leaseSeconds > 0)
+        next.leaseSeconds = o.leaseSeconds;
     if (changing)
         if (Status s = store.value()->setQueueSettings(next); !s)
             return fail("prefs queue", s.error());
@@ -122,7 +125,8 @@ int runQueue(const QueueOptions& o)
                                                                                                      : " (largest") +
                                                          " |margin| first: `d2dpo prefs score -c MODEL` records the "
                                                          "latest model's margins)")
-              << "\n";
+              << ", lease " << next.leaseSeconds << " s (how long a pair handed to a labeler of a team store is "
+              << "kept from others)\n";
     return 0;
 }
 
@@ -210,7 +214,7 @@ void registerExpertCommands(CLI::App& app, int& exitCode)
     }
     {
         auto o = std::make_shared<QueueOptions>();
-        CLI::App* c = prefs->add_subcommand("queue", "Show or set how pairs are handed out: overlap, gold rate and order");
+        CLI::App* c = prefs->add_subcommand("queue", "Show or set how pairs are handed out: overlap, gold rate, order and lease");
         addDbOption(c, o->db);
         c->add_option("--overlap", o->overlap, "Different labelers per pair")
             ->check(CLI::Range(1, QueueSettings::kMaxOverlap));
@@ -219,6 +223,11 @@ void registerExpertCommands(CLI::App& app, int& exitCode)
         c->add_option("--order", o->order,
                       "oldest (as stored), least-sure (smallest recorded margin first) or surest (largest first)")
             ->check(CLI::IsMember({"oldest", "least-sure", "surest"}));
+        c->add_option("--lease-seconds", o->leaseSeconds,
+                      "How long a pair handed to a team store's labeler is kept from others, " +
+                          std::to_string(QueueSettings::kMinLeaseSeconds) + ".." +
+                          std::to_string(QueueSettings::kMaxLeaseSeconds) + " s (an abandoned one expires after it)")
+            ->check(CLI::Range(QueueSettings::kMinLeaseSeconds, QueueSettings::kMaxLeaseSeconds));
         c->callback([o, &exitCode] { exitCode = runQueue(*o); });
     }
     {

@@ -117,8 +117,10 @@ private Q_SLOTS:
         const QString db = path("team.sqlite");
         const QString m = model("b", 60);
         QVERIFY(runCli({"pairs", "-c", m, "-n", "60", "--db", db, "--threads", "1"}).exitCode == 0);
-        const Run queue = runCli({"prefs", "queue", "--overlap", "2", "--gold-rate", "0.2", "--db", db});
+        const Run queue =
+            runCli({"prefs", "queue", "--overlap", "2", "--gold-rate", "0.2", "--lease-seconds", "120", "--db", db});
         QVERIFY2(queue.exitCode == 0 && queue.out.contains("overlap 2"), qPrintable(queue.err));
+        QVERIFY2(queue.out.contains("lease 120 s"), qPrintable(queue.out));
         const Run gold = runCli({"prefs", "gold", "-c", m, "-n", "10", "--db", db, "--threads", "1", "--seed", "3"});
         QVERIFY2(gold.exitCode == 0 && gold.out.contains("gold pairs"), qPrintable(gold.out + gold.err));
         QVERIFY(runCli({"label", "--db", db, "--labeler", "right"}).exitCode == 0);
@@ -148,6 +150,7 @@ private Q_SLOTS:
         QVERIFY(lines > 0 && lines <= 120);
         expectRefusal({"prefs", "gold", "--mark", "1", "--answer", "left", "--db", db}, "has labels already");
         expectRefusal({"prefs", "queue", "--overlap", "0", "--db", db}, "--overlap");
+        expectRefusal({"prefs", "queue", "--lease-seconds", "90000", "--db", db}, "--lease-seconds");
     }
 };
 

@@ -73,10 +73,11 @@ private Q_SLOTS:
     void showsTheStoresSettingsAndWritesTheEditedOnes()
     {
         auto [store, ids] = storeWithPairs();
-        QVERIFY(store->setQueueSettings({3, 0.2, QueueOrder::LeastSure}).ok());
+        QVERIFY(store->setQueueSettings({3, 0.2, QueueOrder::LeastSure, 90}).ok());
         QVERIFY(store->setPairMargins({{ids[1], 0.4}, {ids[3], -1.5}}, "m").ok());
         QueueSettingsDialog dialog(*store);
         QCOMPARE(field<QSpinBox>(dialog, "overlap")->value(), 3);
+        QCOMPARE(field<QSpinBox>(dialog, "leaseSeconds")->value(), 90);
         QCOMPARE(field<QDoubleSpinBox>(dialog, "goldPercent")->value(), 20.0);
         QCOMPARE(field<QComboBox>(dialog, "order")->currentText(), QStringLiteral("Least sure first"));
         const QString margins = field<QLabel>(dialog, "margins")->text();
@@ -87,6 +88,7 @@ private Q_SLOTS:
         field<QSpinBox>(dialog, "overlap")->setValue(2);
         field<QDoubleSpinBox>(dialog, "goldPercent")->setValue(5);
         field<QComboBox>(dialog, "order")->setCurrentIndex(0);
+        field<QSpinBox>(dialog, "leaseSeconds")->setValue(1800);
         clickOk(dialog);
         QCOMPARE(dialog.result(), int(QDialog::Accepted));
         QCOMPARE(changed.count(), 1);
@@ -97,18 +99,20 @@ private Q_SLOTS:
         QCOMPARE(read.overlap, 2);
         QVERIFY2(qFuzzyCompare(read.goldRate, 0.05), qPrintable(QString::number(read.goldRate)));
         QCOMPARE(read.order, QueueOrder::Oldest);
+        QCOMPARE(read.leaseSeconds, 1800);
     }
 
     void anUneditedDialogChangesNothing()
     {
         auto [store, ids] = storeWithPairs();
-        QVERIFY(store->setQueueSettings({2, 0.1234, QueueOrder::Oldest}).ok()); // finer than the field shows
+        QVERIFY(store->setQueueSettings({2, 0.1234, QueueOrder::Oldest, 45}).ok()); // finer than the field shows
         QueueSettingsDialog dialog(*store);
         QSignalSpy changed(&dialog, &QueueSettingsDialog::queueChanged);
         clickOk(dialog);
         QCOMPARE(dialog.result(), int(QDialog::Accepted));
         QCOMPARE(changed.count(), 0);
         QCOMPARE(store->queueSettings().value().goldRate, 0.1234);
+        QCOMPARE(store->queueSettings().value().leaseSeconds, 45);
     }
 
     void anOutOfRangeValueCannotBeEntered()
