@@ -2,6 +2,7 @@
 // `d2dpo store init|copy|progress`: a store as a whole. `init` makes a store (a team's on a
 // PostgreSQL server: its schema, roles and row security), `copy` moves every record between
 // engines in one transaction, `progress` shows who has labelled how much and holds which pairs.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -9,6 +10,7 @@
 
 #include "base/untrustedtext.h"
 #include "cli/common.h"
+#include "jobs/runending.h"
 #include "store/preferencestore.h"
 
 namespace d2dpo::cli {
@@ -23,9 +25,10 @@ int runInit(const std::string& name)
     PreferenceStore& s = *store.value();
     std::cout << "Store ready: " << s.displayName() << " (schema " << s.schemaVersion() << ")\n";
     if (s.isTeamStore()) {
-        std::cout << "Connected as " << excerpt(s.teamIdentity(), 200) << (s.canMaintain() ? ", a maintainer" : ", a labeler")
-                  << ".\nGive each labeler a login role of their own and then:  GRANT d2dpo_labeler TO <role>;\n"
-                     "and each maintainer (generates pairs, trains, manages models):  GRANT d2dpo_maintainer TO <role>;\n";
+        std::cout
+            << "Connected as " << excerpt(s.teamIdentity(), 200) << (s.canMaintain() ? ", a maintainer" : ", a labeler")
+            << ".\nGive each labeler a login role of their own and then:  GRANT d2dpo_labeler TO <role>;\n"
+               "and each maintainer (generates pairs, trains, manages models):  GRANT d2dpo_maintainer TO <role>;\n";
     }
     return 0;
 }
@@ -84,6 +87,37 @@ int runProgress(const std::string& name)
     return 0;
 }
 
+struct RecordRunOptions {
+    std::string db;
+    int64_t run = 0;
+    std::string status = "completed";
+    std::string checkpoint;
+};
+
+int runRecordRun(const RecordRunOptions& o)
+{
+    auto store = PreferenceStore::open(o.db, PreferenceStore::OpenMode::MustExist); // marks dead runs interrupted
+    if (!store)
+        return fail("store record-run", store.error());
+    auto runs = store.value()->runs();
+    if (!runs)
+        return fail("store record-run", runs.error());
+    const auto run = std::find_if(runs->begin(), runs->end(), [&](const RunRecord& r) { return r.id == o.run; });
+    if (run == runs->end())
+        return fail("store record-run",
+                    "there is no run " + std::to_string(o.run) + " in " + store.value()->displayName());
+    if (run->status != RunStatus::Interrupted)
+        return fail("store record-run", "run " + std::to_string(o.run) + " is " + toString(run->status) +
+                                            (run->status == RunStatus::Running ? " (its process lives)" : "") +
+                                            "; only an interrupted run's end is recorded; nothing was changed");
+    const RunStatus status = runStatusFromString(o.status).value_or(RunStatus::Completed);
+    if (Status s = recordRunEnd(*store.value(), o.run, status, "", o.checkpoint); !s)
+        return fail("store record-run", s.error());
+    std::cout << "run " << o.run << " recorded as " << toString(status)
+              << (o.checkpoint.empty() ? std::string() : ", its result the checkpoint " + o.checkpoint) << "\n";
+    return 0;
+}
+
 } // namespace
 
 void registerTeamStoreCommands(CLI::App& app, int& exitCode)
@@ -108,6 +142,16 @@ void registerTeamStoreCommands(CLI::App& app, int& exitCode)
         ->check(storePath())
         ->capture_default_str();
     progress->callback([progressName, &exitCode] { exitCode = runProgress(*progressName); });
+    auto r = std::make_shared<RecordRunOptions>();
+    CLI::App* record = store->add_subcommand(
+        "record-run", "Record the end of a run that could not reach its store when it ended (it said this command)");
+    record->add_option("--db", r->db, "The run's store")->required()->check(storePath());
+    record->add_option("--run", r->run, "The run")->required()->check(atLeast(1));
+    record->add_option("--status", r->status, "How it ended")
+        ->check(CLI::IsMember({"completed", "stopped", "failed"}))
+        ->capture_default_str();
+    record->add_option("--checkpoint", r->checkpoint, "Its last checkpoint: recorded as its result");
+    record->callback([r, &exitCode] { exitCode = runRecordRun(*r); });
 }
 
 } // namespace d2dpo::cli

@@ -22,7 +22,9 @@
 #include "facades/runtimeinfo.h"
 #include "jobs/dporesume.h"
 #include "jobs/referencemetrics.h"
+#include "jobs/runending.h"
 #include "jobs/runrecorder.h"
+#include "jobs/storewait.h"
 #include "model/device.h"
 #include "store/preferencestore.h"
 #include "tasks/task.h"
@@ -46,8 +48,7 @@ void require(bool ok, const std::string& message)
         throw JobRefused{message};
 }
 
-template <typename T>
-T take(Result<T> result)
+template <typename T> T take(Result<T> result)
 {
     require(result.ok(), result.ok() ? std::string() : result.error());
     return std::move(result.value());
@@ -60,7 +61,10 @@ void require(const Status& status) { require(status.ok(), status.ok() ? std::str
 class DpoRun {
 public:
     DpoRun(const DpoJobSpec& spec, TrainListener& listener, const StopToken& stop)
-        : m_spec(spec), m_listener(listener), m_stop(stop), m_resuming(spec.resumeRunId > 0)
+        : m_spec(spec)
+        , m_listener(listener)
+        , m_stop(stop)
+        , m_resuming(spec.resumeRunId > 0)
     {
     }
 
@@ -159,10 +163,11 @@ private:
     {
         const UsablePairs counted = take(m_store->usablePairs(task.key(), m_spec.labelers));
         if (counted.otherTask > 0)
-            m_listener.onLog(std::to_string(counted.otherTask) + " labelled pairs of other tasks than the reference's (" +
-                             task.key() + ") are left out");
+            m_listener.onLog(std::to_string(counted.otherTask) +
+                             " labelled pairs of other tasks than the reference's (" + task.key() + ") are left out");
         if (counted.otherLabelers > 0)
-            m_listener.onLog(std::to_string(counted.otherLabelers) + " labelled pairs by labelers not chosen are left out");
+            m_listener.onLog(std::to_string(counted.otherLabelers) +
+                             " labelled pairs by labelers not chosen are left out");
         std::vector<int64_t> winners, losers;
         for (const PreferenceRecord& r : take(m_store->preferences(task.key(), m_spec.labelers)))
             for (const auto& [text, into] : {std::pair{&r.chosen, &winners}, std::pair{&r.rejected, &losers}}) {
@@ -202,9 +207,9 @@ private:
         const ResumePoint point = take(findResumePoint(*m_store, m_spec.resumeRunId));
         if (!point.checkpointPath.empty()) {
             LoadedCheckpoint policy = take(loadCheckpoint(point.checkpointPath, m_device));
-            require(policy.info.parentId == m_reference.id,
-                    "the run's checkpoint " + point.checkpointPath + " was not trained from the reference " +
-                        m_reference.id + " (was the reference file replaced?)");
+            require(policy.info.parentId == m_reference.id, "the run's checkpoint " + point.checkpointPath +
+                                                                " was not trained from the reference " +
+                                                                m_reference.id + " (was the reference file replaced?)");
             m_resumedPolicy = policy.model;
         }
         require(m_store->reopenRun(m_spec.resumeRunId, m_lock.path(), point.step));
@@ -228,23 +233,25 @@ private:
         RunRecord run;
         run.kind = "d2dpo";
         run.referenceModelId = m_reference.id;
-        run.configJson = json{{"dpo", json::parse(toJson(m_spec.dpo, m_spec.schedule))},
-                              {"sampling", json::parse(toJson(m_spec.sampling))},
-                              {"preferences", json::parse(preferenceSourceJson(m_spec.source, m_outcome.pairs,
-                                                                               rule ? rule->spec() : ""))},
-                              {"rule_pairs", m_spec.rulePairs},
-                              {"rule", m_spec.rule},
-                              {"labelers", m_spec.labelers},
-                              {"seed", m_spec.seed},
-                              {"eta", m_reference.spec.noise.eta},
-                              {"device", m_spec.device},
-                              {"reference_path", m_spec.referencePath},
-                              {"output_folder", m_spec.outputFolder}}
-                             .dump();
+        run.configJson =
+            json{{"dpo", json::parse(toJson(m_spec.dpo, m_spec.schedule))},
+                 {"sampling", json::parse(toJson(m_spec.sampling))},
+                 {"preferences",
+                  json::parse(preferenceSourceJson(m_spec.source, m_outcome.pairs, rule ? rule->spec() : ""))},
+                 {"rule_pairs", m_spec.rulePairs},
+                 {"rule", m_spec.rule},
+                 {"labelers", m_spec.labelers},
+                 {"seed", m_spec.seed},
+                 {"eta", m_reference.spec.noise.eta},
+                 {"device", m_spec.device},
+                 {"reference_path", m_spec.referencePath},
+                 {"output_folder", m_spec.outputFolder}}
+                .dump();
         run.device = m_device.str();
         run.lockPath = m_lock.path();
         m_outcome.runId = take(m_store->startRun(run));
-        m_listener.onLog("run " + std::to_string(m_outcome.runId) + " recorded in " + storeNameForMessages(m_spec.storePath));
+        m_listener.onLog("run " + std::to_string(m_outcome.runId) + " recorded in " +
+                         storeNameForMessages(m_spec.storePath));
     }
 
     /// Measures the reference (the plots' baselines) on a new run, then trains.
@@ -252,7 +259,8 @@ private:
     {
         StopToken stop(&m_stop); // the caller's stop, or the store gone from under the run
         RunRecorder recorder(m_listener, m_store.get(), m_outcome.runId, stop);
-        const MeasurementSpec measurement = MeasurementSpec::ofRun(m_spec.sampling, m_spec.schedule.evalSamples, m_spec.seed);
+        const MeasurementSpec measurement =
+            MeasurementSpec::ofRun(m_spec.sampling, m_spec.schedule.evalSamples, m_spec.seed);
         auto options = DpoTrainerOptions(m_reference.spec, m_spec.dpo)
                            .schedule(m_spec.schedule)
                            .sampling(m_spec.sampling)
@@ -287,14 +295,25 @@ private:
         }
         trainer.setPreferences(m_winners, m_losers);
         trainer.run(recorder, stop);
+        FinishedEvent finished = recorder.finished().value_or(failed("the trainer did not finish"));
+        if (m_store) { // what a server that went away kept from the store: sent before the end is recorded
+            Status kept = retryWhileUnreachable(
+                [&]() -> Status {
+                    return recorder.everythingRecorded() ? Status(Ok{})
+                                                         : makeError(ErrorCode::Unreachable, "it does not answer");
+                },
+                "the run's metrics and checkpoints", m_listener, m_stop, m_spec.storeWaitSeconds);
+            if (!kept)
+                m_unrecorded = kept.error();
+        }
         if (!recorder.lastModelId().empty())
             m_outcome.resultModelId = recorder.lastModelId();
-        FinishedEvent finished = recorder.finished().value_or(failed("the trainer did not finish"));
         if (!recorder.lostStore().empty()) {
             finished.status = RunStatus::Failed;
-            finished.error = recorder.lostStore() + "; the run could not be recorded and was stopped" +
-                             (finished.lastCheckpointPath.empty() ? std::string()
-                                                                  : "; its last checkpoint: " + finished.lastCheckpointPath);
+            finished.error =
+                recorder.lostStore() + "; the run could not be recorded and was stopped" +
+                (finished.lastCheckpointPath.empty() ? std::string()
+                                                     : "; its last checkpoint: " + finished.lastCheckpointPath);
         }
         return finished;
     }
@@ -302,10 +321,30 @@ private:
     /// Records how the run ended, releases its folder, then tells the listener (exactly once).
     DpoJobOutcome finish(FinishedEvent finished)
     {
-        if (m_store && m_outcome.runId > 0)
-            if (Status s = m_store->finishRun(m_outcome.runId, finished.status, finished.error, m_outcome.resultModelId);
-                !s)
+        if (m_store && m_outcome.runId > 0) {
+            Status s = m_unrecorded.empty() ? retryWhileUnreachable(
+                                                  [&] {
+                                                      return m_store->finishRun(m_outcome.runId, finished.status,
+                                                                                finished.error, m_outcome.resultModelId);
+                                                  },
+                                                  "the run's end", m_listener, m_stop, m_spec.storeWaitSeconds)
+                                            : makeError(ErrorCode::Unreachable, m_unrecorded);
+            if (!s && s.errorCode() == ErrorCode::Unreachable) {
+                // Never an exit that looks like success with the end unrecorded: say what to run later.
+                finished.error =
+                    std::string("the run ended (") + toString(finished.status) +
+                    (finished.error.empty() ? std::string() : ": " + finished.error) +
+                    ") but the store could not record it: " + s.error() +
+                    (finished.lastCheckpointPath.empty() ? std::string()
+                                                         : "; its checkpoint: " + finished.lastCheckpointPath) +
+                    "; when the server is back, record it with: " +
+                    recordRunLaterCommand(m_spec.storePath, m_outcome.runId, finished.status,
+                                          finished.lastCheckpointPath);
+                finished.status = RunStatus::Failed;
+            } else if (!s) {
                 m_listener.onLog("warning: " + s.error());
+            }
+        }
         m_lock.release(); // after the status is written: a live lock always means a live run
         m_outcome.finished = std::move(finished);
         m_listener.onFinished(m_outcome.finished);
@@ -321,6 +360,7 @@ private:
     OpenedModel m_model;
     CheckpointInfo m_reference;
     std::unique_ptr<PreferenceStore> m_store;
+    std::string m_unrecorded; ///< why what the run kept could not be sent to its store; "" when it was
     RunLock m_lock;
     torch::Tensor m_winners, m_losers;
     std::optional<DpoResumePoint> m_resumePoint;

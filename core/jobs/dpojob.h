@@ -40,6 +40,9 @@ struct DpoJobSpec {
     std::string outputFolder;      ///< the checkpoints go here
     bool evaluateReference = true; ///< measure the reference first, reported with ofReference
     int64_t resumeRunId = 0;       ///< continue this stopped or interrupted run (jobs/dporesume.h)
+    /// A team store that cannot be reached when the run ends is waited for this long (jobs/storewait.h)
+    /// before the run ends saying what is left to record and how (`d2dpo store record-run`).
+    int storeWaitSeconds = 600;
 };
 
 struct DpoJobOutcome {

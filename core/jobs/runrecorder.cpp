@@ -3,11 +3,8 @@
 
 #include <filesystem>
 
-#include <torch/types.h>
-
 #include "base/metricnames.h"
-#include "io/checkpoint.h"
-#include "facades/checkpointrecord.h"
+#include "jobs/runending.h"
 
 namespace d2dpo {
 
@@ -58,9 +55,24 @@ void RunRecorder::onEvaluation(const EvaluationEvent& e)
 void RunRecorder::onCheckpoint(const CheckpointEvent& e)
 {
     flush(); // the curves up to the checkpoint survive with it
-    if (Status s = recordCheckpoint(e.path); !s)
-        m_forward.onLog("warning: " + s.error());
+    if (Status s = recordCheckpoint(e.path); !s) {
+        if (s.errorCode() == ErrorCode::Unreachable) {
+            m_unrecordedCheckpoints.push_back(e.path); // recorded when the server is back
+            noteUnreachable(s.error());
+        } else {
+            m_forward.onLog("warning: " + s.error());
+        }
+    }
     m_forward.onCheckpoint(e);
+}
+
+void RunRecorder::noteUnreachable(const std::string& error)
+{
+    if (!m_unreachable)
+        m_forward.onLog("warning: " + error +
+                        "; the run goes on, and what it records is kept here and written "
+                        "when the store is back");
+    m_unreachable = true;
 }
 
 Status RunRecorder::recordCheckpoint(const std::string& path)
@@ -69,21 +81,11 @@ Status RunRecorder::recordCheckpoint(const std::string& path)
         return Ok{};
     if (!storeStillThere())
         return makeError(m_lostStore);
-    auto written = loadCheckpoint(path, torch::kCPU);
-    if (!written)
-        return makeError("the checkpoint cannot be read back: " + written.error());
-    // The kept best (DpoScheduleConfig::keepBest) is a model of the run, never its result: that is the
-    // last weights.
-    const bool best = std::filesystem::path(path).filename() == "best.d2dpo";
-    const std::string step = std::to_string(written->info.step);
-    ModelRecord model = modelRecordFor(written->info, path,
-                                       "d2dpo run " + std::to_string(m_runId) +
-                                           (best ? " best (step " + step + ")" : " step " + step));
-    model.runId = m_runId;
-    if (Status s = m_store->addModel(model); !s)
-        return s;
-    if (!best)
-        m_lastModelId = model.id;
+    auto recorded = recordRunCheckpoint(*m_store, m_runId, path);
+    if (!recorded)
+        return makeError(recorded.errorCode(), recorded.error());
+    if (std::filesystem::path(path).filename() != "best.d2dpo") // the kept best is never the result
+        m_lastModelId = recorded.value();
     return Ok{};
 }
 
@@ -101,15 +103,52 @@ void RunRecorder::record(int64_t step, const std::string& name, double value)
 
 void RunRecorder::flush()
 {
-    if (!m_store || m_pending.empty())
+    if (!m_store || (m_pending.empty() && m_unrecordedCheckpoints.empty()))
         return;
     if (!storeStillThere()) {
         m_pending.clear();
         return;
     }
-    if (Status s = m_store->appendMetrics(m_runId, m_pending); !s)
-        m_forward.onLog("warning: " + s.error());
-    m_pending.clear();
+    if (!m_pending.empty()) {
+        if (Status s = m_store->appendMetrics(m_runId, m_pending); !s) {
+            if (s.errorCode() == ErrorCode::Unreachable) {
+                // A server restarting or a network cut: kept, and sent with the next flush.
+                noteUnreachable(s.error());
+                if (m_pending.size() > kMaxKeptPoints) {
+                    m_pending.erase(m_pending.begin(), m_pending.end() - std::ptrdiff_t(kMaxKeptPoints));
+                    m_droppedPoints = true;
+                }
+                return;
+            }
+            m_forward.onLog("warning: " + s.error());
+        } else if (m_unreachable) {
+            m_forward.onLog("the store is back: " + std::to_string(m_pending.size()) +
+                            " metric points kept while it could not be reached are written" +
+                            (m_droppedPoints ? " (the oldest beyond " + std::to_string(kMaxKeptPoints) + " were not)"
+                                             : std::string()));
+        }
+        m_pending.clear();
+    }
+    std::vector<std::string> checkpoints = std::move(m_unrecordedCheckpoints);
+    m_unrecordedCheckpoints.clear();
+    for (size_t i = 0; i < checkpoints.size(); ++i)
+        if (Status s = recordCheckpoint(checkpoints[i]); !s) {
+            if (s.errorCode() != ErrorCode::Unreachable) {
+                m_forward.onLog("warning: " + s.error());
+                continue;
+            }
+            noteUnreachable(s.error());
+            m_unrecordedCheckpoints.assign(checkpoints.begin() + std::ptrdiff_t(i), checkpoints.end());
+            return;
+        }
+    m_unreachable = false;
+    m_droppedPoints = false;
+}
+
+bool RunRecorder::everythingRecorded()
+{
+    flush();
+    return m_pending.empty() && m_unrecordedCheckpoints.empty();
 }
 
 } // namespace d2dpo

@@ -3,7 +3,9 @@
 // model of the run the moment it is written (so a run that dies leaves its checkpoints listed,
 // ready to resume or export). Metric points are buffered and written in one transaction every so
 // often (a durable commit per step would cost more than a small training step), and always at
-// evaluations, checkpoints and the end. Holds back onFinished: the job forwards it once the run's
+// evaluations, checkpoints and the end. While a team store cannot be reached (a server restart, a
+// network cut) the points and the checkpoints' records are kept and sent once it answers again.
+// Holds back onFinished: the job forwards it once the run's
 // status is recorded, so whoever listens finds the fine-tuned model already in the store.
 #pragma once
 
@@ -36,10 +38,18 @@ public:
     Status recordCheckpoint(const std::string& path);
     /// Why the store can no longer record the run ("" while it can).
     const std::string& lostStore() const { return m_lostStore; }
+    /// Sends what waits (metrics and checkpoints kept while a team store could not be reached);
+    /// true when nothing is left waiting.
+    bool everythingRecorded();
+
+    /// Metric points kept at most while the store cannot be reached (the oldest beyond go).
+    static constexpr size_t kMaxKeptPoints = 500'000;
 
 private:
     void record(int64_t step, const std::string& name, double value);
     void flush();
+    /// Says once, while it lasts, that the store cannot be reached and what is kept.
+    void noteUnreachable(const std::string& error);
     /// False (and the run asked to stop) once the store's file is gone from its path.
     bool storeStillThere();
 
@@ -51,6 +61,9 @@ private:
     std::string m_lastModelId;
     StopToken& m_stopWhenLost;
     std::string m_lostStore;
+    std::vector<std::string> m_unrecordedCheckpoints; ///< written while the store could not be reached
+    bool m_unreachable = false;
+    bool m_droppedPoints = false;
 };
 
 } // namespace d2dpo

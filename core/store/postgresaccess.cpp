@@ -10,8 +10,11 @@ namespace d2dpo {
 
 const char* postgresAccessScript()
 {
-    // 1144145488 is the store's write lock (postgresdatabase.cpp's kWriteLock, "D2DP"): the
-    // functions take it like every other writer, so an overlap check and its insert stay one step.
+    // The store's write lock is an EXCLUSIVE lock on store_meta (postgresdatabase.cpp's
+    // beginWrite): the functions take it like every other writer, so an overlap check and its
+    // insert stay one step, and a labeler, who may not write store_meta, cannot take it and hold
+    // everyone's writes up (an advisory lock anyone could take; so could a lock on leases while
+    // labelers could delete from it).
     // SECURITY DEFINER functions fix their search_path, pg_temp last, so that no one's temporary
     // table or function can stand in for the store's.
     return R"sql(
@@ -33,13 +36,13 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO d2dpo_mai
 GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO d2dpo_maintainer;
 -- Labelers read the pairs (not a gold pair's answer, nor which model made a sequence), the tasks,
 -- the queue's settings, their own labels and leases, and the counting views; they write nothing
--- but through the functions, and give their own leases back.
+-- but through the functions.
 GRANT SELECT ON store_meta, tasks, settings, label_tally, labeler_tally, active_leases TO d2dpo_labeler;
 GRANT SELECT (id, left_id, right_id, source, created_at, import_id, purpose, comparison_id, margin)
     ON pairs TO d2dpo_labeler;
 GRANT SELECT (id, tokens, created_at, task) ON sequences TO d2dpo_labeler;
 GRANT SELECT ON labels TO d2dpo_labeler;
-GRANT SELECT, DELETE ON leases TO d2dpo_labeler;
+GRANT SELECT ON leases TO d2dpo_labeler;
 ALTER TABLE labels ENABLE ROW LEVEL SECURITY;
 ALTER TABLE leases ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS labels_by_maintainers ON labels;
@@ -78,7 +81,7 @@ DECLARE
     v_overlap bigint := coalesce((SELECT CAST(value AS BIGINT) FROM settings WHERE key = 'overlap'), 1);
     v_id bigint;
 BEGIN
-    PERFORM pg_advisory_xact_lock(1144145488);
+    LOCK TABLE store_meta IN EXCLUSIVE MODE;
     SELECT purpose INTO v_purpose FROM pairs WHERE id = p_pair;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'pair % does not exist', p_pair USING ERRCODE = 'no_data_found';
@@ -130,7 +133,10 @@ DECLARE
     v_pair bigint;
     v_purpose text;
 BEGIN
-    PERFORM pg_advisory_xact_lock(1144145488);
+    LOCK TABLE store_meta IN EXCLUSIVE MODE;
+    IF coalesce(cardinality(p_pairs), 0) > 64 THEN
+        RAISE EXCEPTION 'at most 64 pairs are asked for at once' USING ERRCODE = '22023';
+    END IF;
     FOREACH v_pair IN ARRAY coalesce(p_pairs, '{}') LOOP
         SELECT purpose INTO v_purpose FROM pairs WHERE id = v_pair;
         CONTINUE WHEN NOT FOUND;
@@ -149,10 +155,24 @@ BEGIN
 END
 $f$;
 
+-- Gives back every pair the caller holds (a closed window's), so the others may take them now.
+CREATE OR REPLACE FUNCTION d2dpo_release_leases() RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $f$
+DECLARE
+    who text := d2dpo_labeler_identity();
+    v_count bigint;
+BEGIN
+    DELETE FROM leases WHERE labeler = who;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
+END
+$f$;
+
 REVOKE ALL ON FUNCTION d2dpo_labeler_identity(), d2dpo_add_label(bigint, text, bigint),
-    d2dpo_undo_label(bigint), d2dpo_lease_pairs(bigint[]) FROM PUBLIC;
+    d2dpo_undo_label(bigint), d2dpo_lease_pairs(bigint[]), d2dpo_release_leases() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION d2dpo_labeler_identity(), d2dpo_add_label(bigint, text, bigint),
-    d2dpo_undo_label(bigint), d2dpo_lease_pairs(bigint[]) TO d2dpo_labeler, d2dpo_maintainer;
+    d2dpo_undo_label(bigint), d2dpo_lease_pairs(bigint[]), d2dpo_release_leases()
+    TO d2dpo_labeler, d2dpo_maintainer;
 )sql";
 }
 

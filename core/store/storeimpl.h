@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,7 @@ struct PreferenceStore::Impl {
     uint64_t inode = 0;
     std::string identity;  ///< a team store's role (current_user); empty on SQLite
     bool maintainer = true; ///< may generate pairs, train and manage models
+    std::set<int64_t> liveRuns; ///< a team store's runs started here and not finished: their locks are held
 
     Impl(std::string p, std::unique_ptr<sql::Database> c) : path(std::move(p)), connection(std::move(c)), db(*connection)
     {

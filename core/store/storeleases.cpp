@@ -85,7 +85,13 @@ Result<std::vector<ShownPair>> PreferenceStore::claimPairs(const std::string& la
 
 Status PreferenceStore::releaseLeases(const std::string& labeler)
 {
+    if (const std::string problem = m_impl->actingForOthersProblem(labeler); !problem.empty())
+        return makeError(ErrorCode::Denied, problem);
     return m_impl->guard<Ok>("giving pairs back", [&] {
+        if (m_impl->labelerOnly()) { // a labeler deletes nothing itself: the server gives its leases back
+            m_impl->db.execAndGet("SELECT d2dpo_release_leases()");
+            return Ok{};
+        }
         sql::Statement q(m_impl->db, "DELETE FROM leases WHERE labeler = ?");
         q.bind(1, labeler);
         q.exec();

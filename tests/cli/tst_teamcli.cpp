@@ -68,6 +68,20 @@ private Q_SLOTS:
                  qPrintable(train.out + train.err));
         for (const CliRun& run : {pairs, labelled, train, runCli({"store", "progress", "--db", q(url)})})
             QVERIFY2(!(run.out + run.err).contains(q(kPassword)), qPrintable(run.out + run.err));
+        // A run whose end its store could not record is recorded later, once.
+        std::string error;
+        QVERIFY2(m_server->exec(db,
+                                "INSERT INTO runs (kind, config_json, device, status, started_at) "
+                                "VALUES ('d2dpo', '{}', 'cpu', 'interrupted', '2026-11-26T00:00:00Z')",
+                                &error),
+                 error.c_str());
+        const CliRun recorded = runCli({"store", "record-run", "--db", q(url), "--run", "2", "--checkpoint", checkpoint});
+        QVERIFY2(recorded.exitCode == 0 && recorded.out.contains(QStringLiteral("run 2 recorded as completed")),
+                 qPrintable(recorded.out + recorded.err));
+        expectRefusal({"store", "record-run", "--db", q(url), "--run", "2"}, QStringLiteral("run 2 is completed"),
+                      kExitFailure);
+        expectRefusal({"store", "record-run", "--db", q(url), "--run", "99"}, QStringLiteral("there is no run 99"),
+                      kExitFailure);
         // A libpq key=value string given by mistake: refused, and its password not repeated.
         const std::string dsn = "host=" + m_server->socketDir() + " dbname=" + db + " user=max password='" + kPassword +
                                 "' port=" + std::to_string(m_server->port());

@@ -17,7 +17,8 @@ using namespace d2dpo::test;
 
 namespace {
 
-/// What a labeler may do to a table: read it (whole rows), and delete from it (its own rows only).
+/// What a labeler may do to a table: read it (whole rows; its own only where it has rows), or
+/// delete from it (nowhere, now: its leases go back through d2dpo_release_leases).
 struct TableRights {
     bool select = false;
     bool remove = false;
@@ -33,7 +34,7 @@ const std::map<std::string, TableRights>& tableRights()
         {"imports", {false, false, "file"}},     {"comparisons", {false, false, "task"}},
         {"pairs", {false, false, "source"}},     {"labels", {true, false, "undone_at"}},
         {"evaluations", {false, false, "seed"}}, {"settings", {true, false, "value"}},
-        {"leases", {true, true, "expires_at"}},  {"model_files", {false, false, "size"}},
+        {"leases", {true, false, "expires_at"}}, {"model_files", {false, false, "size"}},
     };
     return rights;
 }
@@ -223,6 +224,37 @@ private Q_SLOTS:
         QCOMPARE(owner->pair(7).value().leftModelId, std::string("m1")); // a maintainer's view keeps it
         QVERIFY(store->addLabel(1, Choice::Right, "ana", 5));
         QCOMPARE(store->labelledPairs("ana").value().size(), size_t(1));
+    }
+
+    void noLabelerCanHoldTheOthersWritesUp()
+    {
+        const std::string db = teamStore(4, 2);
+        // Ana holds every lock she may take, in a session that stays open.
+        PGconn* ana = PQconnectdb(as("ana", db).c_str());
+        QCOMPARE(PQstatus(ana), CONNECTION_OK);
+        for (const char* hold :
+             {"SELECT pg_advisory_lock(1144144976)", "SELECT pg_advisory_lock(1144148565, 1)", "BEGIN",
+              "LOCK TABLE labels IN ACCESS SHARE MODE", "LOCK TABLE store_meta IN ACCESS SHARE MODE"}) {
+            PGresult* result = PQexec(ana, hold);
+            QVERIFY2(PQresultStatus(result) == PGRES_TUPLES_OK || PQresultStatus(result) == PGRES_COMMAND_OK, hold);
+            PQclear(result);
+        }
+        const std::string url = as("ana", db);
+        for (const char* attempt : {"LOCK TABLE store_meta IN EXCLUSIVE MODE", "LOCK TABLE leases IN EXCLUSIVE MODE",
+                                    "LOCK TABLE labels IN ROW EXCLUSIVE MODE", "LOCK TABLE settings IN EXCLUSIVE MODE"})
+            QVERIFY2(refused(refusal(url, "BEGIN; " + std::string(attempt))), attempt);
+        // Ben and the maintainer write as ever (a statement that waited 5 s would fail the test).
+        auto ben = openOrFail(as("ben", db) + "&options=-c%20statement_timeout%3D5000");
+        QVERIFY(ben);
+        const auto claimed = ben->claimPairs("ben", 2);
+        QVERIFY2(claimed && claimed->size() == 2, claimed ? "" : claimed.error().c_str());
+        QVERIFY(ben->addLabel(claimed->front().id, Choice::Left, "ben", 10));
+        QVERIFY(ben->releaseLeases("ben"));
+        auto max = openOrFail(as("max", db) + "&options=-c%20statement_timeout%3D5000");
+        QVERIFY(max && max->addPairs(somePairs(1), "generated"));
+        PQfinish(ana);
+        // Nor can one call hold the lock for long: at most 64 pairs are asked for at once.
+        QVERIFY(!refusal(url, "SELECT d2dpo_lease_pairs(ARRAY(SELECT generate_series(1, 100000)))").empty());
     }
 
     void aStoreWithOlderRulesIsUpgradedByItsOwnerOnly()

@@ -156,8 +156,8 @@ private Q_SLOTS:
         QVERIFY2(m_server->exec("postgres", "ALTER ROLE ben SET lock_timeout = '200ms'", &error), error.c_str());
         writer = openOrFail(as("ben", db)); // the setting holds from the next connection
         PGconn* holder = PQconnectdb(m_server->superuserUrl(db).c_str());
-        PGresult* locked = PQexec(holder, "SELECT pg_advisory_lock(1144144976)"); // the store's write lock (0x44324450)
-        QVERIFY2(PQresultStatus(locked) == PGRES_TUPLES_OK, PQerrorMessage(holder));
+        PGresult* locked = PQexec(holder, "BEGIN; LOCK TABLE store_meta IN EXCLUSIVE MODE"); // the store's write lock
+        QVERIFY2(PQresultStatus(locked) == PGRES_COMMAND_OK, PQerrorMessage(holder));
         PQclear(locked);
         const OutboxReport held = sendOutbox(*outbox, *writer, "ben");
         qInfo("while another holds the write lock: %s", held.error.c_str());

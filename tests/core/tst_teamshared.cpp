@@ -16,6 +16,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include "jobs/dpojob.h"
+#include "jobs/runending.h"
 #include "labeling/labelsession.h"
 #include "support/listenerrecorder.h"
 #include "support/tinycheckpoint.h"
@@ -159,9 +160,107 @@ private Q_SLOTS:
         QCOMPARE(runs[0].resultModelId, outcome.resultModelId);
         QVERIFY(!other->metricSeries(runs[0].id, "loss").value().empty());
         int64_t files = -1;
-        QVERIFY(refusal(m_server->superuserUrl(db), "SELECT 1 FROM model_files WHERE model_id = '" +
-                                                        outcome.resultModelId + "'", &files).empty());
+        QVERIFY(refusal(m_server->superuserUrl(db),
+                        "SELECT 1 FROM model_files WHERE model_id = '" + outcome.resultModelId + "'", &files)
+                    .empty());
         QCOMPARE(files, int64_t(1)); // the fine-tuned checkpoint went into the store with its model
+    }
+
+    /// A tiny run as `role` on the store `db`, its checkpoints in `folder`.
+    DpoJobSpec tinyTeamRun(const std::string& db, const std::string& role, const std::string& folder)
+    {
+        const std::string reference = m_dir.filePath(QString::fromStdString(folder + "-ref.d2dpo")).toStdString();
+        test::TinyCheckpointOptions tiny;
+        tiny.step = 1;
+        if (!test::writeTinyCheckpoint(reference, tiny))
+            return {};
+        DpoJobSpec job;
+        job.referencePath = reference;
+        job.storePath = as(role, db);
+        job.source = PreferenceSource::RulePairs;
+        job.rulePairs = 64;
+        job.dpo = test::tinyDpo(8);
+        job.schedule = test::tinySchedule();
+        job.schedule.evalEvery = 4;
+        job.schedule.evalSamples = 50;
+        job.device = "cpu";
+        job.outputFolder = m_dir.filePath(QString::fromStdString(folder)).toStdString();
+        return job;
+    }
+
+    /// Cuts `role` off the server as a restart would (its sessions ended, new ones refused), or lets it back.
+    void cut(const std::string& role, bool off)
+    {
+        std::string error;
+        QVERIFY2(m_server->exec("postgres",
+                                off ? "ALTER ROLE " + role +
+                                          " NOLOGIN; SELECT pg_terminate_backend(pid) FROM "
+                                          "pg_stat_activity WHERE usename = '" +
+                                          role + "'"
+                                    : "ALTER ROLE " + role + " LOGIN",
+                                &error),
+                 error.c_str());
+    }
+
+    void aRunLivesThroughAServerRestart()
+    {
+        makeRole("rita", "d2dpo_maintainer");
+        const std::string db = teamStore(0);
+        DpoJobSpec job = tinyTeamRun(db, "rita", "restart-run");
+        job.schedule.evalEvery = 2; // the evaluation at step 2 finds the server gone, the one at 4 back
+        test::ListenerRecorder log;
+        std::vector<RunStatus> seen; // the run as another maintainer's machine saw it along the way
+        auto look = [&] {
+            auto other = openOrFail(m_server->superuserUrl(db)); // opening marks dead runs interrupted
+            seen.push_back(other ? other->runs().value().at(0).status : RunStatus::Failed);
+        };
+        log.actions[2] = [&] { cut("rita", true), look(); };
+        log.actions[3] = [&] { cut("rita", false); };
+        log.actions[6] = look; // after the evaluation at step 4 sent what was kept
+        StopToken stop;
+        const DpoJobOutcome outcome = runDpoJob(job, log, stop);
+        QVERIFY2(outcome.finished.status == RunStatus::Completed, outcome.finished.error.c_str());
+        QCOMPARE(seen.size(), size_t(2));
+        QCOMPARE(seen[0], RunStatus::Interrupted); // its lock went with its connection
+        QCOMPARE(seen[1], RunStatus::Running); // and was taken again with the next one
+        QVERIFY2(log.log.find("the store is back") != std::string::npos, log.log.c_str());
+        auto other = openOrFail(m_server->superuserUrl(db));
+        const RunRecord run = other->runs().value().at(0);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.resultModelId, outcome.resultModelId);
+        const auto loss = other->metricSeries(run.id, "loss").value();
+        QCOMPARE(loss.size(), log.progress.size()); // no step lost while the server was away
+    }
+
+    void aRunThatCannotRecordItsEndSaysHowAndFailsLoudly()
+    {
+        makeRole("rita", "d2dpo_maintainer");
+        const std::string db = teamStore(0);
+        DpoJobSpec job = tinyTeamRun(db, "rita", "unrecorded-run");
+        job.storeWaitSeconds = 600; // a stop ends the wait, not the clock
+        test::ListenerRecorder log;
+        StopToken stop;
+        log.actions[8] = [&] { cut("rita", true); };
+        log.onLine = [&](const std::string& line) {
+            if (line.find("the store cannot be reached to record") != std::string::npos)
+                stop.requestStop();
+        };
+        const DpoJobOutcome outcome = runDpoJob(job, log, stop);
+        cut("rita", false);
+        QCOMPARE(outcome.finished.status, RunStatus::Failed);
+        const std::string& error = outcome.finished.error;
+        qInfo("%s", error.c_str());
+        QVERIFY2(error.find("the run ended (completed)") != std::string::npos, error.c_str());
+        QVERIFY2(error.find("d2dpo store record-run --db 'postgresql://rita@") != std::string::npos, error.c_str());
+        QVERIFY2(error.find(kPassword) == std::string::npos, error.c_str());
+        QVERIFY(!outcome.finished.lastCheckpointPath.empty());
+        auto rita = openOrFail(as("rita", db)); // the run's process is gone: its run is interrupted
+        QCOMPARE(rita->runs().value().at(0).status, RunStatus::Interrupted);
+        QVERIFY(recordRunEnd(*rita, outcome.runId, RunStatus::Completed, "", outcome.finished.lastCheckpointPath));
+        const RunRecord run = rita->runs().value().at(0);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QVERIFY(!run.resultModelId.empty());
+        QVERIFY(rita->model(run.resultModelId).value().has_value());
     }
 };
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ public:
     StopToken* stop = nullptr;
     int64_t actAt = -1; ///< run `action` when this step is reported
     std::function<void()> action;
+    std::map<int64_t, std::function<void()>> actions; ///< more of them, by step
+    std::function<void(const std::string&)> onLine;   ///< called with each log line
 
     void onProgress(const ProgressEvent& e) override
     {
@@ -34,11 +37,18 @@ public:
             stop->requestStop();
         if (e.step == actAt && action)
             action();
+        if (const auto found = actions.find(e.step); found != actions.end())
+            found->second();
     }
     void onEvaluation(const EvaluationEvent& e) override { evaluations.push_back(e); }
     void onCheckpoint(const CheckpointEvent& e) override { checkpoints.push_back(e); }
     void onFinished(const FinishedEvent& e) override { finished.push_back(e); }
-    void onLog(const std::string& line) override { log += line + "\n"; }
+    void onLog(const std::string& line) override
+    {
+        log += line + "\n";
+        if (onLine)
+            onLine(line);
+    }
 
     /// The last evaluation reported at `step` (step 0: the reference's), or null.
     const EvaluationEvent* evaluationAt(int64_t step) const

@@ -20,8 +20,9 @@ constexpr Oid kInt8 = 20;
 constexpr Oid kText = 25;
 constexpr Oid kFloat8 = 701;
 
-/// The one lock every writing transaction of a store takes first ("D2DP"), as SQLite's BEGIN
-/// IMMEDIATE does: a check and the write it allows cannot interleave with another client's.
+/// The lock a writing transaction takes first while the store is being created ("D2DP"); once it
+/// exists, the lock is on store_meta (beginWrite). As SQLite's BEGIN IMMEDIATE: a check and the
+/// write it allows cannot interleave with another client's.
 constexpr long long kWriteLock = 0x44324450;
 
 ErrorKind kindOfState(const std::string& state)
@@ -67,7 +68,9 @@ void checkResult(PGconn* connection, PGresult* result)
 class PostgresStatement final : public StatementBackend {
 public:
     PostgresStatement(PostgresDatabase& db, const std::string& sql)
-        : m_db(db), m_connection(db.handle()), m_sql(numberedPlaceholders(sql, &m_parameters))
+        : m_db(db)
+        , m_connection(db.handle())
+        , m_sql(numberedPlaceholders(sql, &m_parameters))
     {
     }
     ~PostgresStatement() override { PQclear(m_result); }
@@ -93,8 +96,8 @@ public:
         if (!m_result || m_row < 0 || PQgetisnull(m_result, m_row, index))
             return {};
         size_t length = 0; // a text-format result holds bytea as hex: \x...
-        unsigned char* bytes = PQunescapeBytea(
-            reinterpret_cast<const unsigned char*>(PQgetvalue(m_result, m_row, index)), &length);
+        unsigned char* bytes =
+            PQunescapeBytea(reinterpret_cast<const unsigned char*>(PQgetvalue(m_result, m_row, index)), &length);
         if (!bytes)
             throw Error(ErrorKind::Other, "out of memory reading bytes from the server");
         std::string out(reinterpret_cast<const char*>(bytes), length);
@@ -173,8 +176,9 @@ private:
             formats[i] = i < m_binary.size() ? m_binary[i] : 0;
         }
         auto execute = [&] {
-            return PQexecParams(m_connection, m_sql.c_str(), int(values.size()), m_types.empty() ? nullptr : m_types.data(),
-                                values.data(), lengths.data(), formats.data(), 0);
+            return PQexecParams(m_connection, m_sql.c_str(), int(values.size()),
+                                m_types.empty() ? nullptr : m_types.data(), values.data(), lengths.data(),
+                                formats.data(), 0);
         };
         PGresult* result = execute();
         // A read outside a transaction on a connection that died while idle is asked again once,
@@ -200,7 +204,7 @@ private:
     int m_row = -1;
 };
 
-void ignoreNotice(void*, const char*) {} // "already exists, skipping" and the like: nothing for a user
+void ignoreNotice(void*, const char*) { } // "already exists, skipping" and the like: nothing for a user
 
 } // namespace
 
@@ -263,7 +267,14 @@ void PostgresDatabase::beginWrite()
 {
     exec("BEGIN");
     try {
-        exec("SELECT pg_advisory_xact_lock(" + std::to_string(kWriteLock) + ")");
+        // The store's write lock: EXCLUSIVE on store_meta, which only those who may write the
+        // store can take (a labeler cannot hold it and stall everyone; its functions take it
+        // themselves, postgresaccess.cpp). Before the store exists, while it is being created, an
+        // advisory lock stands in.
+        exec("DO $$ BEGIN IF to_regclass('public.store_meta') IS NULL THEN PERFORM pg_advisory_xact_lock(" +
+             std::to_string(kWriteLock) +
+             "); ELSIF has_table_privilege('public.store_meta', 'UPDATE') THEN "
+             "LOCK TABLE public.store_meta IN EXCLUSIVE MODE; END IF; END $$");
     } catch (const Error&) {
         try {
             exec("ROLLBACK");
@@ -277,8 +288,11 @@ bool PostgresDatabase::isConnected() const { return PQstatus(m_connection) == CO
 
 void PostgresDatabase::ensureConnected()
 {
-    if (isConnected())
+    if (isConnected()) {
+        if (!m_inTransaction)
+            restoreSession(); // a restore that failed halfway is tried again first
         return;
+    }
     if (m_inTransaction)
         throw Error(ErrorKind::Connection,
                     "the connection to the server was lost in the middle of a transaction; none of it was written",
@@ -291,6 +305,23 @@ void PostgresDatabase::reconnect()
     PQreset(m_connection);
     if (PQstatus(m_connection) != CONNECTION_OK)
         throw Error(ErrorKind::Connection, trimmed(PQerrorMessage(m_connection)), "08001");
+    m_restorePending = true;
+    restoreSession();
+}
+
+void PostgresDatabase::restoreSession()
+{
+    if (!m_restorePending || !m_onReconnect || m_restoring)
+        return;
+    m_restoring = true;
+    try {
+        m_onReconnect();
+    } catch (...) {
+        m_restoring = false; // pending still: tried again before the next statement
+        throw;
+    }
+    m_restoring = false;
+    m_restorePending = false;
 }
 
 } // namespace d2dpo::sql

@@ -30,10 +30,15 @@ public:
     /// error, as the server has already rolled that transaction back.
     void ensureConnected();
     bool inTransaction() const { return m_inTransaction; }
+    void setOnReconnect(std::function<void()> restore) override { m_onReconnect = std::move(restore); }
 
 private:
     pg_conn* m_connection = nullptr;
     bool m_inTransaction = false;
+    std::function<void()> m_onReconnect;
+    bool m_restoring = false;      ///< inside m_onReconnect: its own statements do not call it again
+    bool m_restorePending = false; ///< a new connection whose m_onReconnect has not yet succeeded
+    void restoreSession();
 };
 
 /// True when `name` names a PostgreSQL store rather than an SQLite file.

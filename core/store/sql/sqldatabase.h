@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -107,6 +108,10 @@ public:
     virtual void beginWrite() = 0;
     /// The first column of the first row of a query without parameters.
     Value execAndGet(const std::string& sql);
+    /// Runs `restore` on each new connection made after a lost one, before anything else is sent
+    /// on it: what the server kept per session (advisory locks) is gone with the old one. Only a
+    /// server's connection is ever lost; a file's never is.
+    virtual void setOnReconnect(std::function<void()> restore) { (void)restore; }
 };
 
 /// A write transaction (Database::beginWrite), rolled back unless committed.
