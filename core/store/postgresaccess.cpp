@@ -118,10 +118,12 @@ BEGIN
 END
 $f$;
 
--- The store's one way for a labeler to hold pairs: each of p_pairs it may still label, that is
--- not filled by others' labels and leases, is leased for the queue's lease time, up to 16 pairs
--- held at once (QueueSettings::kMaxLeasesPerLabeler); the pairs leased, in the order given.
-CREATE OR REPLACE FUNCTION d2dpo_lease_pairs(p_pairs bigint[]) RETURNS SETOF bigint
+-- The store's one way for a labeler to hold pairs: of p_pairs, in the order given, the first
+-- p_count it may still label and that others' labels and leases do not fill are leased for the
+-- queue's lease time, up to 16 pairs held at once (QueueSettings::kMaxLeasesPerLabeler); the
+-- pairs leased. A client offers more candidates than it needs, so that pairs others took since
+-- it read the queue are made up for under the lock.
+CREATE OR REPLACE FUNCTION d2dpo_lease_pairs(p_pairs bigint[], p_count integer) RETURNS SETOF bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $f$
 DECLARE
     who text := d2dpo_labeler_identity();
@@ -132,12 +134,14 @@ DECLARE
     v_cap constant integer := 16;
     v_pair bigint;
     v_purpose text;
+    v_taken integer := 0;
 BEGIN
     LOCK TABLE store_meta IN EXCLUSIVE MODE;
     IF coalesce(cardinality(p_pairs), 0) > 64 THEN
         RAISE EXCEPTION 'at most 64 pairs are asked for at once' USING ERRCODE = '22023';
     END IF;
     FOREACH v_pair IN ARRAY coalesce(p_pairs, '{}') LOOP
+        EXIT WHEN v_taken >= least(coalesce(p_count, 0), v_cap);
         SELECT purpose INTO v_purpose FROM pairs WHERE id = v_pair;
         CONTINUE WHEN NOT FOUND;
         CONTINUE WHEN EXISTS (SELECT 1 FROM labels WHERE pair_id = v_pair AND labeler = who AND undone_at IS NULL);
@@ -150,6 +154,7 @@ BEGIN
         END IF;
         INSERT INTO leases (pair_id, labeler, expires_at) VALUES (v_pair, who, v_now + v_seconds)
             ON CONFLICT (pair_id, labeler) DO UPDATE SET expires_at = excluded.expires_at;
+        v_taken := v_taken + 1;
         RETURN NEXT v_pair;
     END LOOP;
 END
@@ -169,9 +174,9 @@ END
 $f$;
 
 REVOKE ALL ON FUNCTION d2dpo_labeler_identity(), d2dpo_add_label(bigint, text, bigint),
-    d2dpo_undo_label(bigint), d2dpo_lease_pairs(bigint[]), d2dpo_release_leases() FROM PUBLIC;
+    d2dpo_undo_label(bigint), d2dpo_lease_pairs(bigint[], integer), d2dpo_release_leases() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION d2dpo_labeler_identity(), d2dpo_add_label(bigint, text, bigint),
-    d2dpo_undo_label(bigint), d2dpo_lease_pairs(bigint[]), d2dpo_release_leases()
+    d2dpo_undo_label(bigint), d2dpo_lease_pairs(bigint[], integer), d2dpo_release_leases()
     TO d2dpo_labeler, d2dpo_maintainer;
 )sql";
 }

@@ -43,8 +43,13 @@ Result<std::vector<ShownPair>> PreferenceStore::claimPairs(const std::string& la
                 claimed.push_back(readPair(own));
         }
         if (int64_t(claimed.size()) < count) {
+            // A labeler's read is not under the write lock (only the server's function takes it):
+            // it offers the server four candidates for each pair it needs, so that pairs other
+            // labelers took meanwhile are made up for.
+            const int64_t wanted = count - int64_t(claimed.size());
             std::vector<ShownPair> fresh =
-                readPending(db, settings.value(), count - int64_t(claimed.size()), task, labeler, true, withModels);
+                readPending(db, settings.value(), withModels ? wanted : std::min<int64_t>(4 * wanted, 64 - count),
+                            task, labeler, true, withModels);
             claimed.insert(claimed.end(), fresh.begin(), fresh.end());
         }
         if (m_impl->labelerOnly()) {
@@ -56,8 +61,9 @@ Result<std::vector<ShownPair>> PreferenceStore::claimPairs(const std::string& la
                 ids += std::to_string(pair.id);
             }
             ids += '}';
-            sql::Statement lease(db, "SELECT d2dpo_lease_pairs(CAST(? AS BIGINT[]))");
+            sql::Statement lease(db, "SELECT d2dpo_lease_pairs(CAST(? AS BIGINT[]), CAST(? AS INTEGER))");
             lease.bind(1, ids);
+            lease.bind(2, count);
             std::set<int64_t> leased;
             while (lease.executeStep())
                 leased.insert(lease.getColumn(0).getInt64());

@@ -131,7 +131,7 @@ private Q_SLOTS:
             QVERIFY2(refused(refusal(ana, attempt)), attempt);
         // Twenty pairs at once: the server leases at most 16, for the queue's lease time only.
         int64_t rows = -1;
-        QVERIFY(refusal(ana, "SELECT d2dpo_lease_pairs(ARRAY(SELECT id FROM pairs ORDER BY id LIMIT 20))", &rows).empty());
+        QVERIFY(refusal(ana, "SELECT d2dpo_lease_pairs(ARRAY(SELECT id FROM pairs ORDER BY id LIMIT 20), 20)", &rows).empty());
         QCOMPARE(rows, int64_t(QueueSettings::kMaxLeasesPerLabeler));
         const std::string longest =
             firstValue(as("max", db), "SELECT max(expires_at) - CAST(extract(epoch FROM now()) AS BIGINT) FROM leases");
@@ -254,7 +254,7 @@ private Q_SLOTS:
         QVERIFY(max && max->addPairs(somePairs(1), "generated"));
         PQfinish(ana);
         // Nor can one call hold the lock for long: at most 64 pairs are asked for at once.
-        QVERIFY(!refusal(url, "SELECT d2dpo_lease_pairs(ARRAY(SELECT generate_series(1, 100000)))").empty());
+        QVERIFY(!refusal(url, "SELECT d2dpo_lease_pairs(ARRAY(SELECT generate_series(1, 100000)), 16)").empty());
     }
 
     void aStoreWithOlderRulesIsUpgradedByItsOwnerOnly()
