@@ -17,7 +17,7 @@ const char* postgresSchema();
 /// The version of postgresAccessScript(), kept in store_meta as 'access_version' (a store without
 /// it is at 1): a store behind it is upgraded by its owner and refused to everyone else, since a
 /// labeler's client calls functions that an older store lacks.
-constexpr int kPostgresAccessVersion = 2;
+constexpr int kPostgresAccessVersion = 3;
 
 /// The roles (d2dpo_labeler, d2dpo_maintainer; made when missing), the grants, the policies and
 /// the functions through which a labeler labels and holds pairs (postgresaccess.cpp). Run again

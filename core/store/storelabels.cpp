@@ -90,6 +90,13 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
         // The overlap is read and the label written under one write lock: two labelers pressing at
         // once cannot take a pair past its overlap. Committed before this returns.
         WriteTransaction transaction(db);
+        if (m_impl->team() && !m_impl->labelerOnly()) {
+            // A labeler's label locks its pair's row rather than the store (postgresaccess.cpp):
+            // so does a maintainer's, so that the two cannot pass the overlap together.
+            sql::Statement lockPair(db, "SELECT 1 FROM pairs WHERE id = ? FOR NO KEY UPDATE");
+            lockPair.bind(1, pairId);
+            lockPair.exec();
+        }
         sql::Statement state(db, std::string("SELECT p.purpose, ") + kActiveLabelsSql + R"sql(,
                    EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL AND l.labeler = ?2),
                    )sql" + kOverlapSql +

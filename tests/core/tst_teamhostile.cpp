@@ -131,7 +131,8 @@ private Q_SLOTS:
             QVERIFY2(refused(refusal(ana, attempt)), attempt);
         // Twenty pairs at once: the server leases at most 16, for the queue's lease time only.
         int64_t rows = -1;
-        QVERIFY(refusal(ana, "SELECT d2dpo_lease_pairs(ARRAY(SELECT id FROM pairs ORDER BY id LIMIT 20), 20)", &rows).empty());
+        QVERIFY(
+            refusal(ana, "SELECT d2dpo_lease_pairs(ARRAY(SELECT id FROM pairs ORDER BY id LIMIT 20), 20)", &rows).empty());
         QCOMPARE(rows, int64_t(QueueSettings::kMaxLeasesPerLabeler));
         const std::string longest =
             firstValue(as("max", db), "SELECT max(expires_at) - CAST(extract(epoch FROM now()) AS BIGINT) FROM leases");
@@ -232,9 +233,11 @@ private Q_SLOTS:
         // Ana holds every lock she may take, in a session that stays open.
         PGconn* ana = PQconnectdb(as("ana", db).c_str());
         QCOMPARE(PQstatus(ana), CONNECTION_OK);
-        for (const char* hold :
-             {"SELECT pg_advisory_lock(1144144976)", "SELECT pg_advisory_lock(1144148565, 1)", "BEGIN",
-              "LOCK TABLE labels IN ACCESS SHARE MODE", "LOCK TABLE store_meta IN ACCESS SHARE MODE"}) {
+        for (const char* hold : {"SELECT pg_advisory_lock(1144144976)", "SELECT pg_advisory_lock(1144148565, 1)", "BEGIN",
+                                 "LOCK TABLE labels IN ACCESS SHARE MODE", "LOCK TABLE store_meta IN ACCESS SHARE MODE",
+                                 // the store's functions, called inside the transaction she keeps open
+                                 "SELECT d2dpo_lease_pairs('{1,2}', 2)", "SELECT d2dpo_add_label(1, 'left', 5)",
+                                 "SELECT d2dpo_release_leases()"}) {
             PGresult* result = PQexec(ana, hold);
             QVERIFY2(PQresultStatus(result) == PGRES_TUPLES_OK || PQresultStatus(result) == PGRES_COMMAND_OK, hold);
             PQclear(result);
@@ -248,6 +251,8 @@ private Q_SLOTS:
         QVERIFY(ben);
         const auto claimed = ben->claimPairs("ben", 2);
         QVERIFY2(claimed && claimed->size() == 2, claimed ? "" : claimed.error().c_str());
+        for (const ShownPair& pair : claimed.value())
+            QVERIFY(pair.id != 1); // the pair she is labelling is skipped, not waited for
         QVERIFY(ben->addLabel(claimed->front().id, Choice::Left, "ben", 10));
         QVERIFY(ben->releaseLeases("ben"));
         auto max = openOrFail(as("max", db) + "&options=-c%20statement_timeout%3D5000");
@@ -255,6 +260,42 @@ private Q_SLOTS:
         PQfinish(ana);
         // Nor can one call hold the lock for long: at most 64 pairs are asked for at once.
         QVERIFY(!refusal(url, "SELECT d2dpo_lease_pairs(ARRAY(SELECT generate_series(1, 100000)), 16)").empty());
+    }
+
+    void aLabelsTimeIsWhenItCameAndAHeldPairIsTheHoldersToLabel()
+    {
+        const std::string db = teamStore(4, 1);
+        const std::string ana = as("ana", db), max = as("max", db);
+        // A transaction begun long before the label cannot date it back.
+        const double before = std::stod(firstValue(max, "SELECT extract(epoch FROM clock_timestamp())"));
+        QVERIFY(refusal(ana, "BEGIN; SELECT pg_sleep(1.5); SELECT d2dpo_add_label(3, 'left', 5); COMMIT").empty());
+        const double created =
+            std::stod(firstValue(max, "SELECT extract(epoch FROM CAST(created_at AS timestamptz)) FROM labels"));
+        QVERIFY2(created >= before + 1.4, qPrintable(QString::number(created - before)));
+        // Ben holds pairs 1 and 2 (overlap 1): ana's label on one is refused, his goes through.
+        auto ben = openOrFail(as("ben", db));
+        QCOMPARE(ben->claimPairs("ben", 2).value().size(), size_t(2));
+        const std::string taken = refusal(ana, "SELECT d2dpo_add_label(2, 'left', 5)");
+        QVERIFY2(taken.find("held by other labelers") != std::string::npos, taken.c_str());
+        QVERIFY(ben->addLabel(2, Choice::Right, "ben", 5));
+    }
+
+    void theFunctionsRunAsTheStoresOwnerWhoeverUpgradedThem()
+    {
+        std::string error;
+        QVERIFY2(m_server->createLoginRole("olga", kPassword, &error), error.c_str());
+        const std::string db = m_server->createDatabase("owned", "olga", &error);
+        QVERIFY2(!db.empty(), error.c_str());
+        QVERIFY(openOrFail(as("olga", db))); // olga makes the store: she owns it
+        QVERIFY2(m_server->exec(db, "DELETE FROM store_meta WHERE key = 'access_version'", &error), error.c_str());
+        QVERIFY(openOrFail(m_server->superuserUrl(db))); // a superuser brings its rules up to date
+        const std::string owner = m_server->superuserUrl(db);
+        QCOMPARE(firstValue(owner, "SELECT count(*) FROM pg_proc WHERE proname LIKE 'd2dpo%' AND proowner <> "
+                                   "(SELECT relowner FROM pg_class WHERE oid = 'store_meta'::regclass)"),
+                 std::string("0"));
+        QCOMPARE(firstValue(owner, "SELECT count(*) FROM pg_proc WHERE proname LIKE 'd2dpo%' AND prosecdef"),
+                 std::string("5"));
+        QCOMPARE(firstValue(owner, "SELECT has_schema_privilege('public', 'public', 'CREATE')"), std::string("f"));
     }
 
     void aStoreWithOlderRulesIsUpgradedByItsOwnerOnly()

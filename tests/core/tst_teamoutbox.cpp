@@ -29,8 +29,8 @@ class TestTeamOutbox final : public TeamStoreFixture {
     {
         std::string error;
         QVERIFY2(m_server->exec("postgres", "ALTER ROLE " + role + " NOLOGIN", &error), error.c_str());
-        QVERIFY2(m_server->exec(db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '" +
-                                        role + "'",
+        QVERIFY2(m_server->exec(db,
+                                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '" + role + "'",
                                 &error),
                  error.c_str());
     }
@@ -150,14 +150,17 @@ private Q_SLOTS:
         const auto pairs = writer->claimPairs("ben", 3).value();
         QVERIFY(outbox->addLabel(pairs[0], Choice::Left, 10));
         QVERIFY(outbox->addLabel(pairs[1], Choice::Right, 20));
-        // Another session holds the store's write lock and ben waits 200 ms at most: a lock
-        // timeout, as a deadlock or a cancelled statement would be, is no reason to give up.
+        // Another session holds the pairs ben labelled and ben's label waits for them 2 s at most:
+        // a lock timeout, as a deadlock or a cancelled statement would be, is no reason to give up.
         std::string error;
         QVERIFY2(m_server->exec("postgres", "ALTER ROLE ben SET lock_timeout = '200ms'", &error), error.c_str());
         writer = openOrFail(as("ben", db)); // the setting holds from the next connection
         PGconn* holder = PQconnectdb(m_server->superuserUrl(db).c_str());
-        PGresult* locked = PQexec(holder, "BEGIN; LOCK TABLE store_meta IN EXCLUSIVE MODE"); // the store's write lock
-        QVERIFY2(PQresultStatus(locked) == PGRES_COMMAND_OK, PQerrorMessage(holder));
+        // The pairs' rows, which a label locks (a labeler's waits 2 s at most, postgresaccess.cpp).
+        const std::string lock = "BEGIN; SELECT 1 FROM pairs WHERE id IN (" + std::to_string(pairs[0].id) + ", " +
+                                 std::to_string(pairs[1].id) + ") FOR UPDATE";
+        PGresult* locked = PQexec(holder, lock.c_str());
+        QVERIFY2(PQresultStatus(locked) == PGRES_TUPLES_OK, PQerrorMessage(holder));
         PQclear(locked);
         const OutboxReport held = sendOutbox(*outbox, *writer, "ben");
         qInfo("while another holds the write lock: %s", held.error.c_str());

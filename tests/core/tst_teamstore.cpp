@@ -74,11 +74,12 @@ private Q_SLOTS:
 
         // The same in SQL, as a labeler with psql would try it.
         const std::string url = as("ana", db);
-        for (const char* attempt : {"DROP TABLE labels", "DELETE FROM labels", "UPDATE labels SET labeler = 'ana'",
-                                    "SELECT * FROM runs", "INSERT INTO models (id, kind, name, path, spec_json, "
-                                    "training_json, metrics_json, created_at) VALUES ('x', 'd2dpo', 'x', 'x', '{}', "
-                                    "'{}', '{}', 'now')",
-                                    "CREATE TABLE mine (x int)", "ALTER TABLE labels DISABLE ROW LEVEL SECURITY"}) {
+        for (const char* attempt :
+             {"DROP TABLE labels", "DELETE FROM labels", "UPDATE labels SET labeler = 'ana'", "SELECT * FROM runs",
+              "INSERT INTO models (id, kind, name, path, spec_json, "
+              "training_json, metrics_json, created_at) VALUES ('x', 'd2dpo', 'x', 'x', '{}', "
+              "'{}', '{}', 'now')",
+              "CREATE TABLE mine (x int)", "ALTER TABLE labels DISABLE ROW LEVEL SECURITY"}) {
             const std::string message = refusal(url, attempt);
             qInfo("ana: %s -> %s", attempt, message.c_str());
             QVERIFY2(!message.empty(), attempt);
@@ -164,7 +165,10 @@ private Q_SLOTS:
     void eightLabelersAtOnceLoseNothing()
     {
         constexpr int kLabelers = 8, kEach = 500, kOverlap = 2;
-        const std::string db = teamStore(kLabelers * kEach / kOverlap, kOverlap, 60);
+        // A few pairs more than the labels fill: at the very end, the pairs still open may all be
+        // ones the labelers still at work have labelled already (a greedy queue can end so), and
+        // a labeler then stops short; with spare pairs each finds its 500.
+        const std::string db = teamStore(kLabelers * kEach / kOverlap + 100, kOverlap, 60);
         std::vector<pid_t> children;
         const auto start = std::chrono::steady_clock::now();
         for (int i = 1; i <= kLabelers; ++i) {
@@ -175,7 +179,8 @@ private Q_SLOTS:
                 const LabelerRun run = labelAs(as(labeler, db), labeler, kEach);
                 std::ofstream file(out);
                 file << run.labels << ' ' << run.refused << ' ' << quantile(run.commitMs, 0.5) << ' '
-                     << quantile(run.commitMs, 0.99) << '\n' << run.error << '\n';
+                     << quantile(run.commitMs, 0.99) << '\n'
+                     << run.error << '\n';
                 file.close();
                 ::_exit(run.error.empty() ? 0 : 1);
             }
@@ -206,8 +211,8 @@ private Q_SLOTS:
         int64_t rows = -1;
         QVERIFY(refusal(url, "SELECT 1 FROM labels WHERE undone_at IS NULL", &rows).empty());
         QCOMPARE(rows, int64_t(kLabelers * kEach)); // no label lost
-        QVERIFY(refusal(url, "SELECT pair_id FROM label_tally WHERE active <> 2", &rows).empty());
-        QCOMPARE(rows, int64_t(0)); // every pair exactly at its overlap, none past it
+        QVERIFY(refusal(url, "SELECT pair_id FROM label_tally WHERE active > 2", &rows).empty());
+        QCOMPARE(rows, int64_t(0)); // no pair past its overlap
         QVERIFY(refusal(url, "SELECT pair_id, labeler FROM labels GROUP BY pair_id, labeler HAVING count(*) > 1", &rows)
                     .empty());
         QCOMPARE(rows, int64_t(0)); // no pair twice by one labeler
@@ -248,10 +253,15 @@ private Q_SLOTS:
             auto returned = openOrFail(back);
             QVERIFY(PreferenceStore::copyAll(*team, *returned));
         }
-        const std::vector<std::string> dump = {
-            "SELECT * FROM models ORDER BY id", "SELECT * FROM runs",      "SELECT * FROM run_metrics ORDER BY name",
-            "SELECT * FROM sequences",          "SELECT * FROM pairs",     "SELECT * FROM labels",
-            "SELECT * FROM evaluations",        "SELECT * FROM settings ORDER BY key", "SELECT * FROM tasks"};
+        const std::vector<std::string> dump = {"SELECT * FROM models ORDER BY id",
+                                               "SELECT * FROM runs",
+                                               "SELECT * FROM run_metrics ORDER BY name",
+                                               "SELECT * FROM sequences",
+                                               "SELECT * FROM pairs",
+                                               "SELECT * FROM labels",
+                                               "SELECT * FROM evaluations",
+                                               "SELECT * FROM settings ORDER BY key",
+                                               "SELECT * FROM tasks"};
         QCOMPARE(sqliteDump(back, dump), sqliteDump(file, dump));
         auto again = openOrFail(back);
         QCOMPARE(again->addPairs(somePairs(1), "generated").value()[0], int64_t(6)); // ids go on from the copied
