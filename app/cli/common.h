@@ -73,6 +73,10 @@ void registerExport(CLI::App& app, int& exitCode);
 void registerReproduce(CLI::App& app, int& exitCode);
 void registerBench(CLI::App& app, int& exitCode);
 void registerStoreCommands(CLI::App& app, int& exitCode);
+/// Adds `label`: pending pairs labelled by their task's rule (a simulated expert).
+void registerLabelCommand(CLI::App& app, int& exitCode);
+/// Adds --db: a preference store, an SQLite file or a team store's postgresql:// URL.
+void addDbOption(CLI::App* command, std::string& db);
 void registerTeamStoreCommands(CLI::App& app, int& exitCode);
 void registerStudy(CLI::App& app, int& exitCode);
 void registerCompare(CLI::App& app, int& exitCode);

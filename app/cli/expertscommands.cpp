@@ -22,11 +22,6 @@ namespace d2dpo::cli {
 
 namespace {
 
-void addDbOption(CLI::App* c, std::string& db)
-{
-    c->add_option("--db", db, "Preference store: an SQLite file, or a team store's postgresql:// URL")->check(storePath())->capture_default_str();
-}
-
 /// A figure with three decimals, or "undefined".
 std::string figure(double value)
 {
