@@ -71,8 +71,7 @@ struct QueueSettings {
     /// How long a pair handed to a labeler (claimPairs) is kept from others who would exceed the
     /// overlap; an abandoned lease expires after it and the pair goes back to the queue.
     int leaseSeconds = 600;
-    /// The most pairs one labeler of a team store holds under lease at once (the server's
-    /// d2dpo_lease_pairs keeps to it): a labeler cannot starve the others' queues.
+    /// The most pairs one labeler holds under lease at once (a team store's server keeps to it).
     static constexpr int kMaxLeasesPerLabeler = 16;
 };
 
@@ -242,14 +241,12 @@ public:
     ~PreferenceStore();
     PreferenceStore(const PreferenceStore&) = delete;
     PreferenceStore& operator=(const PreferenceStore&) = delete;
-
     const std::string& path() const;
     /// The store as messages name it: the file, or the URL without its password.
     std::string displayName() const;
     /// A PostgreSQL store shared by a team (rather than one SQLite file).
     bool isTeamStore() const;
-    /// On a team store the labeler is the database role itself (current_user), never a typed name;
-    /// empty on an SQLite store.
+    /// A team store's labeler: the role that logged in (session_user); "" on an SQLite store.
     const std::string& teamIdentity() const;
     /// Whether this connection may generate pairs, train and manage models: always on an SQLite
     /// store; on a team store, a role in d2dpo_maintainer (or the store's owner).
@@ -295,10 +292,10 @@ public:
     Result<std::vector<ShownPair>> pendingPairs(int64_t limit, const std::string& task = "",
                                                 const std::string& labeler = "");
     Result<ShownPair> pair(int64_t id);
-    /// Hands up to `count` (at most QueueSettings::kMaxLeasesPerLabeler) pending pairs
-    /// (pendingPairs' order and rules) to `labeler` under a lease
-    /// of QueueSettings::leaseSeconds, in one transaction: a pair leased to others as many times as
-    /// it still needs labels is not handed out again until a lease expires or becomes a label.
+    /// Hands up to `count` (kMaxLeasesPerLabeler at most) pending pairs (pendingPairs' order and
+    /// rules) to `labeler` under a lease of QueueSettings::leaseSeconds, in one transaction: a pair
+    /// leased to others as many times as it still needs labels is not handed out again until a
+    /// lease expires or becomes a label.
     /// The labeler's own unexpired leases come back first, so a restart resumes them.
     Result<std::vector<ShownPair>> claimPairs(const std::string& labeler, int64_t count, const std::string& task = "");
     /// Gives the labeler's leases back (the application closing, the queue left).
@@ -334,8 +331,8 @@ public:
     Result<int64_t> addComparison(const std::string& task, const std::vector<std::string>& modelIds,
                                   const std::vector<ShownPair>& pairs);
     Result<std::vector<ComparisonRecord>> comparisons();
-    /// Every active label with its pair, oldest first; only one comparison's when `comparisonId` > 0.
-    /// A team store's labeler reads only its own, without gold answers or model ids.
+    /// Every active label with its pair, oldest first, or one comparison's (`comparisonId` > 0); a
+    /// team store's labeler reads its own, without gold answers or model ids.
     Result<std::vector<JudgedLabel>> judgedLabels(int64_t comparisonId = 0);
     Result<LabelCounts> counts(const std::string& labeler);
     Result<std::vector<LabelRecord>> labels(bool includeUndone);
