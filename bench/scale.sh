@@ -9,10 +9,14 @@
 #   peak MiB  peak resident memory of the import, of sampling and of training
 #     bash bench/scale.sh                     # 8M at 150 and 300, 35M at 150; 1 and 2 threads
 #     SIZES="8M 35M 150M" LENGTHS="150 300" THREADS="1 2" TIME=1 bash bench/scale.sh
-# After `bash packaging/test.sh` (Debian's python3-torch). D2DPO names another d2dpo binary.
+#     DEVICE=cuda THREADS=4 bash bench/scale.sh   # on a GPU: peak MiB is then the GPU's (nvidia-smi)
+# After `bash packaging/test.sh` (Debian's python3-torch). D2DPO names another d2dpo binary, PYTHON
+# another Python with torch (packaging/gpu-check.sh passes both).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 d2dpo=${D2DPO:-$here/build/release/app/d2dpo}
+python=${PYTHON:-/usr/bin/python3}
+device=${DEVICE:-cpu}
 sizes=${SIZES:-8M 35M}
 lengths=${LENGTHS:-150 300}
 threads=${THREADS:-1 2}
@@ -24,44 +28,71 @@ seconds=${MIN_SECONDS:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-elapsed_and_peak() { # runs "$@", prints "seconds peak_MiB"
-    /usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; return 1; }
-    awk '{printf "%s %.0f\n", $1, $2 / 1024}' "$work/time"
+# On a GPU the memory that matters is the GPU's: nvidia-smi's reading of the whole device, sampled
+# every 100 ms while the command runs (the CUDA context's few hundred MiB included, as a user sees).
+gpu_memory=0
+[ "$device" != cpu ] && command -v nvidia-smi >/dev/null && gpu_memory=1
+elapsed_and_peak() { # [--stdout FILE] command...: prints "seconds peak_MiB" (resident, or the GPU's)
+    local watcher=0 stdout=/dev/null
+    [ "$1" = --stdout ] && { stdout=$2; shift 2; }
+    if [ $gpu_memory = 1 ]; then
+        nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 >"$work/gpu" 2>/dev/null &
+        watcher=$!
+    fi
+    # The Python standard library instead of GNU time, which a GPU machine may lack.
+    if ! "$python" -c 'import resource, subprocess, sys, time
+t = time.perf_counter()
+code = subprocess.call(sys.argv[2:], stdout=open(sys.argv[1], "w"))
+print("%.2f %.0f" % (time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
+sys.exit(code)' "$stdout" "$@" >"$work/time" 2>"$work/err"; then
+        [ $watcher = 0 ] || kill $watcher 2>/dev/null || true
+        cat "$work/err" >&2
+        return 1
+    fi
+    if [ $watcher != 0 ]; then
+        kill $watcher 2>/dev/null || true
+        wait $watcher 2>/dev/null || true
+        echo "$(cut -d' ' -f1 "$work/time") $(sort -n "$work/gpu" | tail -1)"
+    else
+        cat "$work/time"
+    fi
 }
 
-echo "# d2dpo scale benchmark, $(date -u +%F), $(nproc) CPUs, $(uname -m); ${time_flag[*]:-time-agnostic}"
+echo "# d2dpo scale benchmark, $(date -u +%F), $(nproc) CPUs, $(uname -m), device $device; ${time_flag[*]:-time-agnostic}"
+[ $gpu_memory = 0 ] || echo "# $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); peak MiB: the GPU's, nvidia-smi"
 printf '%-5s %4s %3s | %-30s | %9s %9s | %s\n' size L thr figure d2dpo "PyTorch" "ratio (PyTorch / d2dpo: > 1 is d2dpo faster)"
 for size in $sizes; do
     for length in $lengths; do
         [ "$size" = 150M ] && [ "$length" -gt 150 ] && [ -z "${LONG_150M:-}" ] && continue
-        /usr/bin/python3 "$here/python/examples/esm2.py" "$size" --length "$length" "${time_flag[@]}" -o "$work/m.pt" >/dev/null
+        "$python" "$here/python/examples/esm2.py" "$size" --length "$length" "${time_flag[@]}" -o "$work/m.pt" >/dev/null
         read -r import_s import_mib < <(elapsed_and_peak "$d2dpo" import --torchscript "$work/m.pt" \
-            --vocabulary "$work/m.vocab.json" --task sequences --max-length "$length" --eval-samples 0 -o "$work/m.d2dpo")
+            --vocabulary "$work/m.vocab.json" --task sequences --max-length "$length" --eval-samples 0 --device "$device" -o "$work/m.d2dpo")
         printf '%-5s %4s %3s | %-30s | %9s %9s |\n' "$size" "$length" - "import s / peak MiB" "$import_s" "$import_mib"
         for t in $threads; do
-            peer=$(/usr/bin/python3 "$here/bench/scale_peer.py" "$size" --length "$length" "${time_flag[@]}" --threads "$t" \
+            read -r _ peer_mib < <(elapsed_and_peak --stdout "$work/peer.json" "$python" "$here/bench/scale_peer.py" \
+                "$size" --length "$length" "${time_flag[@]}" --threads "$t" --device "$device" \
                 --pairs "$(echo $pairs | tr ' ' ,)" --passes "$passes" --min-seconds "$seconds")
+            peer=$(cat "$work/peer.json")
             # A pass's cost from two confident runs (K and 2K passes of one pair): the load cancels.
-            read -r short _ < <(elapsed_and_peak "$d2dpo" sample -c "$work/m.d2dpo" -n 2 --threads "$t" \
+            read -r short _ < <(elapsed_and_peak "$d2dpo" sample -c "$work/m.d2dpo" -n 2 --threads "$t" --device "$device" \
                 --sampler confident --sampling-steps "$passes" -o "$work/s.txt")
-            read -r long sample_mib < <(elapsed_and_peak "$d2dpo" sample -c "$work/m.d2dpo" -n 2 --threads "$t" \
+            read -r long sample_mib < <(elapsed_and_peak "$d2dpo" sample -c "$work/m.d2dpo" -n 2 --threads "$t" --device "$device" \
                 --sampler confident --sampling-steps $((2 * passes)) -o "$work/s.txt")
-            pass=$(/usr/bin/python3 -c "print(max(1e-9, ($long - $short) / $passes))")
-            row() { /usr/bin/python3 -c "import sys; o, p = float(sys.argv[2]), float(sys.argv[3]); print('%-5s %4s %3s | %-30s | %9.3f %9.3f | %6.2fx' % ('$size', '$length', '$t', sys.argv[1], o, p, p / o))" "$@"; }
-            row "pair s, exact (L passes)" "$(/usr/bin/python3 -c "print($pass * $length)")" \
-                "$(/usr/bin/python3 -c "import json,sys; print(json.loads(sys.argv[1])['exact_seconds_per_pair'])" "$peer")"
-            row "pair s, confident $passes passes" "$(/usr/bin/python3 -c "print($pass * $passes)")" \
-                "$(/usr/bin/python3 -c "import json,sys; print(json.loads(sys.argv[1])['confident${passes}_seconds_per_pair'])" "$peer")"
+            pass=$("$python" -c "print(max(1e-9, ($long - $short) / $passes))")
+            row() { "$python" -c "import sys; o, p = float(sys.argv[2]), float(sys.argv[3]); print('%-5s %4s %3s | %-30s | %9.3f %9.3f | %6.2fx' % ('$size', '$length', '$t', sys.argv[1], o, p, p / o))" "$@"; }
+            row "pair s, exact (L passes)" "$("$python" -c "print($pass * $length)")" \
+                "$("$python" -c "import json,sys; print(json.loads(sys.argv[1])['exact_seconds_per_pair'])" "$peer")"
+            row "pair s, confident $passes passes" "$("$python" -c "print($pass * $passes)")" \
+                "$("$python" -c "import json,sys; print(json.loads(sys.argv[1])['confident${passes}_seconds_per_pair'])" "$peer")"
             for p in $pairs; do
-                "$d2dpo" bench -c "$work/m.d2dpo" --batch "$p" --threads "$t" --json --min-seconds "$seconds" \
-                    >"$work/bench.json" 2>/dev/null
+                read -r _ train_mib < <(elapsed_and_peak --stdout "$work/bench.json" "$d2dpo" bench -c "$work/m.d2dpo" \
+                    --batch "$p" --threads "$t" --device "$device" --json --min-seconds "$seconds")
                 row "D2-DPO s/step, $p pairs" \
-                    "$(/usr/bin/python3 -c "import json; print(1 / json.load(open('$work/bench.json'))['results'][0]['dpo_steps_per_second'])")" \
-                    "$(/usr/bin/python3 -c "import json,sys; print(json.loads(sys.argv[1])['dpo_seconds_per_step_$p'])" "$peer")"
-                train_mib=$(/usr/bin/python3 -c "import json; print(round(json.load(open('$work/bench.json'))['results'][0]['peak_resident_mib']))")
+                    "$("$python" -c "import json; print(1 / json.load(open('$work/bench.json'))['results'][0]['dpo_steps_per_second'])")" \
+                    "$("$python" -c "import json,sys; print(json.loads(sys.argv[1])['dpo_seconds_per_step_$p'])" "$peer")"
             done
             printf '%-5s %4s %3s | %-30s | %9s %9s |\n' "$size" "$length" "$t" "peak MiB sampling / training" \
-                "$sample_mib/$train_mib" "$(/usr/bin/python3 -c "import json,sys; print(round(json.loads(sys.argv[1])['peak_resident_mib']))" "$peer")"
+                "$sample_mib/$train_mib" "$peer_mib"
         done
     done
 done

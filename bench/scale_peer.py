@@ -6,8 +6,8 @@ same seed, so the same weights) timed in PyTorch eager mode on what d2dpo does w
 - a D2-DPO step at P pairs: policy forward and backward on winners and losers at one masking
   level each, the frozen reference forward without gradients, the sigmoid loss, one Adam step.
 Prints one JSON object: seconds per pair (each sampler), seconds per D2-DPO step (each P), peak
-resident MiB.
-    python3 bench/scale_peer.py 8M --length 150 --threads 1 --pairs 8,32 --passes 16
+resident MiB (and on a GPU the peak of PyTorch's CUDA memory, reserved, in MiB).
+    python3 bench/scale_peer.py 8M --length 150 --threads 1 --pairs 8,32 --passes 16 [--device cuda]
 """
 import argparse
 import copy
@@ -25,14 +25,21 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import esm2  # noqa: E402
 
 
-def timed(call, min_seconds, warmup=1):
+def synchronize(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def timed(call, min_seconds, device, warmup=1):
     for _ in range(warmup):
         call()
+    synchronize(device)
     times = []
     started = time.perf_counter()
     while not times or time.perf_counter() - started < min_seconds:
         t0 = time.perf_counter()
         call()
+        synchronize(device)  # a GPU's work is queued: the time is of the work done, not of the queueing
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
@@ -47,20 +54,24 @@ def main():
     parser.add_argument("--passes", type=int, default=16)
     parser.add_argument("--min-seconds", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     args = parser.parse_args()
+    device = torch.device(args.device)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     model, vocabulary = esm2.make_esm2(args.size, args.time)
-    residues = torch.tensor(list(vocabulary["symbols"].values()))
+    model.to(device)
+    residues = torch.tensor(list(vocabulary["symbols"].values()), device=device)
     L = args.length
 
     def framed(body):
         b = body.shape[0]
-        return torch.cat([torch.zeros(b, 1, dtype=torch.long), body, torch.full((b, 1), 2, dtype=torch.long)], 1)
+        return torch.cat([torch.zeros(b, 1, dtype=torch.long, device=device), body,
+                          torch.full((b, 1), 2, dtype=torch.long, device=device)], 1)
 
     def passes(count):
-        x = framed(torch.full((2, L), 32, dtype=torch.long))
-        t = torch.zeros(2)
+        x = framed(torch.full((2, L), 32, dtype=torch.long, device=device))
+        t = torch.zeros(2, device=device)
         with torch.inference_mode():
             for _ in range(count):
                 model(x, t)
@@ -68,11 +79,12 @@ def main():
     model.eval()
     result = {"size": args.size, "length": L, "threads": args.threads, "time_conditioned": args.time,
               "parameters": sum(p.numel() for p in model.parameters()),
-              "runtime": f"python {torch.__version__}, {torch.get_num_threads()} thread(s)"}
+              "device": str(device),
+              "runtime": f"python {torch.__version__}, {torch.get_num_threads()} thread(s), {device}"}
     # The exact sampler's L passes are timed as a share of them (the cost per pass is flat).
     share = max(1, L // 10)
-    result["exact_seconds_per_pair"] = timed(lambda: passes(share), args.min_seconds / 2) * L / share
-    result[f"confident{args.passes}_seconds_per_pair"] = timed(lambda: passes(args.passes), args.min_seconds / 2)
+    result["exact_seconds_per_pair"] = timed(lambda: passes(share), args.min_seconds / 2, device) * L / share
+    result[f"confident{args.passes}_seconds_per_pair"] = timed(lambda: passes(args.passes), args.min_seconds / 2, device)
 
     model.train()
     reference = copy.deepcopy(model).eval()
@@ -81,10 +93,10 @@ def main():
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-5)
 
     def step(pairs):
-        winners = framed(residues[torch.randint(0, len(residues), (pairs, L))])
-        losers = framed(residues[torch.randint(0, len(residues), (pairs, L))])
-        t = torch.rand(pairs)
-        masked = torch.rand(pairs, L + 2) >= t.unsqueeze(1)
+        winners = framed(residues[torch.randint(0, len(residues), (pairs, L), device=device)])
+        losers = framed(residues[torch.randint(0, len(residues), (pairs, L), device=device)])
+        t = torch.rand(pairs, device=device)
+        masked = torch.rand(pairs, L + 2, device=device) >= t.unsqueeze(1)
         masked[:, 0] = False
         masked[:, -1] = False
         both = torch.cat([winners, losers])
@@ -107,8 +119,10 @@ def main():
         optimizer.step()
 
     for pairs in (int(p) for p in args.pairs.split(",")):
-        result[f"dpo_seconds_per_step_{pairs}"] = timed(lambda: step(pairs), args.min_seconds)
+        result[f"dpo_seconds_per_step_{pairs}"] = timed(lambda: step(pairs), args.min_seconds, device)
     result["peak_resident_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if device.type == "cuda":
+        result["peak_cuda_reserved_mib"] = torch.cuda.max_memory_reserved(device) / 2**20
     print(json.dumps(result))
 
 
