@@ -21,7 +21,7 @@ sizes=${SIZES:-8M 35M}
 lengths=${LENGTHS:-150 300}
 threads=${THREADS:-1 2}
 passes=${PASSES:-16}
-pairs=${PAIRS:-8 32}
+pairs=${PAIRS-8 32}   # empty: sampling rows only
 time_flag=()
 [ "${TIME:-0}" = 1 ] && time_flag=(--time)
 seconds=${MIN_SECONDS:-3}
@@ -73,17 +73,19 @@ for size in $sizes; do
                 "$size" --length "$length" "${time_flag[@]}" --threads "$t" --device "$device" \
                 --pairs "$(echo $pairs | tr ' ' ,)" --passes "$passes" --min-seconds "$seconds")
             peer=$(cat "$work/peer.json")
-            # A pass's cost from two confident runs (K and 2K passes of one pair): the load cancels.
-            read -r short _ < <(elapsed_and_peak "$d2dpo" sample -c "$work/m.d2dpo" -n 2 --threads "$t" --device "$device" \
+            # A pass's cost, timed inside d2dpo (`bench -c` samples 2 sequences in $passes Euler passes,
+            # each one forward of a batch of 2): process start-up and a GPU's queue stay out of it.
+            read -r _ _ < <(elapsed_and_peak --stdout "$work/bench2.json" "$d2dpo" bench -c "$work/m.d2dpo" --batch 2 \
+                --sampling-steps "$passes" --threads "$t" --device "$device" --json --min-seconds "$seconds")
+            pass=$("$python" -c "import json; r = json.load(open('$work/bench2.json'))['results'][0]; print(2 / r['sampling_sequences_per_second'] / $passes)")
+            read -r _ sample_mib < <(elapsed_and_peak "$d2dpo" sample -c "$work/m.d2dpo" -n 2 --threads "$t" --device "$device" \
                 --sampler confident --sampling-steps "$passes" -o "$work/s.txt")
-            read -r long sample_mib < <(elapsed_and_peak "$d2dpo" sample -c "$work/m.d2dpo" -n 2 --threads "$t" --device "$device" \
-                --sampler confident --sampling-steps $((2 * passes)) -o "$work/s.txt")
-            pass=$("$python" -c "print(max(1e-9, ($long - $short) / $passes))")
             row() { "$python" -c "import sys; o, p = float(sys.argv[2]), float(sys.argv[3]); print('%-5s %4s %3s | %-30s | %9.3f %9.3f | %6.2fx' % ('$size', '$length', '$t', sys.argv[1], o, p, p / o))" "$@"; }
             row "pair s, exact (L passes)" "$("$python" -c "print($pass * $length)")" \
                 "$("$python" -c "import json,sys; print(json.loads(sys.argv[1])['exact_seconds_per_pair'])" "$peer")"
             row "pair s, confident $passes passes" "$("$python" -c "print($pass * $passes)")" \
                 "$("$python" -c "import json,sys; print(json.loads(sys.argv[1])['confident${passes}_seconds_per_pair'])" "$peer")"
+            train_mib=-
             for p in $pairs; do
                 read -r _ train_mib < <(elapsed_and_peak --stdout "$work/bench.json" "$d2dpo" bench -c "$work/m.d2dpo" \
                     --batch "$p" --threads "$t" --device "$device" --json --min-seconds "$seconds")
@@ -96,5 +98,5 @@ for size in $sizes; do
         done
     done
 done
-echo "pair s, exact: the cost of one pass (from the confident sampler at $passes and $((2 * passes)) passes) times L;"
+echo "pair s: the cost of one pass of a batch of 2 (d2dpo bench -c, $passes Euler passes) times L (exact) or $passes (confident);"
 echo "PyTorch: eager, the same model and weights; its peak is of the whole peer run (sampling and training)."

@@ -118,7 +118,7 @@ def main():
         loss.backward()
         optimizer.step()
 
-    for pairs in (int(p) for p in args.pairs.split(",")):
+    for pairs in (int(p) for p in args.pairs.split(",") if p):
         result[f"dpo_seconds_per_step_{pairs}"] = timed(lambda: step(pairs), args.min_seconds, device)
     result["peak_resident_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if device.type == "cuda":

@@ -8,7 +8,7 @@
 # It builds the headless core, the CLI and the core tests against that LibTorch, runs
 # `d2dpo reproduce --device cuda`, `d2dpo bench --device cuda --settings small,large,long` and the
 # Python peer at the same settings on the same GPU, bench/scale.sh (ESM2-shaped models of 8M, 35M
-# and 150M parameters at lengths 150 and 300 against PyTorch eager; D2DPO_GPU_SCALE=0 skips it),
+# and 150M parameters at lengths 150 and 300 against PyTorch eager; D2DPO_GPU_STEPS picks steps),
 # then the core tests (on CUDA where a test takes
 # the "auto" device; each stopped after D2DPO_GPU_TEST_TIMEOUT s, 240 by default: on a 2026 H100
 # machine the build took 154 s and the suites of many tiny steps 300-400 s each), and writes every
@@ -142,6 +142,11 @@ stop_watch() {
     log "$2: peak GPU memory $(sort -n "$out/$2.gpu-memory" | tail -1) MiB (whole device, sampled)"
 }
 
+# D2DPO_GPU_STEPS picks the steps after the build (default all): reproduce bench scale tests.
+steps=" ${D2DPO_GPU_STEPS:-reproduce bench scale tests} "
+want() { [[ $steps == *" $1 "* ]]; }
+
+if want reproduce; then
 phase "reproduce"
 rm -rf "$build/reproduce"   # reproduce wants an empty folder, also when the check runs again
 watcher=$(watch_memory reproduce)
@@ -149,7 +154,9 @@ watcher=$(watch_memory reproduce)
 stop_watch "$watcher" reproduce
 cp "$build/reproduce/report.json" "$out/reproduce-report.json"
 sed -n '/metric/,/odd ratio >=/p' "$out/reproduce.txt" | tee -a "$out/steps.log"
+fi
 
+if want bench; then
 phase "bench (d2dpo)"
 watcher=$(watch_memory bench)
 "$d2dpo" bench --device "$device" --settings small,large,long --json --min-seconds 2 >"$out/bench-d2dpo.json" 2>"$out/bench-d2dpo.err"
@@ -172,10 +179,11 @@ for r in ours["results"]:
                        ("sampling_sequences_per_second", "sampling seq/s")):
         print(f"{r['setting']:8} {label:16} {r[key]:10.2f} {p[key]:10.2f} {r[key] / p[key]:6.2f}x")
 PY
+fi
 # The scale benchmark (issue "Real models at real scale"): ESM2-shaped models made by this
 # machine's PyTorch, imported and timed against PyTorch eager on the same GPU. Its Python keeps the
 # machine's own libraries and d2dpo Debian 12's, through two small wrappers.
-if [ "${D2DPO_GPU_SCALE:-1}" = 1 ]; then
+if want scale; then
     phase "scale benchmark"
     printf '#!/bin/sh\nexec env LD_LIBRARY_PATH="%s" "%s" "$@"\n' "$LD_LIBRARY_PATH" "$(realpath "$d2dpo")" >"$build/d2dpo-run"
     if [ -n "$python_ld" ]; then
@@ -185,11 +193,13 @@ if [ "${D2DPO_GPU_SCALE:-1}" = 1 ]; then
     fi
     chmod +x "$build/d2dpo-run" "$build/python-run"
     D2DPO="$build/d2dpo-run" PYTHON="$build/python-run" DEVICE="$device" THREADS="${D2DPO_GPU_SCALE_THREADS:-4}" \
-        SIZES="${D2DPO_GPU_SCALE_SIZES:-8M 35M 150M}" LENGTHS="150 300" LONG_150M=1 \
+        SIZES="${D2DPO_GPU_SCALE_SIZES:-8M 35M 150M}" LENGTHS="${D2DPO_GPU_SCALE_LENGTHS:-150 300}" LONG_150M=1 \
+        PAIRS="${D2DPO_GPU_SCALE_PAIRS-8 32}" \
         MIN_SECONDS="${D2DPO_GPU_SCALE_SECONDS:-1}" bash "$src/bench/scale.sh" 2>"$out/scale.err" | tee "$out/scale.txt" ||
         log "scale benchmark FAILED (exit status $?): $(tail -3 "$out/scale.err")"
 fi
 
+want tests || { log "done in $((SECONDS - started)) s (no tests asked for); figures in $out"; exit 0; }
 phase "build (tests)"
 cmake --build "$build" -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E 'error|FAILED' "$out/build.log" | head -30; exit 1; }
 grep -E 'warning:' "$out/build.log" | grep -v '^/usr\|site-packages' > "$out/build-warnings.txt" || true
