@@ -88,7 +88,7 @@ for size in $sizes; do
             train_mib=-
             for p in $pairs; do
                 read -r _ train_mib < <(elapsed_and_peak --stdout "$work/bench.json" "$d2dpo" bench -c "$work/m.d2dpo" \
-                    --batch "$p" --threads "$t" --device "$device" --json --min-seconds "$seconds")
+                    --batch "$p" --sampling-steps 1 --threads "$t" --device "$device" --json --min-seconds "$seconds")
                 row "D2-DPO s/step, $p pairs" \
                     "$("$python" -c "import json; print(1 / json.load(open('$work/bench.json'))['results'][0]['dpo_steps_per_second'])")" \
                     "$("$python" -c "import json,sys; print(json.loads(sys.argv[1])['dpo_seconds_per_step_$p'])" "$peer")"

@@ -26,6 +26,8 @@
 #include "jobs/runrecorder.h"
 #include "jobs/storewait.h"
 #include "model/device.h"
+#include "model/loradenoiser.h"
+#include "model/torchscriptdenoiser.h"
 #include "store/preferencestore.h"
 #include "tasks/task.h"
 #include "train/dpotrainer.h"
@@ -281,11 +283,15 @@ private:
             } catch (const EvaluationStopped&) {
             }
         }
-        if (m_resumedPolicy && options.dpo().loraRank > 0)
-            return failed("a run with low-rank adapters cannot be resumed: its checkpoints hold the merged "
-                          "weights, not the adapters; start a new run from its last checkpoint");
         DpoTrainer trainer(m_model.checkpoint.model, *m_model.task, *m_model.noise, options);
-        if (m_resumedPolicy) {
+        if (auto adapted = std::dynamic_pointer_cast<LoraDenoiser>(trainer.policy()); adapted && m_resumedPolicy) {
+            // The checkpoint holds W0 + B A merged: the adapters are recovered from it (Adam starts afresh).
+            auto merged = std::dynamic_pointer_cast<TorchScriptDenoiser>(m_resumedPolicy);
+            if (!merged)
+                return failed("the run's checkpoint is not a model brought in as TorchScript, as its adapters need");
+            if (Status s = adapted->resumeFrom(*merged); !s)
+                return failed("the run's checkpoint cannot continue with low-rank adapters: " + s.error());
+        } else if (m_resumedPolicy) {
             // Into the policy only: the trainer has already frozen its copy of the run's reference.
             torch::NoGradGuard noGrad;
             auto into = trainer.policy()->parameters();

@@ -2,6 +2,8 @@
 #include "model/loradenoiser.h"
 
 #include <cmath>
+#include <limits>
+#include <map>
 #include <regex>
 
 #include <torch/torch.h>
@@ -145,6 +147,53 @@ std::shared_ptr<TorchScriptDenoiser> LoraDenoiser::merged() const
         p.set_requires_grad(true); // a model like any other from here on
     copy->train(m_training);
     return copy;
+}
+
+Status LoraDenoiser::resumeFrom(const TorchScriptDenoiser& merged)
+{
+    torch::NoGradGuard noGrad;
+    std::map<std::string, torch::Tensor> weights;
+    for (const auto& item : merged.named_parameters())
+        weights[item.key()] = item.value().to(m_adapters.front().w0.device(), m_adapters.front().w0.scalar_type());
+    std::map<std::string, const Adapter*> adapted;
+    for (const Adapter& adapter : m_adapters)
+        adapted[adapter.name] = &adapter;
+    for (const auto& item : m_base->named_parameters()) {
+        const auto found = weights.find(item.key());
+        if (found == weights.end() || !found->second.sizes().equals(item.value().sizes()))
+            return makeError("its weight '" + item.key() + "' is missing or of another shape: not a run of this model");
+        if (!adapted.count(item.key()) && !torch::equal(found->second, item.value()))
+            return makeError("its weight '" + item.key() +
+                             "', which the adapters leave alone, differs from the model's: not a run with these "
+                             "adapters (was it a run of every weight?)");
+    }
+    std::vector<std::pair<torch::Tensor, torch::Tensor>> factors; // (A, B) of each adapter, in order
+    for (const Adapter& adapter : m_adapters) {
+        const torch::Tensor weight = weights.at(adapter.name);
+        const torch::Tensor delta = (weight - adapter.w0).to(torch::kDouble);
+        auto [u, s, vh] = torch::linalg_svd(delta, /*full_matrices=*/false);
+        const int64_t r = std::min<int64_t>(m_rank, s.size(0));
+        const torch::Tensor root = s.narrow(0, 0, r).sqrt();
+        torch::Tensor b = u.narrow(1, 0, r) * root.unsqueeze(0);
+        torch::Tensor a = root.unsqueeze(1) * vh.narrow(0, 0, r);
+        // A checkpoint stores W0 + B A rounded to float: the rest of W - W0 is that rounding, of
+        // the order of float's epsilon times |W|. More than a few times that is a change of higher rank.
+        const double rest = (delta - torch::matmul(b, a)).norm().item<double>();
+        const double allowed = 8 * std::numeric_limits<float>::epsilon() * weight.to(torch::kDouble).norm().item<double>();
+        if (rest > allowed)
+            return makeError("its change of '" + adapter.name + "' needs a rank above the adapters' " +
+                             std::to_string(m_rank) + ": not a run with these adapters");
+        if (r < m_rank) { // a matrix smaller than the rank: pad with zero rows and columns
+            a = torch::cat({a, torch::zeros({m_rank - r, a.size(1)}, a.options())});
+            b = torch::cat({b, torch::zeros({b.size(0), m_rank - r}, b.options())}, 1);
+        }
+        factors.emplace_back(a.to(adapter.a.scalar_type()), b.to(adapter.b.scalar_type()));
+    }
+    for (size_t k = 0; k < m_adapters.size(); ++k) {
+        m_adapters[k].a.copy_(factors[k].first);
+        m_adapters[k].b.copy_(factors[k].second);
+    }
+    return Ok{};
 }
 
 std::vector<std::string> LoraDenoiser::targets() const

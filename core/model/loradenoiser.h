@@ -52,6 +52,12 @@ public:
 
     /// A model of its own with W0 + B A as its weights (what checkpoints and exports hold).
     std::shared_ptr<TorchScriptDenoiser> merged() const;
+    /// Sets the adapters so that this model computes `merged` (a checkpoint of an adapted run of
+    /// this model, resumed): B A = W - W0 for each adapted matrix, from its rank-r singular value
+    /// decomposition (B = U sqrt(S), A = sqrt(S) V^T). Refused with a sentence, adapters unchanged,
+    /// where `merged` is not such a model: another weight differs from this model's, or W - W0
+    /// needs a rank above r (a run of every weight, or of a higher rank).
+    Status resumeFrom(const TorchScriptDenoiser& merged);
     /// The adapted weights' names, in order.
     std::vector<std::string> targets() const;
     int rank() const { return m_rank; }

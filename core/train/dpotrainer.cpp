@@ -62,8 +62,9 @@ DpoTrainer::DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noi
     if (const auto& resume = options.resume()) {
         m_startStep = resume->step;
         m_resumedCheckpoint = resume->checkpointPath;
-        // Adapters start afresh on the merged weights a checkpoint holds: Adam's moments of the
-        // earlier adapters would belong to other A and B.
+        // A resumed run's adapters are recovered from the merged weights its checkpoint holds (a
+        // rank-r SVD, jobs/dpojob.cpp): another factorisation of the same B A, so Adam's moments of
+        // the earlier A and B would not fit them, and Adam starts afresh.
         if (!isAdapted())
             m_optimizerStateToLoad = resume->optimizerState;
     }

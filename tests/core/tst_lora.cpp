@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Low-rank adapters on a model brought in as TorchScript: they start as the model, only A and B
 // learn while the model's weights and the reference (which shares them) stay as they were, the
-// merged model (what checkpoints hold) computes what the adapted one does, and what cannot be
-// adapted is refused with a sentence.
+// merged model (what checkpoints hold) computes what the adapted one does, a stopped run resumes
+// with its adapters recovered from that merged model, and what cannot be adapted is refused with a
+// sentence.
 #include <QTemporaryDir>
 
 #include <sstream>
@@ -15,6 +16,8 @@
 #include "base/modelvocabulary.h"
 #include "diffusion/maskingnoise.h"
 #include "io/checkpoint.h"
+#include "jobs/dpojob.h"
+#include "jobs/dporesume.h"
 #include "model/device.h"
 #include "model/loradenoiser.h"
 #include "model/torchscriptdenoiser.h"
@@ -141,6 +144,104 @@ private Q_SLOTS:
         QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().c_str());
         QCOMPARE(loaded->model->kind(), std::string("torchscript"));
         QVERIFY(largestGap(loaded->model->forward(m_tokens, m_t), expected) < 1e-6);
+    }
+
+    void adaptersAreRecoveredFromTheMergedModelAndOnlyFromOne()
+    {
+        auto adapted = LoraDenoiser::adapt(scriptedModel(), {2, LoraOptions{}.targets, 7}).value();
+        {
+            torch::NoGradGuard noGrad;
+            for (auto& p : adapted->parameters())
+                p.add_(torch::randn_like(p) * 0.1);
+        }
+        const auto expected = adapted->forward(m_tokens, m_t).detach();
+        const auto merged = adapted->merged();
+        // A fresh model of the same weights, other random A: the merged weights give its B A back.
+        auto resumed = LoraDenoiser::adapt(scriptedModel(), {2, LoraOptions{}.targets, 9}).value();
+        const Status s = resumed->resumeFrom(*merged);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().c_str());
+        QVERIFY(largestGap(resumed->forward(m_tokens, m_t), expected) < 1e-5);
+        const auto product = [](const std::shared_ptr<LoraDenoiser>& m) {
+            return torch::matmul(m->parameters()[1], m->parameters()[0]).detach();
+        };
+        QVERIFY(largestGap(product(resumed), product(adapted)) < 1e-5);
+        QVERIFY(resumed->parameters()[0].requires_grad());
+
+        // A model whose other weights moved (a run of every weight) and a change of rank 3 for
+        // adapters of rank 2 are refused, the adapters left as they were.
+        auto everyWeight = scriptedModel();
+        auto changedRank = scriptedModel();
+        {
+            torch::NoGradGuard noGrad;
+            everyWeight->parameterSlot("embed_table").add_(0.01);
+            changedRank->parameterSlot("proj_weight").add_(torch::randn({3, 8}) * 0.01);
+        }
+        const auto before = product(resumed);
+        const Status other = resumed->resumeFrom(*everyWeight);
+        QVERIFY(!other.ok());
+        QVERIFY2(other.error().find("its weight 'embed_table', which the adapters leave alone, differs") !=
+                     std::string::npos,
+                 other.error().c_str());
+        const Status rank = resumed->resumeFrom(*changedRank);
+        QVERIFY(!rank.ok());
+        QVERIFY2(rank.error().find("its change of 'proj_weight' needs a rank above the adapters' 2") != std::string::npos,
+                 rank.error().c_str());
+        QCOMPARE(largestGap(product(resumed), before), 0.0);
+    }
+
+    void aStoppedRunWithAdaptersResumesAndFinishes()
+    {
+        QTemporaryDir dir;
+        const std::string reference = dir.filePath("imported.d2dpo").toStdString();
+        CheckpointInfo info{newCheckpointId(), "", "pretrained", spec(), "{}", "{}", 0, utcNow()};
+        QVERIFY(saveCheckpoint(reference, scriptedModel(), info).ok());
+        DpoJobSpec job;
+        job.referencePath = reference;
+        job.storePath = dir.filePath("store.sqlite").toStdString();
+        job.source = PreferenceSource::RulePairs;
+        job.rulePairs = 64;
+        job.dpo = test::tinyDpo(6);
+        job.dpo.loraRank = 2;
+        job.dpo.learningRate = 1e-2;
+        job.schedule = test::tinySchedule();
+        job.schedule.checkpointEvery = 2;
+        job.schedule.logEvery = 1;
+        job.schedule.hostReadEvery = 1;
+        job.device = "cpu";
+        job.outputFolder = dir.filePath("run").toStdString();
+        // Stopped at its first checkpoint (step 2) ...
+        struct StopAtCheckpoint final : TrainListener {
+            StopToken stop;
+            void onCheckpoint(const CheckpointEvent&) override { stop.requestStop(); }
+        } stopping;
+        const DpoJobOutcome first = runDpoJob(job, stopping, stopping.stop);
+        QCOMPARE(first.finished.status, RunStatus::Stopped);
+        QVERIFY(first.runId > 0);
+        // ... then resumed: its adapters come from the merged checkpoint, and it runs to the end.
+        auto again = resumeJobSpec(job.storePath, first.runId);
+        QVERIFY2(again.ok(), again.ok() ? "" : again.error().c_str());
+        QCOMPARE(again->dpo.loraRank, 2);
+        test::ListenerRecorder log;
+        StopToken never;
+        const DpoJobOutcome second = runDpoJob(again.value(), log, never);
+        QVERIFY2(second.finished.status == RunStatus::Completed, second.finished.error.c_str());
+        QVERIFY2(log.log.find("resuming run " + std::to_string(first.runId) + " at step 2") != std::string::npos,
+                 log.log.c_str());
+        // Its first step starts where the stopped run was, not from the model: with adapters
+        // started afresh (B = 0) the policy would be the reference, every margin 0, the loss ln 2.
+        QVERIFY(!log.progress.empty());
+        QCOMPARE(log.progress.front().step, int64_t(3));
+        QVERIFY2(std::abs(log.progress.front().loss - std::log(2.0)) > 1e-4,
+                 qPrintable(QString::number(log.progress.front().loss, 'g', 9)));
+        QVERIFY(!log.checkpoints.empty());
+        QCOMPARE(log.checkpoints.back().step, int64_t(6));
+        // Still a run of the adapters: the weights they leave alone are the model's.
+        auto last = loadCheckpoint(log.checkpoints.back().path, torch::kCPU);
+        QVERIFY2(last.ok(), last.ok() ? "" : last.error().c_str());
+        auto model = scriptedModel();
+        const auto trained = last->model->named_parameters();
+        QVERIFY(torch::equal(trained["embed_table"], model->named_parameters()["embed_table"]));
+        QVERIFY(largestGap(trained["proj_weight"], model->named_parameters()["proj_weight"]) > 1e-4);
     }
 
     void aModelOfItsOwnKindIsRefusedAdaptersWithASentence()
