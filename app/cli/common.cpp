@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/common.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -66,6 +67,12 @@ CLI::Validator atLeast(int64_t minimum)
     return CLI::Validator(
         [minimum](std::string& text) -> std::string {
             int64_t value = 0;
+            // Digits beyond int64's range would be read as its largest value, silently.
+            const bool digits = !text.empty() && text.find_first_not_of("+0123456789") == std::string::npos;
+            if (digits && std::from_chars(text.data() + (text[0] == '+'), text.data() + text.size(), value).ec ==
+                              std::errc::result_out_of_range)
+                return "must be a whole number from " + std::to_string(minimum) + " to " +
+                       std::to_string(std::numeric_limits<int64_t>::max()) + " (got " + text + ")";
             if (!CLI::detail::lexical_cast(text, value) || value < minimum)
                 return "must be a whole number >= " + std::to_string(minimum) + " (got " + text + ")";
             return {};

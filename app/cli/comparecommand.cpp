@@ -49,8 +49,6 @@ std::string interval(const Interval& i)
 
 int createComparison(PreferenceStore& store, const CompareOptions& o)
 {
-    if (o.checkpoints.size() < 2)
-        return fail("compare", "name two models or more (-c A -c B), or ask for --results");
     auto prepared = prepareComparison(o.checkpoints, o.runtime.device, o.count, o.runtime.seed, o.sampling);
     if (!prepared)
         return fail("compare", prepared.error());
@@ -157,7 +155,12 @@ void registerCompare(CLI::App& app, int& exitCode)
     c->add_option("--resamples", o->resamples, "Bootstrap resamples of the 95% intervals")
         ->check(CLI::Range(100, 100'000))
         ->capture_default_str();
-    c->callback([o, &exitCode] { exitCode = runCompare(*o); });
+    c->callback([o, &exitCode] {
+        // A wrong command line (exit 2), said before a store is opened or created.
+        if (o->results < 0 && !o->list && o->checkpoints.size() < 2)
+            throw CLI::ValidationError("--checkpoint", "name two models or more (-c A -c B), or ask for --results or --list");
+        exitCode = runCompare(*o);
+    });
 }
 
 } // namespace d2dpo::cli

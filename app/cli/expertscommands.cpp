@@ -175,15 +175,10 @@ int runGold(const GoldOptions& o)
                                                             : PreferenceStore::OpenMode::CreateIfMissing);
     if (!store)
         return fail("prefs gold", store.error());
-    if (o.markPair <= 0) {
-        if (o.checkpoint.empty())
-            return fail("prefs gold", "name a model to draw gold pairs from (--checkpoint) or a pair to --mark");
+    if (o.markPair <= 0)
         return runGoldFromModel(*store.value(), o);
-    }
-    const std::optional<Choice> answer = choiceFromString(o.answer);
-    if (answer != Choice::Left && answer != Choice::Right)
-        return fail("prefs gold", "--answer is left or right");
-    if (Status s = store.value()->markGold(o.markPair, *answer); !s)
+    const Choice answer = o.answer == "left" ? Choice::Left : Choice::Right; // --answer is checked: left or right
+    if (Status s = store.value()->markGold(o.markPair, answer); !s)
         return fail("prefs gold", s.error());
     std::cout << "pair " << o.markPair << " is a gold pair now; its answer: " << o.answer << "\n";
     return 0;
@@ -240,8 +235,16 @@ void registerExpertCommands(CLI::App& app, int& exitCode)
         CLI::Option* mark = c->add_option("--mark", o->markPair, "Make this unlabelled pair a gold pair")
                                 ->check(atLeast(1))
                                 ->excludes(model);
-        c->add_option("--answer", o->answer, "With --mark: its answer, left or right")->needs(mark);
-        c->callback([o, &exitCode] { exitCode = runGold(*o); });
+        CLI::Option* answer = c->add_option("--answer", o->answer, "With --mark: its answer, left or right")
+                                  ->check(CLI::IsMember({"left", "right"}))
+                                  ->needs(mark);
+        mark->needs(answer);
+        c->callback([o, &exitCode] {
+            if (o->markPair <= 0 && o->checkpoint.empty()) // a wrong command line: exit 2, no store touched
+                throw CLI::ValidationError("--checkpoint",
+                                           "name a model to draw gold pairs from (--checkpoint) or a pair to --mark");
+            exitCode = runGold(*o);
+        });
     }
 }
 

@@ -39,10 +39,15 @@ void printSummary(const ReproduceReport& r, double goal)
     const auto& ref = r.reference;
     const auto& fin = r.finetuned;
     const DpoConfig& d = r.config.dpo;
-    std::printf("\nD2-DPO reproduction: %s, d_model %d, %d layers, %s noise, %s, beta %g, "
-                "eta %g, lr %g, batch %d, %d steps\n", describeTask(r.config.spec.task).c_str(),
-                r.config.spec.model.dModel, r.config.spec.model.layers, r.config.spec.noise.process.c_str(),
-                r.sampler.c_str(), d.beta, r.config.spec.noise.eta, d.learningRate, d.batch, d.steps);
+    const ModelConfig& model = r.config.spec.model;
+    const std::string described = model.kind == "torchscript"
+                                      ? "a TorchScript model of " + std::to_string(model.parameters) + " parameters"
+                                      : "d_model " + std::to_string(model.dModel) + ", " +
+                                            std::to_string(model.layers) + " layers";
+    std::printf("\nD2-DPO reproduction: %s, %s, %s noise, %s, beta %g, "
+                "eta %g, lr %g, batch %d, %d steps\n", describeTask(r.config.spec.task).c_str(), described.c_str(),
+                r.config.spec.noise.process.c_str(), r.sampler.c_str(), d.beta, r.config.spec.noise.eta,
+                d.learningRate, d.batch, d.steps);
     std::printf("loss %s (label smoothing %g, rpo_alpha %g); estimator: t-samples %d, vrpo-samples %d, %s t, %s masks\n"
                 "%s\n\n", d.lossType.c_str(), d.labelSmoothing, d.rpoAlpha, d.tSamplesPerPair, d.vrpoSamples,
                 d.tSampling.c_str(), d.maskCoupling.c_str(), r.runtime.c_str());
@@ -142,7 +147,15 @@ void registerReproduce(CLI::App& app, int& exitCode)
     c->add_option("--gradient-draws", options->config.gradientDraws,
                   "Measure the spread of the loss gradient over this many draws before fine-tuning")
         ->check(CLI::Range(0, 4096));
-    c->callback([options, &exitCode] { exitCode = run(*options); });
+    c->callback([c, options, &exitCode] {
+        // A given reference brings its own model and noise: these options would be ignored.
+        if (!options->config.referenceCheckpoint.empty())
+            for (const char* name : {"--d-model", "--layers", "--heads", "--ff-multiplier", "--no-time", "--noise", "--eta"})
+                if (c->get_option(name)->count() > 0)
+                    throw CLI::ValidationError(name, "the reference model (--reference) brings its own model and noise; "
+                                                     "leave this out");
+        exitCode = run(*options);
+    });
 }
 
 } // namespace d2dpo::cli

@@ -30,6 +30,7 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
         torch::NoGradGuard noGrad;
         auto generator = makeGenerator(seed, opened->device);
         const auto sampler = makeSampler(opened->checkpoint.model, info.spec.noise, task.vocabSize(), sampling);
+        startCountingNonFinitePasses(*opened->checkpoint.model);
         const torch::Tensor samples =
             drawSamples(*sampler, count, sampling.batch, generator, stop, progress).to(torch::kCPU).contiguous();
         ModelSummary summary;
@@ -37,6 +38,7 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
         summary.metrics = task.measure(samples);
         summary.metrics.seed = seed;
         summary.metrics.sampler = describeSampling(info.spec.noise, sampling, task.length());
+        reportNonFinitePasses(*opened->checkpoint.model, summary.metrics);
         summary.samples = formatRows(task, samples);
         const std::vector<int64_t> rows = rowsToHost(samples);
         for (int64_t i = 0; i < count; ++i)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/checkpoint.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
@@ -78,6 +80,23 @@ Result<CheckpointInfo> infoFromJson(const std::string& text)
         info.id = j.at("id").get<std::string>();
         info.parentId = j.at("parent_id").get<std::string>();
         info.kind = j.at("kind").get<std::string>();
+        // Ids, the kind and the time are shown and stored as they are: a crafted file could put
+        // escape sequences or 100,000 characters there. This program writes 16 hex digits.
+        const auto plainWord = [](const std::string& text, bool mayBeEmpty) {
+            if (text.size() > 64 || (text.empty() && !mayBeEmpty))
+                return false;
+            for (const char c : text)
+                if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' && c != ':' &&
+                    c != '+')
+                    return false;
+            return true;
+        };
+        for (const auto& [name, value, mayBeEmpty] :
+             {std::tuple{"id", &info.id, false}, std::tuple{"parent_id", &info.parentId, true},
+              std::tuple{"kind", &info.kind, false}})
+            if (!plainWord(*value, mayBeEmpty))
+                return makeError(std::string("its metadata is malformed: its ") + name +
+                                 " is not 1-64 letters, digits or '-_.:+' (a file this program did not write?)");
         auto spec = modelSpecFromJson(j.at("spec").dump());
         if (!spec)
             return makeError(spec.error());
@@ -86,6 +105,8 @@ Result<CheckpointInfo> infoFromJson(const std::string& text)
         info.metricsJson = j.at("metrics").dump();
         info.step = j.at("step").get<int64_t>();
         info.createdAt = j.at("created_at").get<std::string>();
+        if (!plainWord(info.createdAt, true))
+            return makeError("its metadata is malformed: its created_at is not a time (a file this program did not write?)");
         return info;
     } catch (const nlohmann::json::exception& e) {
         return makeError(std::string("its metadata is malformed: ") + e.what());

@@ -15,6 +15,7 @@
 #include "jobs/modelinstore.h"
 #include "model/device.h"
 #include "model/torchscriptdenoiser.h"
+#include "model/torchscriptprobe.h"
 #include "tasks/sequencefile.h"
 #include "tasks/task.h"
 #include "train/evaluation.h"

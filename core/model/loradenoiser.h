@@ -61,6 +61,8 @@ public:
     /// The adapted weights' names, in order.
     std::vector<std::string> targets() const;
     int rank() const { return m_rank; }
+    /// The model adapted (its weights W0; the slots hold W0 + B A only during a forward).
+    TorchScriptDenoiser& base() const { return *m_base; }
     /// Numbers trained (A and B) and numbers of the model, for messages.
     int64_t trainedCount() const;
 

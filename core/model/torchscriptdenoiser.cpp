@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/torchscriptdenoiser.h"
 
-#include <atomic>
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -10,10 +9,10 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
-#include "base/abandonablecall.h"
 #include "base/failurereport.h"
 #include "base/untrustedtext.h"
 #include "model/device.h"
+#include "model/loradenoiser.h"
 #include "model/scriptoperations.h"
 
 namespace d2dpo {
@@ -81,27 +80,6 @@ torch::Tensor idTensor(const std::vector<int64_t>& ids)
     return torch::tensor(ids, torch::kLong).view({1, int64_t(ids.size())});
 }
 
-/// What a TorchScript error says to a user: the error its code raised (the traceback's last line,
-/// "RuntimeError: ..."), not the interpreter's traceback before it.
-std::string scriptError(const std::exception& e)
-{
-    const std::string what = e.what();
-    if (what.find("Traceback of TorchScript") == std::string::npos)
-        return userMessage(e);
-    std::string last;
-    size_t start = 0;
-    while (start < what.size()) {
-        const size_t end = std::min(what.find('\n', start), what.size());
-        const std::string line = what.substr(start, end - start);
-        if (line.find("Error: ") != std::string::npos && line.find("  ") != 0)
-            last = line;
-        start = end + 1;
-    }
-    if (last.rfind("builtins.", 0) == 0)
-        last = last.substr(9);
-    return last.empty() ? userMessage(e) : userMessage(last);
-}
-
 /// Why TorchScript could not compile an archive's code, in its first sentence: the compiler
 /// follows it with the offending source, which is the model's and not a message.
 std::string loadError(const std::exception& e)
@@ -121,6 +99,25 @@ std::string loadError(const std::exception& e)
 }
 
 } // namespace
+
+std::string scriptError(const std::exception& e)
+{
+    const std::string what = e.what();
+    if (what.find("Traceback of TorchScript") == std::string::npos)
+        return userMessage(e);
+    std::string last;
+    size_t start = 0;
+    while (start < what.size()) {
+        const size_t end = std::min(what.find('\n', start), what.size());
+        const std::string line = what.substr(start, end - start);
+        if (line.find("Error: ") != std::string::npos && line.find("  ") != 0)
+            last = line;
+        start = end + 1;
+    }
+    if (last.rfind("builtins.", 0) == 0)
+        last = last.substr(9);
+    return last.empty() ? userMessage(e) : userMessage(last);
+}
 
 TorchScriptDenoiser::TorchScriptDenoiser(std::shared_ptr<Module> module, ModelVocabulary vocabulary, int64_t length)
     : DenoiserModel(length, int64_t(vocabulary.realTokenIds().size()))
@@ -196,7 +193,30 @@ torch::Tensor TorchScriptDenoiser::forward(const torch::Tensor& tokens, const to
                     logits.size(1) == tokens.size(1) + m_begin.size(1) + m_end.size(1),
                 "the TorchScript model returned logits of shape ", logits.sizes(), " for ", tokens.size(0),
                 " sequences of ", tokens.size(1) + m_begin.size(1) + m_end.size(1), " ids");
-    return logits.narrow(1, m_begin.size(1), tokens.size(1)).index_select(2, m_realIds);
+    auto out = logits.narrow(1, m_begin.size(1), tokens.size(1)).index_select(2, m_realIds);
+    if (!torch::GradMode::is_enabled()) { // sampling and measuring: a NaN there would pass unseen
+        const auto bad = torch::isfinite(out).logical_not().any().to(torch::kLong);
+        m_nonFinite = m_nonFinite.defined() ? m_nonFinite + bad : bad;
+    }
+    return out;
+}
+
+int64_t TorchScriptDenoiser::takeNonFiniteForwards()
+{
+    if (!m_nonFinite.defined())
+        return 0;
+    const int64_t count = m_nonFinite.item<int64_t>();
+    m_nonFinite = torch::Tensor();
+    return count;
+}
+
+int64_t takeNonFiniteForwards(DenoiserModel& model)
+{
+    if (auto* scripted = dynamic_cast<TorchScriptDenoiser*>(&model))
+        return scripted->takeNonFiniteForwards();
+    if (auto* adapted = dynamic_cast<LoraDenoiser*>(&model))
+        return adapted->base().takeNonFiniteForwards();
+    return 0;
 }
 
 std::vector<torch::Tensor> TorchScriptDenoiser::parameters() const
@@ -299,119 +319,6 @@ std::string TorchScriptDenoiser::signature() const
     std::ostringstream text;
     text << m_module->module.get_method("forward").function().getSchema();
     return text.str();
-}
-
-namespace {
-
-constexpr int64_t kProbeRows = 4;
-
-/// Which call of the probe is running: its forward (twice), then a backward pass.
-enum class ProbeStage { Forward, Backward };
-
-Result<int64_t> probeOnThisThread(TorchScriptDenoiser& model, std::atomic<ProbeStage>& stage)
-{
-    const ModelVocabulary& v = model.vocabulary();
-    const int64_t rows = kProbeRows, length = model.length(), real = model.vocabSize();
-    const int64_t frame = int64_t(v.begin.size() + v.end.size());
-    auto generator = makeGenerator(0, torch::kCPU);
-    // A fully masked row, two partly masked ones and a clean one, at t = 0, 1/4, 3/4 and 1.
-    auto tokens = torch::randint(0, real, {rows, length}, generator, torch::kLong);
-    const auto masked = torch::rand({rows, length}, generator).lt(torch::tensor({1.0, 0.7, 0.3, 0.0}).unsqueeze(1));
-    tokens = torch::where(masked, torch::full_like(tokens, real), tokens);
-    const auto t = torch::tensor({0.0f, 0.25f, 0.75f, 1.0f});
-    // First id 0 alone (in range for any model) tells the model's V, so that an id of the
-    // vocabulary beyond it is named as such rather than as the index error it would raise.
-    try {
-        torch::NoGradGuard noGrad;
-        model.eval();
-        const auto plain = model.modelLogits(torch::zeros({rows, length + frame}, torch::kLong), t);
-        if (plain.dim() == 3 && v.largestId() >= plain.size(2))
-            return makeError("the vocabulary names id " + std::to_string(v.largestId()) + ", outside the model's " +
-                             std::to_string(plain.size(2)) + " logits (ids 0.." + std::to_string(plain.size(2) - 1) +
-                             ")");
-    } catch (const std::exception&) {
-        // Said below, with the probe batch itself.
-    }
-    const auto ids = model.modelIds(tokens);
-    torch::Tensor logits;
-    try {
-        torch::NoGradGuard noGrad;
-        model.eval();
-        logits = model.modelLogits(ids, t);
-    } catch (const std::exception& e) {
-        return makeError("its forward failed on a probe batch of " + std::to_string(rows) + " sequences of " +
-                         std::to_string(length + frame) + " ids: " + scriptError(e));
-    }
-    std::ostringstream shape;
-    shape << logits.sizes();
-    if (logits.dim() != 3 || logits.size(0) != rows || logits.size(1) != length + frame)
-        return makeError("its forward returned shape " + shape.str() + " for input [" + std::to_string(rows) + ", " +
-                         std::to_string(length + frame) + "]; it must return [B, L, V] logits, one row per input id");
-    if (!torch::isFloatingType(logits.scalar_type()))
-        return makeError("its forward returned " + std::string(c10::toString(logits.scalar_type())) +
-                         " values; it must return float logits");
-    const int64_t size = logits.size(2);
-    if (v.size > 0 && v.size != size)
-        return makeError("the vocabulary says the model has " + std::to_string(v.size) + " token ids, its logits have " +
-                         std::to_string(size));
-    if (v.largestId() >= size)
-        return makeError("the vocabulary names id " + std::to_string(v.largestId()) + ", outside the model's " +
-                         std::to_string(size) + " logits (ids 0.." + std::to_string(size - 1) + ")");
-    const auto finite = torch::isfinite(logits).flatten(1).all(1);
-    for (int64_t row = 0; row < rows; ++row)
-        if (!finite[row].item<bool>())
-            return makeError("its logits are not finite (NaN or infinite) at t = " +
-                             std::to_string(t[row].item<float>()).substr(0, 4) +
-                             " (map t to the model's noise level so that 0 and 1 stay finite)");
-    try {
-        stage = ProbeStage::Backward;
-        model.train(true);
-        model.forward(tokens, t.clamp_max(0.999f)).logsumexp(-1).mean().backward();
-        model.eval();
-    } catch (const std::exception& e) {
-        return makeError("a backward pass through its forward failed: " + scriptError(e));
-    }
-    bool anyGradient = false;
-    for (auto& p : model.parameters()) {
-        anyGradient = anyGradient || (p.grad().defined() && p.grad().abs().sum().item<double>() > 0);
-        p.mutable_grad().reset();
-    }
-    if (!anyGradient)
-        return makeError("its logits do not depend on any of its parameters: there is nothing to train");
-    return size;
-}
-
-} // namespace
-
-double probeSecondsAllowed(int64_t parameters) { return 60.0 + double(parameters) / 1e7; }
-
-Result<int64_t> probeTorchScriptDenoiser(const std::shared_ptr<TorchScriptDenoiser>& model, const StopToken* stop,
-                                         double limit)
-{
-    // The thread keeps the model, the stage and the result alive should it be abandoned.
-    auto stage = std::make_shared<std::atomic<ProbeStage>>(ProbeStage::Forward);
-    auto result = std::make_shared<std::optional<Result<int64_t>>>();
-    const double seconds = limit > 0 ? limit : probeSecondsAllowed(parameterCount(Denoiser(model)));
-    CallEnd end;
-    try {
-        end = callWithin(seconds, stop, [model, stage, result] { *result = probeOnThisThread(*model, *stage); });
-    } catch (const std::exception& e) {
-        return makeError("probing it failed: " + scriptError(e));
-    }
-    if (end == CallEnd::Returned)
-        return result->value();
-    const std::string call = *stage == ProbeStage::Backward
-                                 ? std::string("a backward pass through its forward")
-                                 : "its forward on a probe batch of " + std::to_string(kProbeRows) + " sequences of " +
-                                       std::to_string(model->length() + model->vocabulary().begin.size() +
-                                                      model->vocabulary().end.size()) +
-                                       " ids";
-    if (end == CallEnd::Stopped)
-        return makeError("stopped while " + call + " ran; nothing was written");
-    char shown[32];
-    std::snprintf(shown, sizeof shown, "%g s", seconds);
-    return makeError(call + " did not return within " + shown +
-                     " (a loop that never ends?); a denoiser's forward on so small a batch takes seconds");
 }
 
 } // namespace d2dpo

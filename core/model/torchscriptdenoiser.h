@@ -56,6 +56,9 @@ public:
     /// forward()'s signature as TorchScript prints it, for messages.
     std::string signature() const;
     const ModelVocabulary& vocabulary() const { return m_vocabulary; }
+    /// Forwards without gradients since the last call whose logits held NaN or infinities (kept
+    /// on the model's device, read here: no wait per pass), then starts counting again.
+    int64_t takeNonFiniteForwards();
 
     struct Module; ///< the torch::jit::Module, kept out of this header (torch/script.h is heavy)
 
@@ -68,17 +71,15 @@ private:
     torch::Tensor m_realIds;    ///< [S]: the ids whose logits are the task's
     torch::Tensor m_begin;      ///< [1, frame before]
     torch::Tensor m_end;        ///< [1, frame after]
+    torch::Tensor m_nonFinite;  ///< the count takeNonFiniteForwards() reads, undefined until a forward
 };
 
-/// Probes a freshly loaded module on a small batch, as an import does before anything is
-/// written: the output is one float tensor [B, begin + D + end, V] with V > every id of the
-/// vocabulary (and V = its "size" when given), finite at every t in [0, 1], and a backward pass
-/// through it works. Returns V, or what is wrong in a sentence. The model's code runs on a thread
-/// of its own (base/abandonablecall.h) for at most probeSecondsAllowed(): a call that never
-/// returns, or a stop, is named and left behind instead of hanging the caller.
-Result<int64_t> probeTorchScriptDenoiser(const std::shared_ptr<TorchScriptDenoiser>& model,
-                                         const StopToken* stop = nullptr, double seconds = 0);
-/// The probe's time limit when none is given: a minute, and a second more per 10M parameters.
-double probeSecondsAllowed(int64_t parameters);
+/// takeNonFiniteForwards() of a model brought in (adapted or not); 0 for the built-in models, whose
+/// weights are checked finite when loaded.
+int64_t takeNonFiniteForwards(DenoiserModel& model);
+
+/// What a TorchScript error says to a user: the error its code raised (the traceback's last line,
+/// "RuntimeError: ..."), not the interpreter's traceback before it.
+std::string scriptError(const std::exception& e);
 
 } // namespace d2dpo

@@ -77,6 +77,13 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
                                  "postgresql://USER@HOST/DATABASE (keep its password in ~/.pgpass, not on a "
                                  "command line); nothing was created");
     std::error_code ec;
+    // SQLite's file layer opens names of at most 512 bytes, its journals' (-journal, -wal) too,
+    // and says only "unable to open database file" past that: measured, 504 is the longest store.
+    constexpr size_t kLongestPath = 504;
+    if (const std::string full = fs::weakly_canonical(fs::absolute(path, ec), ec).string(); full.size() > kLongestPath)
+        return makeError(where + "its full path is " + std::to_string(full.size()) +
+                         " characters long, and SQLite opens stores of at most " + std::to_string(kLongestPath) +
+                         ": move it (or name it) under a shorter path; nothing was opened or created");
     const bool existed = fs::exists(path, ec);
     if (existed && !fs::is_regular_file(path, ec))
         return makeError(where + "not a regular file");

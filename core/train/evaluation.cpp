@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "diffusion/sampler.h"
+#include "model/torchscriptdenoiser.h"
 
 namespace d2dpo {
 
@@ -37,13 +38,24 @@ torch::Tensor drawSamples(Sampler& sampler, int64_t count, int64_t batch, torch:
     return parts.size() == 1 ? parts.front() : torch::cat(parts, 0);
 }
 
+void startCountingNonFinitePasses(DenoiserModel& model) { takeNonFiniteForwards(model); }
+
+void reportNonFinitePasses(DenoiserModel& model, SampleMetrics& metrics)
+{
+    if (const int64_t bad = takeNonFiniteForwards(model); bad > 0)
+        metrics.set("non_finite_passes", double(bad),
+                    "passes of the model whose logits held NaN or infinities: what they drew is not the model's");
+}
+
 SampleMetrics evaluateModel(Denoiser& model, const Task& task, const NoiseConfig& noise,
                             const SamplingConfig& sampling, int64_t count, torch::Generator& generator,
                             const StopToken* stop, const SamplingProgress& progress)
 {
     auto sampler = makeSampler(model, noise, task.vocabSize(), sampling);
+    startCountingNonFinitePasses(*model);
     SampleMetrics metrics = task.measure(drawSamples(*sampler, count, sampling.batch, generator, stop, progress));
     metrics.sampler = describeSampling(noise, sampling, task.length());
+    reportNonFinitePasses(*model, metrics);
     return metrics;
 }
 

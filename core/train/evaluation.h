@@ -34,6 +34,12 @@ using SamplingProgress = std::function<void(int64_t done, int64_t total)>;
 torch::Tensor drawSamples(Sampler& sampler, int64_t count, int64_t batch, torch::Generator& generator,
                           const StopToken* stop = nullptr, const SamplingProgress& progress = {});
 
+/// Starts counting the model's passes whose logits hold NaN or infinities (models brought in as
+/// TorchScript; the count stays on the device), and, called again after the draw, adds that count
+/// to `metrics` as "non_finite_passes" when there were any.
+void startCountingNonFinitePasses(DenoiserModel& model);
+void reportNonFinitePasses(DenoiserModel& model, SampleMetrics& metrics);
+
 /// Draw `count` samples from `model` and measure them with the task. Throws EvaluationStopped
 /// when `stop` is raised before the last batch.
 SampleMetrics evaluateModel(Denoiser& model, const Task& task, const NoiseConfig& noise,

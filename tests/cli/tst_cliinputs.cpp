@@ -330,6 +330,46 @@ private Q_SLOTS:
         QVERIFY(::chdir(home.constData()) == 0);
     }
 
+    void wrongCommandLinesExitTwoBeforeAnyStoreIsTouched()
+    {
+        const QString store = path("untouched.sqlite");
+        const Run oneModel = runCli({"compare", "-c", m_reference, "--db", store});
+        QCOMPARE(oneModel.exitCode, kExitUsage);
+        QVERIFY2(oneModel.err.contains("name two models or more"), qPrintable(oneModel.err));
+        QVERIFY(!QFile::exists(store));
+        const QList<QStringList> wrong = {
+            {"prefs", "gold", "--db", store, "--mark", "1", "--answer", "sideways"},
+            {"prefs", "gold", "--db", store, "--mark", "99999999999999999999", "--answer", "left"},
+            {"prefs", "gold", "--db", store, "--mark", "3"},
+            {"prefs", "gold", "--db", store},
+            {"reproduce", "--reference", m_reference, "--noise", "uniform", "-o", path("never")},
+            {"reproduce", "--reference", m_reference, "--d-model", "128", "-o", path("never")},
+        };
+        for (const QStringList& arguments : wrong) {
+            const Run run = runCli(arguments);
+            QVERIFY2(run.exitCode == kExitUsage, qPrintable(arguments.join(' ') + ": " + run.err));
+            QVERIFY(!QFile::exists(store) && !QFile::exists(path("never")));
+        }
+        QVERIFY(runCli(wrong[1]).err.contains("from 1 to 9223372036854775807"));
+        QVERIFY(runCli(wrong[4]).err.contains("brings its own model and noise"));
+    }
+
+    void aStorePathTooLongForSqliteSaysSo()
+    {
+        // Three folders of 200 characters: the path is legal, SQLite's limit (about 504) is not.
+        QString folder = m_dir.path();
+        for (int level = 0; level < 3; ++level) {
+            folder += QLatin1Char('/') + QString(200, QLatin1Char('f'));
+            QVERIFY(QDir().mkpath(folder));
+        }
+        const Run list = runCli({"prefs", "import", "--db", folder + "/store.sqlite", "-i",
+                                 writePreferences(path("long.jsonl"), 2), "--length", "16"});
+        QCOMPARE(list.exitCode, kExitFailure);
+        QVERIFY2(list.err.contains("SQLite opens stores of at most 504") && !list.err.contains("unable to open"),
+                 qPrintable(list.err));
+        QVERIFY(!QFile::exists(folder + "/store.sqlite"));
+    }
+
     void aStopDuringTheFinalEvaluationEndsItAndKeepsEveryStep()
     {
         // A million samples take many minutes here; the first SIGINT ends them within a batch.

@@ -196,6 +196,8 @@ private Q_SLOTS:
         QTest::newRow("forward without t") << "one-argument" << "tiny" << "forward(self, tokens: Tensor, t: Tensor)";
         QTest::newRow("wrong output shape") << "wrong-shape" << "tiny" << "it must return [B, L, V] logits";
         QTest::newRow("not finite") << "not-finite" << "tiny" << "not finite (NaN or infinite) at t = 0";
+        QTest::newRow("NaN only for 0.4 < t < 0.6")
+            << "not-finite-in-a-band" << "tiny" << "not finite (NaN or infinite) at t = 0.406 (one of 33 noise levels";
         QTest::newRow("forward throws") << "throws" << "tiny" << "only runs on sequences of length 0";
         QTest::newRow("id out of range") << "tiny" << "out-of-range" << "names id 7, outside the model's 3 logits";
         QTest::newRow("no mask") << "tiny" << "no-mask" << "no mask id";
@@ -243,6 +245,23 @@ private Q_SLOTS:
         QVERIFY2(!error.contains("Exception raised") && !error.contains("frame #") && error.count('\n') == 1,
                  qPrintable(error));
         QVERIFY(!QFile::exists(path("bad/refused.d2dpo")));
+    }
+
+    void anEvaluationSaysWhenTheModelGaveNonFiniteLogits()
+    {
+        // NaN only between the probe's noise levels: imported, then met by 64 Euler steps (t = 33/64).
+        const QString model = path("bad/narrow-band.d2dpo");
+        const Run import = runCli({"import", "--torchscript", path("bad/not-finite-in-a-narrow-band.pt"), "--vocabulary",
+                                   path("bad/tiny.vocab.json"), "--task", "binary-integers", "--eval-samples", "0",
+                                   "-o", model});
+        QVERIFY2(import.exitCode == 0, qPrintable(import.err));
+        const Run eval = runCli({"eval", "-c", model, "-n", "20", "--sampler", "euler", "--sampling-steps", "64",
+                                 "--threads", "1"});
+        QVERIFY2(eval.out.contains("non_finite_passes") || eval.err.contains("non_finite_passes"),
+                 qPrintable(eval.out + eval.err));
+        const Run fine = runCli({"eval", "-c", model, "-n", "20", "--sampler", "euler", "--sampling-steps", "16",
+                                 "--threads", "1"}); // t = k/16: never in the band
+        QVERIFY2(fine.exitCode == 0 && !fine.out.contains("non_finite_passes"), qPrintable(fine.out + fine.err));
     }
 
     void aDeviceOrAPipeAsTheVocabularyIsRefusedUnread()

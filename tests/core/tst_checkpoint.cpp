@@ -80,6 +80,27 @@ private Q_SLOTS:
         QVERIFY(torch::equal(m_model->forward(tokens, t), loaded->model->forward(tokens, t)));
     }
 
+    void idsThatAreNotIdsAreRefused()
+    {
+        // Ids, kind and time are shown and stored: escape sequences or 100,000 characters are not
+        // taken from a crafted file (its checksum is valid: saveCheckpoint wrote it).
+        for (const auto& [field, value] :
+             {std::pair{"id", std::string("\x1b]0;owned\x07")}, std::pair{"parent_id", std::string(100'000, 'a')},
+              std::pair{"kind", std::string("d2dpo\n")}, std::pair{"created_at", std::string("\x1b[2J")}}) {
+            CheckpointInfo info = m_info;
+            std::string* slot = std::string(field) == "id"          ? &info.id
+                                : std::string(field) == "parent_id" ? &info.parentId
+                                : std::string(field) == "kind"      ? &info.kind
+                                                                    : &info.createdAt;
+            *slot = value;
+            const std::string file = path((std::string("crafted-") + field + ".d2dpo").c_str());
+            QVERIFY(saveCheckpoint(file, m_model, info).ok());
+            expectRefused(file, (std::string("its ") + field).c_str());
+            const auto loaded = loadCheckpoint(file, torch::kCPU);
+            QVERIFY(!loaded.ok() && loaded.error().size() < 400 && loaded.error().find('\x1b') == std::string::npos);
+        }
+    }
+
     void corruptFileIsRefused()
     {
         std::string bytes = readAll(m_path);

@@ -41,6 +41,25 @@ class NotFinite(Tiny):
         return self.head(self.embed(tokens)) + torch.log(t)[:, None, None]  # -inf at t = 0
 
 
+class NotFiniteInABand(Tiny):
+    """NaN only for 0.4 < t < 0.6: finite at the probe's t of 0, 1/4, 3/4 and 1."""
+
+    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        out = self.head(self.embed(tokens) + t[:, None, None])
+        band = ((t > 0.4) & (t < 0.6))[:, None, None]
+        return torch.where(band, torch.full_like(out, float("nan")), out)
+
+
+class NotFiniteInANarrowBand(Tiny):
+    """NaN only for 0.51 < t < 0.52: between the probe's grid points (multiples of 1/32), met by
+    64 Euler steps (t = 33/64)."""
+
+    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        out = self.head(self.embed(tokens) + t[:, None, None])
+        band = ((t > 0.51) & (t < 0.52))[:, None, None]
+        return torch.where(band, torch.full_like(out, float("nan")), out)
+
+
 class Throws(Tiny):
     def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         if tokens.shape[1] > 0:
@@ -128,7 +147,8 @@ def main():
     torch.manual_seed(0)
     torch.jit.script(Tiny()).save(os.path.join(out, "tiny.pt"))
     for name, cls in [("one-argument", OneArgument), ("wrong-shape", WrongShape), ("not-finite", NotFinite),
-                      ("throws", Throws), ("loops", Loops),
+                      ("throws", Throws), ("loops", Loops), ("not-finite-in-a-band", NotFiniteInABand),
+                      ("not-finite-in-a-narrow-band", NotFiniteInANarrowBand),
                       ("wrong-shape-above-four", WrongShapeAboveFour)]:
         torch.jit.script(cls()).save(os.path.join(out, name + ".pt"))
     victim = os.path.join(out, "victim.sh")
