@@ -17,26 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-/// nlohmann keeps the last of two equal keys without a word; a vocabulary that names "mask"
-/// twice is a mistake the user must hear about. Returns the first duplicated key, or "".
-std::string firstDuplicateKey(const std::string& text)
-{
-    std::vector<std::set<std::string>> objects;
-    std::string duplicate;
-    json::parser_callback_t watch = [&](int, json::parse_event_t event, json& parsed) {
-        if (event == json::parse_event_t::object_start)
-            objects.emplace_back();
-        else if (event == json::parse_event_t::object_end && !objects.empty())
-            objects.pop_back();
-        else if (event == json::parse_event_t::key && !objects.empty() && duplicate.empty() &&
-                 !objects.back().insert(parsed.get<std::string>()).second)
-            duplicate = parsed.get<std::string>();
-        return true;
-    };
-    const json parsed = json::parse(text, watch, /*allow_exceptions=*/false); // read for its keys alone
-    return parsed.is_discarded() ? std::string() : duplicate;
-}
-
 Result<int64_t> idField(const json& value, const std::string& what)
 {
     if (!value.is_number_integer())

@@ -2,12 +2,17 @@
 #include "base/untrustedtext.h"
 
 #include <cerrno>
+#include <regex>
+#include <set>
+#include <vector>
 #include <cstdio>
 #include <cstring>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 namespace d2dpo {
 
@@ -104,6 +109,35 @@ Result<std::string> readBoundedRegularFile(const std::string& path, uint64_t max
     bytes.resize(done);
     ::close(fd);
     return bytes;
+}
+
+std::string firstDuplicateKey(const std::string& text)
+{
+    std::vector<std::set<std::string>> objects;
+    std::string duplicate;
+    nlohmann::json::parser_callback_t watch = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        if (event == nlohmann::json::parse_event_t::object_start)
+            objects.emplace_back();
+        else if (event == nlohmann::json::parse_event_t::object_end && !objects.empty())
+            objects.pop_back();
+        else if (event == nlohmann::json::parse_event_t::key && !objects.empty() && duplicate.empty() &&
+                 !objects.back().insert(parsed.get<std::string>()).second)
+            duplicate = parsed.get<std::string>();
+        return true;
+    };
+    const nlohmann::json parsed = nlohmann::json::parse(text, watch, /*allow_exceptions=*/false); // read for its keys alone
+    return parsed.is_discarded() ? std::string() : duplicate;
+}
+
+bool isTimestamp(std::string_view text)
+{
+    static const std::regex form(R"(^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}(:?\d{2})?)?$)");
+    std::match_results<std::string_view::const_iterator> m;
+    if (text.size() > 40 || !std::regex_match(text.begin(), text.end(), m, form))
+        return false;
+    const auto field = [&m](int i) { return std::stoi(m[i].str()); };
+    return field(2) >= 1 && field(2) <= 12 && field(3) >= 1 && field(3) <= 31 && field(4) <= 23 && field(5) <= 59 &&
+           field(6) <= 60; // 60: a leap second
 }
 
 } // namespace d2dpo

@@ -24,6 +24,15 @@ bool hasControlCharacter(std::string_view text);
 /// or an error saying how deep it goes.
 Status checkJsonDepth(std::string_view text, int maxDepth = 64);
 
+/// The first key that appears twice in one object of the JSON `text` ("" when none, or when the
+/// text is not JSON): nlohmann keeps the last of two equal keys without a word, and a file that
+/// says a thing twice is a mistake its author must hear about.
+std::string firstDuplicateKey(const std::string& text);
+
+/// Whether `text` is a time as ISO 8601 (or PostgreSQL) writes one: 2026-11-21T13:40:12.345Z,
+/// 2026-11-21 13:40:12+00, ... (date and time of day in range; fraction and zone optional).
+bool isTimestamp(std::string_view text);
+
 /// The bytes of a regular file of at most `maxBytes`, or why not, in a sentence: a device, a
 /// pipe or a folder is refused before anything is read from it (it may never end, or never start).
 Result<std::string> readBoundedRegularFile(const std::string& path, uint64_t maxBytes);

@@ -8,6 +8,7 @@
 
 #include "base/boundedline.h"
 #include "base/safeoutput.h"
+#include "base/untrustedtext.h"
 #include "store/storeimpl.h"
 
 namespace d2dpo {
@@ -99,6 +100,10 @@ Status optionalField(const json& object, const char* key, T& target, bool (json:
 Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t lineNumber, const JsonlRules& rules)
 {
     const std::string where = "line " + std::to_string(lineNumber) + ": ";
+    if (Status s = checkJsonDepth(line, 4); !s) // a preference is one flat object
+        return makeError(where + s.error());
+    if (const std::string key = firstDuplicateKey(line); !key.empty())
+        return makeError(where + "the key \"" + excerpt(key) + "\" appears twice (which one is meant?)");
     json object;
     try {
         object = json::parse(line);
@@ -141,6 +146,9 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
         return makeError(where + "'chosen_side' must be \"left\" or \"right\"");
     if (r.decideMs < 0)
         return makeError(where + "'decide_ms' must be >= 0");
+    if (!r.labelledAt.empty() && !isTimestamp(r.labelledAt))
+        return makeError(where + "'labelled_at' is not a time (ISO 8601, e.g. 2026-11-21T13:40:12Z): \"" +
+                         excerpt(r.labelledAt) + "\"");
     return r;
 }
 
@@ -167,7 +175,8 @@ Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::
                              ": longer than 1 MB (is this a JSONL file?); nothing was imported");
         if (line.find_first_not_of(" \t\r") == std::string::npos)
             continue; // blank lines are allowed
-        if (const json object = json::parse(line, nullptr, false); object.is_object() && object.contains("choice") &&
+        if (const json object = checkJsonDepth(line, 4) ? json::parse(line, nullptr, false) : json();
+            object.is_object() && object.contains("choice") &&
                                                                       object.at("choice").is_string() &&
                                                                       !object.contains("chosen")) {
             const std::string choice = object.at("choice").get<std::string>();

@@ -111,6 +111,14 @@ private Q_SLOTS:
         QTest::newRow("bad labeler") << R"({"chosen": "1000", "rejected": "1100", "labeler": 7})" << "labeler";
         QTest::newRow("negative time") << R"({"chosen": "1000", "rejected": "1100", "decide_ms": -5})"
                                        << "decide_ms";
+        QTest::newRow("a key twice") << R"({"chosen": "1000", "rejected": "1100", "chosen": "0110"})"
+                                     << "the key \"chosen\" appears twice";
+        QTest::newRow("not a time") << R"({"chosen": "1000", "rejected": "1100", "labelled_at": "yesterday"})"
+                                    << "'labelled_at' is not a time";
+        QTest::newRow("month 13") << R"({"chosen": "1000", "rejected": "1100", "labelled_at": "2026-13-01T00:00:00Z"})"
+                                  << "'labelled_at' is not a time";
+        QTest::newRow("nested deep") << R"({"chosen": "1000", "rejected": "1100", "x": [[[[[[1]]]]]]})"
+                                     << "nested more than 4";
     }
 
     void aBadLineIsRefusedWithItsNumberAndNothingIsImported()
