@@ -119,6 +119,8 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
         m_busy->setRange(0, 0); // busy from the first moment: loading a model takes a while too
         m_busy->show();
         m_generate->setEnabled(false);
+        m_generationTotal = count;
+        m_generationReady = 0;
         Q_EMIT statusMessage(tr("Generating %1 pairs in the background…").arg(count));
     });
     connect(m_supply, &PairSupply::pairsReady, this, [this](const PairSupplyResult& piece) {
@@ -130,6 +132,12 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
             m_generatedFrom = *name;
             m_generatedAhead = m_newPairsFirst;
         }
+        // The pairs come in pieces: the line counts them as they arrive.
+        m_generationReady += int(piece.pairs.size());
+        if (m_generationReady < m_generationTotal)
+            Q_EMIT statusMessage(tr("%1 of %2 pairs ready; drawing the rest in the background…")
+                                     .arg(m_generationReady)
+                                     .arg(m_generationTotal));
     });
     connect(m_supply, &PairSupply::finished, this, &LabelView::onPairsGenerated);
 

@@ -154,6 +154,8 @@ private:
     bool m_newPairsFirst = false;
     QString m_generatedFrom; ///< the store's name of the model the pieces in flight come from
     bool m_generatedAhead = false; ///< a piece of the request in flight was placed Next
+    int m_generationTotal = 0;     ///< the request in flight: pairs asked for, and handed over so far
+    int m_generationReady = 0;
     QElapsedTimer m_shownAt;
 
     PairPanel* m_pair = nullptr;

@@ -143,6 +143,8 @@ private Q_SLOTS:
             last = clock.elapsed();
         });
         ticker.start(5);
+        QStringList said;
+        connect(m_view.get(), &LabelView::statusMessage, this, [&said](const QString& message) { said << message; });
         m_view->generateFrom(QString::fromStdString(checkpoint), 40);
         QVERIFY(m_view->supply().busy());
         for (Qt::Key key : {Qt::Key_Left, Qt::Key_Right, Qt::Key_T, Qt::Key_Space})
@@ -160,6 +162,10 @@ private Q_SLOTS:
         QCOMPARE(lastLabel().pairId, shown->id);
         QVERIFY(m_store->model(info.id).value().has_value()); // the model was recorded
         m_view->supply().waitForIdle(); // a refill may have started
+        // The status line counts the pieces as they arrive (the first is one pair), not only the request.
+        QTRY_VERIFY(!said.filter(QStringLiteral(" of 40 pairs ready")).isEmpty());
+        QVERIFY2(said.contains(QStringLiteral("1 of 40 pairs ready; drawing the rest in the background…")),
+                 qPrintable(said.join(QLatin1Char('|'))));
     }
 
     void theViewFitsA1024PixelWideWindow()
