@@ -31,6 +31,19 @@ double floatsPerToken(const ModelSpec& spec)
     return spec.model.layers * perLayer + 4 * d + 4 * vocab;
 }
 
+/// Floats a model brought in keeps per token for the backward pass, already with its margin. Its
+/// architecture is not known here, and attention keeps heads x length floats a token in every
+/// layer: the cost grows with the length. Measured on ESM2's shapes (8M and 35M parameters,
+/// lengths 150 and 300, 8 and 32 pairs; docs/benchmarks.md) it is sqrt(P) (3.6 + 0.187 length)
+/// floats a token (their heads x layers are about 0.044 sqrt(P)); this is that with a quarter
+/// more, plus the logits over the whole vocabulary with their softmax.
+double scriptedTrainingFloatsPerToken(const ModelSpec& spec)
+{
+    const double length = spec.task.length + double(spec.model.vocabulary.begin.size() + spec.model.vocabulary.end.size());
+    return 1.25 * (4.0 + 0.2 * length) * std::sqrt(double(spec.model.parameters)) +
+           4.0 * double(spec.model.vocabulary.size);
+}
+
 double parameterCount(const ModelSpec& spec)
 {
     if (spec.model.isTorchScript())
@@ -63,7 +76,8 @@ int64_t estimateDpoPeakBytes(const ModelSpec& spec, const DpoConfig& dpo, const 
                                 (dpo.maskCoupling == "complementary" ? 2 : 1);
     const double rows = 2.0 * pairsInFlight * drawsPerPair;
     const double tokens = rows * spec.task.length;
-    const double training = tokens * floatsPerToken(spec) * 1.6;
+    const double training =
+        tokens * (spec.model.isTorchScript() ? scriptedTrainingFloatsPerToken(spec) : floatsPerToken(spec) * 1.6);
     // Sampling keeps no graph: one layer's activations at a time.
     ModelSpec oneLayer = spec;
     oneLayer.model.layers = 1;
