@@ -216,13 +216,13 @@ int runPrefsImport(const PrefsOptions& o)
     auto imported = importPreferencesJsonl(*store.value(), o.file, rules);
     if (!imported)
         return fail("prefs import", imported.error());
-    std::cout << "imported " << imported->imported << " preferences into " << storeNameForMessages(o.db);
+    std::cout << "imported " << imported->imported << " labels into " << storeNameForMessages(o.db);
     if (imported->importId > 0)
         std::cout << " as import " << imported->importId;
-    std::cout << "; " << imported->duplicates << " already there were left out";
     if (imported->undecided > 0)
-        std::cout << ", and " << imported->undecided << " ties, skips or both-bad lines (no preference to train on)";
-    std::cout << "\n";
+        std::cout << " (" << imported->imported - imported->undecided << " preferences, " << imported->undecided
+                  << " ties, skips or both-bad: no preference to train on)";
+    std::cout << "; " << imported->duplicates << " already there were left out\n";
     return 0;
 }
 

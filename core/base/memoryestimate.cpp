@@ -34,9 +34,9 @@ double floatsPerToken(const ModelSpec& spec)
 /// Floats a model brought in keeps per token for the backward pass, already with its margin. Its
 /// architecture is not known here, and attention keeps heads x length floats a token in every
 /// layer: the cost grows with the length. Measured on ESM2's shapes (8M and 35M parameters,
-/// lengths 150 and 300, 8 and 32 pairs; docs/benchmarks.md) it is sqrt(P) (3.6 + 0.187 length)
-/// floats a token (their heads x layers are about 0.044 sqrt(P)); this is that with a quarter
-/// more, plus the logits over the whole vocabulary with their softmax.
+/// lengths 150 and 300, 8 and 32 pairs; docs/benchmarks.md) it is 32-33 sqrt(P) floats a token
+/// at length 150 and 48-60 sqrt(P) at 300 (their heads x layers are about 0.044 sqrt(P)); this is
+/// 1.2-1.7x that, plus the logits over the whole vocabulary with their softmax.
 double scriptedTrainingFloatsPerToken(const ModelSpec& spec)
 {
     const double length = spec.task.length + double(spec.model.vocabulary.begin.size() + spec.model.vocabulary.end.size());

@@ -17,16 +17,18 @@ using nlohmann::json;
 
 std::string toJsonLine(const PreferenceRecord& r)
 {
-    return json{{"chosen", r.chosen},
-                {"rejected", r.rejected},
-                {"labeler", r.labeler},
-                {"labelled_at", r.labelledAt},
-                {"decide_ms", r.decideMs},
-                {"chosen_side", r.chosenSide},
-                {"chosen_model_id", r.chosenModelId},
-                {"rejected_model_id", r.rejectedModelId},
-                {"task", r.task}}
-        .dump();
+    json line{{"chosen", r.chosen},
+              {"rejected", r.rejected},
+              {"labeler", r.labeler},
+              {"labelled_at", r.labelledAt},
+              {"decide_ms", r.decideMs},
+              {"chosen_side", r.chosenSide},
+              {"chosen_model_id", r.chosenModelId},
+              {"rejected_model_id", r.rejectedModelId},
+              {"task", r.task}};
+    if (!r.pairKey.empty()) // labels of one pair stay one pair when imported (agreement reads them so)
+        line["pair"] = r.pairKey;
+    return line.dump();
 }
 
 Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count, bool withUndecided)
@@ -51,7 +53,8 @@ Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count, boo
                          {"decide_ms", label.decideMs},
                          {"sequence_a_model_id", pair.leftModelId},
                          {"sequence_b_model_id", pair.rightModelId},
-                         {"task", pair.task}}
+                         {"task", pair.task},
+                         {"pair", std::to_string(pair.id)}}
                         .dump();
             text += "\n";
             ++count;
@@ -113,25 +116,49 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
     if (!object.is_object())
         return makeError(where + "expected a JSON object");
     PreferenceRecord r;
-    for (const char* key : {"chosen", "rejected"}) {
+    // An undecided label (`prefs export --with-undecided`): the pair as shown, and its choice.
+    const bool undecided = object.contains("choice") && !object.contains("chosen");
+    const char* first = undecided ? "sequence_a" : "chosen";
+    const char* second = undecided ? "sequence_b" : "rejected";
+    for (const char* key : {first, second}) {
         if (!object.contains(key))
             return makeError(where + "'" + key + "' is missing");
         if (!object.at(key).is_string())
             return makeError(where + "'" + key + "' must be a string of tokens");
     }
     r.task = rules.task;
-    r.chosen = object.at("chosen").get<std::string>();
-    r.rejected = object.at("rejected").get<std::string>();
-    for (const auto& [tokens, name] : {std::pair{&r.chosen, "chosen"}, std::pair{&r.rejected, "rejected"}})
+    r.chosen = object.at(first).get<std::string>();
+    r.rejected = object.at(second).get<std::string>();
+    for (const auto& [tokens, name] : {std::pair{&r.chosen, first}, std::pair{&r.rejected, second}})
         if (Status s = checkTokens(*tokens, name, rules); !s)
             return makeError(where + s.error());
     if (r.chosen == r.rejected)
-        return makeError(where + "'chosen' and 'rejected' are the same sequence");
+        return makeError(where + "'" + first + "' and '" + second + "' are the same sequence");
+    if (undecided) {
+        if (!object.at("choice").is_string())
+            return makeError(where + "'choice' must be \"tie\", \"skip\" or \"both-bad\"");
+        r.undecided = object.at("choice").get<std::string>();
+        if (r.undecided != "tie" && r.undecided != "skip" && r.undecided != "both-bad")
+            return makeError(where + "'choice' must be \"tie\", \"skip\" or \"both-bad\" (got \"" +
+                             excerpt(r.undecided) + "\")");
+        r.chosenSide = "left";
+    }
+    if (object.contains("pair") && !object.at("pair").is_null()) {
+        const json& pair = object.at("pair");
+        if (pair.is_number_integer())
+            r.pairKey = std::to_string(pair.get<int64_t>());
+        else if (pair.is_string() && !pair.get<std::string>().empty() && pair.get<std::string>().size() <= 64)
+            r.pairKey = pair.get<std::string>();
+        else
+            return makeError(where + "'pair' must be a whole number or a short string");
+    }
     for (Status s : {optionalField(object, "labeler", r.labeler, &json::is_string, "a string"),
                      optionalField(object, "labelled_at", r.labelledAt, &json::is_string, "a string"),
-                     optionalField(object, "chosen_side", r.chosenSide, &json::is_string, "a string"),
-                     optionalField(object, "chosen_model_id", r.chosenModelId, &json::is_string, "a string"),
-                     optionalField(object, "rejected_model_id", r.rejectedModelId, &json::is_string, "a string"),
+                     undecided ? Status(Ok{}) : optionalField(object, "chosen_side", r.chosenSide, &json::is_string, "a string"),
+                     optionalField(object, undecided ? "sequence_a_model_id" : "chosen_model_id", r.chosenModelId,
+                                   &json::is_string, "a string"),
+                     optionalField(object, undecided ? "sequence_b_model_id" : "rejected_model_id", r.rejectedModelId,
+                                   &json::is_string, "a string"),
                      optionalField(object, "decide_ms", r.decideMs, &json::is_number_integer, "an integer")})
         if (!s)
             return makeError(where + s.error());
@@ -167,7 +194,6 @@ Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::
     std::vector<PreferenceRecord> records;
     std::string line;
     int64_t number = 0;
-    int64_t undecided = 0;
     for (LineRead read; (read = readBoundedLine(in, line)) != LineRead::End;) {
         ++number;
         if (read == LineRead::TooLong)
@@ -175,16 +201,6 @@ Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::
                              ": longer than 1 MB (is this a JSONL file?); nothing was imported");
         if (line.find_first_not_of(" \t\r") == std::string::npos)
             continue; // blank lines are allowed
-        if (const json object = checkJsonDepth(line, 4) ? json::parse(line, nullptr, false) : json();
-            object.is_object() && object.contains("choice") &&
-                                                                      object.at("choice").is_string() &&
-                                                                      !object.contains("chosen")) {
-            const std::string choice = object.at("choice").get<std::string>();
-            if (choice == "tie" || choice == "skip" || choice == "both-bad") {
-                ++undecided; // a tie, skip or both-bad: no preference for D2-DPO
-                continue;
-            }
-        }
         auto record = parsePreferenceLine(line, number, rules);
         if (!record)
             return makeError("'" + path + "' " + record.error() + "; nothing was imported");
@@ -193,11 +209,10 @@ Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::
     if (in.bad())
         return makeError("reading '" + path + "' failed; nothing was imported");
     if (records.empty())
-        return makeError("'" + path + "' holds no preferences (chosen over rejected); nothing was imported");
+        return makeError("'" + path + "' holds no labels; nothing was imported");
     auto outcome = store.importPreferences(records, std::filesystem::absolute(path, ec).string());
     if (!outcome)
         return makeError(outcome.error() + "; nothing was imported");
-    outcome->undecided = undecided;
     return outcome.value();
 }
 

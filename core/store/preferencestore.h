@@ -132,7 +132,7 @@ struct LabelCounts {
     int64_t decisive = 0;   ///< active left/right labels: the pairs training can use
 };
 
-/// A decisive label as training and export see it.
+/// A decisive label as training and export see it (or, imported, an undecided one).
 struct PreferenceRecord {
     std::string chosen;
     std::string rejected;
@@ -142,7 +142,9 @@ struct PreferenceRecord {
     std::string labeler;
     int64_t decideMs = 0;
     std::string labelledAt;
-    std::string task; ///< the task key of both sequences
+    std::string task;      ///< the task key of both sequences
+    std::string pairKey;   ///< its pair in the store it came from: a file's labels of one pair share it
+    std::string undecided; ///< "tie", "skip" or "both-bad" (chosen is then shown left), else ""
 };
 
 /// The store's decisive labels as a model of one task sees them.
@@ -218,7 +220,7 @@ struct ImportOutcome {
     int64_t importId = 0;
     int64_t imported = 0;
     int64_t duplicates = 0; ///< already in the store, or earlier in the same file (same chosen, rejected, labeler)
-    int64_t undecided = 0;  ///< tie, skip and both-bad lines: no preference to train on, left out
+    int64_t undecided = 0;  ///< of those imported, ties, skips and both-bad: no preference to train on
 };
 
 class PreferenceStore {
@@ -378,11 +380,10 @@ public:
     /// Marks running runs whose lock no process holds as interrupted; returns how many.
     Result<int64_t> markDeadRunsInterrupted();
 
-    /// Copies every record of `from` (models with their lineage, tasks, evaluations, sequences, pairs,
-    /// labels with their history, imports, comparisons, runs with their series, the queue settings)
-    /// into `to`, which must hold none yet: one transaction on `to`, ids kept, each table's count
-    /// checked against the source before it commits; leases (who holds a pair now) are not copied.
-    /// Returns each table's name and count, in the order copied.
+    /// Copies every record of `from` (models with lineage, tasks, evaluations, sequences, pairs, labels
+    /// with history, imports, comparisons, runs with series, queue settings; not leases) into `to`,
+    /// which must hold none yet: one transaction, ids kept, each table's count checked against the
+    /// source before it commits. Returns each table's name and count, in the order copied.
     static Result<std::vector<std::pair<std::string, int64_t>>> copyAll(PreferenceStore& from, PreferenceStore& to);
 
     /// PRAGMA integrity_check: "ok" or SQLite's report.
@@ -390,8 +391,7 @@ public:
 
 private:
     static Result<std::unique_ptr<PreferenceStore>> openTeamStore(const std::string& url, OpenMode mode);
-    Result<std::vector<std::pair<ShownPair, LabelRecord>>> activeLabels(const std::string& labeler,
-                                                                        bool undecidedOnly);
+    Result<std::vector<std::pair<ShownPair, LabelRecord>>> activeLabels(const std::string& labeler, bool undecidedOnly);
     struct Impl;
     explicit PreferenceStore(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> m_impl;

@@ -4,6 +4,7 @@
 // or model (`d2dpo prefs delete`).
 #include "store/preferencestore.h"
 
+#include <map>
 #include <unordered_set>
 
 #include "base/timeutil.h"
@@ -25,10 +26,11 @@ std::string identity(const std::string& task, const std::string& chosen, const s
     return task + sep + chosen + sep + rejected + sep + labeler + sep + side + sep + at;
 }
 
+/// An undecided label's side slot holds its choice ("tie", "skip", "both-bad"), its sequences as shown.
 std::string identityOf(const PreferenceRecord& r)
 {
-    return identity(r.task, r.chosen, r.rejected, importedLabeler(r), r.chosenSide == "right" ? "right" : "left",
-                    r.labelledAt);
+    return identity(r.task, r.chosen, r.rejected, importedLabeler(r),
+                    !r.undecided.empty() ? r.undecided : r.chosenSide == "right" ? "right" : "left", r.labelledAt);
 }
 
 } // namespace
@@ -47,12 +49,13 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
                 SELECT ls.task, ls.tokens, rs.tokens, l.choice, l.labeler, l.created_at, l.import_key
                 FROM labels l JOIN pairs p ON p.id = l.pair_id
                      JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
-                WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right'))sql");
+                WHERE l.undone_at IS NULL)sql");
             while (q.executeStep()) {
-                const bool left = q.getColumn(3).getString() == "left";
+                const std::string choice = q.getColumn(3).getString();
+                const bool left = choice != "right"; // an undecided label keeps its sequences as shown
                 const std::string l = q.getColumn(1).getString(), r = q.getColumn(2).getString();
                 seen.insert(identity(q.getColumn(0).getString(), left ? l : r, left ? r : l, q.getColumn(4).getString(),
-                                     left ? "left" : "right", q.getColumn(5).getString()));
+                                     choice, q.getColumn(5).getString()));
                 if (!q.getColumn(6).isNull())
                     seen.insert(q.getColumn(6).getString());
             }
@@ -91,25 +94,45 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
             sequence.bind(4, task);
             return insertReturningId(sequence);
         };
+        // The lines of one pair in the file (its "pair" key) are labels of one pair here too, so
+        // that agreement reads them as the store they came from did; they must show the same two.
+        struct PairShown {
+            int64_t id;
+            std::string left, right;
+        };
+        std::map<std::string, PairShown> pairsByKey;
         for (const auto& [r, key] : fresh) {
             const bool chosenLeft = r->chosenSide != "right";
-            const int64_t chosen = addSequence(r->chosen, r->chosenModelId, r->task);
-            const int64_t rejected = addSequence(r->rejected, r->rejectedModelId, r->task);
-            pair.reset();
-            pair.bind(1, chosenLeft ? chosen : rejected);
-            pair.bind(2, chosenLeft ? rejected : chosen);
-            pair.bind(3, now);
-            pair.bind(4, outcome.importId);
-            const int64_t pairId = insertReturningId(pair);
+            const std::string& left = chosenLeft ? r->chosen : r->rejected;
+            const std::string& right = chosenLeft ? r->rejected : r->chosen;
+            int64_t pairId = 0;
+            if (const auto known = pairsByKey.find(r->pairKey); !r->pairKey.empty() && known != pairsByKey.end()) {
+                if (known->second.left != left || known->second.right != right)
+                    throw sql::Error(sql::ErrorKind::Other, "two lines of pair '" + r->pairKey +
+                                                                "' show different sequences (or sides)");
+                pairId = known->second.id;
+            } else {
+                const int64_t chosen = addSequence(r->chosen, r->chosenModelId, r->task);
+                const int64_t rejected = addSequence(r->rejected, r->rejectedModelId, r->task);
+                pair.reset();
+                pair.bind(1, chosenLeft ? chosen : rejected);
+                pair.bind(2, chosenLeft ? rejected : chosen);
+                pair.bind(3, now);
+                pair.bind(4, outcome.importId);
+                pairId = insertReturningId(pair);
+                if (!r->pairKey.empty())
+                    pairsByKey.emplace(r->pairKey, PairShown{pairId, left, right});
+            }
             label.reset();
             label.bind(1, pairId);
-            label.bind(2, chosenLeft ? "left" : "right");
+            label.bind(2, !r->undecided.empty() ? r->undecided : chosenLeft ? "left" : "right");
             label.bind(3, importedLabeler(*r));
             label.bind(4, std::max<int64_t>(0, r->decideMs));
             label.bind(5, r->labelledAt.empty() ? now : r->labelledAt);
             label.bind(6, key);
             label.exec();
             ++outcome.imported;
+            outcome.undecided += r->undecided.empty() ? 0 : 1;
         }
         transaction.commit();
         return outcome;

@@ -20,7 +20,8 @@ constexpr const char* kDecisive = R"sql(
     WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right') AND p.purpose = 'train')sql";
 
 constexpr const char* kPreferenceColumns = R"sql(
-    SELECT l.choice, ls.tokens, rs.tokens, ls.model_id, rs.model_id, l.labeler, l.decide_ms, l.created_at, ls.task)sql";
+    SELECT l.choice, ls.tokens, rs.tokens, ls.model_id, rs.model_id, l.labeler, l.decide_ms, l.created_at, ls.task,
+           p.id)sql";
 
 /// The rows of a kPreferenceColumns query, as training and export see them.
 std::vector<PreferenceRecord> readPreferences(sql::Statement& q)
@@ -32,7 +33,7 @@ std::vector<PreferenceRecord> readPreferences(sql::Statement& q)
         const std::string lm = nullableText(q.getColumn(3)), rm = nullableText(q.getColumn(4));
         out.push_back({left ? l : r, left ? r : l, left ? lm : rm, left ? rm : lm, left ? "left" : "right",
                        q.getColumn(5).getString(), q.getColumn(6).getInt64(), q.getColumn(7).getString(),
-                       q.getColumn(8).getString()});
+                       q.getColumn(8).getString(), std::to_string(q.getColumn(9).getInt64())});
     }
     return out;
 }

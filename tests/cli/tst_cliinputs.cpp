@@ -128,7 +128,7 @@ private Q_SLOTS:
         const Run a = d2dpo::test::finishProcess(first), b = d2dpo::test::finishProcess(second);
         QVERIFY2(a.exitCode == 0 && b.exitCode == 0, qPrintable(a.err + b.err));
         QCOMPARE(labels(store), int64_t(3000)); // not 6000
-        QVERIFY2((a.out + b.out).contains(QStringLiteral("imported 0 preferences")), qPrintable(a.out + b.out));
+        QVERIFY2((a.out + b.out).contains(QStringLiteral("imported 0 labels")), qPrintable(a.out + b.out));
     }
 
     void aJsonlRoundTripKeepsEveryLabelAndAReimportAddsNone()
@@ -155,10 +155,10 @@ private Q_SLOTS:
         QVERIFY2(imported.exitCode == 0, qPrintable(imported.err));
         QCOMPARE(labels(to), int64_t(3)); // two labels are never one
         const Run again = runCli({"prefs", "import", "--db", to, "-i", path("roundtrip.jsonl"), "--length", "6"});
-        QVERIFY2(again.out.contains(QStringLiteral("imported 0 preferences")), qPrintable(again.out));
+        QVERIFY2(again.out.contains(QStringLiteral("imported 0 labels")), qPrintable(again.out));
         QCOMPARE(labels(to), int64_t(3));
         const Run home = runCli({"prefs", "import", "--db", from, "-i", path("roundtrip.jsonl"), "--length", "6"});
-        QVERIFY2(home.out.contains(QStringLiteral("imported 0 preferences")), qPrintable(home.out)); // its own labels
+        QVERIFY2(home.out.contains(QStringLiteral("imported 0 labels")), qPrintable(home.out)); // its own labels
     }
 
     void exportForceNeverReplacesItsOwnInputs()

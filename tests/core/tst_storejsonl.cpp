@@ -8,6 +8,7 @@
 #include "support/storeengines.h"
 #include "support/storerecords.h"
 
+#include "experts/teamagreement.h"
 #include "facades/taskinfo.h"
 #include "store/preferencejsonl.h"
 #include "store/preferencestore.h"
@@ -67,7 +68,7 @@ private Q_SLOTS:
         QCOMPARE(target->counts("").value().labelled, int64_t(2));
         QCOMPARE(target->imports().value().size(), size_t(1));
 
-        // Ties and skips on request, in a shape DPO readers skip; an import leaves them out, counted.
+        // Ties and skips on request, in a shape DPO readers skip; an import keeps them, counted.
         QVERIFY(store->addLabel(ids[4], Choice::BothBad, "ana", 700).ok());
         QCOMPARE(exportPreferencesJsonl(*store, path("all.jsonl"), true).value(), int64_t(5));
         const std::string all = readAll(path("all.jsonl"));
@@ -75,8 +76,10 @@ private Q_SLOTS:
         QVERIFY(all.find("\"choice\":\"both-bad\"") != std::string::npos);
         auto third = openOrFail(m_stores.named("import3.sqlite"));
         const ImportOutcome mixed = importPreferencesJsonl(*third, path("all.jsonl"), binaryRules(8)).value();
-        QCOMPARE(mixed.imported, int64_t(2));
+        QCOMPARE(mixed.imported, int64_t(5));
         QCOMPARE(mixed.undecided, int64_t(3));
+        QCOMPARE(third->counts("").value().labelled, int64_t(5));
+        QCOMPARE(third->preferences().value().size(), size_t(2)); // training still reads the decisive ones
         const auto a = store->preferences().value();
         const auto b = target->preferences().value();
         QCOMPARE(b.size(), a.size());
@@ -88,6 +91,46 @@ private Q_SLOTS:
             QCOMPARE(b[i].decideMs, a[i].decideMs);
             QCOMPARE(b[i].labelledAt, a[i].labelledAt);
         }
+    }
+
+    void aRoundTripKeepsEveryLabelAndTheLabelersAgreement()
+    {
+        // Two labelers on the same six pairs, ties and both-bad among their labels.
+        auto store = openOrFail(m_stores.named("agree.sqlite"));
+        QVERIFY(store);
+        QueueSettings two;
+        two.overlap = 2;
+        QVERIFY(store->setQueueSettings(two).ok());
+        const auto ids = store->addPairs(somePairs(6), "generated").value();
+        const Choice ana[] = {Choice::Left, Choice::Right, Choice::Tie, Choice::Left, Choice::BothBad, Choice::Right};
+        const Choice ben[] = {Choice::Left, Choice::Left, Choice::Tie, Choice::Right, Choice::BothBad, Choice::Right};
+        for (size_t i = 0; i < ids.size(); ++i) {
+            QVERIFY(store->addLabel(ids[i], ana[i], "ana", 500).ok());
+            QVERIFY(store->addLabel(ids[i], ben[i], "ben", 600).ok());
+        }
+        QCOMPARE(exportPreferencesJsonl(*store, path("agree.jsonl"), true).value(), int64_t(12));
+        auto target = openOrFail(m_stores.named("agree-import.sqlite"));
+        QVERIFY(target);
+        const ImportOutcome imported = importPreferencesJsonl(*target, path("agree.jsonl"), binaryRules(8)).value();
+        QCOMPARE(imported.imported, int64_t(12));
+        QCOMPARE(imported.undecided, int64_t(4));
+        // Every label, on as many pairs as there were, and the same agreement read from both stores.
+        QCOMPARE(target->counts("").value().labelled, store->counts("").value().labelled);
+        QCOMPARE(target->counts("").value().decisive, store->counts("").value().decisive);
+        const TeamAgreement before = measureAgreement(store->judgedLabels().value(), "", 100);
+        const TeamAgreement after = measureAgreement(target->judgedLabels().value(), "", 100);
+        QCOMPARE(after.items, before.items);
+        QCOMPARE(after.sharedItems, before.sharedItems);
+        QCOMPARE(after.pairs.size(), size_t(1));
+        QCOMPARE(after.pairs.front().shared, before.pairs.front().shared);
+        QCOMPARE(after.pairs.front().kappa, before.pairs.front().kappa);
+        // A file that joins other sequences under one pair is refused whole.
+        writeAll(path("joined.jsonl"), std::string(R"({"chosen": "10000000", "rejected": "11000000", "pair": 7})") +
+                                           "\n" + R"({"chosen": "10100000", "rejected": "11000000", "pair": 7})" + "\n");
+        auto joined = importPreferencesJsonl(*target, path("joined.jsonl"), binaryRules(8));
+        QVERIFY(!joined.ok());
+        QVERIFY2(joined.error().find("two lines of pair '7' show different sequences") != std::string::npos,
+                 joined.error().c_str());
     }
 
     void aBadLineIsRefusedWithItsNumberAndNothingIsImported_data()
@@ -111,6 +154,8 @@ private Q_SLOTS:
         QTest::newRow("bad labeler") << R"({"chosen": "1000", "rejected": "1100", "labeler": 7})" << "labeler";
         QTest::newRow("negative time") << R"({"chosen": "1000", "rejected": "1100", "decide_ms": -5})"
                                        << "decide_ms";
+        QTest::newRow("an undecided choice") << R"({"sequence_a": "1000", "sequence_b": "1100", "choice": "maybe"})"
+                                             << "'choice' must be";
         QTest::newRow("a key twice") << R"({"chosen": "1000", "rejected": "1100", "chosen": "0110"})"
                                      << "the key \"chosen\" appears twice";
         QTest::newRow("not a time") << R"({"chosen": "1000", "rejected": "1100", "labelled_at": "yesterday"})"
