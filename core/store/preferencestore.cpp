@@ -30,7 +30,21 @@ bool isBusy(const sql::Error& e) { return e.kind() == sql::ErrorKind::Busy; }
 } // namespace
 
 PreferenceStore::PreferenceStore(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
-PreferenceStore::~PreferenceStore() = default;
+PreferenceStore::~PreferenceStore()
+{
+    // A store moved over or removed while open keeps its WAL under the path's name, and SQLite
+    // leaves it there on close: the next file opened at that path would replay the old store's
+    // pages into itself. Checkpointed into the old file and truncated first, the WAL left behind
+    // is empty, and nothing replays an empty WAL. (A file copied over in place keeps its inode:
+    // that is not seen here.)
+    if (m_impl && !m_impl->team() && !stillAtItsPath()) {
+        try {
+            m_impl->db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch (const sql::Error&) {
+            // Closing goes on: nothing more can be done for a file no longer at its path.
+        }
+    }
+}
 
 const std::string& PreferenceStore::path() const { return m_impl->path; }
 std::string PreferenceStore::displayName() const { return m_impl->displayName(); }

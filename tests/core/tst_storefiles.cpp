@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The preference store's file on disk: bad files are refused and left untouched, old schemas
-// migrate without losing a row, and a child killed with SIGKILL after a burst of labels loses none.
+// migrate without losing a row, a child killed with SIGKILL after a burst of labels loses none, and
+// a store replaced under an open connection leaves no journal that the new file would replay.
 #include <QCoreApplication>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -173,6 +174,38 @@ private Q_SLOTS:
         }
         QVERIFY(store->taskSpec("binary-integers:4").value().has_value());
         QCOMPARE(store->counts("ana").value().labelled, int64_t(1));
+    }
+
+    void aStoreReplacedWhileOpenLeavesNoJournalForTheNewFile()
+    {
+        // mv another store over it, or rm it and make a new one there, while it is open and its
+        // WAL holds pages: closed, it must not leave those pages for the new file to replay.
+        for (const std::string how : {"mv", "rm"}) {
+            const std::string file = path(("replaced-" + how + ".sqlite").c_str());
+            const std::string other = path(("other-" + how + ".sqlite").c_str());
+            {
+                auto made = openOrFail(other);
+                QVERIFY(made && made->addPairs(somePairs(1), "generated").ok());
+            }
+            auto open = openOrFail(file);
+            QVERIFY(open);
+            QVERIFY(open->addPairs(somePairs(20), "generated").ok());
+            if (how == "mv") {
+                QCOMPARE(::rename(other.c_str(), file.c_str()), 0);
+            } else {
+                QCOMPARE(::unlink(file.c_str()), 0);
+                auto fresh = openOrFail(file);
+                QVERIFY(fresh && fresh->addPairs(somePairs(1), "generated").ok());
+            }
+            QVERIFY(!open->stillAtItsPath().ok());
+            open.reset();
+            auto now = openOrFail(file);
+            QVERIFY(now);
+            QCOMPARE(now->integrityCheck().value(), std::string("ok"));
+            QVERIFY2(now->counts("").value().pending == 1,
+                     qPrintable(QString::fromStdString(how) + ": " + QString::number(now->counts("").value().pending) +
+                                " pairs: the old store's pages were replayed into the new file"));
+        }
     }
 
     void killedRightAfterABurstOfLabelsLosesNothing()
