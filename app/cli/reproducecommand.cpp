@@ -40,7 +40,7 @@ void printSummary(const ReproduceReport& r, double goal)
     const auto& fin = r.finetuned;
     const DpoConfig& d = r.config.dpo;
     const ModelConfig& model = r.config.spec.model;
-    const std::string described = model.kind == "torchscript"
+    const std::string described = model.isTorchScript()
                                       ? "a TorchScript model of " + std::to_string(model.parameters) + " parameters"
                                       : "d_model " + std::to_string(model.dModel) + ", " +
                                             std::to_string(model.layers) + " layers";

@@ -20,6 +20,7 @@
 
 #include "base/failurereport.h"
 #include "base/safeoutput.h"
+#include "base/untrustedtext.h"
 #include "model/torchscriptdenoiser.h"
 #include "model/loradenoiser.h"
 #include "model/scriptoperations.h"
@@ -105,7 +106,7 @@ Result<CheckpointInfo> infoFromJson(const std::string& text)
         info.metricsJson = j.at("metrics").dump();
         info.step = j.at("step").get<int64_t>();
         info.createdAt = j.at("created_at").get<std::string>();
-        if (!plainWord(info.createdAt, true))
+        if (!info.createdAt.empty() && !isTimestamp(info.createdAt))
             return makeError("its metadata is malformed: its created_at is not a time (a file this program did not write?)");
         return info;
     } catch (const nlohmann::json::exception& e) {
