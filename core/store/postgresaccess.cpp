@@ -39,10 +39,11 @@ GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO d2dpo_maintainer;
 -- Labelers read the pairs (not a gold pair's answer, nor which model made a sequence), the tasks,
 -- the queue's settings, their own labels and leases, and the counting views; they write nothing
 -- but through the functions.
-GRANT SELECT ON store_meta, tasks, settings, label_tally, labeler_tally, active_leases TO d2dpo_labeler;
-GRANT SELECT (id, left_id, right_id, source, created_at, import_id, purpose, comparison_id, margin)
-    ON pairs TO d2dpo_labeler;
-GRANT SELECT (id, tokens, created_at, task) ON sequences TO d2dpo_labeler;
+-- Nothing a labeler reads tells a gold pair from another: not its purpose, source, time or margin
+-- (gold pairs are never scored), nor how many labels or leases a pair has (postgresqueue.cpp).
+GRANT SELECT ON store_meta, tasks, settings, labeler_tally TO d2dpo_labeler;
+GRANT SELECT (id, left_id, right_id, comparison_id) ON pairs TO d2dpo_labeler;
+GRANT SELECT (id, tokens, task) ON sequences TO d2dpo_labeler;
 GRANT SELECT ON labels TO d2dpo_labeler;
 GRANT SELECT ON leases TO d2dpo_labeler;
 ALTER TABLE labels ENABLE ROW LEVEL SECURITY;
@@ -50,6 +51,18 @@ ALTER TABLE leases ENABLE ROW LEVEL SECURITY;
 -- Nothing of a labeler's own may stand in the store's schema (PostgreSQL 15 starts so; an older
 -- cluster's databases do not).
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+-- Nor may a labeler fill the server's disk with temporary tables (maintainers' imports use them).
+-- Only the database's owner may say so; a store whose database another owns keeps the default.
+DO $$
+BEGIN
+    IF (SELECT datdba FROM pg_database WHERE datname = current_database()) =
+       (SELECT oid FROM pg_roles WHERE rolname = current_user)
+       OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+        EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database());
+        EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO d2dpo_maintainer', current_database());
+    END IF;
+END
+$$;
 -- The counting views filter as their owner: no function of a caller's sees past their filters.
 ALTER VIEW label_tally SET (security_barrier = true);
 ALTER VIEW labeler_tally SET (security_barrier = true);
@@ -63,7 +76,9 @@ CREATE POLICY labels_own ON labels TO d2dpo_labeler USING (labeler = session_use
 CREATE POLICY leases_by_maintainers ON leases TO d2dpo_maintainer USING (true) WITH CHECK (true);
 CREATE POLICY leases_own ON leases TO d2dpo_labeler USING (labeler = session_user) WITH CHECK (false);
 
-DROP FUNCTION IF EXISTS d2dpo_lease_pairs(bigint[]); -- access version 2's, without a count
+-- Access versions 2 and 3 leased pairs a client chose; the queue is the server's now.
+DROP FUNCTION IF EXISTS d2dpo_lease_pairs(bigint[]);
+DROP FUNCTION IF EXISTS d2dpo_lease_pairs(bigint[], integer);
 
 -- The labeler a function acts for: the role that logged in, never a group and never a name
 -- that would print as two lines.
@@ -97,8 +112,15 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'pair % does not exist', p_pair USING ERRCODE = 'no_data_found';
     END IF;
+    -- Her own label first: a retried choice whose first commit went through is known as hers.
     IF EXISTS (SELECT 1 FROM labels WHERE pair_id = p_pair AND labeler = who AND undone_at IS NULL) THEN
         RAISE EXCEPTION 'pair % already has a label by %', p_pair, who USING ERRCODE = 'unique_violation';
+    END IF;
+    -- Then only a pair the queue handed the caller (a lease, expired or not: choices kept through
+    -- an outage still count), the same refusal for every other id, so no id is probed for gold.
+    IF NOT EXISTS (SELECT 1 FROM leases WHERE pair_id = p_pair AND labeler = who) THEN
+        RAISE EXCEPTION 'pair % was not handed to % by the queue (labelers label the pairs their queue gives them)',
+            p_pair, who USING ERRCODE = '42501';
     END IF;
     IF v_purpose <> 'gold' AND
        (SELECT count(*) FROM labels WHERE pair_id = p_pair AND undone_at IS NULL) >= v_overlap THEN
@@ -132,48 +154,14 @@ BEGIN
         WHERE id = coalesce(p_label, (SELECT max(id) FROM labels WHERE labeler = who AND undone_at IS NULL))
           AND labeler = who AND undone_at IS NULL
         RETURNING pair_id INTO v_pair;
-    RETURN v_pair;
-END
-$f$;
-
--- The store's one way for a labeler to hold pairs: of p_pairs, in the order given, the first
--- p_count it may still label and that others' labels and leases do not fill are leased for the
--- queue's lease time, up to 16 pairs held at once (QueueSettings::kMaxLeasesPerLabeler); the
--- pairs leased. A client offers more candidates than it needs, so that pairs others took since
--- it read the queue are made up for.
-CREATE OR REPLACE FUNCTION d2dpo_lease_pairs(p_pairs bigint[], p_count integer) RETURNS SETOF bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $f$
-DECLARE
-    who text := d2dpo_labeler_identity();
-    v_now bigint := CAST(extract(epoch FROM clock_timestamp()) AS BIGINT);
-    v_seconds bigint := least(greatest(coalesce((SELECT CAST(value AS BIGINT) FROM settings
-                                                  WHERE key = 'lease_seconds'), 600), 1), 86400);
-    v_overlap bigint := coalesce((SELECT CAST(value AS BIGINT) FROM settings WHERE key = 'overlap'), 1);
-    v_cap constant integer := 16;
-    v_pair bigint;
-    v_purpose text;
-    v_taken integer := 0;
-BEGIN
-    IF coalesce(pg_catalog.cardinality(p_pairs), 0) > 64 THEN
-        RAISE EXCEPTION 'at most 64 pairs are asked for at once' USING ERRCODE = '22023';
-    END IF;
-    FOREACH v_pair IN ARRAY coalesce(p_pairs, '{}') LOOP
-        EXIT WHEN v_taken >= least(coalesce(p_count, 0), v_cap);
-        SELECT purpose INTO v_purpose FROM pairs WHERE id = v_pair FOR NO KEY UPDATE SKIP LOCKED;
-        CONTINUE WHEN NOT FOUND; -- gone, or another is labelling or leasing it right now
-        CONTINUE WHEN EXISTS (SELECT 1 FROM labels WHERE pair_id = v_pair AND labeler = who AND undone_at IS NULL);
-        IF NOT EXISTS (SELECT 1 FROM leases WHERE pair_id = v_pair AND labeler = who AND expires_at > v_now) THEN
-            EXIT WHEN (SELECT count(*) FROM leases WHERE labeler = who AND expires_at > v_now) >= v_cap;
-            CONTINUE WHEN v_purpose <> 'gold' AND
-                (SELECT count(*) FROM labels WHERE pair_id = v_pair AND undone_at IS NULL) +
-                (SELECT count(*) FROM leases WHERE pair_id = v_pair AND labeler <> who AND expires_at > v_now)
-                    >= v_overlap;
-        END IF;
-        INSERT INTO leases (pair_id, labeler, expires_at) VALUES (v_pair, who, v_now + v_seconds)
+    IF v_pair IS NOT NULL THEN -- the undone pair is the caller's to label again
+        INSERT INTO leases (pair_id, labeler, expires_at)
+            VALUES (v_pair, who, CAST(extract(epoch FROM clock_timestamp()) AS BIGINT) +
+                                 least(greatest(coalesce((SELECT CAST(value AS BIGINT) FROM settings
+                                                          WHERE key = 'lease_seconds'), 600), 1), 86400))
             ON CONFLICT (pair_id, labeler) DO UPDATE SET expires_at = excluded.expires_at;
-        v_taken := v_taken + 1;
-        RETURN NEXT v_pair;
-    END LOOP;
+    END IF;
+    RETURN v_pair;
 END
 $f$;
 
@@ -191,23 +179,9 @@ END
 $f$;
 
 REVOKE ALL ON FUNCTION d2dpo_labeler_identity(), d2dpo_add_label(bigint, text, bigint),
-    d2dpo_undo_label(bigint), d2dpo_lease_pairs(bigint[], integer), d2dpo_release_leases() FROM PUBLIC;
+    d2dpo_undo_label(bigint), d2dpo_release_leases() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION d2dpo_labeler_identity(), d2dpo_add_label(bigint, text, bigint),
-    d2dpo_undo_label(bigint), d2dpo_lease_pairs(bigint[], integer), d2dpo_release_leases()
-    TO d2dpo_labeler, d2dpo_maintainer;
--- The functions run with the rights of the store's owner, never of a superuser who upgraded it.
-DO $$
-DECLARE
-    v_owner text := (SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = 'store_meta'::regclass);
-    v_function text;
-BEGIN
-    FOREACH v_function IN ARRAY ARRAY['d2dpo_labeler_identity()', 'd2dpo_add_label(bigint, text, bigint)',
-                                      'd2dpo_undo_label(bigint)', 'd2dpo_lease_pairs(bigint[], integer)',
-                                      'd2dpo_release_leases()'] LOOP
-        EXECUTE format('ALTER FUNCTION %s OWNER TO %I', v_function, v_owner);
-    END LOOP;
-END
-$$;
+    d2dpo_undo_label(bigint), d2dpo_release_leases() TO d2dpo_labeler, d2dpo_maintainer;
 )sql";
 }
 

@@ -17,12 +17,16 @@ const char* postgresSchema();
 /// The version of postgresAccessScript(), kept in store_meta as 'access_version' (a store without
 /// it is at 1): a store behind it is upgraded by its owner and refused to everyone else, since a
 /// labeler's client calls functions that an older store lacks.
-constexpr int kPostgresAccessVersion = 3;
+constexpr int kPostgresAccessVersion = 4;
 
 /// The roles (d2dpo_labeler, d2dpo_maintainer; made when missing), the grants, the policies and
 /// the functions through which a labeler labels and holds pairs (postgresaccess.cpp). Run again
 /// after each migration, so new tables are covered.
 const char* postgresAccessScript();
+
+/// A labeler's queue built by the server (postgresqueue.cpp): the functions that hand a labeler
+/// its pairs and counts, gold pairs mixed in unseen; run after postgresAccessScript().
+const char* postgresQueueScript();
 
 /// The migrations after kPostgresBaseVersion, in order: entry k takes version
 /// kPostgresBaseVersion + k to the next; each new SQLite migration appends its PostgreSQL twin here.

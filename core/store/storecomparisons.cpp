@@ -72,7 +72,10 @@ Result<std::vector<JudgedLabel>> PreferenceStore::judgedLabels(int64_t compariso
             m_impl->labelerOnly() ? "CAST(NULL AS TEXT), p.comparison_id, ls.tokens, rs.tokens, CAST(NULL AS TEXT), "
                                     "CAST(NULL AS TEXT)"
                                   : "p.gold_choice, p.comparison_id, ls.tokens, rs.tokens, ls.model_id, rs.model_id";
-        sql::Statement q(m_impl->db, "SELECT l.id, p.id, p.purpose, " + hidden + R"sql(,
+        const std::string purposeSql = m_impl->labelerOnly()
+                                        ? "CASE WHEN p.comparison_id IS NULL THEN 'train' ELSE 'compare' END"
+                                        : "p.purpose"; // a labeler is not told which of its pairs were gold
+        sql::Statement q(m_impl->db, "SELECT l.id, p.id, " + purposeSql + ", " + hidden + R"sql(,
                    ls.task, l.labeler, l.choice, l.decide_ms
             FROM labels l JOIN pairs p ON p.id = l.pair_id
                  JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -45,7 +46,7 @@ inline std::string pairColumnsSql(bool withModels)
     return withModels ? "p.id, ls.tokens, rs.tokens, CASE WHEN p.purpose = 'compare' THEN NULL ELSE ls.model_id END, "
                         "CASE WHEN p.purpose = 'compare' THEN NULL ELSE rs.model_id END, ls.task, p.purpose = 'compare'"
                       : "p.id, ls.tokens, rs.tokens, CAST(NULL AS TEXT), CAST(NULL AS TEXT), ls.task, "
-                        "p.purpose = 'compare'";
+                        "p.comparison_id IS NOT NULL"; // a labeler reads no purpose (postgresqueue.cpp)
 }
 
 /// SELECT pairColumnsSql FROM the pairs with their sequences; a WHERE clause may follow.
@@ -119,6 +120,16 @@ struct PreferenceStore::Impl {
         return "on a team store " + identity + " labels only as " + identity + " (the database role), not as " + labeler;
     }
 
+    /// Why a team store's labeler may not read `what` (everyone's labels with the models behind
+    /// them: a maintainer's), or "".
+    std::string maintainersOnlyProblem(const std::string& what) const
+    {
+        if (!labelerOnly())
+            return {};
+        return what + " is for the team's maintainers: " + identity +
+               " labels on this team store, and a labeler reads only its own labels, not the models behind the pairs";
+    }
+
     /// Runs `body` and turns the engine's exceptions into a user-facing error.
     template <typename T, typename F>
     Result<T> guard(const std::string& what, F&& body)
@@ -140,6 +151,11 @@ struct PreferenceStore::Impl {
 std::vector<ShownPair> readPending(sql::Database& db, const QueueSettings& settings, int64_t limit,
                                   const std::string& task, const std::string& labeler, bool heedLeases,
                                   bool withModels);
+
+/// The pairs the server's queue function `call` (postgresqueue.cpp) names, in its order, as a team
+/// store's labeler reads them: `call` is a SELECT of one bigint column, its parameters bound by `bind`.
+std::vector<ShownPair> serverQueuePairs(sql::Database& db, const std::string& call,
+                                        const std::function<void(sql::Statement&)>& bind);
 
 /// Seconds since the epoch by the database's clock (one clock for every client of a team store).
 inline const char* nowSecondsSql(const sql::Database& db)

@@ -90,7 +90,18 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
         // The overlap is read and the label written under one write lock: two labelers pressing at
         // once cannot take a pair past its overlap. Committed before this returns.
         WriteTransaction transaction(db);
-        if (m_impl->team() && !m_impl->labelerOnly()) {
+        if (m_impl->labelerOnly()) {
+            // The server checks it all and sets the rest; a labeler reads neither a pair's purpose
+            // nor its count of labels (postgresqueue.cpp), so there is nothing to check here first.
+            sql::Statement add(db, "SELECT d2dpo_add_label(?, ?, ?)");
+            add.bind(1, pairId);
+            add.bind(2, toString(choice));
+            add.bind(3, decideMs);
+            const int64_t id = insertReturningId(add);
+            transaction.commit();
+            return id;
+        }
+        if (m_impl->team()) {
             // A labeler's label locks its pair's row rather than the store (postgresaccess.cpp):
             // so does a maintainer's, so that the two cannot pass the overlap together.
             sql::Statement lockPair(db, "SELECT 1 FROM pairs WHERE id = ? FOR NO KEY UPDATE");
@@ -114,15 +125,6 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
                              overlap == 1 ? pairName + " already has a label"
                                           : pairName + " already has its " + std::to_string(overlap) + " labels");
         state.reset();
-        if (m_impl->labelerOnly()) { // the server checks all of this again and sets the rest
-            sql::Statement add(db, "SELECT d2dpo_add_label(?, ?, ?)");
-            add.bind(1, pairId);
-            add.bind(2, toString(choice));
-            add.bind(3, decideMs);
-            const int64_t id = insertReturningId(add);
-            transaction.commit();
-            return id;
-        }
         sql::Statement q(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at) "
                              "VALUES (?, ?, ?, ?, ?) RETURNING id");
         q.bind(1, pairId);
@@ -138,6 +140,10 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
         transaction.commit();
         return id;
     } catch (const sql::Error& e) {
+        if (m_impl->labelerOnly() && e.kind() == sql::ErrorKind::Constraint) // the server's own sentence
+            return makeError(ErrorCode::AlreadyLabelled, e.what());
+        if (m_impl->labelerOnly() && e.kind() == sql::ErrorKind::Permission && e.code() == "42501")
+            return makeError(ErrorCode::Denied, e.what());
         if (isUniqueViolation(e))
             return makeError(ErrorCode::AlreadyLabelled, pairName + " already has a label by " + labeler);
         return makeError(Impl::errorCodeOf(e),
@@ -193,6 +199,18 @@ Result<std::vector<int64_t>> PreferenceStore::undoLabels(const std::vector<int64
 
 Result<LabelCounts> PreferenceStore::counts(const std::string& labeler)
 {
+    if (m_impl->labelerOnly())
+        return m_impl->guard<LabelCounts>("counting labels", [&] {
+            // What waits for a labeler is counted by the server, which alone reads which pairs are gold.
+            sql::Statement q(m_impl->db, R"sql(
+                SELECT (SELECT coalesce(sum(labels), 0) FROM labeler_tally),
+                       (SELECT count(*) FROM labels WHERE undone_at IS NULL AND labeler = ?), w.waiting, w.decisive
+                FROM d2dpo_queue_counts() w)sql");
+            q.bind(1, labeler);
+            q.executeStep();
+            return LabelCounts{q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
+                               q.getColumn(3).getInt64()};
+        });
     return m_impl->guard<LabelCounts>("counting labels", [&] {
         sql::Statement q(m_impl->db, R"sql(
             SELECT (SELECT coalesce(sum(labels), 0) FROM labeler_tally),
@@ -248,7 +266,11 @@ Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::activeLa
             FROM labels l JOIN pairs p ON p.id = l.pair_id
                  JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id
             WHERE l.undone_at IS NULL AND (?1 IS NULL OR l.labeler = ?1)
-              AND (?2 = 0 OR (l.choice NOT IN ('left', 'right') AND p.purpose = 'train')) ORDER BY l.id)sql");
+              AND (?2 = 0 OR (l.choice NOT IN ('left', 'right') AND )sql" +
+                                            // a labeler reads no purpose: its own gold labels count as training ones
+                                            std::string(m_impl->labelerOnly() ? "p.comparison_id IS NULL"
+                                                                              : "p.purpose = 'train'") +
+                                            ")) ORDER BY l.id");
         bindOptionalText(full, 1, labeler);
         full.bind(2, undecidedOnly ? 1 : 0);
         std::vector<Row> out;

@@ -5,7 +5,6 @@
 #include "store/preferencestore.h"
 
 #include <algorithm>
-#include <set>
 
 #include "store/storeimpl.h"
 
@@ -19,18 +18,31 @@ Result<std::vector<ShownPair>> PreferenceStore::claimPairs(const std::string& la
     if (const std::string problem = m_impl->actingForOthersProblem(labeler); !problem.empty())
         return makeError(ErrorCode::Denied, problem);
     count = std::min<int64_t>(count, QueueSettings::kMaxLeasesPerLabeler);
+    if (m_impl->labelerOnly()) {
+        // A labeler's leases are the server's to make, from a queue only it reads: its lease time,
+        // its cap, its checks, its gold pairs mixed in (postgresqueue.cpp).
+        return m_impl->guard<std::vector<ShownPair>>("handing out pairs", [&] {
+            WriteTransaction transaction(m_impl->db);
+            std::vector<ShownPair> claimed =
+                serverQueuePairs(m_impl->db, "SELECT d2dpo_claim_pairs(CAST(? AS INTEGER), ?)", [&](sql::Statement& q) {
+                    q.bind(1, count);
+                    q.bind(2, task);
+                });
+            transaction.commit();
+            return claimed;
+        });
+    }
     auto settings = queueSettings();
     if (!settings)
         return makeError(settings.errorCode(), settings.error());
     return m_impl->guard<std::vector<ShownPair>>("handing out pairs", [&] {
         sql::Database& db = m_impl->db;
-        const bool withModels = !m_impl->labelerOnly();
         // Under the write lock: two labelers claiming at once see each other's leases.
         WriteTransaction transaction(db);
         std::vector<ShownPair> claimed;
         {
             // The labeler's own unexpired leases first (a restarted session resumes them), oldest pair first.
-            sql::Statement own(db, pairSelectSql(withModels) + R"sql(
+            sql::Statement own(db, pairSelectSql(true) + R"sql(
                 JOIN active_leases a ON a.pair_id = p.id AND a.labeler = ?1
                 WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.pair_id = p.id AND l.undone_at IS NULL
                                                           AND l.labeler = ?1)
@@ -43,35 +55,9 @@ Result<std::vector<ShownPair>> PreferenceStore::claimPairs(const std::string& la
                 claimed.push_back(readPair(own));
         }
         if (int64_t(claimed.size()) < count) {
-            // A labeler's read is not under the write lock (only the server's function takes it):
-            // it offers the server four candidates for each pair it needs, so that pairs other
-            // labelers took meanwhile are made up for.
-            const int64_t wanted = count - int64_t(claimed.size());
             std::vector<ShownPair> fresh =
-                readPending(db, settings.value(), withModels ? wanted : std::min<int64_t>(4 * wanted, 64 - count),
-                            task, labeler, true, withModels);
+                readPending(db, settings.value(), count - int64_t(claimed.size()), task, labeler, true, true);
             claimed.insert(claimed.end(), fresh.begin(), fresh.end());
-        }
-        if (m_impl->labelerOnly()) {
-            // A labeler's leases are the server's to make: its lease time, its cap, its checks.
-            std::string ids = "{"; // an array literal, {1,2,3}
-            for (const ShownPair& pair : claimed) {
-                if (ids.size() > 1)
-                    ids += ',';
-                ids += std::to_string(pair.id);
-            }
-            ids += '}';
-            sql::Statement lease(db, "SELECT d2dpo_lease_pairs(CAST(? AS BIGINT[]), CAST(? AS INTEGER))");
-            lease.bind(1, ids);
-            lease.bind(2, count);
-            std::set<int64_t> leased;
-            while (lease.executeStep())
-                leased.insert(lease.getColumn(0).getInt64());
-            claimed.erase(std::remove_if(claimed.begin(), claimed.end(),
-                                         [&](const ShownPair& pair) { return !leased.count(pair.id); }),
-                          claimed.end());
-            transaction.commit();
-            return claimed;
         }
         sql::Statement lease(db, std::string("INSERT INTO leases (pair_id, labeler, expires_at) VALUES (?1, ?2, ") +
                                      nowSecondsSql(db) +
@@ -111,8 +97,10 @@ Result<std::vector<LabelerProgress>> PreferenceStore::teamProgress()
         sql::Statement q(m_impl->db, R"sql(
             SELECT labeler, sum(labels), sum(leased) FROM (
                 SELECT labeler, labels, 0 AS leased FROM labeler_tally
-                UNION ALL SELECT labeler, 0, count(*) FROM active_leases GROUP BY labeler) t
-            GROUP BY labeler)sql");
+                UNION ALL )sql" + std::string(m_impl->labelerOnly()
+                                                  ? "SELECT labeler, 0, leased FROM lease_tally" // no pair named
+                                                  : "SELECT labeler, 0, count(*) FROM active_leases GROUP BY labeler") +
+                                         ") t GROUP BY labeler");
         std::vector<LabelerProgress> out;
         while (q.executeStep())
             out.push_back({q.getColumn(0).getString(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64()});

@@ -62,6 +62,8 @@ bool isSimulatedLabeler(const std::string& labeler) { return labeler.rfind("rule
 
 Result<std::vector<PreferenceRecord>> PreferenceStore::preferences()
 {
+    if (const std::string problem = m_impl->maintainersOnlyProblem("reading the preferences"); !problem.empty())
+        return makeError(ErrorCode::Denied, problem);
     return m_impl->guard<std::vector<PreferenceRecord>>("reading preferences", [&] {
         sql::Statement q(m_impl->db, std::string(kPreferenceColumns) + kDecisive + " ORDER BY l.id");
         return readPreferences(q);
@@ -71,6 +73,8 @@ Result<std::vector<PreferenceRecord>> PreferenceStore::preferences()
 Result<std::vector<PreferenceRecord>> PreferenceStore::preferences(const std::string& task,
                                                                    const std::vector<std::string>& labelers)
 {
+    if (const std::string problem = m_impl->maintainersOnlyProblem("reading the preferences"); !problem.empty())
+        return makeError(ErrorCode::Denied, problem);
     return m_impl->guard<std::vector<PreferenceRecord>>("reading preferences", [&] {
         sql::Statement q(m_impl->db, std::string(kPreferenceColumns) + kDecisive + " AND ls.task = ?1 AND" +
                                          chosen(labelers) + "ORDER BY l.id");

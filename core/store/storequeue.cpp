@@ -5,7 +5,9 @@
 #include "store/preferencestore.h"
 
 #include <cmath>
+#include <climits>
 #include <functional>
+#include <map>
 #include <random>
 
 #include "store/storeimpl.h"
@@ -165,9 +167,52 @@ std::vector<ShownPair> readPending(sql::Database& db, const QueueSettings& setti
     return mixed;
 }
 
+std::vector<ShownPair> serverQueuePairs(sql::Database& db, const std::string& call,
+                                        const std::function<void(sql::Statement&)>& bind)
+{
+    std::vector<int64_t> ids;
+    {
+        sql::Statement q(db, call);
+        bind(q);
+        while (q.executeStep())
+            ids.push_back(q.getColumn(0).getInt64());
+    }
+    if (ids.empty())
+        return {};
+    std::string array = "{"; // a bigint[] literal, {1,2,3}
+    for (int64_t id : ids)
+        array += (array.size() > 1 ? "," : "") + std::to_string(id);
+    array += '}';
+    sql::Statement read(db, pairSelectSql(false) + " WHERE p.id = ANY(CAST(? AS BIGINT[]))");
+    read.bind(1, array);
+    std::map<int64_t, ShownPair> byId;
+    while (read.executeStep()) {
+        ShownPair pair = readPair(read);
+        byId.emplace(pair.id, std::move(pair));
+    }
+    std::vector<ShownPair> out;
+    for (int64_t id : ids)
+        if (auto found = byId.find(id); found != byId.end())
+            out.push_back(found->second);
+    return out;
+}
+
 Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, const std::string& task,
                                                              const std::string& labeler)
 {
+    if (m_impl->labelerOnly()) {
+        // A labeler's queue is the server's to build: it alone reads which pairs are gold.
+        if (const std::string problem = labeler.empty() ? "" : m_impl->actingForOthersProblem(labeler);
+            !problem.empty())
+            return makeError(ErrorCode::Denied, problem);
+        return m_impl->guard<std::vector<ShownPair>>("reading pending pairs", [&] {
+            return serverQueuePairs(m_impl->db, "SELECT d2dpo_pending_pairs(CAST(? AS INTEGER), ?)",
+                                    [&](sql::Statement& q) {
+                                        q.bind(1, std::min<int64_t>(limit, INT32_MAX));
+                                        q.bind(2, task);
+                                    });
+        });
+    }
     auto settings = queueSettings();
     if (!settings)
         return makeError(settings.errorCode(), settings.error());

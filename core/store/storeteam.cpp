@@ -27,6 +27,7 @@ int accessVersion(sql::Database& db)
 void applyAccessRules(sql::Database& db)
 {
     db.exec(postgresAccessScript());
+    db.exec(postgresQueueScript());
     db.exec("INSERT INTO store_meta (key, value) VALUES ('access_version', '" + std::to_string(kPostgresAccessVersion) +
             "') ON CONFLICT (key) DO UPDATE SET value = excluded.value");
 }
@@ -130,9 +131,20 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const st
                                      " and this build needs " + std::to_string(kPostgresAccessVersion) +
                                      "; only its owner may upgrade them (`d2dpo store init URL` as the owner); "
                                      "nothing was changed");
-            sql::WriteTransaction transaction(db);
-            applyAccessRules(db);
-            transaction.commit();
+            try {
+                sql::WriteTransaction transaction(db);
+                // New rules lock the tables they change: a session idle in a transaction that read
+                // them (a labeler's psql) would hold the upgrade, and every client behind it, forever.
+                db.exec("SET LOCAL lock_timeout = '10s'");
+                applyAccessRules(db);
+                transaction.commit();
+            } catch (const sql::Error& e) {
+                if (e.kind() != sql::ErrorKind::Busy)
+                    throw;
+                return makeError(where + "upgrading its access rules waited 10 s for a session that holds its "
+                                         "tables (a transaction left open, as in psql: pg_stat_activity shows it); "
+                                         "end it and try again; nothing was changed (" + std::string(e.what()) + ")");
+            }
         }
         std::unique_ptr<PreferenceStore> store(new PreferenceStore(std::move(impl)));
         // A team's runs are alive while their connections hold their locks (storeruns.cpp); a

@@ -44,6 +44,11 @@ private Q_SLOTS:
         // Another name than the role is refused with a sentence.
         expectRefusal({"label", "--db", q(as("ana", db)), "--labeler", "ben"},
                       QStringLiteral("you label as your database role, ana, not as ben"), kExitFailure);
+        // Everyone's preferences, with the models behind them, are the maintainers' to export.
+        expectRefusal({"prefs", "export", "--db", q(as("ana", db)), "-o", "-"},
+                      QStringLiteral("reading the preferences is for the team's maintainers: ana labels on this "
+                                     "team store"),
+                      kExitFailure);
     }
 
     void noMessageShowsAPassword()

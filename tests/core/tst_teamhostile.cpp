@@ -35,6 +35,7 @@ const std::map<std::string, TableRights>& tableRights()
         {"pairs", {false, false, "source"}},     {"labels", {true, false, "undone_at"}},
         {"evaluations", {false, false, "seed"}}, {"settings", {true, false, "value"}},
         {"leases", {true, false, "expires_at"}}, {"model_files", {false, false, "size"}},
+        {"claim_turns", {false, false, "labeler"}},
     };
     return rights;
 }
@@ -105,7 +106,9 @@ private Q_SLOTS:
         QVERIFY(refused(refusal(ana, "SET ROLE d2dpo_labeler; INSERT INTO labels (pair_id, choice, labeler, "
                                      "decide_ms, created_at) VALUES (1, 'left', 'd2dpo_labeler', 1, 'now')")));
         QVERIFY(refused(refusal(ana, "SET ROLE d2dpo_labeler; INSERT INTO leases VALUES (1, 'd2dpo_labeler', 9)")));
-        QVERIFY(refusal(ana, "SET ROLE d2dpo_labeler; SELECT d2dpo_add_label(1, 'left', 5)").empty());
+        QVERIFY(refusal(ana, "SET ROLE d2dpo_labeler; SELECT d2dpo_claim_pairs(3, ''); "
+                             "SELECT d2dpo_add_label(1, 'left', 5)")
+                    .empty());
         const std::string max = as("max", db);
         QCOMPARE(firstValue(max, "SELECT string_agg(labeler, ',') FROM labels"), std::string("ana"));
         // A client that connects with the group as its role (libpq's options) is still ana.
@@ -131,8 +134,7 @@ private Q_SLOTS:
             QVERIFY2(refused(refusal(ana, attempt)), attempt);
         // Twenty pairs at once: the server leases at most 16, for the queue's lease time only.
         int64_t rows = -1;
-        QVERIFY(
-            refusal(ana, "SELECT d2dpo_lease_pairs(ARRAY(SELECT id FROM pairs ORDER BY id LIMIT 20), 20)", &rows).empty());
+        QVERIFY(refusal(ana, "SELECT d2dpo_claim_pairs(20, '')", &rows).empty());
         QCOMPARE(rows, int64_t(QueueSettings::kMaxLeasesPerLabeler));
         const std::string longest =
             firstValue(as("max", db), "SELECT max(expires_at) - CAST(extract(epoch FROM now()) AS BIGINT) FROM leases");
@@ -156,6 +158,7 @@ private Q_SLOTS:
                                      "VALUES (1000, 1, 'left', 'ana', 1, '1999-01-01')")));
         QVERIFY(refused(refusal(ana, "SELECT nextval(pg_get_serial_sequence('labels', 'id'))")));
         QVERIFY(refused(refusal(ana, "SELECT setval(pg_get_serial_sequence('labels', 'id'), 1000)")));
+        QVERIFY(refusal(ana, "SELECT d2dpo_claim_pairs(2, '')").empty());
         QCOMPARE(firstValue(ana, "SELECT d2dpo_add_label(1, 'left', 9000000000000000)"), std::string("1"));
         QCOMPARE(firstValue(ana, "SELECT d2dpo_add_label(2, 'left', -5)"), std::string("2"));
         const std::string max = as("max", db);
@@ -166,8 +169,9 @@ private Q_SLOTS:
                  std::string("2"));
         // Ben labels every other pair without losing one.
         auto ben = openOrFail(as("ben", db));
-        for (int64_t pair = 3; pair <= 60; ++pair)
-            QVERIFY(ben->addLabel(pair, Choice::Right, "ben", 10));
+        for (auto held = ben->claimPairs("ben", 16); held && !held->empty(); held = ben->claimPairs("ben", 16))
+            for (const ShownPair& pair : held.value())
+                QVERIFY(ben->addLabel(pair.id, Choice::Right, "ben", 10));
         QCOMPARE(firstValue(max, "SELECT count(*) FROM labels WHERE labeler = 'ben'"), std::string("58"));
     }
 
@@ -183,11 +187,15 @@ private Q_SLOTS:
         QVERIFY(!refusal(ana, "CREATE TEMP TABLE settings (key text, value text); "
                               "INSERT INTO settings VALUES ('overlap', '100'); SELECT d2dpo_add_label(1, 'left', 5)")
                      .empty());
+        // Nor may she make temporary tables at all (they take the server's disk).
+        QVERIFY(refused(refusal(ana, "CREATE TEMP TABLE filler (x text)")));
         QCOMPARE(firstValue(max, "SELECT count(*) FROM labels WHERE pair_id = 1"), std::string("1"));
         // Her own label, undone through the store, keeps its row.
         auto store = openOrFail(ana);
-        QVERIFY(store->addLabel(3, Choice::Left, "ana", 5));
-        QCOMPARE(store->undoLastLabel("ana").value().value_or(0), int64_t(3));
+        const int64_t mine = store->claimPairs("ana", 1).value().at(0).id;
+        QVERIFY(store->addLabel(mine, Choice::Left, "ana", 5));
+        QCOMPARE(store->undoLastLabel("ana").value().value_or(0), mine);
+        QVERIFY(store->addLabel(mine, Choice::Right, "ana", 5)); // an undone pair is hers to label again
         QCOMPARE(store->undoLastLabel("ben").errorCode(), ErrorCode::Denied);
         QCOMPARE(firstValue(max, "SELECT count(*) FROM labels WHERE undone_at IS NOT NULL"), std::string("1"));
     }
@@ -209,22 +217,50 @@ private Q_SLOTS:
         const std::string ana = as("ana", db);
         for (const char* attempt :
              {"SELECT gold_choice FROM pairs", "SELECT * FROM pairs", "SELECT model_id FROM sequences",
-              "SELECT * FROM sequences", "SELECT margin_model FROM pairs", "SELECT models_json FROM comparisons"})
+              "SELECT * FROM sequences", "SELECT margin_model FROM pairs", "SELECT models_json FROM comparisons",
+              // nor anything that tells a gold pair from another: its purpose, where and when it came
+              // from, its margin (gold pairs are never scored), its count of labels and leases
+              "SELECT purpose FROM pairs", "SELECT source FROM pairs", "SELECT created_at FROM pairs",
+              "SELECT margin FROM pairs", "SELECT created_at FROM sequences", "SELECT * FROM label_tally",
+              "SELECT * FROM active_leases", "SELECT * FROM d2dpo_queue('ana', 10, '', false)"})
             QVERIFY2(refused(refusal(ana, attempt)), attempt);
-        QCOMPARE(firstValue(ana, "SELECT count(*) FROM pairs WHERE purpose = 'gold'"), std::string("2"));
-        // Her client reads every pair, gold and blind ones too, and no model behind any of them.
+        // Her queue, built by the server, mixes gold pairs (1 and 2) in like any other.
         QueueSettings settings;
         settings.goldRate = 0.5;
         QVERIFY(owner->setQueueSettings(settings));
         auto store = openOrFail(ana);
         const auto pending = store->pendingPairs(20, "", "ana").value();
-        QVERIFY(pending.size() >= 5);
-        for (const ShownPair& pair : pending)
+        QCOMPARE(pending.size(), size_t(7));
+        std::vector<int64_t> pendingIds;
+        for (const ShownPair& pair : pending) {
             QVERIFY(pair.leftModelId.empty() && pair.rightModelId.empty());
+            pendingIds.push_back(pair.id);
+        }
         QCOMPARE(store->pair(7).value().leftModelId, std::string());
         QCOMPARE(owner->pair(7).value().leftModelId, std::string("m1")); // a maintainer's view keeps it
-        QVERIFY(store->addLabel(1, Choice::Right, "ana", 5));
-        QCOMPARE(store->labelledPairs("ana").value().size(), size_t(1));
+        // A pair the queue did not hand her is refused in the same words, gold or not: no id is
+        // probed for gold.
+        const auto gold = store->addLabel(1, Choice::Right, "ana", 5);
+        const auto ordinary = store->addLabel(7, Choice::Right, "ana", 5);
+        QCOMPARE(gold.errorCode(), ErrorCode::Denied);
+        QCOMPARE(ordinary.errorCode(), ErrorCode::Denied);
+        qInfo("a pair not handed to her: %s", gold.error().c_str());
+        QCOMPARE(QString::fromStdString(gold.error()).replace(QStringLiteral("pair 1 "), QStringLiteral("pair N ")),
+                 QString::fromStdString(ordinary.error()).replace(QStringLiteral("pair 7 "), QStringLiteral("pair N ")));
+        // The queue she claims is the one she was shown; she labels all of it, gold pairs too, and
+        // her own labels read back tell none of them gold.
+        QCOMPARE(store->counts("ana").value().pending, int64_t(5)); // what waits: gold pairs are not counted
+        const auto claimed = store->claimPairs("ana", 16).value();
+        std::vector<int64_t> claimedIds;
+        for (const ShownPair& pair : claimed) {
+            claimedIds.push_back(pair.id);
+            QVERIFY(store->addLabel(pair.id, Choice::Right, "ana", 5));
+        }
+        QCOMPARE(claimedIds, pendingIds);
+        QCOMPARE(store->labelledPairs("ana").value().size(), size_t(7));
+        for (const JudgedLabel& label : store->judgedLabels().value())
+            QVERIFY(label.purpose != PairPurpose::Gold);
+        QCOMPARE(store->counts("ana").value().pending, int64_t(0));
     }
 
     void noLabelerCanHoldTheOthersWritesUp()
@@ -236,7 +272,7 @@ private Q_SLOTS:
         for (const char* hold : {"SELECT pg_advisory_lock(1144144976)", "SELECT pg_advisory_lock(1144148565, 1)", "BEGIN",
                                  "LOCK TABLE labels IN ACCESS SHARE MODE", "LOCK TABLE store_meta IN ACCESS SHARE MODE",
                                  // the store's functions, called inside the transaction she keeps open
-                                 "SELECT d2dpo_lease_pairs('{1,2}', 2)", "SELECT d2dpo_add_label(1, 'left', 5)",
+                                 "SELECT d2dpo_claim_pairs(2, '')", "SELECT d2dpo_add_label(1, 'left', 5)",
                                  "SELECT d2dpo_release_leases()"}) {
             PGresult* result = PQexec(ana, hold);
             QVERIFY2(PQresultStatus(result) == PGRES_TUPLES_OK || PQresultStatus(result) == PGRES_COMMAND_OK, hold);
@@ -258,8 +294,10 @@ private Q_SLOTS:
         auto max = openOrFail(as("max", db) + "&options=-c%20statement_timeout%3D5000");
         QVERIFY(max && max->addPairs(somePairs(1), "generated"));
         PQfinish(ana);
-        // Nor can one call hold the lock for long: at most 64 pairs are asked for at once.
-        QVERIFY(!refusal(url, "SELECT d2dpo_lease_pairs(ARRAY(SELECT generate_series(1, 100000)), 16)").empty());
+        // Nor can one call hold many pairs: a claim of 100000 takes at most 16.
+        int64_t rows = -1;
+        QVERIFY(refusal(url, "SELECT d2dpo_claim_pairs(100000, '')", &rows).empty());
+        QVERIFY2(rows >= 0 && rows <= QueueSettings::kMaxLeasesPerLabeler, qPrintable(QString::number(rows)));
     }
 
     void aLabelsTimeIsWhenItCameAndAHeldPairIsTheHoldersToLabel()
@@ -268,13 +306,17 @@ private Q_SLOTS:
         const std::string ana = as("ana", db), max = as("max", db);
         // A transaction begun long before the label cannot date it back.
         const double before = std::stod(firstValue(max, "SELECT extract(epoch FROM clock_timestamp())"));
-        QVERIFY(refusal(ana, "BEGIN; SELECT pg_sleep(1.5); SELECT d2dpo_add_label(3, 'left', 5); COMMIT").empty());
+        QVERIFY(refusal(ana, "BEGIN; SELECT pg_sleep(1.5); SELECT d2dpo_claim_pairs(2, ''); "
+                             "SELECT d2dpo_add_label(1, 'left', 5); COMMIT")
+                    .empty());
         const double created =
             std::stod(firstValue(max, "SELECT extract(epoch FROM CAST(created_at AS timestamptz)) FROM labels"));
         QVERIFY2(created >= before + 1.4, qPrintable(QString::number(created - before)));
-        // Ben holds pairs 1 and 2 (overlap 1): ana's label on one is refused, his goes through.
+        // Her lease on pair 2 runs out and ben takes it (overlap 1): her late label on it is
+        // refused, his goes through.
+        QVERIFY(refusal(max, "UPDATE leases SET expires_at = 0 WHERE labeler = 'ana'").empty());
         auto ben = openOrFail(as("ben", db));
-        QCOMPARE(ben->claimPairs("ben", 2).value().size(), size_t(2));
+        QCOMPARE(ben->claimPairs("ben", 3).value().size(), size_t(3));
         const std::string taken = refusal(ana, "SELECT d2dpo_add_label(2, 'left', 5)");
         QVERIFY2(taken.find("held by other labelers") != std::string::npos, taken.c_str());
         QVERIFY(ben->addLabel(2, Choice::Right, "ben", 5));
@@ -294,7 +336,10 @@ private Q_SLOTS:
                                    "(SELECT relowner FROM pg_class WHERE oid = 'store_meta'::regclass)"),
                  std::string("0"));
         QCOMPARE(firstValue(owner, "SELECT count(*) FROM pg_proc WHERE proname LIKE 'd2dpo%' AND prosecdef"),
-                 std::string("5"));
+                 std::string("8"));
+        QCOMPARE(firstValue(owner, "SELECT count(*) FROM pg_class WHERE relname IN ('claim_turns', 'lease_tally') AND "
+                                   "relowner <> (SELECT relowner FROM pg_class WHERE oid = 'store_meta'::regclass)"),
+                 std::string("0"));
         QCOMPARE(firstValue(owner, "SELECT has_schema_privilege('public', 'public', 'CREATE')"), std::string("f"));
     }
 

@@ -46,6 +46,50 @@ private Q_SLOTS:
         QCOMPARE(ben->claimPairs("ben", 3).value().size(), size_t(3)); // given back when she closed
     }
 
+    void twoWindowsOfOneLabelerTakeTurnsToClaim()
+    {
+        const std::string db = teamStore(40, 1);
+        // Her first window claims inside a transaction still open; her second claims meanwhile.
+        PGconn* first = PQconnectdb(as("ana", db).c_str());
+        PGconn* second = PQconnectdb(as("ana", db).c_str());
+        QCOMPARE(PQstatus(first), CONNECTION_OK);
+        QCOMPARE(PQstatus(second), CONNECTION_OK);
+        PQclear(PQexec(first, "BEGIN"));
+        PGresult* claimed = PQexec(first, "SELECT d2dpo_claim_pairs(16, '')");
+        QCOMPARE(PQntuples(claimed), 16);
+        PQclear(claimed);
+        QVERIFY(PQsendQuery(second, "SELECT d2dpo_claim_pairs(16, '')"));
+        QTest::qWait(300); // the second waits for its turn
+        PQclear(PQexec(first, "COMMIT"));
+        PGresult* after = PQgetResult(second);
+        QCOMPARE(PQresultStatus(after), PGRES_TUPLES_OK);
+        QCOMPARE(PQntuples(after), 16); // the 16 she holds already, not 16 more
+        PQclear(after);
+        while (PGresult* rest = PQgetResult(second))
+            PQclear(rest);
+        PQfinish(first);
+        PQfinish(second);
+        QCOMPARE(firstValue(as("max", db), "SELECT count(*) FROM leases WHERE labeler = 'ana'"), std::string("16"));
+    }
+
+    void anUpgradeHeldUpByAnOpenTransactionSaysSo()
+    {
+        const std::string db = teamStore(2, 1);
+        // A labeler's psql reads the labels and leaves its transaction open.
+        PGconn* idle = PQconnectdb(as("ana", db).c_str());
+        QCOMPARE(PQstatus(idle), CONNECTION_OK);
+        PQclear(PQexec(idle, "BEGIN"));
+        PQclear(PQexec(idle, "SELECT count(*) FROM labels"));
+        std::string error;
+        QVERIFY2(m_server->exec(db, "DELETE FROM store_meta WHERE key = 'access_version'", &error), error.c_str());
+        const auto held = PreferenceStore::open(m_server->superuserUrl(db));
+        QVERIFY(!held);
+        qInfo("the owner's upgrade: %s", held.error().c_str());
+        QVERIFY(held.error().find("a transaction left open") != std::string::npos);
+        PQfinish(idle);
+        QVERIFY(openOrFail(m_server->superuserUrl(db))); // and goes through once it has ended
+    }
+
     void aCheckpointReachesEveryMaintainersMachine()
     {
         const std::string db = teamStore(0);

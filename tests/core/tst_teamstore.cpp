@@ -40,8 +40,11 @@ private Q_SLOTS:
         QCOMPARE(ana->teamIdentity(), std::string("ana"));
         QVERIFY(!ana->canMaintain());
         QVERIFY(max->canMaintain());
-        const auto pairs = ana->pendingPairs(10).value();
+        QCOMPARE(ana->pendingPairs(10).value().size(), size_t(4));
+        // Each labels what the queue hands it (overlap 2: both may hold the same pairs).
+        const auto pairs = ana->claimPairs("ana", 4).value();
         QCOMPARE(pairs.size(), size_t(4));
+        QCOMPARE(ben->claimPairs("ben", 1).value().size(), size_t(1));
         QVERIFY(ben->addLabel(pairs[0].id, Choice::Left, "ben", 500));
         QVERIFY(ana->addLabel(pairs[1].id, Choice::Right, "ana", 500));
 
