@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
+#include <string_view>
 #include <tuple>
 
 #include <torch/serialize/input-archive.h>
@@ -23,6 +23,7 @@
 #include "base/untrustedtext.h"
 #include "model/torchscriptdenoiser.h"
 #include "model/loradenoiser.h"
+#include "model/memoryarchive.h"
 #include "model/scriptoperations.h"
 #include "model/transformerdenoiser.h"
 #include "tasks/task.h"
@@ -35,7 +36,7 @@ constexpr char kMagic[8] = {'D', '2', 'D', 'P', 'O', 'C', 'K', 'P'};
 constexpr uint32_t kFormatVersion = 1;
 constexpr size_t kHeaderSize = sizeof(kMagic) + sizeof(uint32_t) + sizeof(uint64_t) + sizeof(uint32_t);
 
-uint32_t crc32Of(const std::string& bytes)
+uint32_t crc32Of(std::string_view bytes)
 {
     uLong crc = crc32(0L, Z_NULL, 0);
     constexpr size_t chunk = 1u << 30;
@@ -132,26 +133,42 @@ Status saveCheckpoint(const std::string& path, const Denoiser& model, const Chec
     // Low-rank adapters are saved merged: the checkpoint holds a plain model, W0 + B A its weights.
     if (const auto* adapted = dynamic_cast<const LoraDenoiser*>(model.get()))
         return saveCheckpoint(path, Denoiser(adapted->merged()), info, inputs);
-    std::ostringstream payloadStream;
+    // The payload is written once, into one string sized for it: no stream buffer and no copy of
+    // it, so that writing costs the model's bytes once more and not four times.
+    std::string payload;
+    bool outOfMemory = false;
     try {
         torch::serialize::OutputArchive archive;
         archive.write("info", c10::IValue(infoToJson(info)));
-        torch::serialize::OutputArchive weights;
-        for (const auto& item : model->named_parameters())
-            weights.write(item.key(), item.value().detach().to(torch::kCPU));
-        for (const auto& item : model->named_buffers())
-            weights.write(item.key(), item.value().to(torch::kCPU), /*is_buffer=*/true);
-        archive.write("weights", weights);
-        // A model brought in travels with its code: the TorchScript archive, as bytes.
+        std::string scriptedBytes;
+        int64_t weightBytes = 0;
         if (const auto* scripted = dynamic_cast<const TorchScriptDenoiser*>(model.get())) {
-            const std::string bytes = scripted->archive();
-            archive.write("torchscript", torch::tensor(std::vector<uint8_t>(bytes.begin(), bytes.end()), torch::kUInt8));
+            // A model brought in travels with its code: its TorchScript archive, as bytes, which
+            // hold its current weights too, so they are not written a second time.
+            scriptedBytes = scripted->archive();
+            weightBytes = int64_t(scriptedBytes.size());
+            archive.write("torchscript",
+                          torch::from_blob(scriptedBytes.data(), {weightBytes}, torch::dtype(torch::kUInt8)));
+        } else {
+            torch::serialize::OutputArchive weights;
+            for (const auto& item : model->named_parameters()) {
+                weights.write(item.key(), item.value().detach().to(torch::kCPU));
+                weightBytes += item.value().numel() * int64_t(item.value().element_size());
+            }
+            for (const auto& item : model->named_buffers())
+                weights.write(item.key(), item.value().to(torch::kCPU), /*is_buffer=*/true);
+            archive.write("weights", weights);
         }
-        archive.save_to(payloadStream);
+        payload.reserve(size_t(weightBytes + weightBytes / 64 + (int64_t(16) << 20)));
+        archive.save_to(appendingArchiveWriter(payload, outOfMemory));
+    } catch (const std::bad_alloc&) {
+        outOfMemory = true;
     } catch (const std::exception& e) {
         return makeError("cannot serialise the checkpoint: " + userMessage(e));
     }
-    const std::string payload = payloadStream.str();
+    if (outOfMemory)
+        return makeError("not enough memory to write the checkpoint: the model's weights and their written copy must "
+                         "fit in memory together; nothing was written");
 
     std::string header(kMagic, sizeof kMagic);
     appendRaw(header, kFormatVersion);
@@ -196,7 +213,7 @@ Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device d
     if (bytes.size() - kHeaderSize != size)
         return makeError(where + "truncated or padded (" + std::to_string(bytes.size() - kHeaderSize) +
                          " payload bytes, expected " + std::to_string(size) + ")");
-    const std::string payload = bytes.substr(kHeaderSize);
+    const std::string_view payload(bytes.data() + kHeaderSize, bytes.size() - kHeaderSize);
     if (crc32Of(payload) != crc)
         return makeError(where + "corrupt (checksum mismatch)");
 
@@ -204,9 +221,9 @@ Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device d
         // The payload is a TorchScript archive: checked before it is loaded, as a model's is.
         if (Status s = checkArchiveBeforeLoading(payload); !s)
             return makeError(where + s.error());
-        std::istringstream payloadStream(payload);
         torch::serialize::InputArchive archive;
-        archive.load_from(payloadStream, torch::Device(torch::kCPU));
+        archive.load_from(payload.data(), payload.size(), torch::Device(torch::kCPU));
+        std::string().swap(bytes); // every record is read now: the file's bytes go before the model is built
         c10::IValue infoValue;
         archive.read("info", infoValue);
         auto info = infoFromJson(infoValue.toStringRef());
@@ -219,12 +236,12 @@ Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device d
         if (!task)
             return makeError(where + task.error());
         if (loaded.info.spec.model.isTorchScript()) {
-            torch::Tensor bytes;
-            if (!archive.try_read("torchscript", bytes))
+            torch::Tensor code;
+            if (!archive.try_read("torchscript", code))
                 return makeError(where + "its TorchScript module is missing");
-            bytes = bytes.contiguous();
-            const auto* data = reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>());
-            auto scripted = TorchScriptDenoiser::load(std::string(data, data + bytes.numel()),
+            code = code.contiguous();
+            const auto* data = reinterpret_cast<const char*>(code.data_ptr<uint8_t>());
+            auto scripted = TorchScriptDenoiser::load(std::string_view(data, size_t(code.numel())),
                                                       loaded.info.spec.model.vocabulary, loaded.info.spec.task.length);
             if (!scripted)
                 return makeError(where + scripted.error());
@@ -232,8 +249,12 @@ Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device d
         } else {
             loaded.model = makeDenoiser(loaded.info.spec, task.value()->vocabSize(), torch::Device(torch::kCPU));
         }
+        // A model brought in carries its weights in its TorchScript archive; checkpoints written
+        // before 2026-11-27 also have them apart, and those are the ones read then.
         torch::serialize::InputArchive weights;
-        archive.read("weights", weights);
+        const bool apart = archive.try_read("weights", weights);
+        if (!apart && !loaded.info.spec.model.isTorchScript())
+            return makeError(where + "its weights are missing");
         torch::NoGradGuard noGrad;
         auto copyInto = [&](const std::string& name, torch::Tensor& target, bool isBuffer) -> Status {
             torch::Tensor stored;
@@ -245,10 +266,10 @@ Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device d
             return Ok{};
         };
         for (auto& item : loaded.model->named_parameters())
-            if (Status s = copyInto(item.key(), item.value(), false); !s)
+            if (Status s = apart ? copyInto(item.key(), item.value(), false) : Status(Ok{}); !s)
                 return makeError(s.error());
         for (auto& item : loaded.model->named_buffers())
-            if (Status s = copyInto(item.key(), item.value(), true); !s)
+            if (Status s = apart ? copyInto(item.key(), item.value(), true) : Status(Ok{}); !s)
                 return makeError(s.error());
         // A checksum proves the bytes are the ones written, not that the weights are numbers: a
         // model whose training diverged would evaluate and export as if it were sound.

@@ -2,6 +2,7 @@
 #include "model/scriptoperations.h"
 
 #include "base/ziprecords.h"
+#include "model/memoryarchive.h"
 
 #include <algorithm>
 #include <array>
@@ -205,12 +206,11 @@ Status checkScriptOperations(const torch::jit::Module& module)
     return Ok{};
 }
 
-Status checkArchiveBeforeLoading(const std::string& bytes)
+Status checkArchiveBeforeLoading(std::string_view bytes)
 {
     if (Status s = checkZipBudget(bytes); !s)
         return s;
-    std::istringstream in(bytes);
-    caffe2::serialize::PyTorchStreamReader reader(&in);
+    caffe2::serialize::PyTorchStreamReader reader(memoryArchiveReader(bytes));
     for (const std::string& name : reader.getAllRecords()) {
         if (name.rfind("code/", 0) != 0)
             continue;

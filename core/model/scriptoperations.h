@@ -29,6 +29,6 @@ Status checkScriptOperations(const torch::jit::Module& module);
 /// says it inflates to is within what the archive can need (base/ziprecords.h), and no code record
 /// defines __setstate__, which TorchScript runs while loading, before any check could read the
 /// compiled code (a denoiser needs none). Nothing is unpickled or compiled here.
-Status checkArchiveBeforeLoading(const std::string& bytes);
+Status checkArchiveBeforeLoading(std::string_view bytes);
 
 } // namespace d2dpo

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/export.h>
 #include <torch/script.h>
 #include <torch/torch.h>
 
@@ -13,6 +14,7 @@
 #include "base/untrustedtext.h"
 #include "model/device.h"
 #include "model/loradenoiser.h"
+#include "model/memoryarchive.h"
 #include "model/scriptoperations.h"
 
 namespace d2dpo {
@@ -26,7 +28,7 @@ namespace {
 /// What a file offered as TorchScript is, from its records alone: torch.jit.save writes a zip
 /// with constants.pkl and code/; torch.save writes a zip with data.pkl only (or, before PyTorch
 /// 1.6, a bare pickle). Nothing is unpickled here, so a hostile pickle never runs.
-Status checkArchiveKind(const std::string& bytes)
+Status checkArchiveKind(std::string_view bytes)
 {
     if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x80)
         return makeError("a Python pickle (torch.save's legacy format), not TorchScript: pickles can run code and are "
@@ -37,8 +39,7 @@ Status checkArchiveKind(const std::string& bytes)
     try {
         if (Status s = checkArchiveBeforeLoading(bytes); !s)
             return makeError("the archive is refused unread: " + s.error());
-        std::istringstream in(bytes);
-        caffe2::serialize::PyTorchStreamReader reader(&in);
+        caffe2::serialize::PyTorchStreamReader reader(memoryArchiveReader(bytes));
         if (!reader.hasRecord("constants.pkl")) {
             if (reader.hasRecord("data.pkl"))
                 return makeError("a torch.save file (a pickled object such as a state dict), not TorchScript: its "
@@ -132,7 +133,7 @@ TorchScriptDenoiser::TorchScriptDenoiser(std::shared_ptr<Module> module, ModelVo
     m_end = idTensor(m_vocabulary.end);
 }
 
-Result<std::shared_ptr<TorchScriptDenoiser>> TorchScriptDenoiser::load(const std::string& archive,
+Result<std::shared_ptr<TorchScriptDenoiser>> TorchScriptDenoiser::load(std::string_view archive,
                                                                         const ModelVocabulary& vocabulary, int64_t length)
 {
     if (Status s = checkArchiveKind(archive); !s)
@@ -144,8 +145,7 @@ Result<std::shared_ptr<TorchScriptDenoiser>> TorchScriptDenoiser::load(const std
     torch::jit::setGraphExecutorOptimize(false);
     auto module = std::make_shared<Module>();
     try {
-        std::istringstream in(archive);
-        module->module = torch::jit::load(in, torch::Device(torch::kCPU));
+        module->module = torch::jit::load(memoryArchiveReader(archive), torch::Device(torch::kCPU));
     } catch (const std::exception& e) {
         return makeError("the TorchScript archive cannot be loaded: " + loadError(e));
     }
@@ -302,16 +302,27 @@ std::shared_ptr<DenoiserModel> TorchScriptDenoiser::deepCopy() const
 
 std::string TorchScriptDenoiser::archive() const
 {
-    std::ostringstream out;
+    // Written once, into a string sized for the weights and a margin for the code and the zip's
+    // records: no stream buffer, no copy of it.
+    int64_t weightBytes = 0;
+    for (const auto& p : m_module->module.parameters())
+        weightBytes += p.numel() * int64_t(p.element_size());
+    for (const auto& b : m_module->module.buffers())
+        weightBytes += b.numel() * int64_t(b.element_size());
+    std::string out;
+    out.reserve(size_t(weightBytes + weightBytes / 64 + (int64_t(16) << 20)));
+    bool failed = false;
     if (device().is_cpu()) {
-        m_module->module.save(out);
+        torch::jit::ExportModule(m_module->module, appendingArchiveWriter(out, failed));
     } else {
         torch::NoGradGuard noGrad;
         auto onHost = m_module->module.clone();
         onHost.to(torch::kCPU);
-        onHost.save(out);
+        torch::jit::ExportModule(onHost, appendingArchiveWriter(out, failed));
     }
-    return out.str();
+    if (failed)
+        throw std::bad_alloc();
+    return out;
 }
 
 std::string TorchScriptDenoiser::signature() const

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "base/modelvocabulary.h"
 #include "base/result.h"
@@ -28,7 +29,7 @@ public:
     /// a torch.save file (a pickled object such as a state dict) and an archive without TorchScript
     /// code. Refused after loading: a forward that does not take (tokens, t) or return one tensor,
     /// and a module without parameters to train.
-    static Result<std::shared_ptr<TorchScriptDenoiser>> load(const std::string& archive,
+    static Result<std::shared_ptr<TorchScriptDenoiser>> load(std::string_view archive,
                                                              const ModelVocabulary& vocabulary, int64_t length);
 
     torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& t) override;

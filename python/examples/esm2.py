@@ -22,7 +22,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dit import rotate  # noqa: E402  (the same rotary embedding as the DiT example)
 
 # name: (layers, width, heads); the feed-forward is 4x the width (ESM2's published shapes).
-SHAPES = {"8M": (6, 320, 20), "35M": (12, 480, 20), "150M": (30, 640, 20)}
+SHAPES = {"8M": (6, 320, 20), "35M": (12, 480, 20), "150M": (30, 640, 20),
+          # by the weights' bytes in float32, for the memory table (bench/model_memory.sh)
+          "0.1GiB": (12, 432, 12), "0.5GiB": (24, 680, 20), "1GiB": (30, 864, 24), "2GiB": (36, 1104, 24)}
 # ESM's alphabet after its four specials, in ESM's order; <mask> is 32.
 ESM_TOKENS = "LAGVSERTIDPKQNFYMHWCXBUZO.-"
 RESIDUES = "ACDEFGHIKLMNPQRSTVWY"

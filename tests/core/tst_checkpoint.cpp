@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Checkpoints round-trip bit-exactly and refuse corrupt, truncated, foreign and newer files;
+// Checkpoints round-trip bit-exactly (a model brought in too, its weights written once) and refuse
+// corrupt, truncated, foreign and newer files;
 // the export folder holds loadable weights, a model card and samples.
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 
 #include <fstream>
+#include <sstream>
+
+#include <zlib.h>
 
 #include "support/testsupport.h"
+#include "support/tinyscripted.h"
 
 #include "io/checkpoint.h"
 #include "model/transformerdenoiser.h"
@@ -21,6 +26,9 @@ namespace {
 
 using test::readAll;
 using test::writeAll;
+
+/// A checkpoint's header: magic (8 bytes), format version (4), payload size (8), its CRC-32 (4).
+constexpr size_t kCheckpointHeaderBytes = 8 + 4 + 8 + 4;
 
 } // namespace
 
@@ -134,6 +142,71 @@ private Q_SLOTS:
         bytes[8] = 99; // the format version follows the 8-byte magic
         writeAll(path("newer.d2dpo"), bytes);
         expectRefused(path("newer.d2dpo"), "newer");
+    }
+
+    void aModelBroughtInIsWrittenOnceAndReadBackExactly()
+    {
+        auto scripted = test::tinyScriptedModel(6);
+        {
+            torch::NoGradGuard noGrad;
+            for (auto& p : scripted->parameters())
+                p.add_(0.25); // trained: the archive must carry the weights as they are now
+        }
+        CheckpointInfo info{newCheckpointId(), "", "d2dpo", test::tinyScriptedSpec(6), "{}", "{}", 3, utcNow()};
+        const std::string file = path("scripted.d2dpo");
+        QVERIFY(saveCheckpoint(file, scripted, info));
+        // The weights once, inside the TorchScript archive: not a second copy beside it.
+        const std::string written = readAll(file);
+        const size_t archiveBytes = scripted->archive().size();
+        QVERIFY2(written.size() < archiveBytes + 4096,
+                 qPrintable(QStringLiteral("%1 bytes for an archive of %2").arg(written.size()).arg(archiveBytes)));
+        torch::serialize::InputArchive payload, apart;
+        payload.load_from(written.data() + kCheckpointHeaderBytes, written.size() - kCheckpointHeaderBytes);
+        QVERIFY(!payload.try_read("weights", apart));
+        auto loaded = loadCheckpoint(file, torch::kCPU);
+        QVERIFY2(loaded, loaded ? "" : loaded.error().c_str());
+        const auto before = scripted->named_parameters();
+        const auto after = loaded->model->named_parameters();
+        QCOMPARE(after.size(), before.size());
+        for (const auto& item : before)
+            QVERIFY2(torch::equal(item.value(), after[item.key()]), item.key().c_str());
+    }
+
+    void aModelBroughtInWithItsWeightsApartStillLoads()
+    {
+        // A checkpoint written before the weights lived in the archive alone also held them apart,
+        // under "weights": those are the model's. Made here as that writer made it.
+        auto scripted = test::tinyScriptedModel(6);
+        CheckpointInfo info{newCheckpointId(), "", "d2dpo", test::tinyScriptedSpec(6), "{}", "{}", 3, utcNow()};
+        QVERIFY(saveCheckpoint(path("current.d2dpo"), scripted, info));
+        const std::string current = readAll(path("current.d2dpo"));
+        torch::serialize::InputArchive in;
+        in.load_from(current.data() + kCheckpointHeaderBytes, current.size() - kCheckpointHeaderBytes);
+        c10::IValue infoValue;
+        in.read("info", infoValue);
+        torch::Tensor code;
+        in.read("torchscript", code);
+        torch::serialize::OutputArchive out, weights;
+        out.write("info", infoValue);
+        for (const auto& item : scripted->named_parameters())
+            weights.write(item.key(), item.value().detach() - 1.5);
+        out.write("weights", weights);
+        out.write("torchscript", code);
+        std::ostringstream payloadStream;
+        out.save_to(payloadStream);
+        const std::string payload = payloadStream.str();
+        std::string file = current.substr(0, 12); // the magic and the format version
+        const uint64_t size = payload.size();
+        const auto crc = uint32_t(crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(payload.data()),
+                                        uInt(payload.size())));
+        file.append(reinterpret_cast<const char*>(&size), sizeof size);
+        file.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+        writeAll(path("apart.d2dpo"), file + payload);
+        auto loaded = loadCheckpoint(path("apart.d2dpo"), torch::kCPU);
+        QVERIFY2(loaded, loaded ? "" : loaded.error().c_str());
+        const auto after = loaded->model->named_parameters();
+        for (const auto& item : scripted->named_parameters())
+            QVERIFY2(torch::equal(item.value() - 1.5, after[item.key()]), item.key().c_str());
     }
 
     void refusedLoadLeavesTheFileAlone()

@@ -12,6 +12,7 @@
 
 #include "support/listenerrecorder.h"
 #include "support/testsupport.h"
+#include "support/tinyscripted.h"
 
 #include "base/modelvocabulary.h"
 #include "diffusion/maskingnoise.h"
@@ -31,36 +32,9 @@ namespace {
 
 constexpr int64_t kLength = 6;
 
-/// A denoiser over ids 0, 1 (the symbols) and 2 (the mask), scripted here: an embedding table
-/// (not adapted: its name says embed), a projection weight (adapted) and a bias.
-std::shared_ptr<TorchScriptDenoiser> scriptedModel()
-{
-    torch::manual_seed(4);
-    torch::jit::Module module("__torch__.Tiny");
-    module.register_parameter("embed_table", torch::randn({3, 8}), false);
-    module.register_parameter("proj_weight", torch::randn({3, 8}) * 0.3, false);
-    module.register_parameter("proj_bias", torch::zeros({3}), false);
-    module.define("def forward(self, tokens: Tensor, t: Tensor) -> Tensor:\n"
-                  "    x = self.embed_table[tokens] + t[:, None, None]\n"
-                  "    return torch.matmul(x, self.proj_weight.t()) + self.proj_bias\n");
-    std::ostringstream archive;
-    module.save(archive);
-    auto vocabulary = parseModelVocabulary("{\"symbols\": {\"0\": 0, \"1\": 1}, \"mask\": 2}");
-    auto loaded = TorchScriptDenoiser::load(archive.str(), vocabulary.value(), kLength);
-    if (!loaded)
-        qFatal("%s", loaded.error().c_str());
-    return loaded.value();
-}
+std::shared_ptr<TorchScriptDenoiser> scriptedModel() { return test::tinyScriptedModel(kLength); }
 
-ModelSpec spec()
-{
-    ModelSpec s = test::tinySpec(kLength);
-    s.model.kind = "torchscript";
-    s.model.vocabulary = parseModelVocabulary("{\"symbols\": {\"0\": 0, \"1\": 1}, \"mask\": 2}").value();
-    s.model.vocabulary.size = 3;
-    s.model.parameters = 2 * 3 * 8 + 3;
-    return s;
-}
+ModelSpec spec() { return test::tinyScriptedSpec(kLength); }
 
 double largestGap(const torch::Tensor& a, const torch::Tensor& b) { return (a - b).abs().max().item<double>(); }
 
