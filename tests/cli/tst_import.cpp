@@ -15,6 +15,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
+#include <QRegularExpression>
 
 #include <csignal>
 #include <sys/stat.h>
@@ -343,6 +344,24 @@ private Q_SLOTS:
         expectRefusal({"import", "--torchscript", huge, "--vocabulary", path("bad/tiny.vocab.json"), "--task",
                        "binary-integers", "-o", out},
                       "to train", kExitFailure);
+        QVERIFY(!QFile::exists(out));
+        QFile::remove(huge);
+        // Under the archive limit, but past what this machine's free memory can train: a quarter of it.
+        QFile meminfo(QStringLiteral("/proc/meminfo"));
+        QVERIFY(meminfo.open(QIODevice::ReadOnly));
+        const QString text = QString::fromLatin1(meminfo.readAll());
+        const auto found = QRegularExpression(QStringLiteral("MemAvailable:\\s+(\\d+) kB")).match(text);
+        QVERIFY(found.hasMatch());
+        const qint64 available = found.captured(1).toLongLong() * 1024;
+        if (available / 4 > (qint64(15) << 30))
+            QSKIP("more than 60 GiB free: a quarter of it is past the archive limit, refused above");
+        QFile large(huge);
+        QVERIFY(large.open(QIODevice::WriteOnly));
+        QVERIFY(large.resize(available / 4));
+        large.close();
+        expectRefusal({"import", "--torchscript", huge, "--vocabulary", path("bad/tiny.vocab.json"), "--task",
+                       "binary-integers", "-o", out},
+                      "is available", kExitFailure);
         QVERIFY(!QFile::exists(out));
         QFile::remove(huge);
     }
