@@ -303,8 +303,7 @@ QString DataModelDialog::timeLeft(qint64 done, qint64 total) const
 {
     if (done <= 0 || !m_phaseClock.isValid())
         return {};
-    const double elapsed = double(m_phaseClock.elapsed()) / 1000.0;
-    const double left = elapsed * double(total - done) / double(done);
+    const double left = secondsLeft(double(m_phaseClock.elapsed()) / 1000.0, done, total);
     return tr("about %1 left").arg(QString::fromStdString(clockDuration(left)));
 }
 

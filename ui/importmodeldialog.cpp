@@ -61,7 +61,7 @@ QString timeLeft(const QElapsedTimer& clock, qint64 done, qint64 total)
 {
     if (done <= 0 || !clock.isValid())
         return {};
-    const double left = double(clock.elapsed()) / 1000.0 * double(total - done) / double(done);
+    const double left = secondsLeft(double(clock.elapsed()) / 1000.0, done, total);
     return ImportModelDialog::tr("about %1 left").arg(QString::fromStdString(clockDuration(left)));
 }
 

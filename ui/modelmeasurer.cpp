@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "base/timeutil.h"
 #include "jobs/pretrainjob.h"
 
 namespace d2dpo::ui {
@@ -69,8 +70,7 @@ void ModelMeasurer::startNext()
     // Emitted from the worker, queued by Qt to the GUI thread; the measurer outlives the draw (its
     // destructor waits). The rate so far gives the time left (the first batch pays for the loading).
     auto report = [this, job, clock = m_clock](int64_t done, int64_t total) {
-        const double seconds = clock.elapsed() / 1000.0;
-        Q_EMIT progress(job.name, done, total, done > 0 ? seconds * double(total - done) / double(done) : -1.0);
+        Q_EMIT progress(job.name, done, total, secondsLeft(clock.elapsed() / 1000.0, done, total));
     };
     std::shared_ptr<StopToken> stop = m_stop;
     m_watcher->setFuture(QtConcurrent::run(longJobPool(), [job, report, stop] {

@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "base/timeutil.h"
 #include "jobs/pairgenerator.h"
 
 namespace d2dpo::ui {
@@ -82,8 +83,7 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
         PairSupplyResult result;
         // Emitted from this worker: Qt queues it to the GUI thread (the supply outlives the job).
         const auto report = [this, &timer](int64_t done, int64_t total) {
-            const double seconds = timer.elapsed() / 1000.0;
-            Q_EMIT progress(done, total, done > 0 ? seconds * double(total - done) / double(done) : -1.0);
+            Q_EMIT progress(done, total, secondsLeft(timer.elapsed() / 1000.0, done, total));
         };
         auto generator = generatorFor(path, result.error);
         if (!generator)

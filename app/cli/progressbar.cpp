@@ -6,6 +6,8 @@
 #include <memory>
 #include <unistd.h>
 
+#include "base/timeutil.h"
+
 namespace d2dpo::cli {
 
 ProgressBar::ProgressBar(std::string label, int64_t total)
@@ -59,7 +61,7 @@ void ProgressBar::draw(int64_t done, const std::string& detail, bool final)
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
     const double fraction = std::clamp(double(done) / double(m_total), 0.0, 1.0);
     const double rate = elapsed > 0 ? done / elapsed : 0;
-    const double eta = rate > 0 ? (m_total - done) / rate : -1;
+    const double eta = secondsLeft(elapsed, done, m_total);
     constexpr int width = 24;
     const int filled = int(fraction * width + 0.5);
     std::string bar(size_t(filled), '#');

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "base/timeutil.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,13 @@ std::string utcNow()
     const size_t n = std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
     std::snprintf(buffer + n, sizeof buffer - n, ".%03dZ", static_cast<int>(millis));
     return buffer;
+}
+
+double secondsLeft(double elapsedSeconds, int64_t done, int64_t total)
+{
+    if (done <= 0 || !std::isfinite(elapsedSeconds) || elapsedSeconds < 0)
+        return -1.0;
+    return elapsedSeconds * double(std::max<int64_t>(total - done, 0)) / double(done);
 }
 
 std::string clockDuration(double seconds)

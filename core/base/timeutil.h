@@ -2,12 +2,17 @@
 // Wall-clock timestamps for records and files (no torch, no Qt).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace d2dpo {
 
 /// Now as ISO 8601 UTC with milliseconds, e.g. 2026-11-21T13:40:12.345Z.
 std::string utcNow();
+
+/// The time left of a job with `done` of `total` units after `elapsedSeconds`, at the rate so far;
+/// -1 (unknown) before the first unit. The one estimate every progress display shows.
+double secondsLeft(double elapsedSeconds, int64_t done, int64_t total);
 
 /// A duration as a clock reads it: "4:07", "1:02:09"; "–" when unknown (negative or not finite).
 std::string clockDuration(double seconds);

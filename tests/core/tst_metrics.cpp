@@ -7,6 +7,7 @@
 #include "tasks/binaryintegerstask.h"
 #include "model/device.h"
 #include "base/samplemetrics.h"
+#include "base/timeutil.h"
 
 using namespace d2dpo;
 
@@ -161,6 +162,17 @@ private Q_SLOTS:
         const std::vector<int64_t> a = rowsToHost(winners), b = rowsToHost(losers);
         for (int64_t i = 0; i < 3000; ++i)
             QVERIFY(task.rank(a.data() + i * length) > task.rank(b.data() + i * length));
+    }
+
+    void timeLeftIsTheRateSoFarAndUnknownBeforeTheFirstUnit()
+    {
+        QCOMPARE(secondsLeft(10.0, 0, 100), -1.0);  // nothing done: no rate yet
+        QCOMPARE(secondsLeft(10.0, 25, 100), 30.0); // 25 in 10 s: 75 more take 30 s
+        QCOMPARE(secondsLeft(10.0, 100, 100), 0.0);
+        QCOMPARE(secondsLeft(10.0, 120, 100), 0.0); // past the total: never negative
+        QCOMPARE(secondsLeft(-1.0, 5, 10), -1.0);
+        QCOMPARE(clockDuration(secondsLeft(60.0, 1, 66)), std::string("1:05:00"));
+        QCOMPARE(clockDuration(secondsLeft(10.0, 0, 100)), std::string("–"));
     }
 
     void binaryIntegersRefuseAnyRuleButOdd()
