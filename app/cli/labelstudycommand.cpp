@@ -68,6 +68,8 @@ int run(LabelStudyOptions& o)
     const int parallel = std::max(1, o.jobs > 0 ? o.jobs : int(std::max(1u, std::thread::hardware_concurrency())));
     if (parallel > 1)
         o.runtime.threads = 1; // the runs share the cores: one torch thread each
+    // Heard from the runtime's line on: a Ctrl-C at any moment after it stops the study cleanly.
+    const StopToken& stop = stopOnSignals(SignalStops::LabelStudy);
     if (Status s = setUpRuntime(o.runtime); !s)
         return fail("labelstudy", s.error());
 
@@ -90,7 +92,6 @@ int run(LabelStudyOptions& o)
                 (long long)o.config.candidatesPerRound, o.config.dpo.steps, (long long)o.config.maxLabels,
                 o.config.goal);
     std::fflush(stdout);
-    const StopToken& stop = stopOnSignals();
     std::mutex printing;
     std::atomic<size_t> next{0};
     std::vector<std::thread> workers;

@@ -35,11 +35,20 @@ extern "C" void onStopSignal(int signal)
 
 const StopToken& stopOnSignals(SignalStops what)
 {
-    g_message.store(what == SignalStops::Import
-                        ? "\nd2dpo: stopping: a model that has passed its checks is written without its measurement, "
-                          "otherwise nothing is; press Ctrl-C again to end at once\n"
-                        : "\nd2dpo: stopping after the current step (a checkpoint is written); press Ctrl-C again "
-                          "to end at once\n");
+    switch (what) {
+    case SignalStops::Import:
+        g_message.store("\nd2dpo: stopping: a model that has passed its checks is written without its measurement, "
+                        "otherwise nothing is; press Ctrl-C again to end at once\n");
+        break;
+    case SignalStops::LabelStudy:
+        g_message.store("\nd2dpo: stopping after the current training step; a label study writes its folder only "
+                        "when it ends, so nothing is written; press Ctrl-C again to end at once\n");
+        break;
+    case SignalStops::TrainingStep:
+        g_message.store("\nd2dpo: stopping after the current step (a checkpoint is written); press Ctrl-C again "
+                        "to end at once\n");
+        break;
+    }
     static const bool installed = [] {
         installStopSignalHandler(onStopSignal);
         return true;

@@ -27,6 +27,7 @@ using d2dpo::test::expectRefusal;
 using d2dpo::test::kCli;
 using d2dpo::test::kExitFailure;
 using d2dpo::test::runCli;
+using d2dpo::test::waitForOutput;
 
 Run finish(QProcess& process, int timeoutMs = 300000) { return d2dpo::test::finishProcess(process, timeoutMs); }
 
@@ -75,19 +76,6 @@ private:
         auto store = openStore();
         QVERIFY(store);
         QCOMPARE(store->integrityCheck().value(), std::string("ok"));
-    }
-
-    /// Waits until the running `process` has written `wanted` to its standard error; `err` collects
-    /// all it wrote (and may already hold it).
-    void waitForOutput(QProcess& process, const QString& wanted, QString& err)
-    {
-        QElapsedTimer timer;
-        timer.start();
-        while (!err.contains(wanted) && timer.elapsed() < 120000 && process.state() == QProcess::Running) {
-            process.waitForReadyRead(200);
-            err += QString::fromUtf8(process.readAllStandardError());
-        }
-        QVERIFY2(err.contains(wanted), qPrintable(err));
     }
 
     /// Starts `d2dpo train` on the store's labels and waits until it has written `checkpoints`.

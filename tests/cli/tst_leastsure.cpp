@@ -9,6 +9,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <csignal>
 
 #include "store/preferencestore.h"
 #include "support/clirun.h"
@@ -17,6 +18,8 @@ namespace {
 
 using Run = d2dpo::test::CliRun;
 using d2dpo::test::runCli;
+using d2dpo::test::kCli;
+using d2dpo::test::waitForOutput;
 
 /// The number after `label` in `text` ("mean |margin| 0.0123 against 0.0456").
 double numberAfter(const QString& text, const QString& label)
@@ -167,6 +170,20 @@ private Q_SLOTS:
         QCOMPARE(byRun["random0"], byRun["surest0"]);
         QVERIFY(QFile::exists(out + "/table.md"));
         QVERIFY(QFile::exists(out + "/rule_share.png"));
+        // Ctrl-C says what it does: the study's folder is written only at its end, so nothing is.
+        QProcess study;
+        study.start(kCli, {"labelstudy", "-c", m_reference, "--seeds", "1", "--labels-per-round", "4", "--candidates",
+                           "8", "--max-labels", "400", "--steps", "100000", "--eval-samples", "20", "-o",
+                           path("stopped-study"), "--jobs", "1", "--threads", "1"});
+        QVERIFY(study.waitForStarted());
+        QString said;
+        waitForOutput(study, QStringLiteral("d2dpo: device"), said);
+        ::kill(pid_t(study.processId()), SIGINT);
+        const Run stopped = d2dpo::test::finishProcess(study);
+        QCOMPARE(stopped.exitCode, 130);
+        QVERIFY2((said + stopped.err).contains(QStringLiteral("so nothing is written")), qPrintable(said + stopped.err));
+        QVERIFY2(!(said + stopped.err).contains(QStringLiteral("checkpoint is written")), qPrintable(stopped.err));
+        QVERIFY(!QFile::exists(path("stopped-study") + "/rounds.csv"));
         const Run unknown = runCli({"labelstudy", "-c", m_reference, "--selections", "random,cleverest"});
         QVERIFY(unknown.exitCode != 0 && unknown.err.contains("unknown selection 'cleverest'"));
         // A folder it cannot write is refused before any work (not after the study, losing it).

@@ -3,6 +3,7 @@
 // it refuses bad input the way a user should see it.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -39,6 +40,19 @@ inline CliRun finishProcess(QProcess& process, int timeoutMs = 600000)
     run.out = QString::fromUtf8(process.readAllStandardOutput());
     run.err = QString::fromUtf8(process.readAllStandardError());
     return run;
+}
+
+/// Waits until the running `process` has written `wanted` to its standard error; `err` collects
+/// all it wrote (and may already hold it).
+inline void waitForOutput(QProcess& process, const QString& wanted, QString& err)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (!err.contains(wanted) && timer.elapsed() < 120000 && process.state() == QProcess::Running) {
+        process.waitForReadyRead(200);
+        err += QString::fromUtf8(process.readAllStandardError());
+    }
+    QVERIFY2(err.contains(wanted), qPrintable(err));
 }
 
 inline CliRun runCli(const QStringList& arguments, int timeoutMs = 600000)
