@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "base/untrustedtext.h"
 
+#include <cctype>
 #include <cerrno>
 #include <regex>
 #include <set>
@@ -138,6 +139,16 @@ bool isTimestamp(std::string_view text)
     const auto field = [&m](int i) { return std::stoi(m[i].str()); };
     return field(2) >= 1 && field(2) <= 12 && field(3) >= 1 && field(3) <= 31 && field(4) <= 23 && field(5) <= 59 &&
            field(6) <= 60; // 60: a leap second
+}
+
+bool isPlainId(std::string_view text)
+{
+    if (text.empty() || text.size() > 64)
+        return false;
+    for (const char c : text)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' && c != ':' && c != '+')
+            return false;
+    return true;
 }
 
 } // namespace d2dpo

@@ -33,6 +33,11 @@ std::string firstDuplicateKey(const std::string& text);
 /// 2026-11-21 13:40:12+00, ... (date and time of day in range; fraction and zone optional).
 bool isTimestamp(std::string_view text);
 
+/// Whether `text` can name a record (a model, a checkpoint) where it is shown and stored: 1-64
+/// letters, digits or '-_.:+' (this program writes 16 hex digits); never an escape sequence or a
+/// hundred thousand characters from a file someone else wrote.
+bool isPlainId(std::string_view text);
+
 /// The bytes of a regular file of at most `maxBytes`, or why not, in a sentence: a device, a
 /// pipe or a folder is refused before anything is read from it (it may never end, or never start).
 Result<std::string> readBoundedRegularFile(const std::string& path, uint64_t maxBytes);

@@ -85,13 +85,7 @@ Result<CheckpointInfo> infoFromJson(const std::string& text)
         // Ids, the kind and the time are shown and stored as they are: a crafted file could put
         // escape sequences or 100,000 characters there. This program writes 16 hex digits.
         const auto plainWord = [](const std::string& text, bool mayBeEmpty) {
-            if (text.size() > 64 || (text.empty() && !mayBeEmpty))
-                return false;
-            for (const char c : text)
-                if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' && c != ':' &&
-                    c != '+')
-                    return false;
-            return true;
+            return (mayBeEmpty && text.empty()) || isPlainId(text);
         };
         for (const auto& [name, value, mayBeEmpty] :
              {std::tuple{"id", &info.id, false}, std::tuple{"parent_id", &info.parentId, true},

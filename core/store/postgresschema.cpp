@@ -147,6 +147,10 @@ CREATE TABLE model_files (
     created_at TEXT NOT NULL
 );
 )sql",
+        // Version 11: an imported sequence's model id from elsewhere.
+        R"sql(
+ALTER TABLE sequences ADD COLUMN made_by TEXT;
+)sql",
     };
     return migrations;
 }

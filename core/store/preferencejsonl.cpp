@@ -176,6 +176,10 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
     if (!r.labelledAt.empty() && !isTimestamp(r.labelledAt))
         return makeError(where + "'labelled_at' is not a time (ISO 8601, e.g. 2026-11-21T13:40:12Z): \"" +
                          excerpt(r.labelledAt) + "\"");
+    // Kept and written back (sequences.made_by): a model's id, not any text a file may hold.
+    for (const std::string* id : {&r.chosenModelId, &r.rejectedModelId})
+        if (!id->empty() && !isPlainId(*id))
+            return makeError(where + "a model id must be 1-64 letters, digits or '-_.:+'");
     return r;
 }
 

@@ -32,7 +32,7 @@ const Table kTables[] = {
      false},
     {"imports", "id, file, task, created_at", "id", true},
     {"comparisons", "id, task, models_json, created_at", "id", true},
-    {"sequences", "id, model_id, tokens, created_at, task", "id", true},
+    {"sequences", "id, model_id, tokens, created_at, task, made_by", "id", true},
     {"pairs", "id, left_id, right_id, source, created_at, import_id, purpose, gold_choice, comparison_id, margin, "
               "margin_model",
      "id", true},

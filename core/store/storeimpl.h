@@ -41,8 +41,12 @@ constexpr const char* kActiveLabelsSql = "coalesce((SELECT t.active FROM label_t
 /// `pairs p` and its sequences `ls` and `rs`. A blind comparison's models are never read back, so
 /// no view can show them; a team store's labeler reads no model at all (`withModels` false): it
 /// sees sequences, not who made them, and the server would refuse it the column.
-inline std::string pairColumnsSql(bool withModels)
+inline std::string pairColumnsSql(bool withModels, bool withModelsFromElsewhere = false)
 {
+    if (withModels && withModelsFromElsewhere) // what an export writes: an imported sequence's id from elsewhere too
+        return "p.id, ls.tokens, rs.tokens, CASE WHEN p.purpose = 'compare' THEN NULL ELSE coalesce(ls.model_id, "
+               "ls.made_by) END, CASE WHEN p.purpose = 'compare' THEN NULL ELSE coalesce(rs.model_id, rs.made_by) END, "
+               "ls.task, p.purpose = 'compare'";
     return withModels ? "p.id, ls.tokens, rs.tokens, CASE WHEN p.purpose = 'compare' THEN NULL ELSE ls.model_id END, "
                         "CASE WHEN p.purpose = 'compare' THEN NULL ELSE rs.model_id END, ls.task, p.purpose = 'compare'"
                       : "p.id, ls.tokens, rs.tokens, CAST(NULL AS TEXT), CAST(NULL AS TEXT), ls.task, "

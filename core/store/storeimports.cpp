@@ -79,16 +79,19 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
         import.bind(2, fresh.front().first->task);
         import.bind(3, now);
         outcome.importId = insertReturningId(import);
-        // A model id only links when that model is in this store (lineage may come from elsewhere).
-        sql::Statement sequence(db, "INSERT INTO sequences (model_id, tokens, created_at, task) "
-                                       "VALUES ((SELECT id FROM models WHERE id = ?), ?, ?, ?) RETURNING id");
+        // A model id links when that model is in this store; one from elsewhere is kept as it was
+        // said (made_by), so that an export gives it back.
+        sql::Statement sequence(db, "INSERT INTO sequences (model_id, made_by, tokens, created_at, task) "
+                                       "VALUES ((SELECT id FROM models WHERE id = ?1), "
+                                       "CASE WHEN EXISTS (SELECT 1 FROM models WHERE id = ?1) THEN NULL ELSE ?1 END, "
+                                       "?2, ?3, ?4) RETURNING id");
         sql::Statement pair(db, "INSERT INTO pairs (left_id, right_id, source, created_at, import_id) "
                                    "VALUES (?, ?, 'imported', ?, ?) RETURNING id");
         sql::Statement label(db, "INSERT INTO labels (pair_id, choice, labeler, decide_ms, created_at, import_key) "
                                     "VALUES (?, ?, ?, ?, ?, ?)");
         auto addSequence = [&](const std::string& tokens, const std::string& modelId, const std::string& task) {
             sequence.reset();
-            sequence.bind(1, modelId);
+            bindOptionalText(sequence, 1, modelId);
             sequence.bind(2, tokens);
             sequence.bind(3, now);
             sequence.bind(4, task);

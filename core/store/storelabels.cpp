@@ -261,7 +261,7 @@ Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::activeLa
     using Row = std::pair<ShownPair, LabelRecord>;
     return m_impl->guard<std::vector<Row>>("reading labels", [&] {
         // The pair's columns as pairSelectSql has them, then the label's.
-        sql::Statement full(m_impl->db, "SELECT " + pairColumnsSql(!m_impl->labelerOnly()) + R"sql(,
+        sql::Statement full(m_impl->db, "SELECT " + pairColumnsSql(!m_impl->labelerOnly(), undecidedOnly) + R"sql(,
                    l.id, l.choice, l.decide_ms, l.created_at, l.labeler
             FROM labels l JOIN pairs p ON p.id = l.pair_id
                  JOIN sequences ls ON ls.id = p.left_id JOIN sequences rs ON rs.id = p.right_id

@@ -20,8 +20,8 @@ constexpr const char* kDecisive = R"sql(
     WHERE l.undone_at IS NULL AND l.choice IN ('left', 'right') AND p.purpose = 'train')sql";
 
 constexpr const char* kPreferenceColumns = R"sql(
-    SELECT l.choice, ls.tokens, rs.tokens, ls.model_id, rs.model_id, l.labeler, l.decide_ms, l.created_at, ls.task,
-           p.id)sql";
+    SELECT l.choice, ls.tokens, rs.tokens, coalesce(ls.model_id, ls.made_by), coalesce(rs.model_id, rs.made_by),
+           l.labeler, l.decide_ms, l.created_at, ls.task, p.id)sql";
 
 /// The rows of a kPreferenceColumns query, as training and export see them.
 std::vector<PreferenceRecord> readPreferences(sql::Statement& q)

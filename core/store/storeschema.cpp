@@ -217,6 +217,12 @@ CREATE TABLE model_files (
     created_at TEXT NOT NULL
 );
 )sql",
+        // Version 11: an imported sequence keeps the id of the model that drew it, as its file
+        // said, when that model is not in this store (model_id links only to models here), so a
+        // JSONL export gives back the ids it was given.
+        R"sql(
+ALTER TABLE sequences ADD COLUMN made_by TEXT;
+)sql",
     };
     return migrations;
 }

@@ -133,6 +133,29 @@ private Q_SLOTS:
                  joined.error().c_str());
     }
 
+    void modelIdsFromElsewhereComeBackOnExport()
+    {
+        // Lines naming models this store does not have: the ids are kept and written back.
+        const std::string decided = R"({"chosen": "10000000", "rejected": "11000000",)"
+                                    R"( "chosen_model_id": "esm2-8m.v1", "rejected_model_id": "dplm:150M"})";
+        const std::string tie = R"({"sequence_a": "10100000", "sequence_b": "11100000", "choice": "tie",)"
+                                R"( "sequence_a_model_id": "a1b2c3d4e5f60718", "sequence_b_model_id": "esm2-8m.v1"})";
+        writeAll(path("foreign.jsonl"), decided + "\n" + tie + "\n");
+        auto store = openOrFail(m_stores.named("foreign.sqlite"));
+        QVERIFY(store);
+        const ImportOutcome imported = importPreferencesJsonl(*store, path("foreign.jsonl"), binaryRules(8)).value();
+        QCOMPARE(imported.imported, int64_t(2));
+        QCOMPARE(exportPreferencesJsonl(*store, path("foreign-back.jsonl"), true).value(), int64_t(2));
+        const std::string back = readAll(path("foreign-back.jsonl"));
+        for (const char* kept : {"\"chosen_model_id\":\"esm2-8m.v1\"", "\"rejected_model_id\":\"dplm:150M\"",
+                                 "\"sequence_a_model_id\":\"a1b2c3d4e5f60718\"", "\"sequence_b_model_id\":\"esm2-8m.v1\""})
+            QVERIFY2(back.find(kept) != std::string::npos, (std::string(kept) + " in " + back).c_str());
+        // They name no model of this store: nothing links to one, and the Label view shows none.
+        QVERIFY(store->models().value().empty());
+        for (const ShownPair& pair : store->pendingPairs(10).value())
+            QVERIFY(pair.leftModelId.empty());
+    }
+
     void aBadLineIsRefusedWithItsNumberAndNothingIsImported_data()
     {
         QTest::addColumn<QString>("badLine");
@@ -162,6 +185,8 @@ private Q_SLOTS:
                                     << "'labelled_at' is not a time";
         QTest::newRow("month 13") << R"({"chosen": "1000", "rejected": "1100", "labelled_at": "2026-13-01T00:00:00Z"})"
                                   << "'labelled_at' is not a time";
+        QTest::newRow("a model id that is not an id")
+            << R"({"chosen": "1000", "rejected": "1100", "chosen_model_id": "m; rm -rf ~"})" << "a model id must be";
         QTest::newRow("nested deep") << R"({"chosen": "1000", "rejected": "1100", "x": [[[[[[1]]]]]]})"
                                      << "nested more than 4";
     }
