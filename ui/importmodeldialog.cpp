@@ -335,6 +335,12 @@ void ImportModelDialog::onFinished(const FinishedEvent& done)
 
 void ImportModelDialog::reject()
 {
+    if (busy() && m_current == Phase::Writing) {
+        // The write runs to its end (a half-written model would be worse than one): say what happens.
+        m_phase->setText(tr("Too late to cancel: the model is being written and is kept (delete it in the Models "
+                            "view if you do not want it)…"));
+        return;
+    }
     if (busy()) {
         m_stopping = true;
         m_runner->requestStop(); // the import ends after its step in flight or sampler batch; the dialog closes then

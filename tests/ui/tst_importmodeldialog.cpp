@@ -175,6 +175,35 @@ private Q_SLOTS:
         QVERIFY(!dialog.createdCheckpoint().isEmpty());
         QVERIFY2(!QFile::exists(dialog.createdCheckpoint()), qPrintable(dialog.createdCheckpoint()));
     }
+
+    void aCancelWhileTheModelIsWrittenSaysItIsKept()
+    {
+        const QString storePath = path("late-cancel.sqlite");
+        ImportModelDialog dialog(storePath, path("late"));
+        dialog.setTorchScriptFile(path("models/tiny.pt"));
+        dialog.setVocabularyFile(path("models/tiny.vocab.json"));
+        dialog.setTask(QStringLiteral("binary-integers"));
+        auto* runner = dialog.findChild<TrainRunner*>();
+        auto* phase = dialog.findChild<QLabel*>(QStringLiteral("phase"));
+        QVERIFY(runner && phase);
+        // Cancel as the write begins (the dialog's own slot has said "Writing" by then).
+        QString said;
+        const auto cancelWhileWriting = [&] {
+            if (said.isEmpty() && phase->text().contains(QStringLiteral("Writing"))) {
+                dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Cancel)->click();
+                said = phase->text();
+            }
+        };
+        connect(runner, &TrainRunner::logLine, &dialog, cancelWhileWriting);
+        QSignalSpy imported(&dialog, &ImportModelDialog::modelImported);
+        QVERIFY(dialog.start());
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.busy(), 120000);
+        QVERIFY2(said.contains(QStringLiteral("Too late to cancel")) && said.contains(QStringLiteral("is kept")),
+                 qPrintable(said));
+        QCOMPARE(imported.count(), 1); // kept, and announced as any model made
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        QVERIFY(QFile::exists(dialog.createdCheckpoint()));
+    }
 };
 
 QTEST_MAIN(TestImportModelDialog)
