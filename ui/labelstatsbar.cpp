@@ -26,13 +26,22 @@ LabelStatsBar::LabelStatsBar(PreferenceStore& store, TaskCatalog& tasks, QWidget
     m_autoLabel->setVisible(store.canMaintain()); // a team's labeler labels as itself, never as a rule
     m_autoLabel->setToolTip(tr("For simulations: each pair is labelled by its task's rule; invalid loses to valid "
                                "and equal ranks tie. Recorded under the labeler name rule:<the rule>."));
+    // The counters say how much; the report says how well (agreement, gold accuracy, each labeler).
+    m_labelers = new QPushButton(tr("Labelers…"), this);
+    m_labelers->setObjectName(QStringLiteral("labelersButton"));
+    m_labelers->setFocusPolicy(Qt::NoFocus);
+    m_labelers->setMinimumHeight(36);
+    m_labelers->setToolTip(tr("How the labelers agree with each other and with the gold pairs (View ▸ Labelers…)"));
     auto* bottom = new QGridLayout(this);
     bottom->setContentsMargins(0, 0, 0, 0);
     bottom->addWidget(m_counters, 0, 0);
     bottom->addWidget(m_statistics, 1, 0);
-    bottom->addWidget(m_autoLabel, 0, 1, 2, 1, Qt::AlignRight | Qt::AlignVCenter);
+    bottom->addWidget(m_labelers, 0, 1, 2, 1, Qt::AlignRight | Qt::AlignVCenter);
+    bottom->addWidget(m_autoLabel, 0, 2, 2, 1, Qt::AlignRight | Qt::AlignVCenter);
+    bottom->setColumnStretch(0, 1);
 
     connect(m_autoLabel, &QPushButton::clicked, this, &LabelStatsBar::autoLabelClicked);
+    connect(m_labelers, &QPushButton::clicked, this, &LabelStatsBar::labelersClicked);
 }
 
 void LabelStatsBar::refresh(const QString& labelerName, int sessionCount)

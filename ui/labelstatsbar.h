@@ -2,7 +2,7 @@
 // The Label view's bottom bar: the counters (this session, this labeler's and all labels, pending
 // pairs, pairs usable for training), agreement with each pair's task's rule and the left-pick
 // rate (position bias), and the button that labels every pending pair with its task's rule (for
-// simulations).
+// simulations), and the way to the Labelers report (agreement, gold accuracy, each labeler).
 #pragma once
 
 #include <QWidget>
@@ -33,6 +33,7 @@ public:
 
 Q_SIGNALS:
     void autoLabelClicked();
+    void labelersClicked();
     void failed(const QString& message);
 
 private:
@@ -41,6 +42,7 @@ private:
     QLabel* m_counters = nullptr;
     QLabel* m_statistics = nullptr;
     QPushButton* m_autoLabel = nullptr;
+    QPushButton* m_labelers = nullptr;
 };
 
 } // namespace d2dpo::ui

@@ -111,6 +111,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     connect(m_generate, &QPushButton::clicked, this, &LabelView::generateMore);
     connect(m_models, &QComboBox::activated, this, &LabelView::followPickedTask); // the user's choice only
     connect(m_stats, &LabelStatsBar::autoLabelClicked, this, &LabelView::autoLabelWithRule);
+    connect(m_stats, &LabelStatsBar::labelersClicked, this, &LabelView::labelersWanted);
     connect(m_stats, &LabelStatsBar::failed, this, &LabelView::reportError);
     connect(m_hints, &QCheckBox::toggled, this, &LabelView::setHintsVisible);
     connect(m_supply, &PairSupply::progress, m_busy,

@@ -109,6 +109,8 @@ Q_SIGNALS:
     void labelled(qint64 pairId);
     /// A label was added or undone, or an auto-labelled batch applied (the reports read again).
     void labelsChanged();
+    /// The stats bar's Labelers… button: the window opens the Labelers report.
+    void labelersWanted();
 
 protected:
     void keyPressEvent(QKeyEvent* event) override;

@@ -56,6 +56,7 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
 
     const auto showMessage = [this](const QString& m) { statusBar()->showMessage(m, 8000); };
     connect(m_labelView, &LabelView::statusMessage, this, showMessage);
+    connect(m_labelView, &LabelView::labelersWanted, this, &MainWindow::showLabelers);
     connect(m_trainView, &TrainView::statusMessage, this, showMessage);
     connect(m_modelsView, &ModelsView::statusMessage, this, showMessage);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {

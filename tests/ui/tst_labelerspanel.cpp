@@ -7,6 +7,7 @@
 // main window's asks when its Label view labels.
 #include <QLabel>
 #include <QStandardPaths>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
@@ -176,7 +177,11 @@ private Q_SLOTS:
         window.showView(0);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.showLabelers();
+        // Opened from the Label view's stats bar, as from View ▸ Labelers….
+        QVERIFY(!window.labelersPanel());
+        auto* button = window.labelView()->findChild<QPushButton*>(QStringLiteral("labelersButton"));
+        QVERIFY(button && button->isVisible());
+        button->click();
         LabelersPanel* panel = window.labelersPanel();
         QVERIFY(panel && panel->isVisible());
         QTRY_VERIFY_WITH_TIMEOUT(panel->report() && !panel->busy(), 30000);
