@@ -33,7 +33,7 @@ std::vector<PreferenceRecord> readPreferences(sql::Statement& q)
         const std::string lm = nullableText(q.getColumn(3)), rm = nullableText(q.getColumn(4));
         out.push_back({left ? l : r, left ? r : l, left ? lm : rm, left ? rm : lm, left ? "left" : "right",
                        q.getColumn(5).getString(), q.getColumn(6).getInt64(), q.getColumn(7).getString(),
-                       q.getColumn(8).getString(), std::to_string(q.getColumn(9).getInt64())});
+                       q.getColumn(8).getString(), std::to_string(q.getColumn(9).getInt64()), std::string()});
     }
     return out;
 }

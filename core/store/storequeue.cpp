@@ -180,8 +180,11 @@ std::vector<ShownPair> serverQueuePairs(sql::Database& db, const std::string& ca
     if (ids.empty())
         return {};
     std::string array = "{"; // a bigint[] literal, {1,2,3}
-    for (int64_t id : ids)
-        array += (array.size() > 1 ? "," : "") + std::to_string(id);
+    for (int64_t id : ids) {
+        if (array.size() > 1)
+            array += ',';
+        array += std::to_string(id);
+    }
     array += '}';
     sql::Statement read(db, pairSelectSql(false) + " WHERE p.id = ANY(CAST(? AS BIGINT[]))");
     read.bind(1, array);
