@@ -142,6 +142,8 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
     } catch (const sql::Error& e) {
         if (m_impl->labelerOnly() && e.kind() == sql::ErrorKind::Constraint) // the server's own sentence
             return makeError(ErrorCode::AlreadyLabelled, e.what());
+        if (m_impl->labelerOnly() && e.code() == "P0002") // no_data_found: deleted since it was handed out
+            return makeError(ErrorCode::NotFound, e.what());
         if (m_impl->labelerOnly() && e.kind() == sql::ErrorKind::Permission && e.code() == "42501")
             return makeError(ErrorCode::Denied, e.what());
         if (isUniqueViolation(e))

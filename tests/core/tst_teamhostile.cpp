@@ -196,6 +196,12 @@ private Q_SLOTS:
         QVERIFY(store->addLabel(mine, Choice::Left, "ana", 5));
         QCOMPARE(store->undoLastLabel("ana").value().value_or(0), mine);
         QVERIFY(store->addLabel(mine, Choice::Right, "ana", 5)); // an undone pair is hers to label again
+        // A pair deleted after it was handed out is not found (her outbox drops the choice, with why).
+        const int64_t next = store->claimPairs("ana", 1).value().at(0).id;
+        QVERIFY(refusal(m_server->superuserUrl(db), "DELETE FROM pairs WHERE id = " + std::to_string(next)).empty());
+        const auto gone = store->addLabel(next, Choice::Left, "ana", 5);
+        QCOMPARE(gone.errorCode(), ErrorCode::NotFound);
+        qInfo("a deleted pair: %s", gone.error().c_str());
         QCOMPARE(store->undoLastLabel("ben").errorCode(), ErrorCode::Denied);
         QCOMPARE(firstValue(max, "SELECT count(*) FROM labels WHERE undone_at IS NOT NULL"), std::string("1"));
     }
