@@ -150,11 +150,11 @@ struct PreferenceStore::Impl {
     static ErrorCode errorCodeOf(const sql::Error& e);
 };
 
-/// The pending pairs as PreferenceStore::pendingPairs describes them; with `heedLeases`, without the
-/// pairs others' unexpired leases fill to the overlap and without those `labeler` holds itself.
+/// The pending pairs as PreferenceStore::pendingPairs describes them, as a maintainer reads them (a
+/// labeler's queue is the server's, postgresqueue.cpp); with `heedLeases`, without the pairs others'
+/// unexpired leases fill to the overlap and without those `labeler` holds itself.
 std::vector<ShownPair> readPending(sql::Database& db, const QueueSettings& settings, int64_t limit,
-                                  const std::string& task, const std::string& labeler, bool heedLeases,
-                                  bool withModels);
+                                  const std::string& task, const std::string& labeler, bool heedLeases);
 
 /// The pairs the server's queue function `call` (postgresqueue.cpp) names, in its order, as a team
 /// store's labeler reads them: `call` is a SELECT of one bigint column, its parameters bound by `bind`.

@@ -56,7 +56,7 @@ Result<std::vector<ShownPair>> PreferenceStore::claimPairs(const std::string& la
         }
         if (int64_t(claimed.size()) < count) {
             std::vector<ShownPair> fresh =
-                readPending(db, settings.value(), count - int64_t(claimed.size()), task, labeler, true, true);
+                readPending(db, settings.value(), count - int64_t(claimed.size()), task, labeler, true);
             claimed.insert(claimed.end(), fresh.begin(), fresh.end());
         }
         sql::Statement lease(db, std::string("INSERT INTO leases (pair_id, labeler, expires_at) VALUES (?1, ?2, ") +

@@ -121,13 +121,12 @@ Status PreferenceStore::setQueueSettings(const QueueSettings& settings)
 }
 
 std::vector<ShownPair> readPending(sql::Database& db, const QueueSettings& settings, int64_t limit,
-                                  const std::string& task, const std::string& labeler, bool heedLeases,
-                                  bool withModels)
+                                  const std::string& task, const std::string& labeler, bool heedLeases)
 {
     auto read = [&](bool gold) {
         // With leases heeded, a pair counts the unexpired leases others hold as labels to come, and
         // one this labeler holds is left to claimPairs (it hands those back first).
-        sql::Statement q(db, pairSelectSql(withModels) + R"sql(
+        sql::Statement q(db, pairSelectSql(true) + R"sql(
             WHERE (?1 = 1) = (p.purpose = 'gold')
               AND (?1 = 1 OR )sql" + kActiveLabelsSql + R"sql(
                              + (CASE WHEN ?5 = 1 THEN (SELECT count(*) FROM active_leases a
@@ -220,7 +219,7 @@ Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, cons
     if (!settings)
         return makeError(settings.errorCode(), settings.error());
     return m_impl->guard<std::vector<ShownPair>>("reading pending pairs", [&] {
-        return readPending(m_impl->db, settings.value(), limit, task, labeler, false, !m_impl->labelerOnly());
+        return readPending(m_impl->db, settings.value(), limit, task, labeler, false);
     });
 }
 
