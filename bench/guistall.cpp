@@ -4,8 +4,12 @@
 // starts a run from the Train view on rule-made pairs with the view's default settings, and
 // ticks a 1 ms precise timer in the GUI thread, recording every gap between ticks. The same
 // timer is measured first with the window idle: that is the baseline of this machine.
+// With --two-jobs it runs two long jobs at once instead (the Models view drawing 100000 samples
+// of the model, the Label view generating 500 pairs of it) for 15 s, then presses the Models
+// view's Cancel and times how long the draw takes to end; --model adds a checkpoint of your own
+// (an imported 8M protein model) and uses it in place of the shipped one.
 //
-//   d2dpo-gui-stall-bench [--steps N] [--screenshot dashboard.png]
+//   d2dpo-gui-stall-bench [--steps N] [--screenshot dashboard.png] [--two-jobs [--model M.d2dpo]]
 // Runs offscreen unless a display is set; prints the figures and exits.
 #include <QApplication>
 #include <QCommandLineParser>
@@ -21,7 +25,10 @@
 #include "ui/firstrun.h"
 #include "base/hostmemory.h"
 #include "ui/mainwindow.h"
+#include "ui/labelview.h"
 #include "ui/metricplot.h"
+#include "ui/modelmeasurer.h"
+#include "ui/modelsview.h"
 #include "jobs/pairgenerator.h"
 #include "store/preferencestore.h"
 #include "facades/runtimeinfo.h"
@@ -72,6 +79,46 @@ private:
     std::vector<double> m_gaps;
 };
 
+/// The Models view's draw and the Label view's generation at once for 15 s, then the draw's Cancel.
+int twoLongJobs(QApplication& app, d2dpo::ui::MainWindow& window, const QString& model)
+{
+    using namespace d2dpo::ui;
+    std::printf("%s\n", d2dpo::describeAutoRuntime().c_str());
+    std::printf("two long jobs at once on %s: the Models view drawing 100000 samples, the Label view generating "
+                "500 pairs\n", qPrintable(model));
+    StallMeter meter;
+    meter.start();
+    ModelsView* models = window.modelsView();
+    auto* measurer = models->findChild<ModelMeasurer*>();
+    QElapsedTimer cancelClock;
+    QTimer::singleShot(3000, &app, [&] {
+        meter.stop();
+        meter.print("idle");
+        meter.start();
+        window.showView(2);
+        models->setSampleCount(100000);
+        window.labelView()->labelFrom(model, 500);
+        window.showView(0);
+    });
+    QTimer::singleShot(18000, &app, [&] {
+        meter.stop();
+        meter.print("two jobs");
+        std::printf("longest GUI-thread stall with two long jobs: %.1f ms (goal: under 50 ms)\n", meter.longest());
+        cancelClock.start();
+        models->cancelSampling();
+    });
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, &app, [&] {
+        if (cancelClock.isValid() && measurer && !measurer->busy()) {
+            std::printf("the Models view's Cancel ended its draw in %.2f s (goal: under 2 s)\n",
+                        cancelClock.nsecsElapsed() / 1e9);
+            app.exit(0);
+        }
+    });
+    poll.start(5);
+    return app.exec();
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -90,7 +137,11 @@ int main(int argc, char** argv)
                                          QStringLiteral("n"), QStringLiteral("300"));
     const QCommandLineOption shotOption(QStringLiteral("screenshot"),
                                         QStringLiteral("Save the window two thirds into the run."), QStringLiteral("png"));
-    parser.addOptions({stepsOption, shotOption});
+    const QCommandLineOption twoJobsOption(QStringLiteral("two-jobs"),
+                                           QStringLiteral("Two long jobs at once, then a Cancel, instead of training."));
+    const QCommandLineOption modelOption(QStringLiteral("model"), QStringLiteral("With --two-jobs: this checkpoint."),
+                                         QStringLiteral("checkpoint"));
+    parser.addOptions({stepsOption, shotOption, twoJobsOption, modelOption});
     parser.process(app);
 
     QTemporaryDir dir;
@@ -105,10 +156,20 @@ int main(int argc, char** argv)
         return 1;
     }
     (void)store.value()->addModel(generator.value()->model());
+    if (parser.isSet(modelOption)) {
+        auto own = d2dpo::PairGenerator::load(parser.value(modelOption).toStdString(), "cpu");
+        if (!own) {
+            std::fprintf(stderr, "d2dpo-gui-stall-bench: %s\n", own.error().c_str());
+            return 1;
+        }
+        (void)store.value()->addModel(own.value()->model());
+    }
 
     d2dpo::ui::MainWindow window(std::move(store.value()));
     window.resize(1280, 800);
     window.show();
+    if (parser.isSet(twoJobsOption))
+        return twoLongJobs(app, window, parser.isSet(modelOption) ? parser.value(modelOption) : reference);
     window.showView(1);
     d2dpo::ui::TrainView* view = window.trainView();
     view->reload();

@@ -13,12 +13,15 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <utility>
 
+#include "base/measurement.h"
 #include "base/memoryestimate.h"
+#include "base/modelverdict.h"
 #include "base/timeutil.h"
 #include "facades/modelfiles.h"
 #include "facades/taskinfo.h"
@@ -41,11 +44,8 @@ FinishedEvent pretrainAsTrainJob(const PretrainJobSpec& job, TrainListener& list
 {
     PhaseForwarder forward(listener);
     FinishedEvent done;
-    auto outcome = runPretrainJob(job, forward, stop, [&listener](int64_t drawn, int64_t total) {
-        ProgressEvent e;
-        e.step = drawn;
-        e.totalSteps = total;
-        listener.onProgress(e);
+    auto outcome = runPretrainJob(job, forward, stop, [&forward](double drawn, int64_t total) {
+        forward.onSamplingProgress(drawn, total);
     });
     if (!outcome) {
         done.status = RunStatus::Failed;
@@ -53,6 +53,8 @@ FinishedEvent pretrainAsTrainJob(const PretrainJobSpec& job, TrainListener& list
     } else {
         done.status = outcome->stopped ? RunStatus::Stopped : RunStatus::Completed;
         done.stepsDone = outcome->steps;
+        if (!outcome->stopped) // the dialog says the new model's figures, and whether it can be labelled
+            listener.onEvaluation({outcome->steps, outcome->metrics, true});
         if (!outcome->stopped) // a Cancel writes nothing (PretrainJobSpec::keepWhenStopped)
             done.lastCheckpointPath = job.outputPath;
     }
@@ -163,7 +165,11 @@ DataModelDialog::DataModelDialog(const QString& storePath, const QString& modelF
         else if (is("write"))
             enterPhase(Phase::Writing, 0);
     });
+    connect(m_runner, &TrainRunner::evaluated, this, &DataModelDialog::onMeasured);
     connect(m_runner, &TrainRunner::finished, this, &DataModelDialog::onFinished);
+    restoreFields();
+    if (!m_file->text().isEmpty())
+        readFile();
 }
 
 DataModelDialog::~DataModelDialog()
@@ -249,18 +255,22 @@ bool DataModelDialog::start()
     job.spec.model = chosenModel();
     job.pretrain.steps = m_steps->value();
     job.sampling.steps = 64;
-    // As many samples as the Models view draws at this length (400 at 150 residues, 2000 up to
-    // 32), so the evaluation takes about as long at any length; in batches that report progress
-    // and hear a Cancel every few seconds.
-    job.evaluationSamples = defaultViewSamples(read->task.length);
+    // As many samples as fit in about 30 s at the new model's cost (the Models view's Auto), in
+    // batches that report progress; a Cancel is heard between passes.
+    job.evaluationSamples = kMeasurementSamples;
+    job.evaluationSeconds = kMeasurementSeconds;
     job.sampling.batch = int(evaluationBatchFor(job.evaluationSamples));
     job.keepWhenStopped = false; // Cancel means no new model
     job.outputPath = m_created.toStdString();
     job.storePath = m_storePath.toStdString();
     job.modelName = base.toStdString() + " (pretrained)";
-    m_samples = job.evaluationSamples;
+    m_samples = 0; // fitted by the job: its first progress says the count
     m_stopping = false;
     m_error.clear();
+    m_madeFigures.clear();
+    m_madeTooWeak = false;
+    m_buttons->button(QDialogButtonBox::Cancel)->setText(tr("Cancel")); // "Close" after a weak model
+    saveFields();
     for (QAbstractButton* b : m_buttons->buttons())
         if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
             b->setEnabled(false);
@@ -286,9 +296,9 @@ void DataModelDialog::enterPhase(Phase phase, qint64 total)
         m_progress->setFormat(tr("%v / %m steps"));
         m_phase->setText(tr("Pretraining: 0 / %L1 steps…").arg(total));
         break;
-    case Phase::Evaluating:
-        m_progress->setFormat(tr("%v / %m samples"));
-        m_phase->setText(tr("Evaluating the model: 0 / %L1 samples…").arg(total));
+    case Phase::Evaluating: // busy while one pass is timed; the first progress gives the count
+        m_phase->setText(tr("Evaluating the model: timing one pass to choose how many samples fit in about %1 s…")
+                             .arg(kMeasurementSeconds));
         break;
     case Phase::Writing:
         m_phase->setText(m_storePath.isEmpty() ? tr("Writing the model…")
@@ -299,9 +309,9 @@ void DataModelDialog::enterPhase(Phase phase, qint64 total)
         m_phase->setText(tr("Stopping…"));
 }
 
-QString DataModelDialog::timeLeft(qint64 done, qint64 total) const
+QString DataModelDialog::timeLeft(double done, qint64 total) const
 {
-    if (done <= 0 || !m_phaseClock.isValid())
+    if (!(done > 0) || !m_phaseClock.isValid())
         return {};
     const double left = secondsLeft(double(m_phaseClock.elapsed()) / 1000.0, done, total);
     return tr("about %1 left").arg(QString::fromStdString(clockDuration(left)));
@@ -313,14 +323,25 @@ void DataModelDialog::onProgress(qint64 done, qint64 total, double loss)
         return;
     m_progress->setRange(0, int(total));
     m_progress->setValue(int(done));
+    if (m_current == Phase::Evaluating) { // in hundredths of a sample (PhaseForwarder::onSamplingProgress)
+        m_samples = total / PhaseForwarder::kStepsPerSample;
+        m_progress->setFormat(tr("%1 / %2 samples").arg(done / PhaseForwarder::kStepsPerSample).arg(m_samples));
+    }
     if (m_stopping)
         return; // "Stopping…" stays until the job ends
-    const QString left = timeLeft(done, total);
-    if (m_current == Phase::Pretraining)
-        m_phase->setText(
-            tr("Pretraining: %L1 / %L2 steps · loss %3 · %4").arg(done).arg(total).arg(loss, 0, 'f', 3).arg(left));
-    else
-        m_phase->setText(tr("Evaluating the model: %L1 / %L2 samples · %3").arg(done).arg(total).arg(left));
+    if (m_current == Phase::Pretraining) {
+        m_phase->setText(tr("Pretraining: %L1 / %L2 steps · loss %3 · %4")
+                             .arg(done)
+                             .arg(total)
+                             .arg(loss, 0, 'f', 3)
+                             .arg(timeLeft(double(done), total)));
+        return;
+    }
+    const double drawn = double(done) / PhaseForwarder::kStepsPerSample;
+    m_phase->setText(tr("Evaluating the model: %L1 / %L2 samples · %3")
+                         .arg(qint64(drawn))
+                         .arg(m_samples)
+                         .arg(timeLeft(drawn, m_samples)));
 }
 
 void DataModelDialog::onFinished(const FinishedEvent& done)
@@ -338,8 +359,54 @@ void DataModelDialog::onFinished(const FinishedEvent& done)
         m_summary->setText(QStringLiteral("<span style='color:#b03a2e'>%1</span>").arg(m_error.toHtmlEscaped()));
         return;
     }
+    if (m_madeTooWeak) {
+        // Made and in the store, but the user must hear it before labelling with it: the dialog
+        // stays open with the advice, and Cancel becomes Close.
+        Q_EMIT modelCreated(m_created);
+        for (QAbstractButton* b : m_buttons->buttons())
+            if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
+                b->setEnabled(false);
+        m_buttons->button(QDialogButtonBox::Cancel)->setText(tr("Close"));
+        return;
+    }
     Q_EMIT modelCreated(m_created);
     accept();
+}
+
+void DataModelDialog::onMeasured(const EvaluationEvent& made)
+{
+    m_madeFigures = QString::fromStdString(newModelFigures(made.metrics));
+    const std::string advice = weakModelAdvice(made.metrics);
+    m_madeTooWeak = !advice.empty();
+    m_summary->setText(m_madeTooWeak ? QStringLiteral("<b>%1</b>: <span style='color:#b03a2e'>%2</span>")
+                                           .arg(tr("Made, %1").arg(m_madeFigures).toHtmlEscaped(),
+                                                QString::fromStdString(advice).toHtmlEscaped())
+                                     : tr("Made: %1").arg(m_madeFigures));
+}
+
+void DataModelDialog::restoreFields()
+{
+    const QSettings settings;
+    // A file since moved or deleted is not brought back: the field starts empty, as on a first use.
+    if (const QString file = settings.value(QStringLiteral("newModel/file")).toString(); QFileInfo::exists(file))
+        m_file->setText(file);
+    for (auto [box, key] : {std::pair{m_vocabulary, "newModel/vocabulary"}, std::pair{m_validity, "newModel/validity"},
+                            std::pair{m_size, "newModel/size"}})
+        if (const int i = box->findData(settings.value(QLatin1String(key))); i >= 0)
+            box->setCurrentIndex(i);
+    m_rule->setText(settings.value(QStringLiteral("newModel/rule")).toString());
+    m_steps->setValue(settings.value(QStringLiteral("newModel/steps"), m_steps->value()).toInt());
+}
+
+void DataModelDialog::saveFields() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("newModel/file"), m_file->text());
+    settings.setValue(QStringLiteral("newModel/vocabulary"), m_vocabulary->currentData());
+    settings.setValue(QStringLiteral("newModel/validity"), m_validity->currentData());
+    settings.setValue(QStringLiteral("newModel/size"), m_size->currentData());
+    settings.setValue(QStringLiteral("newModel/rule"), m_rule->text());
+    settings.setValue(QStringLiteral("newModel/steps"), m_steps->value());
 }
 
 void DataModelDialog::reject()

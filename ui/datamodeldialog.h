@@ -43,6 +43,10 @@ public:
     bool busy() const;
     QString lastError() const { return m_error; }
     QString createdCheckpoint() const { return m_created; }
+    /// The new model's figures ("VSR 0.972 on 200 samples"), once made and measured; else "".
+    QString madeFigures() const { return m_madeFigures; }
+    /// Whether the model made is too weak to label (its advice stays on the dialog, which stays open).
+    bool madeTooWeak() const { return m_madeTooWeak; }
 
 Q_SIGNALS:
     void modelCreated(const QString& checkpointPath);
@@ -60,8 +64,12 @@ private:
     void enterPhase(Phase phase, qint64 total);
     void onProgress(qint64 done, qint64 total, double loss);
     void onFinished(const FinishedEvent& done);
-    /// "about 1:20 left" from the rate so far in this phase; empty before the first unit.
-    QString timeLeft(qint64 done, qint64 total) const;
+    void onMeasured(const EvaluationEvent& made);
+    /// "about 1:20 left" from the rate so far in this phase; empty before any progress.
+    QString timeLeft(double done, qint64 total) const;
+    /// The fields as the last Create left them (QSettings), and saving them: a Cancel forgets nothing.
+    void restoreFields();
+    void saveFields() const;
 
     QString m_storePath;
     QString m_modelFolder;
@@ -78,12 +86,14 @@ private:
     QDialogButtonBox* m_buttons = nullptr;
     TrainRunner* m_runner = nullptr; ///< pretraining runs as a training job (docs/architecture.md)
     Phase m_current = Phase::Idle;
-    qint64 m_samples = 0;          ///< the evaluation's sample count (its progress counts them)
+    qint64 m_samples = 0;          ///< the evaluation's sample count, once the job has fitted it
     QElapsedTimer m_phaseClock;    ///< since the current phase began: its rate, hence its ETA
     bool m_stopping = false;
     QString m_error;
     QString m_created;
     bool m_fileUsable = false;
+    QString m_madeFigures;
+    bool m_madeTooWeak = false;
 };
 
 } // namespace d2dpo::ui

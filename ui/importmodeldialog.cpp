@@ -18,6 +18,9 @@
 #include <utility>
 
 #include "base/configlimits.h"
+#include "base/measurement.h"
+#include "base/modelverdict.h"
+#include "base/samplebudget.h"
 #include "base/timeutil.h"
 #include "jobs/importjob.h"
 #include "ui/newmodelfile.h"
@@ -28,10 +31,6 @@ namespace d2dpo::ui {
 
 namespace {
 
-/// The samples that measure an imported model in the dialog, in batches that report progress and
-/// hear a Cancel several times (evaluationBatchFor).
-constexpr int64_t kImportSamples = 1000;
-
 /// An import as a training job: it ends as completed, stopped (nothing written: the dialog's
 /// Cancel) or failed. The step-less phases come as PhaseForwarder's log lines, the measurement's
 /// batches as progress events counting samples.
@@ -39,11 +38,8 @@ FinishedEvent importAsTrainJob(const ImportJobSpec& job, TrainListener& listener
 {
     PhaseForwarder forward(listener);
     FinishedEvent done;
-    auto outcome = runImportJob(job, forward, stop, [&listener](int64_t drawn, int64_t total) {
-        ProgressEvent e;
-        e.step = drawn;
-        e.totalSteps = total;
-        listener.onProgress(e);
+    auto outcome = runImportJob(job, forward, stop, [&forward](double drawn, int64_t total) {
+        forward.onSamplingProgress(drawn, total);
     });
     if (!outcome) {
         done.status = RunStatus::Failed;
@@ -52,14 +48,16 @@ FinishedEvent importAsTrainJob(const ImportJobSpec& job, TrainListener& listener
         done.status = outcome->stopped ? RunStatus::Stopped : RunStatus::Completed;
         if (!outcome->stopped) // a Cancel writes nothing (ImportJobSpec::keepWhenStopped)
             done.lastCheckpointPath = job.outputPath;
+        if (!outcome->stopped && outcome->measured) // the dialog says its figures, and whether it can be labelled
+            listener.onEvaluation({0, outcome->metrics, true});
     }
     return done;
 }
 
-/// "about 0:26 left" from the rate so far; empty before the first unit.
-QString timeLeft(const QElapsedTimer& clock, qint64 done, qint64 total)
+/// "about 0:26 left" from the rate so far; empty before any progress.
+QString timeLeft(const QElapsedTimer& clock, double done, qint64 total)
 {
-    if (done <= 0 || !clock.isValid())
+    if (!(done > 0) || !clock.isValid())
         return {};
     const double left = secondsLeft(double(clock.elapsed()) / 1000.0, done, total);
     return ImportModelDialog::tr("about %1 left").arg(QString::fromStdString(clockDuration(left)));
@@ -114,6 +112,18 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     m_rule = new QLineEdit(this);
     m_rule->setObjectName(QStringLiteral("rule"));
     m_rule->setPlaceholderText(tr("odd, motif:^M, composition:GC or in-data (optional)"));
+    m_evaluationSamples = new QSpinBox(this);
+    m_evaluationSamples->setObjectName(QStringLiteral("evaluationSamples"));
+    m_evaluationSamples->setRange(-1, int(limits::kMaxEvalSamples));
+    m_evaluationSamples->setSingleStep(100);
+    m_evaluationSamples->setSpecialValueText(tr("Auto (about %1 s)").arg(kMeasurementSeconds));
+    m_evaluationSamples->setValue(-1);
+    m_evaluationSamples->setToolTip(tr("Samples drawn to measure the imported model (VSR, the rule's share). Auto: as "
+                                       "many as fit in about %1 s at the model's cost, one pass timed first (at "
+                                       "least %2, at most %3). 0: not measured (d2dpo eval measures it later).")
+                                        .arg(kMeasurementSeconds)
+                                        .arg(kFewestFittedSamples)
+                                        .arg(kMeasurementSamples));
     m_summary = new QLabel(tr("Choose the model and its vocabulary (README: Bring your own model)."), this);
     m_summary->setObjectName(QStringLiteral("summary"));
     m_summary->setWordWrap(true);
@@ -150,6 +160,7 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     form->addRow(tr("Lengths without data"), lengthRow);
     form->addRow(tr("A valid sample is"), m_validity);
     form->addRow(tr("Rule"), m_rule);
+    form->addRow(tr("Evaluation samples"), m_evaluationSamples);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_summary);
@@ -176,6 +187,7 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     m_runner = new TrainRunner(this);
     connect(m_runner, &TrainRunner::progress, this, [this](const ProgressEvent& e) { onProgress(e.step, e.totalSteps); });
     connect(m_runner, &TrainRunner::logLine, this, &ImportModelDialog::onLogLine);
+    connect(m_runner, &TrainRunner::evaluated, this, &ImportModelDialog::onMeasured);
     connect(m_runner, &TrainRunner::finished, this, &ImportModelDialog::onFinished);
 }
 
@@ -190,6 +202,7 @@ void ImportModelDialog::setTorchScriptFile(const QString& path) { m_torchScript-
 void ImportModelDialog::setVocabularyFile(const QString& path) { m_vocabulary->setText(path); }
 void ImportModelDialog::setDataFile(const QString& path) { m_data->setText(path); }
 void ImportModelDialog::setTask(const QString& task) { m_task->setCurrentIndex(m_task->findData(task)); }
+void ImportModelDialog::setEvaluationSamples(int samples) { m_evaluationSamples->setValue(samples); }
 
 void ImportModelDialog::showError(const QString& message)
 {
@@ -222,14 +235,19 @@ bool ImportModelDialog::start()
     }
     job.data.rule = m_rule->text().trimmed().toStdString();
     job.sampling.steps = 64;
-    job.evaluationSamples = kImportSamples;
-    job.sampling.batch = int(evaluationBatchFor(job.evaluationSamples));
+    const bool fitted = m_evaluationSamples->value() < 0;
+    job.evaluationSamples = fitted ? kMeasurementSamples : m_evaluationSamples->value();
+    job.evaluationSeconds = fitted ? kMeasurementSeconds : 0;
+    job.sampling.batch = int(evaluationBatchFor(std::max<int64_t>(1, job.evaluationSamples)));
     job.keepWhenStopped = false; // Cancel means no new model
     job.outputPath = m_created.toStdString();
     job.storePath = m_storePath.toStdString();
     job.modelName = base.toStdString() + " (imported)";
-    m_samples = job.evaluationSamples;
+    m_samples = fitted ? 0 : job.evaluationSamples;
     m_error.clear();
+    m_madeFigures.clear();
+    m_madeTooWeak = false;
+    m_buttons->button(QDialogButtonBox::Cancel)->setText(tr("Cancel")); // "Close" after a weak model
     m_stopping = false;
     for (QAbstractButton* b : m_buttons->buttons())
         if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
@@ -264,9 +282,15 @@ void ImportModelDialog::enterPhase(Phase phase)
         break;
     }
     case Phase::Evaluating:
-        m_progress->setRange(0, int(m_samples));
+        if (m_samples == 0) { // a fitted count: the job times one pass first, then says the count
+            m_progress->setRange(0, 0);
+            m_phase->setText(tr("Evaluating the model: timing one pass to choose how many samples fit in about %1 s…")
+                                 .arg(kMeasurementSeconds));
+            break;
+        }
+        m_progress->setRange(0, int(m_samples * PhaseForwarder::kStepsPerSample));
         m_progress->setValue(0);
-        m_progress->setFormat(tr("%v / %m samples"));
+        m_progress->setFormat(tr("%1 / %2 samples").arg(0).arg(m_samples));
         m_phase->setText(tr("Evaluating the model: 0 / %L1 samples…").arg(m_samples));
         break;
     case Phase::Writing:
@@ -291,13 +315,17 @@ void ImportModelDialog::onProgress(qint64 done, qint64 total)
     default:
         return;
     }
+    // Counted in hundredths of a sample (PhaseForwarder::onSamplingProgress): the passes move it.
+    const double drawn = double(done) / PhaseForwarder::kStepsPerSample;
+    m_samples = total / PhaseForwarder::kStepsPerSample;
     m_progress->setRange(0, int(total));
     m_progress->setValue(int(done));
+    m_progress->setFormat(tr("%1 / %2 samples").arg(qint64(drawn)).arg(m_samples));
     if (!m_stopping) // "Stopping…" stays until the job ends
         m_phase->setText(tr("Evaluating the model: %L1 / %L2 samples · %3")
-                             .arg(done)
-                             .arg(total)
-                             .arg(timeLeft(m_phaseClock, done, total)));
+                             .arg(qint64(drawn))
+                             .arg(m_samples)
+                             .arg(timeLeft(m_phaseClock, drawn, m_samples)));
 }
 
 void ImportModelDialog::onLogLine(const QString& line)
@@ -330,7 +358,28 @@ void ImportModelDialog::onFinished(const FinishedEvent& done)
     if (done.status == RunStatus::Stopped) // nothing was written: nothing to announce
         return;
     Q_EMIT modelImported(m_created);
+    if (m_madeTooWeak) { // imported, but said before anyone labels with it: the dialog stays open
+        for (QAbstractButton* b : m_buttons->buttons())
+            if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
+                b->setEnabled(false);
+        m_buttons->button(QDialogButtonBox::Cancel)->setText(tr("Close"));
+        return;
+    }
     accept();
+}
+
+void ImportModelDialog::onMeasured(const EvaluationEvent& made)
+{
+    m_madeFigures = QString::fromStdString(newModelFigures(made.metrics));
+    // An imported model this weak usually means a vocabulary that does not match the model's ids.
+    const std::string advice = weakModelAdvice(made.metrics);
+    m_madeTooWeak = !advice.empty();
+    m_summary->setText(m_madeTooWeak
+                           ? QStringLiteral("<b>%1</b>: <span style='color:#b03a2e'>%2 %3</span>")
+                                 .arg(tr("Imported, %1").arg(m_madeFigures).toHtmlEscaped(),
+                                      QString::fromStdString(advice).toHtmlEscaped(),
+                                      tr("Check that the vocabulary file gives the model's own token ids.").toHtmlEscaped())
+                           : tr("Imported: %1").arg(m_madeFigures));
 }
 
 void ImportModelDialog::reject()

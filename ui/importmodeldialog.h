@@ -39,11 +39,17 @@ public:
     void setDataFile(const QString& path);
     /// "sequences" or "binary-integers".
     void setTask(const QString& task);
+    /// Samples measuring the imported model: -1 Auto (as many as fit in about 30 s), 0 none.
+    void setEvaluationSamples(int samples);
     /// Starts the import (what the Import button does); false when a field is missing.
     bool start();
     bool busy() const;
     QString lastError() const { return m_error; }
     QString createdCheckpoint() const { return m_created; }
+    /// The imported model's figures ("VSR 0.972 on 200 samples"), once measured; else "".
+    QString madeFigures() const { return m_madeFigures; }
+    /// Whether it measured too weak to label (the advice stays on the dialog, which stays open).
+    bool madeTooWeak() const { return m_madeTooWeak; }
 
 Q_SIGNALS:
     void modelImported(const QString& checkpointPath);
@@ -58,6 +64,7 @@ private:
     void onProgress(qint64 done, qint64 total);
     void onLogLine(const QString& line);
     void onFinished(const FinishedEvent& done);
+    void onMeasured(const EvaluationEvent& made);
     void showError(const QString& message);
     QLineEdit* fileField(const QString& objectName, const QString& placeholder, const QString& filter);
 
@@ -71,13 +78,16 @@ private:
     QSpinBox* m_shortest = nullptr; ///< without data: 0 = auto
     QSpinBox* m_longest = nullptr;  ///< without data
     QLineEdit* m_rule = nullptr;
+    QSpinBox* m_evaluationSamples = nullptr; ///< -1: Auto (fitted to kMeasurementSeconds), 0: not measured
     QLabel* m_summary = nullptr;   ///< the job's last word (what was loaded, probed) or its error
     QLabel* m_phase = nullptr;     ///< what the job does now ("Evaluating the model: 250 / 1,000 samples")
     QProgressBar* m_progress = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
     TrainRunner* m_runner = nullptr; ///< the import runs as a training job (docs/architecture.md)
     Phase m_current = Phase::Idle;
-    qint64 m_samples = 0;          ///< the measurement's sample count (its progress counts them)
+    QString m_madeFigures;
+    bool m_madeTooWeak = false;
+    qint64 m_samples = 0;          ///< the measurement's sample count; 0 while a fitted one is not known
     QElapsedTimer m_phaseClock;    ///< since the current phase began: its rate, hence its ETA
     bool m_stopping = false;
     QString m_error;

@@ -94,7 +94,8 @@ QString emptyQueueText(qint64 others, bool generating)
     const QString elsewhere =
         others == 0 ? QString()
                     : QLabel::tr("%1 pairs of other tasks are pending: choose a model of their task above to label "
-                                 "them (a task no stored model has: make or import a model of it first).")
+                                 "them (pairs whose model is no longer in the store need a model of their kind: "
+                                 "make or import one first).")
                           .arg(others);
     if (generating)
         return QLabel::tr("Generating pairs of this model's task…") + (others ? QStringLiteral("\n") + elsewhere : QString());

@@ -247,37 +247,6 @@ QueueSettingsDialog* MainWindow::editQueueSettings()
     return dialog;
 }
 
-QString MainWindow::modelFolder() const
-{
-    return QString::fromStdString(storeFolder(m_store->path())) + QStringLiteral("/models");
-}
-
-void MainWindow::modelAdded(const QString& message)
-{
-    m_labelView->reload();
-    m_trainView->reload();
-    m_modelsView->reload();
-    statusBar()->showMessage(message, 8000);
-}
-
-void MainWindow::newModelFromDataFile()
-{
-    auto* dialog = new DataModelDialog(QString::fromStdString(m_store->path()), modelFolder(), this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &DataModelDialog::modelCreated, this,
-            [this](const QString& path) { modelAdded(tr("New model %1 added to the store").arg(path)); });
-    dialog->open();
-}
-
-void MainWindow::importModel()
-{
-    auto* dialog = new ImportModelDialog(QString::fromStdString(m_store->path()), modelFolder(), this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &ImportModelDialog::modelImported, this,
-            [this](const QString& path) { modelAdded(tr("Imported model %1 added to the store").arg(path)); });
-    dialog->open();
-}
-
 void MainWindow::importPreferences()
 {
     const QString path = QFileDialog::getOpenFileName(this, tr("Import preferences"), {},

@@ -60,7 +60,9 @@ private:
     /// Where new and imported models' checkpoints go: models/ beside the store.
     QString modelFolder() const;
     /// A model was added to the store: the views read it, the status bar says `message`.
-    void modelAdded(const QString& message);
+    /// After a dialog made the model at `path`: the views read it, and one fit to label (not
+    /// `tooWeak`) becomes the Label view's model; `said` (with %1 for its name) and `figures` are shown.
+    void modelAdded(const QString& path, const QString& said, const QString& figures, bool tooWeak);
     void importPreferences();
     void exportPreferences();
     // Opening another store (mainwindowstores.cpp): it opens in a new window, and this one closes.

@@ -15,6 +15,10 @@ ModelMeasurer::ModelMeasurer(QObject* parent) : QObject(parent), m_watcher(new Q
 {
     connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
         DrawnSamples drawn = m_watcher->result();
+        if (drawn.summary && m_running && m_running->drawn.fitted())
+            for (Job& next : m_queue)
+                if (next.call == m_running->call && next.drawn.fitted())
+                    next.drawn = {drawn.summary->metrics.samples, 0};
         // Start the next draw before anyone hears of this one: a listener that asks for more
         // (measure()) then queues behind it instead of starting a second draw beside it.
         m_running.reset();
@@ -30,19 +34,22 @@ ModelMeasurer::~ModelMeasurer()
     m_watcher->waitForFinished();
 }
 
-// The rule of every evaluation someone waits on (jobs/pretrainjob.h), so a view and a dialog agree.
+// The rule of every evaluation someone waits on (base/samplebudget.h), so a view and a dialog agree.
 int64_t ModelMeasurer::batchFor(int64_t samples) { return evaluationBatchFor(samples); }
 
-void ModelMeasurer::measure(const std::vector<ModelRecord>& models, int64_t samples)
+void ModelMeasurer::measure(const std::vector<ModelRecord>& models, const SampleBudget& budget)
 {
+    const auto same = [&](const Job& j, const QString& id) {
+        return j.id == id && j.budget.most == budget.most && j.budget.seconds == budget.seconds;
+    };
     for (const ModelRecord& m : models) {
         const QString id = QString::fromStdString(m.id);
-        const bool known = (m_running && m_running->id == id && m_running->samples == samples) ||
-                           std::any_of(m_queue.begin(), m_queue.end(),
-                                       [&](const Job& j) { return j.id == id && j.samples == samples; });
+        const bool known = (m_running && same(*m_running, id)) ||
+                           std::any_of(m_queue.begin(), m_queue.end(), [&](const Job& j) { return same(j, id); });
         if (!known)
-            m_queue.push_back({id, QString::fromStdString(m.name), m.path, samples});
+            m_queue.push_back({id, QString::fromStdString(m.name), m.path, budget, budget, m_calls});
     }
+    ++m_calls;
     if (!m_running)
         startNext();
 }
@@ -66,23 +73,25 @@ void ModelMeasurer::startNext()
     m_stop = std::make_shared<StopToken>();
     m_clock.start();
     const Job job = *m_running;
-    Q_EMIT progress(job.name, 0, job.samples, -1);
+    Q_EMIT progress(job.name, 0, job.drawn.fitted() ? 0 : job.drawn.most, -1);
     // Emitted from the worker, queued by Qt to the GUI thread; the measurer outlives the draw (its
-    // destructor waits). The rate so far gives the time left (the first batch pays for the loading).
-    auto report = [this, job, clock = m_clock](int64_t done, int64_t total) {
-        Q_EMIT progress(job.name, done, total, secondsLeft(clock.elapsed() / 1000.0, done, total));
-    };
+    // destructor waits). The rate so far gives the time left (the first pass pays for the loading).
     std::shared_ptr<StopToken> stop = m_stop;
+    auto report = [this, job, stop, clock = m_clock](double done, int64_t total) {
+        if (!stop->stopRequested()) // a cancelled draw says nothing more
+            Q_EMIT progress(job.name, qint64(done), total, secondsLeft(clock.elapsed() / 1000.0, done, total));
+    };
     m_watcher->setFuture(QtConcurrent::run(longJobPool(), [job, report, stop] {
         // The draws of a model are seeded like every measurement (measurement.h), in smaller
         // batches: the same seed and count give the same figures each time the view draws them.
         MeasurementSpec spec = standardMeasurement();
-        spec.samples = job.samples;
-        spec.sampling.batch = batchFor(job.samples);
-        auto drawn = sampleCheckpoint(job.path, spec.samples, spec.sampling, spec.seed, "auto", "", report, stop.get());
+        spec.sampling.batch = batchFor(job.drawn.most);
+        auto drawn = sampleCheckpoint(job.path, job.drawn.most, spec.sampling, spec.seed, "auto", "", report,
+                                      stop.get(), job.drawn.seconds);
         if (drawn) // the batches split the seeded draws: the same count in other batches draws others
-            drawn->metrics.sampler += ", in batches of " + std::to_string(spec.sampling.batch);
-        return DrawnSamples{job.id, drawn ? std::optional(drawn.value()) : std::nullopt,
+            drawn->metrics.sampler += ", in batches of " +
+                                      std::to_string(std::min<int64_t>(spec.sampling.batch, batchFor(drawn->metrics.samples)));
+        return DrawnSamples{job.id, job.budget, drawn ? std::optional(drawn.value()) : std::nullopt,
                             drawn ? QString() : QString::fromStdString(drawn.error())};
     }));
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Models view's measurements, drawn in the background one model at a time: each model's
-// samples (as many as the view asks for, in batches small enough to report progress and stop
-// within seconds at protein length) and their figures. Progress with an estimate of the time
-// left, a result as each model is done, and a cancel that ends the draws at the next batch.
+// samples (as many as the view asks for, or as many as fit its time at the model's cost) and their
+// figures. Progress per pass with an estimate of the time left, a result as each model is done,
+// and a cancel that ends the draws before the next pass.
 #pragma once
 
 #include <QElapsedTimer>
@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+#include "base/samplebudget.h"
 #include "facades/modelfiles.h"
 #include "store/preferencestore.h"
 
@@ -22,6 +23,7 @@ namespace d2dpo::ui {
 /// One model's samples, drawn in the background.
 struct DrawnSamples {
     QString modelId;
+    SampleBudget budget; ///< what the view asked for (the summary's count is what it got)
     std::optional<ModelSummary> summary;
     QString error;
 };
@@ -33,16 +35,19 @@ public:
     explicit ModelMeasurer(QObject* parent = nullptr);
     ~ModelMeasurer() override; ///< stops and waits for the draw in flight
 
-    /// Queues these models (those queued or in flight already are not queued twice).
-    void measure(const std::vector<ModelRecord>& models, int64_t samples);
-    /// Stops the draw in flight at its next batch and forgets the queue.
+    /// Queues these models (those queued or in flight already are not queued twice). With a fitted
+    /// budget the first model's count is used for the others of the call (a model and its
+    /// reference: their figures compare on the same draws).
+    void measure(const std::vector<ModelRecord>& models, const SampleBudget& budget);
+    /// Stops the draw in flight before its next pass and forgets the queue.
     void cancel();
     bool busy() const { return m_running.has_value() || !m_queue.empty(); }
     /// The batch each measurement draws at once: progress and a stop come between batches.
     static int64_t batchFor(int64_t samples);
 
 Q_SIGNALS:
-    /// `done` of `total` samples of the model named `name`; `secondsLeft` < 0 while unknown.
+    /// `done` of `total` samples of the model named `name`; `secondsLeft` < 0 while unknown;
+    /// `total` 0 while a fitted count is not known yet (its pass is being timed).
     void progress(const QString& name, qint64 done, qint64 total, double secondsLeft);
     void measured(const DrawnSamples& drawn);
     /// Nothing left to draw (every model done, or cancelled).
@@ -53,7 +58,9 @@ private:
         QString id;
         QString name;
         std::string path;
-        int64_t samples = 0;
+        SampleBudget budget; ///< as asked
+        SampleBudget drawn;  ///< as drawn: the asked one, or the count fitted for its call's first model
+        int call = 0;        ///< which measure() queued it
     };
     void startNext();
 
@@ -62,6 +69,7 @@ private:
     std::shared_ptr<StopToken> m_stop;
     QFutureWatcher<DrawnSamples>* m_watcher = nullptr;
     QElapsedTimer m_clock;
+    int m_calls = 0;
 };
 
 } // namespace d2dpo::ui

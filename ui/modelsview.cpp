@@ -54,9 +54,11 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     m_sampleCount->setRange(0, 100000);
     m_sampleCount->setSingleStep(100);
     m_sampleCount->setSpecialValueText(tr("Auto"));
-    m_sampleCount->setToolTip(tr("Samples drawn from each model for its figures and histogram. Auto: 2000 for short "
-                                 "sequences, fewer as they grow (400 at length 150), so a model takes about as long "
-                                 "at any length."));
+    m_sampleCount->setToolTip(tr("Samples drawn from each model for its figures and histogram. Auto: as many as "
+                                 "fit in about %1 s at the model's cost (one pass is timed first), at most %2; a model "
+                                 "and its reference get the same count. Set a count to draw more.")
+                                  .arg(kMeasurementSeconds)
+                                  .arg(kMeasurementSamples));
     m_sampleCount->setValue(QSettings().value(QStringLiteral("models/samples"), 0).toInt());
     m_progress = new QProgressBar(this);
     m_progress->setObjectName(QStringLiteral("samplingProgress"));
@@ -154,9 +156,10 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
         m_progress->setRange(0, int(total));
         m_progress->setValue(int(done));
         // Short enough for a quarter of a 1024-wide window; the model's name is in the tooltip.
-        m_progress->setFormat(left < 0 ? tr("drawing %1 samples…").arg(total)
-                                       : tr("%1 / %2 samples · %3 left").arg(done).arg(total)
-                                             .arg(QString::fromStdString(clockDuration(left))));
+        m_progress->setFormat(total == 0 ? tr("timing one pass…")
+                              : left < 0 ? tr("drawing %1 samples…").arg(total)
+                                         : tr("%1 / %2 samples · %3 left").arg(done).arg(total)
+                                               .arg(QString::fromStdString(clockDuration(left))));
         m_progress->setToolTip(tr("Drawing samples of %1").arg(name));
         m_cancel->setEnabled(true);
     });
@@ -180,13 +183,11 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
 
 ModelsView::~ModelsView() = default; // the measurer and the exporter wait for themselves
 
-int64_t ModelsView::sampleCount() const
+SampleBudget ModelsView::sampleBudget() const
 {
     if (m_sampleCount->value() > 0)
-        return m_sampleCount->value();
-    const auto model = selected();
-    auto task = model ? TaskInfo::ofModel(m_store, *model) : Result<TaskInfo>(makeError("no model"));
-    return task ? defaultViewSamples(task->config().length) : kMeasurementSamples;
+        return {m_sampleCount->value(), 0};
+    return {kMeasurementSamples, kMeasurementSeconds};
 }
 
 void ModelsView::setSampleCount(int count)
@@ -203,11 +204,19 @@ void ModelsView::cancelSampling()
 {
     m_samplingCancelled = true; // not drawn again until the count or the selection changes
     m_measurer->cancel();
+    // The bar says so at once (the draw ends before its next pass; idle() resets it then).
+    m_cancel->setEnabled(false);
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("stopped"));
     Q_EMIT statusMessage(tr("Stopped drawing samples"));
 }
 
 void ModelsView::onMeasured(const DrawnSamples& drawn)
 {
+    const SampleBudget now = sampleBudget();
+    if (drawn.budget.most != now.most || drawn.budget.seconds != now.seconds)
+        return; // drawn for a count since changed: drawn again at the new one
     if (drawn.summary) {
         m_summaries.insert(drawn.modelId, *drawn.summary);
         showFigures();
@@ -317,7 +326,7 @@ void ModelsView::showSelected()
         return;
     }
     const auto reference = referenceOf(*model);
-    const int64_t count = sampleCount();
+    const SampleBudget budget = sampleBudget();
     const auto mine = summary(QString::fromStdString(model->id));
     m_details->setText(modelDetails(m_store, *model, reference, mine ? &mine->metrics : nullptr));
 
@@ -325,7 +334,8 @@ void ModelsView::showSelected()
     std::vector<ModelRecord> needed;
     for (const auto& m : {std::optional(*model), reference}) {
         const auto drawn = m ? summary(QString::fromStdString(m->id)) : std::nullopt;
-        if (m && (!drawn || drawn->metrics.samples != count) && QFileInfo::exists(QString::fromStdString(m->path)))
+        if (m && (!drawn || (!budget.fitted() && drawn->metrics.samples != budget.most)) &&
+            QFileInfo::exists(QString::fromStdString(m->path)))
             needed.push_back(*m);
     }
     if (!needed.empty() && isVisible() && !m_samplingCancelled) // hidden: drawn when the view is first shown
@@ -343,7 +353,7 @@ void ModelsView::showEvent(QShowEvent* event)
 
 void ModelsView::requestSummaries(const std::vector<ModelRecord>& models)
 {
-    m_measurer->measure(models, sampleCount());
+    m_measurer->measure(models, sampleBudget());
 }
 
 void ModelsView::drawHistogram()

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/samplebudget.h"
 #include "facades/modelfiles.h"
 #include "store/preferencestore.h"
 
@@ -48,9 +49,9 @@ public:
     QTreeWidget* tree() const { return m_tree; }
     QString detailsText() const;
 
-    /// How many samples the selected model is drawn on: the count set, or with "Auto" (0) the
-    /// default for its length (defaultViewSamples).
-    int64_t sampleCount() const;
+    /// How many samples a model is drawn on: the count set, or with "Auto" (0) as many as fit in
+    /// about kMeasurementSeconds at the model's cost (at most kMeasurementSamples).
+    SampleBudget sampleBudget() const;
     /// 0: "Auto".
     void setSampleCount(int count);
     /// Stops drawing samples (the Cancel button).

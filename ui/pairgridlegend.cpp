@@ -47,7 +47,7 @@ PairGridLegend::PairGridLegend(QWidget* parent) : QWidget(parent)
     setAccessibleName(tr("Colour key"));
 }
 
-void PairGridLegend::setContent(const QString& alphabet, const QString& motif, bool gaps)
+void PairGridLegend::setContent(const QString& alphabet, const QString& motif, bool gaps, bool pads)
 {
     m_entries.clear();
     for (const auto& [symbol, text] : classesOf(alphabet))
@@ -57,6 +57,8 @@ void PairGridLegend::setContent(const QString& alphabet, const QString& motif, b
         m_entries.append({Mark::Motif, PairGrid::motifColour(), tr("motif %1").arg(motif)});
     if (gaps)
         m_entries.append({Mark::Gap, palette().mid().color(), tr("gap")});
+    if (pads)
+        m_entries.append({Mark::Pad, symbolColour(QLatin1Char('.'), alphabet), tr("past the end")});
     setAccessibleDescription(entries().join(QStringLiteral(", ")));
     updateGeometry();
     update();
@@ -132,6 +134,12 @@ void PairGridLegend::paintEvent(QPaintEvent*)
         case Mark::Gap:
             painter.setPen(entry.colour);
             painter.drawText(swatch, Qt::AlignCenter, QStringLiteral("-"));
+            break;
+        case Mark::Pad: // as the grid draws a pad: its colour, hatched
+            painter.fillRect(swatch, entry.colour);
+            painter.fillRect(swatch, QBrush(QColor(0, 0, 0, 30), Qt::BDiagPattern));
+            painter.setPen(QColor(0, 0, 0, 40));
+            painter.drawRect(swatch.adjusted(0, 0, -1, -1));
             break;
         }
         painter.setPen(palette().text().color());

@@ -17,8 +17,8 @@ public:
     explicit PairGridLegend(QWidget* parent = nullptr);
 
     /// `motif` the rule's pattern when it marks matches ("H.{3}H"), else empty; `gaps` whether
-    /// the grid shows an alignment's gaps.
-    void setContent(const QString& alphabet, const QString& motif, bool gaps);
+    /// the grid shows an alignment's gaps; `pads` whether it shows hatched cells past a sequence's end.
+    void setContent(const QString& alphabet, const QString& motif, bool gaps, bool pads = false);
     /// The entries' texts in order ("hydrophobic AILMFWV", ..., "difference"), as drawn.
     QStringList entries() const;
 
@@ -30,7 +30,7 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    enum class Mark { Swatch, Difference, Motif, Gap };
+    enum class Mark { Swatch, Difference, Motif, Gap, Pad };
     struct Entry {
         Mark mark;
         QColor colour;

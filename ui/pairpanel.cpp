@@ -134,7 +134,8 @@ void PairPanel::layOutColumns()
                                        QString::fromStdString(alignment->second), m_leftMotif, m_rightMotif);
     }
     m_differences->setText(columns.summary());
-    m_legend->setContent(m_alphabet, m_motif, columns.gaps > 0);
+    m_legend->setContent(m_alphabet, m_motif, columns.gaps > 0,
+                         m_left.contains(QLatin1Char('.')) || m_right.contains(QLatin1Char('.')));
     m_grid->setColumns(std::move(columns), m_alphabet);
 }
 

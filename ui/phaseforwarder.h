@@ -4,6 +4,7 @@
 // has no steps to count is said as a log line, so a dialog can show a busy bar for it.
 #pragma once
 
+#include <cmath>
 #include <string>
 
 #include "base/trainlistener.h"
@@ -23,6 +24,17 @@ public:
     }
     void onProgress(const ProgressEvent& e) override { m_to.onProgress(e); }
     void onLog(const std::string& line) override { m_to.onLog(line); }
+
+    /// An evaluation's progress in hundredths of a sample (its passes move it within a batch), as a
+    /// step count: so a dialog's bar and its time left move from the first passes of a large model.
+    static constexpr int64_t kStepsPerSample = 100;
+    void onSamplingProgress(double drawn, int64_t total)
+    {
+        ProgressEvent e;
+        e.step = std::llround(drawn * double(kStepsPerSample));
+        e.totalSteps = total * kStepsPerSample;
+        m_to.onProgress(e);
+    }
 
 private:
     TrainListener& m_to;

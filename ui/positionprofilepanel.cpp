@@ -2,6 +2,8 @@
 #include "ui/positionprofilepanel.h"
 
 #include <QBuffer>
+#include <QCoreApplication>
+#include <QWheelEvent>
 #include <QDir>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -35,6 +37,41 @@ const QColor ModelColour(255, 127, 14);
 /// Wide columns for short sequences; at 1000 positions 8 px (the scroll area pans).
 int columnWidthFor(int64_t length) { return length <= 60 ? 20 : length <= 200 ? 12 : 8; }
 
+/// The wheel over a plot scrolls the page, as everywhere else (Ctrl+wheel zooms the positions);
+/// a double-click shows the whole range again.
+class PlotWheel final : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::MouseButtonDblClick) {
+            auto* plot = static_cast<QCustomPlot*>(watched);
+            const QVariant full = plot->property("fullRange");
+            if (full.isValid())
+                plot->xAxis->setRange(full.toPointF().x(), full.toPointF().y());
+            plot->replot();
+            return true;
+        }
+        if (event->type() != QEvent::Wheel || (static_cast<QWheelEvent*>(event)->modifiers() & Qt::ControlModifier))
+            return false;
+        for (QWidget* w = static_cast<QWidget*>(watched)->parentWidget(); w; w = w->parentWidget())
+            if (auto* area = qobject_cast<QScrollArea*>(w)) {
+                QCoreApplication::sendEvent(area->verticalScrollBar(), event);
+                return true;
+            }
+        return true; // no page to scroll: the plot keeps its range
+    }
+};
+
+/// The positions a plot shows as drawn, which a double-click comes back to.
+void setFullRange(QCustomPlot* plot, double lower, double upper)
+{
+    plot->xAxis->setRange(lower, upper);
+    plot->setProperty("fullRange", QPointF(lower, upper));
+}
+
 QCustomPlot* makePlot(QWidget* parent, const QString& yLabel)
 {
     auto* plot = new QCustomPlot(parent);
@@ -46,6 +83,9 @@ QCustomPlot* makePlot(QWidget* parent, const QString& yLabel)
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    plot->installEventFilter(new PlotWheel(plot));
+    plot->setToolTip(QCoreApplication::translate("PositionProfilePanel",
+                                                 "Drag to pan, Ctrl+wheel to zoom, double-click for the whole range"));
     return plot;
 }
 
@@ -222,7 +262,7 @@ void PositionProfilePanel::drawComposition()
         ticker->addTick(double(k), QString(QChar::fromLatin1(symbols[k])));
     m_composition->xAxis->setTicker(ticker);
     m_composition->xAxis->setLabel(tr("symbol"));
-    m_composition->xAxis->setRange(-0.6, double(std::max<size_t>(symbols.size(), 1)) - 0.4);
+    setFullRange(m_composition, -0.6, double(std::max<size_t>(symbols.size(), 1)) - 0.4);
     m_composition->yAxis->setRange(0, top * 1.3); // headroom so the legend covers no bar
     m_composition->replot();
 }
@@ -250,7 +290,7 @@ void PositionProfilePanel::drawIdentity()
         }
         bars->setData(keys, values, true);
     }
-    m_identityPlot->xAxis->setRange(0, 1);
+    setFullRange(m_identityPlot, 0, 1);
     m_identityPlot->yAxis->setRange(0, top * 1.3);
     m_identityPlot->replot();
 }

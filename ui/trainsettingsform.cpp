@@ -107,7 +107,11 @@ TrainSettingsForm::TrainSettingsForm(QWidget* parent)
     m_evalEvery = addField(QStringLiteral("evalEvery"), tr("Evaluate every"),
                            tr("Steps between evaluations (the task's metrics); 0 = only at the end."));
     m_evalSamples = addField(QStringLiteral("evalSamples"), tr("Evaluation samples"),
-                             tr("Sequences drawn per evaluation."));
+                             tr("Sequences drawn per evaluation. auto: as many as fit in about %1 s at the "
+                                "reference's cost (one pass is timed when the run starts), at most %2; the run "
+                                "records the count.")
+                                 .arg(kMeasurementSeconds)
+                                 .arg(kMeasurementSamples));
     m_sampler = addChoice(QStringLiteral("sampler"), tr("Sampler"),
                           tr("Exact: the continuous-time reverse process, one position per pass (a fine Euler step "
                              "where there is no exact sampler). Euler: the sampling steps below. Confident: the "
@@ -188,7 +192,7 @@ void TrainSettingsForm::setValues(const TrainSettings& v)
     m_steps->setText(QString::number(v.dpo.steps));
     m_tSamples->setText(QString::number(v.dpo.tSamplesPerPair));
     m_evalEvery->setText(QString::number(v.schedule.evalEvery));
-    m_evalSamples->setText(QString::number(v.schedule.evalSamples));
+    m_evalSamples->setText(v.evalSeconds > 0 ? QStringLiteral("auto") : QString::number(v.schedule.evalSamples));
     m_samplingSteps->setText(QString::number(v.sampling.steps));
     m_seed->setText(QString::number(v.seed));
     m_device->setCurrentIndex(std::max(0, m_device->findData(v.device)));
@@ -252,7 +256,14 @@ void TrainSettingsForm::revalidate()
     s.schedule.keepBest = m_keepBest->currentData().toString().toStdString();
     s.sampling.sampler = m_sampler->currentData().toString().toStdString();
     integer(m_evalEvery, tr("Evaluate every"), s.schedule.evalEvery);
-    integer(m_evalSamples, tr("Evaluation samples"), s.schedule.evalSamples);
+    if (m_evalSamples->text().trimmed().compare(QLatin1String("auto"), Qt::CaseInsensitive) == 0) {
+        markField(m_evalSamples, false);
+        s.schedule.evalSamples = int(kMeasurementSamples);
+        s.evalSeconds = kMeasurementSeconds;
+    } else {
+        integer(m_evalSamples, tr("Evaluation samples"), s.schedule.evalSamples);
+        s.evalSeconds = 0;
+    }
     integer(m_samplingSteps, tr("Sampling steps"), s.sampling.steps);
     qlonglong seed = 0;
     integer(m_seed, tr("Seed"), seed);

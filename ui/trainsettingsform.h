@@ -13,6 +13,8 @@
 #include <optional>
 
 #include "base/config.h"
+#include "base/measurement.h"
+#include "base/samplebudget.h"
 
 class QComboBox;
 class QFormLayout;
@@ -25,6 +27,9 @@ struct TrainSettings {
     DpoConfig dpo;
     DpoScheduleConfig schedule;
     SamplingConfig sampling;
+    /// > 0 ("auto" in the form): evaluations draw as many samples as fit in about this time at
+    /// the reference's cost, at most schedule.evalSamples (DpoJobSpec::evalSeconds).
+    double evalSeconds = kMeasurementSeconds;
     double eta = 0;
     uint64_t seed = 0;
     QString device = QStringLiteral("auto");

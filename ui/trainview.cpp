@@ -57,7 +57,14 @@ TrainView::TrainView(PreferenceStore& store, QWidget* parent)
 
     connect(m_runner, &TrainRunner::progress, this, &TrainView::onProgress);
     connect(m_runner, &TrainRunner::evaluated, this, &TrainView::onEvaluation);
-    connect(m_runner, &TrainRunner::logLine, this, &TrainView::appendLog);
+    connect(m_runner, &TrainRunner::logLine, this, [this](const QString& line) {
+        appendLog(line);
+        // A phase between steps (the reference's measurement, an evaluation of a large model) is
+        // said where the steps' rate is, not only in the log, until the next step's progress.
+        for (const char* phase : {"timing one pass", "measuring ", "evaluating step "})
+            if (line.startsWith(QLatin1String(phase)))
+                m_rate->setText(line.left(1).toUpper() + line.mid(1) + QStringLiteral("…"));
+    });
     connect(m_runner, &TrainRunner::checkpointWritten, this, [this](const CheckpointEvent& e) {
         appendLog(tr("checkpoint at step %1: %2").arg(e.step).arg(QString::fromStdString(e.path)));
     });
@@ -221,6 +228,7 @@ bool TrainView::start()
     job.eta = settings->eta;
     job.device = settings->device.toStdString();
     job.seed = settings->seed;
+    job.evalSeconds = settings->evalSeconds;
     checkpointAtEveryEvaluation(job.schedule);
     leaveACoreForTheGui(job);
     job.outputFolder = newRunFolder(m_store.path(), model->id);

@@ -32,7 +32,7 @@ int run(const EvalOptions& o)
     if (Status s = setUpRuntime(o.runtime); !s)
         return fail("eval", s.error());
     auto measured = sampleCheckpoint(o.checkpoint, o.samples, o.sampling, o.runtime.seed, o.runtime.device, o.rule,
-                                  samplingProgress("eval", o.samples, o.sampling.batch));
+                                  samplingProgress("eval"));
     if (!measured)
         return fail("eval", measured.error());
     const CheckpointSummary& checkpoint = measured->checkpoint;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "base/configlimits.h"
+#include "base/modelverdict.h"
 #include "cli/common.h"
 #include "cli/consolelistener.h"
 #include "cli/progressbar.h"
@@ -31,7 +32,7 @@ int run(ImportOptions o)
     // keepWhenStopped: a Ctrl-C keeps a model that passed its checks, written unmeasured (the
     // load of a large model is the work worth keeping); the measurement is a later `d2dpo eval`.
     auto outcome = runImportJob(o.job, listener, stopOnSignals(SignalStops::Import),
-                                samplingProgress("evaluate", o.job.evaluationSamples, o.job.sampling.batch));
+                                samplingProgress("evaluate"));
     if (!outcome)
         return exitCodeAfterStop(fail("import", outcome.error()));
     const ModelSpec& spec = outcome->spec;
@@ -44,6 +45,8 @@ int run(ImportOptions o)
               << "\n";
     if (outcome->measured)
         std::cout << "imported: " << formatMetrics(outcome->metrics) << "\n";
+    if (const std::string advice = outcome->measured ? weakModelAdvice(outcome->metrics) : ""; !advice.empty())
+        std::cout << "note: " << advice << "\n";
     if (outcome->stopped && !outcome->measured && o.job.evaluationSamples > 0) {
         std::cout << "stopped before the measurement ended; wrote " << o.job.outputPath << " (id "
                   << outcome->checkpointId << ", not measured: d2dpo eval -c " << o.job.outputPath << ")\n";
@@ -97,6 +100,10 @@ void registerImport(CLI::App& app, int& exitCode)
     c->add_option("--eval-samples", job.evaluationSamples, "Samples measuring the imported model (0: not measured)")
         ->check(CLI::Range(int64_t(0), int64_t(1000000)))
         ->capture_default_str();
+    c->add_option("--eval-seconds", job.evaluationSeconds,
+                  "Measure on as many samples as fit in about this many seconds at the model's cost (one pass is "
+                  "timed first; at most --eval-samples, at least 20); 0: exactly --eval-samples")
+        ->check(CLI::Range(0.0, 86400.0));
     c->add_option("--probe-seconds", job.probeSeconds,
                   "How long the model's first calls may take before the import gives up on it (0: a minute, and "
                   "a second more per 10M parameters)")

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "base/modelverdict.h"
 #include "cli/common.h"
 #include "cli/consolelistener.h"
 #include "cli/progressbar.h"
@@ -20,6 +21,7 @@ struct PretrainOptions {
     PretrainConfig pretrain;
     SamplingConfig sampling;
     int64_t evalSamples = 2000;
+    double evalSeconds = 0;
     std::string out;
     std::string db;
     int64_t snapshotEvery = 0;
@@ -38,6 +40,7 @@ int run(const PretrainOptions& o)
     job.pretrain = o.pretrain;
     job.sampling = o.sampling;
     job.evaluationSamples = o.evalSamples;
+    job.evaluationSeconds = o.evalSeconds;
     job.seed = o.runtime.seed;
     job.device = o.runtime.device;
     job.outputPath = o.out;
@@ -46,9 +49,9 @@ int run(const PretrainOptions& o)
     if (!o.task.data.empty())
         job.inputs.push_back(o.task.data);
     ConsoleListener listener;
-    // The evaluation draws in batches of --sampling-batch: a bar when it takes more than one.
+    // The evaluation draws in batches of --sampling-batch: a bar when it takes more than a second.
     auto outcome = runPretrainJob(job, listener, stopOnSignals(),
-                                  samplingProgress("evaluate", job.evaluationSamples, job.sampling.batch));
+                                  samplingProgress("evaluate"));
     if (!outcome)
         return exitCodeAfterStop(fail("pretrain", outcome.error()));
     for (const std::string& snapshot : outcome->snapshots)
@@ -59,6 +62,8 @@ int run(const PretrainOptions& o)
         return exitCodeAfterStop(130);
     }
     std::cout << "reference: " << formatMetrics(outcome->metrics) << "\n";
+    if (const std::string advice = weakModelAdvice(outcome->metrics); !advice.empty())
+        std::cout << "note: " << advice << "\n";
     std::cout << "wrote " << o.out << " (id " << outcome->checkpointId << ")\n";
     return 0;
 }
@@ -78,6 +83,10 @@ void registerPretrain(CLI::App& app, int& exitCode)
     c->add_flag("--elbo", options->pretrain.elboWeighting, "Weight the loss by 1/(1-t)");
     addSamplingOptions(c, options->sampling);
     c->add_option("--eval-samples", options->evalSamples, "Samples for the final evaluation")->check(atLeast(1))->capture_default_str();
+    c->add_option("--eval-seconds", options->evalSeconds,
+                  "Evaluate on as many samples as fit in about this many seconds at the model's cost (one pass is "
+                  "timed first; at most --eval-samples, at least 20); 0: exactly --eval-samples")
+        ->check(CLI::Range(0.0, 86400.0));
     c->add_option("--out,-o", options->out, "Checkpoint file to write")->required();
     c->add_option("--snapshot-every", options->snapshotEvery,
                   "Also write the model every STEPS steps, beside the output as NAME.stepN.d2dpo (not evaluated: "

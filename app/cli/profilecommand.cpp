@@ -45,7 +45,7 @@ void printSummary(const ProfiledSet& set)
 Result<std::vector<std::string>> draw(const std::string& path, const ProfileOptions& o)
 {
     auto drawn = sampleCheckpoint(path, o.count, o.sampling, o.runtime.seed, o.runtime.device, "",
-                                  samplingProgress("profile", o.count, o.sampling.batch));
+                                  samplingProgress("profile"));
     if (!drawn)
         return makeError(drawn.error());
     return std::move(drawn->samples);

@@ -10,11 +10,11 @@
 
 namespace d2dpo::cli {
 
-ProgressBar::ProgressBar(std::string label, int64_t total)
+ProgressBar::ProgressBar(std::string label, int64_t total, std::chrono::steady_clock::time_point started)
     : m_label(std::move(label))
     , m_total(std::max<int64_t>(1, total))
     , m_terminal(isatty(STDERR_FILENO) != 0)
-    , m_start(std::chrono::steady_clock::now())
+    , m_start(started)
     , m_lastDraw(m_start)
 {
 }
@@ -73,15 +73,22 @@ void ProgressBar::draw(int64_t done, const std::string& detail, bool final)
     std::fflush(stderr);
 }
 
-std::function<void(int64_t, int64_t)> samplingProgress(const std::string& label, int64_t count, int64_t batch)
+std::function<void(double, int64_t)> samplingProgress(const std::string& label)
 {
-    if (count <= batch)
-        return {};
-    auto bar = std::make_shared<ProgressBar>(label, count);
-    return [bar](int64_t done, int64_t total) {
-        bar->update(done);
-        if (done >= total)
-            bar->finish();
+    struct Draw {
+        std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+        std::unique_ptr<ProgressBar> bar;
+    };
+    auto draw = std::make_shared<Draw>();
+    return [draw, label](double done, int64_t total) {
+        if (!draw->bar) {
+            if (std::chrono::steady_clock::now() - draw->start < std::chrono::seconds(1))
+                return;
+            draw->bar = std::make_unique<ProgressBar>(label, total, draw->start);
+        }
+        draw->bar->update(int64_t(done));
+        if (done >= double(total))
+            draw->bar->finish();
     };
 }
 

@@ -12,7 +12,9 @@ namespace d2dpo::cli {
 
 class ProgressBar {
 public:
-    ProgressBar(std::string label, int64_t total);
+    /// `started`: when the work began, if before the bar (its rate and time left count from then).
+    ProgressBar(std::string label, int64_t total,
+                std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now());
     /// `done` of `total` units finished; `detail` is shown after the bar (e.g. the loss).
     void update(int64_t done, const std::string& detail = {});
     /// Draws the final state and ends the line.
@@ -33,9 +35,9 @@ private:
     bool m_finished = false;
 };
 
-/// What `sample` and `eval` hand the sampler: a bar over `count` samples when they take more than
-/// one batch of `batch` (a long draw is never silent), else nothing.
-std::function<void(int64_t done, int64_t total)> samplingProgress(const std::string& label, int64_t count,
-                                                                  int64_t batch);
+/// What `sample`, `eval`, `import` and `pretrain` hand the sampler: a bar over the draw's samples
+/// once it has run for a second (a long draw is never silent, a quick one prints nothing), sized by
+/// the total the draw reports (a count fitted to a time is known only once the draw starts).
+std::function<void(double done, int64_t total)> samplingProgress(const std::string& label);
 
 } // namespace d2dpo::cli

@@ -35,7 +35,7 @@ int run(const SampleOptions& o)
     if (Status s = setUpRuntime(o.runtime); !s)
         return fail("sample", s.error());
     auto drawn = sampleCheckpoint(o.checkpoint, o.count, o.sampling, o.runtime.seed, o.runtime.device, o.rule,
-                                  samplingProgress("sample", o.count, o.sampling.batch));
+                                  samplingProgress("sample"));
     if (!drawn)
         return fail("sample", drawn.error());
 

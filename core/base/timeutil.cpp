@@ -23,11 +23,11 @@ std::string utcNow()
     return buffer;
 }
 
-double secondsLeft(double elapsedSeconds, int64_t done, int64_t total)
+double secondsLeft(double elapsedSeconds, double done, int64_t total)
 {
-    if (done <= 0 || !std::isfinite(elapsedSeconds) || elapsedSeconds < 0)
+    if (!(done > 0) || !std::isfinite(done) || !std::isfinite(elapsedSeconds) || elapsedSeconds < 0)
         return -1.0;
-    return elapsedSeconds * double(std::max<int64_t>(total - done, 0)) / double(done);
+    return elapsedSeconds * std::max(double(total) - done, 0.0) / done;
 }
 
 std::string clockDuration(double seconds)

@@ -11,8 +11,9 @@ namespace d2dpo {
 std::string utcNow();
 
 /// The time left of a job with `done` of `total` units after `elapsedSeconds`, at the rate so far;
-/// -1 (unknown) before the first unit. The one estimate every progress display shows.
-double secondsLeft(double elapsedSeconds, int64_t done, int64_t total);
+/// -1 (unknown) before any progress. `done` may be a fraction of a unit (a sample whose passes are
+/// under way). The one estimate every progress display shows.
+double secondsLeft(double elapsedSeconds, double done, int64_t total);
 
 /// A duration as a clock reads it: "4:07", "1:02:09"; "–" when unknown (negative or not finite).
 std::string clockDuration(double seconds);

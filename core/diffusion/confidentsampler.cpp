@@ -63,4 +63,6 @@ torch::Tensor ConfidentSampler::sample(int64_t count, torch::Generator& generato
                            [&](int64_t n) { return sampleBatch(n, generator); });
 }
 
+int64_t ConfidentSampler::passesPerBatch() const { return m_passes; }
+
 } // namespace d2dpo

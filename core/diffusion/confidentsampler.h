@@ -24,6 +24,7 @@ public:
 
     torch::Tensor sample(int64_t count, torch::Generator& generator, int64_t batch = 1000) override;
     std::string describe() const override;
+    int64_t passesPerBatch() const override;
     const SamplerCounters& counters() const override { return m_counters; }
 
     /// How many positions pass j of K unmasks in a sequence of `length` (sums to `length`).

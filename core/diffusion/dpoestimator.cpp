@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "diffusion/dpoestimator.h"
+#include "diffusion/sampler.h"
 
 #include <algorithm>
 
@@ -110,6 +111,7 @@ namespace {
 SequenceDivergences divergences(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise,
                                 const CorruptedPairs& pairs)
 {
+    samplerPass(); // a stop is heard between a step's pieces (diffusion/sampler.h's PassWatch)
     return pairs.xt.is_cpu() ? divergencesAtPositions(policy, reference, noise, pairs.x1, pairs.xt, pairs.t)
                              : divergencesAllPositions(policy, reference, noise, pairs.x1, pairs.xt, pairs.t);
 }
@@ -150,6 +152,7 @@ DpoTerms d2dpoBackward(Denoiser& policy, Denoiser& reference, const NoiseProcess
     const CorruptedPairs all = corruptPairs(noise, winners, losers, config, generator);
     if (piece == pairCount) {
         DpoTerms terms = dpoTermsFrom(all, divergences(policy, reference, noise, all), pairCount, config);
+        samplerPass(); // ...and before the backward pass, two thirds of a step
         terms.loss.backward();
         terms.loss = terms.loss.detach();
         terms.divergenceChosen = terms.divergenceChosen.detach();
@@ -170,6 +173,7 @@ DpoTerms d2dpoBackward(Denoiser& policy, Denoiser& reference, const NoiseProcess
         auto share = preferenceLosses(parts, config).sum() / termCount;
         if (config.rpoAlpha > 0)
             share = share + config.rpoAlpha * parts.nll / read;
+        samplerPass();
         share.backward();
         loss = loss.defined() ? loss + share.detach() : share.detach();
         nll = nll.defined() ? nll + parts.nll.detach() : parts.nll.detach();

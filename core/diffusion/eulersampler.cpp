@@ -145,4 +145,6 @@ torch::Tensor EulerSampler::sample(int64_t count, torch::Generator& generator, i
                            [&](int64_t n) { return sampleBatch(n, generator); });
 }
 
+int64_t EulerSampler::passesPerBatch() const { return m_steps; }
+
 } // namespace d2dpo

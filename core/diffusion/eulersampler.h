@@ -34,6 +34,7 @@ public:
     /// `count` samples -> [count, D] int64 on the model's device, generated `batch` at a time.
     torch::Tensor sample(int64_t count, torch::Generator& generator, int64_t batch = 1000) override;
     std::string describe() const override;
+    int64_t passesPerBatch() const override;
 
     /// One Euler step of the per-step algorithm from time t: x [B, D] int64 -> x after dt. On the
     /// last step every remaining mask is filled and nothing is re-masked.

@@ -53,4 +53,6 @@ torch::Tensor ExactMaskingSampler::sample(int64_t count, torch::Generator& gener
                            [&](int64_t n) { return sampleBatch(n, generator); });
 }
 
+int64_t ExactMaskingSampler::passesPerBatch() const { return m_model->length(); }
+
 } // namespace d2dpo

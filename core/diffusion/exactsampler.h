@@ -20,6 +20,7 @@ public:
 
     torch::Tensor sample(int64_t count, torch::Generator& generator, int64_t batch = 1000) override;
     std::string describe() const override;
+    int64_t passesPerBatch() const override;
     const SamplerCounters& counters() const override { return m_counters; }
 
     /// The unmask order of `count` sequences of `length`: [count, length] int64, row i listing the

@@ -76,4 +76,6 @@ torch::Tensor RateEulerSampler::sample(int64_t count, torch::Generator& generato
                            [&](int64_t n) { return sampleBatch(n, generator); });
 }
 
+int64_t RateEulerSampler::passesPerBatch() const { return m_steps; }
+
 } // namespace d2dpo

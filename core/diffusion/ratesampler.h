@@ -29,6 +29,7 @@ public:
 
     torch::Tensor sample(int64_t count, torch::Generator& generator, int64_t batch = 1000) override;
     std::string describe() const override;
+    int64_t passesPerBatch() const override;
     const SamplerCounters& counters() const override { return m_counters; }
 
     /// One step from time t: x [B, D] int64 -> x after dt (the t -> 1 limit when `last`).

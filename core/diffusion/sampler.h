@@ -39,12 +39,16 @@ public:
     /// How it samples, for logs and reports ("exact, one position per pass", "Euler, 64 steps").
     virtual std::string describe() const = 0;
     virtual const SamplerCounters& counters() const = 0;
+    /// Passes of the model one batch makes: exact, for the exact and confident samplers; at most,
+    /// for Euler (which skips a step where nothing in a row changes). Progress within a batch counts them.
+    virtual int64_t passesPerBatch() const = 0;
 };
 
-/// A watch over every pass a sampler makes on the calling thread (none by default): samplers call
+/// A watch over every pass of a model on the calling thread (none by default): samplers call
 /// samplerPass() before each pass of their model, so a long draw hears a stop between passes, not
-/// only between batches (one batch of a large model takes minutes). The watch may throw to end
-/// the draw; watches nest (the innermost one is called).
+/// only between batches (one batch of a large model takes minutes); D2-DPO's backward calls it
+/// before each piece's forward and backward pass, so a step of a large model hears one too. The
+/// watch may throw to end the work; watches nest (the innermost one is called).
 class PassWatch {
 public:
     explicit PassWatch(std::function<void()> beforePass);

@@ -15,7 +15,8 @@ namespace d2dpo {
 
 Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
                                       uint64_t seed, const std::string& device, const std::string& rule,
-                                      const std::function<void(int64_t, int64_t)>& progress, const StopToken* stop)
+                                      const std::function<void(double, int64_t)>& progress, const StopToken* stop,
+                                      double withinSeconds)
 {
     if (count < 1)
         return makeError("the sample count must be at least 1");
@@ -29,15 +30,21 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
         const Task& task = *opened->task;
         torch::NoGradGuard noGrad;
         auto generator = makeGenerator(seed, opened->device);
-        const auto sampler = makeSampler(opened->checkpoint.model, info.spec.noise, task.vocabSize(), sampling);
+        SamplingConfig drawing = sampling;
+        const SampleBudget budget{count, withinSeconds};
+        auto sampler = makeSampler(opened->checkpoint.model, info.spec.noise, task.vocabSize(), drawing);
+        if (budget.fitted()) {
+            count = fitSampleCount(*opened->checkpoint.model, *sampler, budget).samples;
+            drawing.batch = int(std::min<int64_t>(drawing.batch, evaluationBatchFor(count)));
+        }
         startCountingNonFinitePasses(*opened->checkpoint.model);
         const torch::Tensor samples =
-            drawSamples(*sampler, count, sampling.batch, generator, stop, progress).to(torch::kCPU).contiguous();
+            drawSamples(*sampler, count, drawing.batch, generator, stop, progress).to(torch::kCPU).contiguous();
         ModelSummary summary;
         summary.checkpoint = {info.id, info.kind, info.parentId, info.step};
         summary.metrics = task.measure(samples);
         summary.metrics.seed = seed;
-        summary.metrics.sampler = describeSampling(info.spec.noise, sampling, task.length());
+        summary.metrics.sampler = describeSampling(info.spec.noise, drawing, task.length());
         reportNonFinitePasses(*opened->checkpoint.model, summary.metrics);
         summary.samples = formatRows(task, samples);
         const std::vector<int64_t> rows = rowsToHost(samples);
@@ -59,12 +66,6 @@ Result<ModelSummary> measureCheckpoint(const std::string& checkpointPath, const 
     if (Status s = validate(measurement.sampling); !s)
         return makeError(s.error());
     return sampleCheckpoint(checkpointPath, measurement.samples, measurement.sampling, measurement.seed, device);
-}
-
-int64_t defaultViewSamples(int64_t length)
-{
-    const int64_t scaled = kMeasurementSamples * 32 / std::max<int64_t>(1, length);
-    return std::clamp<int64_t>(scaled / 100 * 100, 200, kMeasurementSamples);
 }
 
 } // namespace d2dpo

@@ -35,17 +35,15 @@ struct ModelSummary {
 
 /// Draws `count` samples from the checkpoint with the Euler sampler (seeded on the device, so two
 /// models compare on the same draws) and measures them with the checkpoint's task (with `rule` in
-/// place of its own when given). `progress(done, count)` hears each sampler batch; a raised `stop`
-/// ends the draws before the next batch with the error "stopped".
+/// place of its own when given). With `withinSeconds` > 0, `count` is the most drawn: as many as
+/// fit in about that time at the model's timed cost (base/samplebudget.h; summary.metrics.samples
+/// says how many), in batches for that count. `progress(done, total)` hears the passes (a fraction
+/// of a sample within a batch); a raised `stop` ends the draws before the next pass with the error
+/// "stopped".
 Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
                                       uint64_t seed, const std::string& device = "auto", const std::string& rule = "",
-                                      const std::function<void(int64_t, int64_t)>& progress = {},
-                                      const StopToken* stop = nullptr);
-
-/// How many samples a model of sequences of `length` is measured on in the Models view by default:
-/// kMeasurementSamples for short sequences, fewer as they grow (2000 at 32, 400 at 150, 200 from
-/// 320), so a model is drawn in about the same time at any length.
-int64_t defaultViewSamples(int64_t length);
+                                      const std::function<void(double, int64_t)>& progress = {},
+                                      const StopToken* stop = nullptr, double withinSeconds = 0);
 
 /// sampleCheckpoint() as `measurement` says: its sampler, sample count and seed (the Models view
 /// measures every model by standardMeasurement()).

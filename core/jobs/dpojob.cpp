@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/dpojob.h"
-#include "store/storename.h"
-#include "jobs/runfolder.h"
 
 #include <filesystem>
 #include <memory>
@@ -23,12 +21,14 @@
 #include "jobs/dporesume.h"
 #include "jobs/referencemetrics.h"
 #include "jobs/runending.h"
+#include "jobs/runfolder.h"
 #include "jobs/runrecorder.h"
 #include "jobs/storewait.h"
 #include "model/device.h"
 #include "model/loradenoiser.h"
 #include "model/torchscriptdenoiser.h"
 #include "store/preferencestore.h"
+#include "store/storename.h"
 #include "tasks/task.h"
 #include "train/dpotrainer.h"
 #include "train/evaluation.h"
@@ -132,6 +132,10 @@ private:
         }
         m_listener.onLog("reference " + m_reference.id + " (" + m_reference.kind + ", step " +
                          std::to_string(m_reference.step) + ") from " + m_spec.referencePath);
+        if (!m_resuming && m_spec.evalSeconds > 0) // a new run's evaluations fitted to the reference's cost
+            m_spec.schedule.evalSamples =
+                fittedEvaluationCount(m_model.checkpoint.model, *m_model.task, m_reference.spec.noise, m_spec.sampling,
+                                      {m_spec.schedule.evalSamples, m_spec.evalSeconds}, m_listener).samples;
     }
 
     void openStore()

@@ -32,6 +32,10 @@ struct DpoJobSpec {
     DpoConfig dpo;
     DpoScheduleConfig schedule;
     SamplingConfig sampling;
+    /// > 0: a new run's evaluations draw as many samples as fit in about this time at the
+    /// reference's cost (one pass timed before the run is recorded), at most schedule.evalSamples;
+    /// the run records the count drawn. 0: schedule.evalSamples exactly.
+    double evalSeconds = 0;
     std::optional<double> eta;     ///< remasking coefficient for training and sampling; unset: the reference's
     std::string device = "auto";   ///< "auto", "cpu", "cuda", "cuda:N"
     int threads = 0;               ///< CPU threads of the thread that runs the job; 0: the free physical cores

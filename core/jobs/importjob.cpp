@@ -226,8 +226,11 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
         listener.onPhase("evaluate-reference", 0);
         auto generator = makeGenerator(spec.seed + 1000, device.value());
         try {
-            outcome.metrics = evaluateModel(denoiser, *task.value(), modelSpec.noise, spec.sampling,
-                                            spec.evaluationSamples, generator, &stop, evaluationProgress);
+            SamplingConfig sampling = spec.sampling;
+            const FittedCount count = fittedEvaluationCount(denoiser, *task.value(), modelSpec.noise, sampling,
+                                                            {spec.evaluationSamples, spec.evaluationSeconds}, listener);
+            outcome.metrics = evaluateModel(denoiser, *task.value(), modelSpec.noise, sampling, count.samples,
+                                            generator, &stop, evaluationProgress);
             outcome.metrics.seed = spec.seed + 1000;
             outcome.measured = true;
         } catch (const EvaluationStopped&) { // written without its measurement, or not at all

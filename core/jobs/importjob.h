@@ -31,6 +31,7 @@ struct ImportJobSpec {
     int length = 16;              ///< binary-integers: the number of bits
     SamplingConfig sampling;      ///< for the measurement of the imported model
     int64_t evaluationSamples = 1000; ///< 0: not measured
+    double evaluationSeconds = 0; ///< > 0: as many samples as fit in about this time, at most evaluationSamples
     double probeSeconds = 0;      ///< the probe's time limit; 0: probeSecondsAllowed() for its size
     uint64_t seed = 0;
     std::string device = "auto";
@@ -56,8 +57,8 @@ struct ImportJobOutcome {
 };
 
 /// Runs in the calling thread; `listener` hears the phases "import" (3 steps: read and check the
-/// files, load, probe; a log line after each), "evaluate-reference" (no steps: `evaluationProgress`
-/// hears its sampler batches) and "write" (the checkpoint, and the store when given). A stop is
+/// files, load, probe; a log line after each), "evaluate-reference" (no steps: a log line says the
+/// count and, when fitted to a time, what it costs; `evaluationProgress` hears its passes) and "write" (the checkpoint, and the store when given). A stop is
 /// heard between the steps and before each sampler batch; the step in flight (a large model's
 /// load) finishes first. Then, with spec.keepWhenStopped, a model that passed the probe is written
 /// without metrics; without it, nothing is written (outcome.stopped either way).

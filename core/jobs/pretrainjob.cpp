@@ -28,8 +28,6 @@ std::string snapshotPath(const std::string& outputPath, int64_t step)
     return path.string();
 }
 
-int64_t evaluationBatchFor(int64_t samples) { return std::clamp<int64_t>(samples / 8, 50, 1000); }
-
 namespace {
 
 /// A snapshot as its own checkpoint: pretrained, the steps so far, no evaluation.
@@ -105,8 +103,11 @@ Result<PretrainJobOutcome> runPretrainJob(const PretrainJobSpec& spec, PhaseList
         listener.onPhase("evaluate-reference", 0);
         auto generator = makeGenerator(spec.seed + 1000, device.value());
         try {
-            outcome.metrics = evaluateModel(model, *task.value(), spec.spec.noise, spec.sampling,
-                                            spec.evaluationSamples, generator, &stop, evaluationProgress);
+            SamplingConfig sampling = spec.sampling;
+            const FittedCount count = fittedEvaluationCount(model, *task.value(), spec.spec.noise, sampling,
+                                                            {spec.evaluationSamples, spec.evaluationSeconds}, listener);
+            outcome.metrics = evaluateModel(model, *task.value(), spec.spec.noise, sampling, count.samples,
+                                            generator, &stop, evaluationProgress);
             outcome.metrics.seed = spec.seed + 1000;
         } catch (const EvaluationStopped&) { // every step is written, without the evaluation
             outcome.stopped = true;

@@ -10,6 +10,7 @@
 
 #include "base/config.h"
 #include "base/result.h"
+#include "base/samplebudget.h"
 #include "base/samplemetrics.h"
 #include "base/trainlistener.h"
 
@@ -20,6 +21,7 @@ struct PretrainJobSpec {
     PretrainConfig pretrain;
     SamplingConfig sampling;     ///< for the final evaluation
     int64_t evaluationSamples = 2000;
+    double evaluationSeconds = 0; ///< > 0: as many samples as fit in about this time, at most evaluationSamples
     uint64_t seed = 0;
     std::string device = "auto"; ///< "auto", "cpu", "cuda", "cuda:N"
     std::string outputPath;      ///< the checkpoint file to write
@@ -33,15 +35,9 @@ struct PretrainJobSpec {
     bool keepWhenStopped = true;
 };
 
-/// Sampler batches for an evaluation someone waits on: an eighth of `samples` (50 to 1000), so
-/// it reports its progress and hears a stop several times, every few seconds at protein length.
-/// One rule for every such draw: the pretraining's and the import's evaluations (their dialogs)
-/// and the Models view's measurements (ui/modelmeasurer.cpp).
-int64_t evaluationBatchFor(int64_t samples);
-
-/// After each sampler batch of a job's evaluation (a pretraining's, an import's): samples drawn
-/// so far, and the total.
-using EvaluationProgress = std::function<void(int64_t done, int64_t total)>;
+/// During a job's evaluation (a pretraining's, an import's), after its passes and batches: samples
+/// drawn so far (a fraction within a batch, from its passes), and the total.
+using EvaluationProgress = std::function<void(double done, int64_t total)>;
 
 /// Where the snapshot after `step` goes: "words.d2dpo" -> "words.step1000.d2dpo", beside it.
 std::string snapshotPath(const std::string& outputPath, int64_t step);

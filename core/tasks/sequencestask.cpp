@@ -52,7 +52,8 @@ std::string SequencesTask::whyInvalid(const int64_t* tokens) const
         --end;
     for (int64_t i = 0; i < end; ++i)
         if (tokens[i] < 0 || tokens[i] >= symbols)
-            return tokens[i] == pad ? "a pad before the end" : "a token outside the vocabulary";
+            return tokens[i] == pad ? "it ends, then goes on (an end mark before its last symbol)"
+                                    : "a token outside the vocabulary";
     if (end < m_config.minLength || end > length())
         return "length " + std::to_string(end) + " outside " + std::to_string(m_config.minLength) + ".." +
                std::to_string(length());

@@ -17,10 +17,14 @@
 #include "train/bestcheckpoint.h"
 #include "train/evaluation.h"
 #include "diffusion/dpoestimator.h"
+#include "diffusion/sampler.h"
 
 namespace d2dpo {
 
 namespace {
+
+/// Thrown inside a step when a stop is asked: the step is abandoned before its update.
+struct StepStopped {};
 
 /// The policy a run trains: `start` itself, or with DpoConfig::loraRank adapters on it (the
 /// reference then shares its weights). Where adapters cannot be made, `error` says why.
@@ -196,6 +200,9 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
     };
     std::optional<BestCheckpoint> best;
     auto evaluate = [&](int64_t step) {
+        // Said before, not only after: an evaluation of a large model takes a while (the views show it).
+        listener.onLog("evaluating step " + std::to_string(step) + " on " + std::to_string(m_schedule.evalSamples) +
+                       " samples");
         const SampleMetrics metrics = measure(m_policy);
         lastMetrics = metrics.toJson();
         listener.onEvaluation({step, metrics});
@@ -307,7 +314,19 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
                 break;
             }
             const bool report = step % std::max(1, m_schedule.logEvery) == 0 || step == m_config.steps;
-            unread.push_back({step, this->step(report), report});
+            try {
+                // Heard inside a step too, between its pieces and before its backward pass: a
+                // step of a large model takes seconds. The weights stay the last whole step's.
+                const PassWatch hearStop([&] {
+                    if (stop.stopRequested())
+                        throw StepStopped();
+                });
+                unread.push_back({step, this->step(report), report});
+            } catch (const StepStopped&) {
+                if (readBack())
+                    finished.status = RunStatus::Stopped;
+                break;
+            }
             const bool evaluationDue =
                 m_schedule.evalEvery > 0 && step % m_schedule.evalEvery == 0 && step != m_config.steps;
             const bool checkpointDue =

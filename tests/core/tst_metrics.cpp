@@ -8,6 +8,8 @@
 #include "model/device.h"
 #include "base/samplemetrics.h"
 #include "base/timeutil.h"
+#include "base/modelverdict.h"
+#include "base/samplebudget.h"
 
 using namespace d2dpo;
 
@@ -173,6 +175,46 @@ private Q_SLOTS:
         QCOMPARE(secondsLeft(-1.0, 5, 10), -1.0);
         QCOMPARE(clockDuration(secondsLeft(60.0, 1, 66)), std::string("1:05:00"));
         QCOMPARE(clockDuration(secondsLeft(10.0, 0, 100)), std::string("–"));
+        QCOMPARE(secondsLeft(2.0, 0.25, 10), 78.0); // a quarter of a sample in 2 s: 9.75 more take 78 s
+        QCOMPARE(secondsLeft(2.0, 0.0001, 10) > 1e5, true);
+    }
+
+    void aFittedCountIsWhatFitsTheTimeOnAOneTwoFiveScale()
+    {
+        // 30 s at 0.15 s a sample: 200 fit exactly; at 0.1 s, 300 fit and 200 is drawn.
+        QCOMPARE(samplesWithin(0.15, 30, 2000), int64_t(200));
+        QCOMPARE(samplesWithin(0.1, 30, 2000), int64_t(200));
+        QCOMPARE(samplesWithin(0.05, 30, 2000), int64_t(500));
+        QCOMPARE(samplesWithin(0.0299, 30, 2000), int64_t(1000)); // 1003 fit
+        QCOMPARE(samplesWithin(0.001, 30, 2000), int64_t(2000));  // 30000 fit: the most wins
+        QCOMPARE(samplesWithin(0.001, 30, 700), int64_t(700));
+        QCOMPARE(samplesWithin(7.5, 30, 2000), kFewestFittedSamples); // 4 fit: the fewest that say something
+        QCOMPARE(samplesWithin(7.5, 30, 10), int64_t(10));            // ...unless fewer were asked for
+        QCOMPARE(samplesWithin(0, 30, 2000), int64_t(2000));          // too fast for the clock
+        QCOMPARE(samplesWithin(std::nan(""), 30, 2000), int64_t(2000));
+        QCOMPARE(describeFittedCount(200, 0.15), std::string("200 samples (about 0:30, 0.15 s a sample)"));
+        QCOMPARE(describeFittedCount(2000, 0.0005), std::string("2000 samples (about 0:01, 0.5 ms a sample)"));
+        QCOMPARE(evaluationBatchFor(20), int64_t(50));
+        QCOMPARE(evaluationBatchFor(2000), int64_t(250));
+    }
+
+    void aModelMostlyInvalidIsTooWeakToLabel()
+    {
+        SampleMetrics weak;
+        weak.samples = 200;
+        weak.set("vsr", 0.065, "valid share");
+        weak.set("rule_share", 0.015, "rule share");
+        weak.ruleMetric = "rule_share";
+        const std::string advice = weakModelAdvice(weak);
+        QVERIFY2(advice.find("% of its 200 samples are valid sequences (VSR 0.065)") != std::string::npos,
+                 advice.c_str());
+        QVERIFY(advice.find("more steps") != std::string::npos && advice.find("import") != std::string::npos);
+        QCOMPARE(newModelFigures(weak), std::string("VSR 0.065, rule share 0.015 on 200 samples"));
+        SampleMetrics fit = weak;
+        fit.set("vsr", kWeakModelVsr, "valid share"); // half valid: labelable
+        QCOMPARE(weakModelAdvice(fit), std::string());
+        QCOMPARE(weakModelAdvice(SampleMetrics{}), std::string()); // not measured: nothing to say
+        QCOMPARE(evaluationBatchFor(2000), int64_t(250));
     }
 
     void binaryIntegersRefuseAnyRuleButOdd()

@@ -4,7 +4,9 @@
 // keeping the last good checkpoint.
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <thread>
@@ -18,6 +20,7 @@
 #include "model/device.h"
 #include "train/dpotrainer.h"
 #include "train/evaluation.h"
+#include "diffusion/sampler.h"
 #include "diffusion/maskingnoise.h"
 #include "train/pretrainer.h"
 
@@ -29,12 +32,19 @@ namespace {
 /// A model that asks for a stop on its `stopAt`-th pass (a user's Cancel in the middle of a batch).
 class StopsOnPass final : public DenoiserModel {
 public:
-    StopsOnPass(Denoiser inner, StopToken& stop, int stopAt)
-        : DenoiserModel(inner->length(), inner->vocabSize()), m_inner(std::move(inner)), m_stop(stop), m_stopAt(stopAt)
+    /// Raises `stop` on pass `stopAt` (0: never); each pass takes at least `passMs` (a large model's pass).
+    StopsOnPass(Denoiser inner, StopToken& stop, int stopAt, int passMs = 0)
+        : DenoiserModel(inner->length(), inner->vocabSize())
+        , m_inner(std::move(inner))
+        , m_stop(stop)
+        , m_stopAt(stopAt)
+        , m_passMs(passMs)
     {
     }
     torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& t) override
     {
+        if (m_passMs > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(m_passMs));
         if (++passes == m_stopAt)
             m_stop.requestStop();
         return m_inner->forward(tokens, t);
@@ -53,6 +63,7 @@ private:
     Denoiser m_inner;
     StopToken& m_stop;
     int m_stopAt;
+    int m_passMs;
 };
 
 } // namespace
@@ -214,6 +225,74 @@ private Q_SLOTS:
         SamplingConfig exact{"exact", 8, 500};
         QVERIFY_THROWS_EXCEPTION(EvaluationStopped, evaluateModel(model, m_task, m_spec.noise, exact, 500, generator, &stop));
         QCOMPARE(watched->passes, 3);
+    }
+
+    void anEvaluationReportsItsPassesAndAFittedCountFitsItsTime()
+    {
+        // Passes of at least 60 ms, 6 a batch (the exact sampler at length 6): the progress, heard
+        // at most every 0.2 s, moves within a batch, so a slow model's bar moves before its first
+        // batch ends.
+        StopToken stop;
+        auto slow = std::make_shared<StopsOnPass>(freshModel(), stop, 0, 60);
+        Denoiser model = slow;
+        model->eval();
+        auto generator = makeGenerator(1, torch::kCPU);
+        SamplingConfig exact{"exact", 8, 10};
+        std::vector<double> heard;
+        evaluateModel(model, m_task, m_spec.noise, exact, 20, generator, &stop,
+                      [&](double done, int64_t total) {
+                          QCOMPARE(total, int64_t(20));
+                          heard.push_back(done);
+                      });
+        QVERIFY(std::is_sorted(heard.begin(), heard.end()));
+        QCOMPARE(heard.back(), 20.0);
+        QVERIFY2(std::any_of(heard.begin(), heard.end(), [](double d) { return d > 0 && d < 10; }),
+                 "no progress was heard within the first batch");
+
+        // Timed: at least 60 ms for 16 rows, 6 passes a sample, so at most 44 fit in a second: the
+        // fewest a fitted count draws, whatever the machine's load.
+        const auto sampler = makeSampler(model, m_spec.noise, m_task.vocabSize(), exact);
+        const FittedCount fitted = fitSampleCount(*model, *sampler, {2000, 1.0});
+        QCOMPARE(fitted.samples, kFewestFittedSamples);
+        QVERIFY2(fitted.secondsPerSample >= 0.06 / 16 * 6, fitted.describe().c_str());
+        QVERIFY(QString::fromStdString(fitted.describe()).startsWith(QStringLiteral("20 samples (about ")));
+        const FittedCount fixed = fitSampleCount(*model, *sampler, {300, 0});
+        QCOMPARE(fixed.samples, int64_t(300));
+        QCOMPARE(fixed.describe(), std::string("300 samples"));
+    }
+
+    void aStopIsHeardInsideAStepBetweenItsPieces()
+    {
+        // Batches of 16 in pieces of 4. A stop asked during the second step's second piece ends the
+        // run there: that step is abandoned before its update, the weights are the first step's.
+        DpoConfig dpo = test::tinyDpo(50);
+        dpo.batchPiece = 4;
+        auto trainerOn = [&](Denoiser model) {
+            DpoTrainer trainer(std::move(model), m_task, m_noise,
+                               DpoTrainerOptions(m_spec, dpo).schedule(test::tinySchedule()).sampling(m_sampling).seed(3));
+            auto generator = makeGenerator(8, torch::kCPU);
+            const auto [winners, losers] = m_task.rulePairs(256, generator, torch::kCPU).value();
+            trainer.setPreferences(winners, losers);
+            return trainer;
+        };
+        StopToken never;
+        auto counted = std::make_shared<StopsOnPass>(freshModel(), never, 0);
+        DpoTrainer once = trainerOn(counted);
+        once.trainStep(false);
+        const int perStep = counted->passes; // the policy's passes in one step: one or more a piece
+        QVERIFY(perStep >= 4);
+
+        StopToken stop;
+        auto watched = std::make_shared<StopsOnPass>(freshModel(), stop, perStep + 2);
+        DpoTrainer trainer = trainerOn(watched);
+        Recorder recorder;
+        const FinishedEvent done = trainer.run(recorder, stop);
+        QCOMPARE(done.status, RunStatus::Stopped);
+        QCOMPARE(done.stepsDone, int64_t(1));
+        QCOMPARE(watched->passes, perStep + 2); // heard before the piece's backward, not after the step
+        const auto stopped = trainer.policy()->parameters(), oneStep = once.policy()->parameters();
+        for (size_t i = 0; i < stopped.size(); ++i)
+            QVERIFY((stopped[i] - oneStep[i]).abs().max().item<double>() < 1e-6);
     }
 
     void thePretrainerStopsWhenTheListenerAsks()

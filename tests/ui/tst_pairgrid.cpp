@@ -194,6 +194,8 @@ private Q_SLOTS:
         QCOMPARE(legend.entries(), (QStringList{"A", "C", "G", "T", "difference"}));
         legend.setContent(QStringLiteral("text"), {}, false);
         QCOMPARE(legend.entries(), QStringList{"difference"}); // the letters say it all
+        legend.setContent(QStringLiteral("dna"), {}, true, true); // an alignment's gaps, hatched pads
+        QCOMPARE(legend.entries(), (QStringList{"A", "C", "G", "T", "difference", "gap", "past the end"}));
     }
 
     void shortPairsAreOneRowOfBigCells_data()

@@ -5,6 +5,9 @@
 // task's part of the inputs comes from TaskInfo.
 #include <QImage>
 #include <QPainter>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QWheelEvent>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -15,6 +18,7 @@
 
 #include "facades/taskinfo.h"
 #include "ui/positionprofilepanel.h"
+#include "ui/qcustomplotinclude.h"
 #include "ui/sequencelogo.h"
 
 using namespace d2dpo;
@@ -167,6 +171,40 @@ private Q_SLOTS:
         QCOMPARE(n.copies, int64_t(1));
         QVERIFY(std::abs(nearest.last().split(QLatin1Char(','))[3].toDouble() - n.identity.back()) < 1e-6);
         QVERIFY(panel.identityText().contains(QStringLiteral("model: mean")));
+    }
+
+    void theWheelScrollsThePageAndCtrlWheelZooms()
+    {
+        // The panel in a page shorter than itself, as the Models view shows it.
+        QScrollArea page;
+        page.resize(700, 300);
+        auto* panel = new PositionProfilePanel;
+        page.setWidget(panel);
+        page.setWidgetResizable(true);
+        panel->setInputs(inputs());
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QScrollBar* bar = page.verticalScrollBar();
+        QVERIFY(bar->maximum() > 0);
+        const QList<QCustomPlot*> plots = panel->findChildren<QCustomPlot*>();
+        QVERIFY(!plots.isEmpty());
+        QCustomPlot* plot = plots.front();
+        const QCPRange drawn = plot->xAxis->range();
+        const QPointF middle(plot->width() / 2.0, plot->height() / 2.0);
+        const auto wheel = [&](Qt::KeyboardModifiers modifiers) {
+            QWheelEvent event(middle, plot->mapToGlobal(middle), QPoint(), QPoint(0, -120), Qt::NoButton, modifiers,
+                              Qt::NoScrollPhase, false);
+            QCoreApplication::sendEvent(plot, &event);
+        };
+        wheel(Qt::NoModifier); // the page moves, the plot's range does not
+        QVERIFY(bar->value() > 0);
+        QCOMPARE(plot->xAxis->range(), drawn);
+        wheel(Qt::ControlModifier); // Ctrl: the positions zoom
+        QVERIFY(plot->xAxis->range() != drawn);
+        QMouseEvent doubleClick(QEvent::MouseButtonDblClick, middle, plot->mapToGlobal(middle), Qt::LeftButton,
+                                Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(plot, &doubleClick); // back to the whole range
+        QCOMPARE(plot->xAxis->range(), drawn);
     }
 
     void nothingToExportWithoutSamples()

@@ -227,6 +227,47 @@ private Q_SLOTS:
         QCOMPARE(store.value()->models().value().size(), size_t(0));
         QVERIFY(!QFile::exists(dialog.createdCheckpoint()));
     }
+
+    void aModelTooWeakToLabelIsSaidAndItsFieldsAreKept()
+    {
+        // Ten pretraining steps on 12 proteins, a valid sample being one of them: nothing it writes is.
+        const QString proteins = m_dir.filePath(QStringLiteral("weak-proteins.fa"));
+        writeProteins(proteins, 12, 48);
+        const QString storePath = m_dir.filePath(QStringLiteral("weak.sqlite"));
+        {
+            DataModelDialog dialog(storePath, m_dir.filePath(QStringLiteral("weak-models")));
+            dialog.setDataFile(proteins);
+            dialog.findChild<QSpinBox*>()->setValue(10);
+            dialog.findChild<QLineEdit*>(QStringLiteral("rule"))->setText(QStringLiteral("motif:^M"));
+            dialog.findChildren<QComboBox*>().at(1)->setCurrentIndex(1); // the validity: in-data
+            QSignalSpy created(&dialog, &DataModelDialog::modelCreated);
+            dialog.show();
+            QVERIFY(dialog.start());
+            QTRY_VERIFY_WITH_TIMEOUT(!dialog.busy(), 120000);
+            QCOMPARE(created.count(), 1); // it is made and stored all the same
+            const QString summary = dialog.findChild<QLabel*>(QStringLiteral("summary"))->text();
+            QVERIFY2(dialog.madeTooWeak(), qPrintable(summary));
+            QVERIFY2(summary.contains(QStringLiteral("Too weak to label")) && summary.contains(QStringLiteral("VSR")) &&
+                         summary.contains(QStringLiteral("more steps")),
+                     qPrintable(summary));
+            // The dialog stays open on the advice: Create is off, Cancel reads Close.
+            QVERIFY(dialog.isVisible());
+            QCOMPARE(dialog.result(), 0);
+            auto* buttons = dialog.findChild<QDialogButtonBox*>();
+            QCOMPARE(buttons->button(QDialogButtonBox::Cancel)->text(), QStringLiteral("Close"));
+            QVERIFY(!dialog.findChild<QPushButton*>(QStringLiteral("createButton"))->isEnabled());
+            buttons->button(QDialogButtonBox::Cancel)->click();
+            QVERIFY(!dialog.isVisible());
+        }
+        // A new dialog starts from the fields the last one used.
+        DataModelDialog again(storePath, m_dir.filePath(QStringLiteral("weak-models")));
+        QCOMPARE(again.findChild<QLineEdit*>(QStringLiteral("dataFile"))->text(), proteins);
+        QCOMPARE(again.findChild<QLineEdit*>(QStringLiteral("rule"))->text(), QStringLiteral("motif:^M"));
+        QCOMPARE(again.findChild<QSpinBox*>()->value(), 10);
+        QCOMPARE(again.findChildren<QComboBox*>().at(1)->currentData().toString(), QStringLiteral("in-data"));
+        QVERIFY2(again.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("12 sequences")),
+                 qPrintable(again.findChild<QLabel*>(QStringLiteral("summary"))->text()));
+    }
 };
 
 QTEST_MAIN(TestStableFields)
