@@ -15,6 +15,7 @@
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QLineEdit>
+#include <QProgressBar>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -29,6 +30,7 @@
 #include "ui/metricplot.h"
 #include "ui/modelmeasurer.h"
 #include "ui/modelsview.h"
+#include "ui/pairsupply.h"
 #include "jobs/pairgenerator.h"
 #include "store/preferencestore.h"
 #include "facades/runtimeinfo.h"
@@ -80,7 +82,7 @@ private:
 };
 
 /// The Models view's draw and the Label view's generation at once for 15 s, then the draw's Cancel.
-int twoLongJobs(QApplication& app, d2dpo::ui::MainWindow& window, const QString& model)
+int twoLongJobs(QApplication& app, d2dpo::ui::MainWindow& window, const QString& model, const QString& modelId)
 {
     using namespace d2dpo::ui;
     std::printf("%s\n", d2dpo::describeAutoRuntime().c_str());
@@ -91,11 +93,14 @@ int twoLongJobs(QApplication& app, d2dpo::ui::MainWindow& window, const QString&
     ModelsView* models = window.modelsView();
     auto* measurer = models->findChild<ModelMeasurer*>();
     QElapsedTimer cancelClock;
+    QObject::connect(models, &ModelsView::statusMessage, &app,
+                     [](const QString& message) { std::printf("Models view: %s\n", qPrintable(message)); });
     QTimer::singleShot(3000, &app, [&] {
         meter.stop();
         meter.print("idle");
         meter.start();
         window.showView(2);
+        models->selectModel(modelId);
         models->setSampleCount(100000);
         window.labelView()->labelFrom(model, 500);
         window.showView(0);
@@ -104,6 +109,10 @@ int twoLongJobs(QApplication& app, d2dpo::ui::MainWindow& window, const QString&
         meter.stop();
         meter.print("two jobs");
         std::printf("longest GUI-thread stall with two long jobs: %.1f ms (goal: under 50 ms)\n", meter.longest());
+        const auto* bar = models->findChild<QProgressBar*>(QStringLiteral("samplingProgress"));
+        std::printf("at 15 s: the Models view was %s (its bar: \"%s\"); the Label view was %s\n",
+                    measurer && measurer->busy() ? "still drawing" : "done drawing", bar ? qPrintable(bar->format()) : "?",
+                    window.labelView()->supply().busy() ? "still generating" : "done generating");
         cancelClock.start();
         models->cancelSampling();
     });
@@ -156,6 +165,7 @@ int main(int argc, char** argv)
         return 1;
     }
     (void)store.value()->addModel(generator.value()->model());
+    QString ownId = QString::fromStdString(generator.value()->model().id);
     if (parser.isSet(modelOption)) {
         auto own = d2dpo::PairGenerator::load(parser.value(modelOption).toStdString(), "cpu");
         if (!own) {
@@ -163,13 +173,14 @@ int main(int argc, char** argv)
             return 1;
         }
         (void)store.value()->addModel(own.value()->model());
+        ownId = QString::fromStdString(own.value()->model().id);
     }
 
     d2dpo::ui::MainWindow window(std::move(store.value()));
     window.resize(1280, 800);
     window.show();
     if (parser.isSet(twoJobsOption))
-        return twoLongJobs(app, window, parser.isSet(modelOption) ? parser.value(modelOption) : reference);
+        return twoLongJobs(app, window, parser.isSet(modelOption) ? parser.value(modelOption) : reference, ownId);
     window.showView(1);
     d2dpo::ui::TrainView* view = window.trainView();
     view->reload();

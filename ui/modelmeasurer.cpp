@@ -15,10 +15,12 @@ ModelMeasurer::ModelMeasurer(QObject* parent) : QObject(parent), m_watcher(new Q
 {
     connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
         DrawnSamples drawn = m_watcher->result();
-        if (drawn.summary && m_running && m_running->drawn.fitted())
+        if (drawn.summary && m_running && m_running->batch == 0)
             for (Job& next : m_queue)
-                if (next.call == m_running->call && next.drawn.fitted())
+                if (next.call == m_running->call && next.batch == 0) {
                     next.drawn = {drawn.summary->metrics.samples, 0};
+                    next.batch = drawn.summary->batch;
+                }
         // Start the next draw before anyone hears of this one: a listener that asks for more
         // (measure()) then queues behind it instead of starting a second draw beside it.
         m_running.reset();
@@ -44,10 +46,11 @@ void ModelMeasurer::measure(const std::vector<ModelRecord>& models, const Sample
     };
     for (const ModelRecord& m : models) {
         const QString id = QString::fromStdString(m.id);
-        const bool known = (m_running && same(*m_running, id)) ||
+        // A draw being stopped (a cancel just now) does not count: it ends without a result.
+        const bool known = (m_running && m_stop && !m_stop->stopRequested() && same(*m_running, id)) ||
                            std::any_of(m_queue.begin(), m_queue.end(), [&](const Job& j) { return same(j, id); });
         if (!known)
-            m_queue.push_back({id, QString::fromStdString(m.name), m.path, budget, budget, m_calls});
+            m_queue.push_back({id, QString::fromStdString(m.name), m.path, budget, budget, 0, m_calls});
     }
     ++m_calls;
     if (!m_running)
@@ -85,12 +88,11 @@ void ModelMeasurer::startNext()
         // The draws of a model are seeded like every measurement (measurement.h), in smaller
         // batches: the same seed and count give the same figures each time the view draws them.
         MeasurementSpec spec = standardMeasurement();
-        spec.sampling.batch = batchFor(job.drawn.most);
+        spec.sampling.batch = int(job.batch > 0 ? job.batch : batchFor(job.drawn.most));
         auto drawn = sampleCheckpoint(job.path, job.drawn.most, spec.sampling, spec.seed, "auto", "", report,
-                                      stop.get(), job.drawn.seconds);
+                                      stop.get(), job.drawn.seconds, job.batch > 0 ? 0.0 : kPassSeconds);
         if (drawn) // the batches split the seeded draws: the same count in other batches draws others
-            drawn->metrics.sampler += ", in batches of " +
-                                      std::to_string(std::min<int64_t>(spec.sampling.batch, batchFor(drawn->metrics.samples)));
+            drawn->metrics.sampler += ", in batches of " + std::to_string(drawn->batch);
         return DrawnSamples{job.id, job.budget, drawn ? std::optional(drawn.value()) : std::nullopt,
                             drawn ? QString() : QString::fromStdString(drawn.error())};
     }));

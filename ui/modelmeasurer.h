@@ -35,15 +35,18 @@ public:
     explicit ModelMeasurer(QObject* parent = nullptr);
     ~ModelMeasurer() override; ///< stops and waits for the draw in flight
 
-    /// Queues these models (those queued or in flight already are not queued twice). With a fitted
-    /// budget the first model's count is used for the others of the call (a model and its
-    /// reference: their figures compare on the same draws).
+    /// Queues these models (those queued or in flight already are not queued twice). The first
+    /// model's count (when fitted) and batches (sized so that a pass takes about kPassSeconds: a
+    /// Cancel is heard between passes) are used for the others of the call: a model and its
+    /// reference compare on the same draws.
     void measure(const std::vector<ModelRecord>& models, const SampleBudget& budget);
     /// Stops the draw in flight before its next pass and forgets the queue.
     void cancel();
     bool busy() const { return m_running.has_value() || !m_queue.empty(); }
     /// The batch each measurement draws at once: progress and a stop come between batches.
     static int64_t batchFor(int64_t samples);
+    /// The longest a pass of a measurement should take: a Cancel waits at most about this long.
+    static constexpr double kPassSeconds = 0.5;
 
 Q_SIGNALS:
     /// `done` of `total` samples of the model named `name`; `secondsLeft` < 0 while unknown;
@@ -60,6 +63,7 @@ private:
         std::string path;
         SampleBudget budget; ///< as asked
         SampleBudget drawn;  ///< as drawn: the asked one, or the count fitted for its call's first model
+        int64_t batch = 0;   ///< > 0: the batches its call's first model was drawn in (the same draws)
         int call = 0;        ///< which measure() queued it
     };
     void startNext();

@@ -47,6 +47,17 @@ std::string describeFittedCount(int64_t samples, double secondsPerSample)
            perSample + " a sample)";
 }
 
+int64_t rowsPerPassWithin(double secondsPerRowPass, double passSeconds)
+{
+    if (!(secondsPerRowPass > 0) || !std::isfinite(secondsPerRowPass))
+        return int64_t(1) << 20;
+    const double fits = passSeconds / secondsPerRowPass;
+    int64_t rows = 1;
+    while (rows < (int64_t(1) << 20) && double(rows * 2) <= fits)
+        rows *= 2;
+    return rows;
+}
+
 int64_t evaluationBatchFor(int64_t samples) { return std::clamp<int64_t>(samples / 8, 50, 1000); }
 
 } // namespace d2dpo

@@ -34,6 +34,11 @@ int64_t samplesWithin(double secondsPerSample, double seconds, int64_t most);
 /// "200 samples (about 0:30, 0.15 s a sample)": what a fitted measurement tells the user.
 std::string describeFittedCount(int64_t samples, double secondsPerSample);
 
+/// The most sequences a pass over which takes about `passSeconds` when one costs
+/// `secondsPerRowPass` in a pass: a power of two (so timing noise rarely changes it, and with it
+/// the draws), at least 1. A stop is heard between passes: this bounds how long it waits.
+int64_t rowsPerPassWithin(double secondsPerRowPass, double passSeconds);
+
 /// Sampler batches for an evaluation someone waits on: an eighth of `samples` (50 to 1000), so a
 /// long one reports and hears a stop between batches too. One rule for every such draw: the
 /// pretraining's and the import's evaluations and the Models view's measurements.

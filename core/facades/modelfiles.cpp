@@ -16,7 +16,7 @@ namespace d2dpo {
 Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
                                       uint64_t seed, const std::string& device, const std::string& rule,
                                       const std::function<void(double, int64_t)>& progress, const StopToken* stop,
-                                      double withinSeconds)
+                                      double withinSeconds, double passSeconds)
 {
     if (count < 1)
         return makeError("the sample count must be at least 1");
@@ -33,15 +33,19 @@ Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t
         SamplingConfig drawing = sampling;
         const SampleBudget budget{count, withinSeconds};
         auto sampler = makeSampler(opened->checkpoint.model, info.spec.noise, task.vocabSize(), drawing);
+        const double rowPass = budget.fitted() || passSeconds > 0 ? timeRowPass(*opened->checkpoint.model) : 0;
         if (budget.fitted()) {
-            count = fitSampleCount(*opened->checkpoint.model, *sampler, budget).samples;
+            count = samplesWithin(rowPass * double(std::max<int64_t>(1, sampler->passesPerBatch())), withinSeconds, count);
             drawing.batch = int(std::min<int64_t>(drawing.batch, evaluationBatchFor(count)));
         }
+        if (passSeconds > 0)
+            drawing.batch = int(std::min<int64_t>(drawing.batch, rowsPerPassWithin(rowPass, passSeconds)));
         startCountingNonFinitePasses(*opened->checkpoint.model);
         const torch::Tensor samples =
             drawSamples(*sampler, count, drawing.batch, generator, stop, progress).to(torch::kCPU).contiguous();
         ModelSummary summary;
         summary.checkpoint = {info.id, info.kind, info.parentId, info.step};
+        summary.batch = drawing.batch;
         summary.metrics = task.measure(samples);
         summary.metrics.seed = seed;
         summary.metrics.sampler = describeSampling(info.spec.noise, drawing, task.length());

@@ -31,19 +31,22 @@ struct ModelSummary {
     SampleMetrics metrics;
     std::vector<std::string> samples; ///< the sequences as the task's text
     std::vector<SequenceHint> hints;  ///< what the task reads in each (valid, value, rule)
+    int64_t batch = 0;                ///< the sampler batches they were drawn in (the seeded draws depend on it)
 };
 
 /// Draws `count` samples from the checkpoint with the Euler sampler (seeded on the device, so two
 /// models compare on the same draws) and measures them with the checkpoint's task (with `rule` in
 /// place of its own when given). With `withinSeconds` > 0, `count` is the most drawn: as many as
 /// fit in about that time at the model's timed cost (base/samplebudget.h; summary.metrics.samples
-/// says how many), in batches for that count. `progress(done, total)` hears the passes (a fraction
-/// of a sample within a batch); a raised `stop` ends the draws before the next pass with the error
-/// "stopped".
+/// says how many), in batches for that count. With `passSeconds` > 0 the batches are also no larger
+/// than a pass of about that long at the timed cost (rowsPerPassWithin), so a stop waits at most
+/// about that long. `progress(done, total)` hears the passes (a fraction of a sample within a
+/// batch); a raised `stop` ends the draws before the next pass with the error "stopped".
 Result<ModelSummary> sampleCheckpoint(const std::string& checkpointPath, int64_t count, const SamplingConfig& sampling,
                                       uint64_t seed, const std::string& device = "auto", const std::string& rule = "",
                                       const std::function<void(double, int64_t)>& progress = {},
-                                      const StopToken* stop = nullptr, double withinSeconds = 0);
+                                      const StopToken* stop = nullptr, double withinSeconds = 0,
+                                      double passSeconds = 0);
 
 /// sampleCheckpoint() as `measurement` says: its sampler, sample count and seed (the Models view
 /// measures every model by standardMeasurement()).

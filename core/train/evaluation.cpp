@@ -56,11 +56,9 @@ std::string FittedCount::describe() const
     return secondsPerSample > 0 ? describeFittedCount(samples, secondsPerSample) : std::to_string(samples) + " samples";
 }
 
-FittedCount fitSampleCount(DenoiserModel& model, const Sampler& sampler, const SampleBudget& budget, int64_t rows)
+double timeRowPass(DenoiserModel& model, int64_t rows)
 {
-    if (!budget.fitted())
-        return {budget.most, 0};
-    rows = std::clamp<int64_t>(rows, 1, std::max<int64_t>(1, budget.most));
+    rows = std::max<int64_t>(rows, 1);
     torch::InferenceMode inference;
     const auto device = model.parameters().front().device();
     const auto real = torch::dtype(model.parameters().front().scalar_type()).device(device);
@@ -71,8 +69,16 @@ FittedCount fitSampleCount(DenoiserModel& model, const Sampler& sampler, const S
     pass();
     const auto start = std::chrono::steady_clock::now();
     pass();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double perSample = std::max(seconds, 1e-9) / double(rows) * double(std::max<int64_t>(1, sampler.passesPerBatch()));
+    return std::max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1e-9) /
+           double(rows);
+}
+
+FittedCount fitSampleCount(DenoiserModel& model, const Sampler& sampler, const SampleBudget& budget, int64_t rows)
+{
+    if (!budget.fitted())
+        return {budget.most, 0};
+    const double perSample = timeRowPass(model, std::clamp<int64_t>(rows, 1, std::max<int64_t>(1, budget.most))) *
+                             double(std::max<int64_t>(1, sampler.passesPerBatch()));
     return {samplesWithin(perSample, budget.seconds, budget.most), perSample};
 }
 

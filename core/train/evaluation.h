@@ -47,6 +47,9 @@ struct FittedCount {
     std::string describe() const; ///< "200 samples (about 0:30, 0.15 s a sample)", or "2000 samples"
 };
 FittedCount fitSampleCount(DenoiserModel& model, const Sampler& sampler, const SampleBudget& budget, int64_t rows = 16);
+/// Seconds one sequence costs in one pass of `model`, timed on a pass over `rows` of them (after an
+/// untimed one).
+double timeRowPass(DenoiserModel& model, int64_t rows = 16);
 /// fitSampleCount() with the sampler evaluateModel() draws with.
 FittedCount fitEvaluationCount(Denoiser& model, const Task& task, const NoiseConfig& noise,
                                const SamplingConfig& sampling, const SampleBudget& budget);
