@@ -11,6 +11,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -100,8 +101,13 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
     });
     buildMenus();
     QSettings settings;
+    // A first window fits the screen it opens on (1280x800 was cut off on a 1024x640 laptop), and
+    // so does one restored from a larger screen.
+    const QSize available = screen()->availableGeometry().size();
     if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
-        resize(1280, 800);
+        resize(QSize(1280, 800).boundedTo(available));
+    else
+        resize(size().boundedTo(available));
     m_labelView->setHintsVisible(settings.value("label/hints", true).toBool());
     const QString pick = settings.value("label/newPairs").toString();
     m_labelView->setNewPairPick(pick == u"surest" ? std::optional(PairPick::Surest)

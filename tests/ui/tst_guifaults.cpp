@@ -8,7 +8,9 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QWheelEvent>
@@ -193,6 +195,27 @@ private Q_SLOTS:
         window.statusBar()->showMessage(QStringLiteral("Label undone: the pair is shown again"), 8000);
         tabs->setCurrentIndex(2);
         QCOMPARE(window.statusBar()->currentMessage(), QString());
+    }
+
+    void theWindowFitsTheScreenItOpensOn()
+    {
+        // First launch: at most 1280x800, never larger than the screen (the offscreen one is smaller).
+        QSettings().remove(QStringLiteral("window/geometry"));
+        freshStore();
+        QSize available;
+        {
+            ui::MainWindow window(std::move(m_store));
+            available = window.screen()->availableGeometry().size();
+            QVERIFY2(window.width() <= available.width() && window.height() <= available.height(),
+                     qPrintable(QStringLiteral("%1x%2 on %3x%4").arg(window.width()).arg(window.height())
+                                    .arg(available.width()).arg(available.height())));
+            window.resize(available * 3); // as on a larger screen, saved on closing
+            QSettings().setValue(QStringLiteral("window/geometry"), window.saveGeometry());
+        }
+        freshStore();
+        ui::MainWindow again(std::move(m_store));
+        QVERIFY(again.width() <= available.width() && again.height() <= available.height());
+        QSettings().remove(QStringLiteral("window/geometry"));
     }
 
     void anExportOpensWhereTheLastOneWentWithAPlainName()
