@@ -51,6 +51,10 @@ void holdRun(sql::Database& db, std::set<int64_t>& liveRuns, int64_t runId)
 Result<int64_t> PreferenceStore::startRun(const RunRecord& run)
 {
     return m_impl->guard<int64_t>("recording the run", [&] {
+        // On a team store the run's lock is taken before its row is seen: another window checking
+        // which runs are alive between the two would mark it interrupted (the lock outlives the
+        // transaction: it is the session's).
+        sql::WriteTransaction transaction(m_impl->db);
         sql::Statement q(m_impl->db, "INSERT INTO runs (kind, reference_model_id, config_json, device, status, "
                                      "started_at, lock_path) VALUES (?, ?, ?, ?, 'running', ?, ?) RETURNING id");
         q.bind(1, run.kind);
@@ -62,6 +66,7 @@ Result<int64_t> PreferenceStore::startRun(const RunRecord& run)
         const int64_t id = insertReturningId(q);
         if (m_impl->team())
             holdRun(m_impl->db, m_impl->liveRuns, id);
+        transaction.commit();
         return id;
     });
 }
