@@ -21,12 +21,12 @@
 
 #include "base/measurement.h"
 #include "base/memoryestimate.h"
-#include "base/modelverdict.h"
 #include "base/timeutil.h"
 #include "facades/modelfiles.h"
 #include "facades/taskinfo.h"
 #include "jobs/pretrainjob.h"
 #include "ui/newmodelfile.h"
+#include "ui/newmodelverdict.h"
 #include "ui/phaseforwarder.h"
 #include "ui/trainworker.h"
 
@@ -269,7 +269,7 @@ bool DataModelDialog::start()
     m_error.clear();
     m_madeFigures.clear();
     m_madeTooWeak = false;
-    m_buttons->button(QDialogButtonBox::Cancel)->setText(tr("Cancel")); // "Close" after a weak model
+    resetButtons(m_buttons); // "Close" after a weak model
     saveFields();
     for (QAbstractButton* b : m_buttons->buttons())
         if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
@@ -359,54 +359,20 @@ void DataModelDialog::onFinished(const FinishedEvent& done)
         m_summary->setText(QStringLiteral("<span style='color:#b03a2e'>%1</span>").arg(m_error.toHtmlEscaped()));
         return;
     }
-    if (m_madeTooWeak) {
-        // Made and in the store, but the user must hear it before labelling with it: the dialog
-        // stays open with the advice, and Cancel becomes Close.
-        Q_EMIT modelCreated(m_created);
-        for (QAbstractButton* b : m_buttons->buttons())
-            if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
-                b->setEnabled(false);
-        m_buttons->button(QDialogButtonBox::Cancel)->setText(tr("Close"));
+    Q_EMIT modelCreated(m_created);
+    if (m_madeTooWeak) { // made and stored, but said before anyone labels with it: the dialog stays open
+        keepOpenOnAdvice(m_buttons);
         return;
     }
-    Q_EMIT modelCreated(m_created);
     accept();
 }
 
 void DataModelDialog::onMeasured(const EvaluationEvent& made)
 {
-    m_madeFigures = QString::fromStdString(newModelFigures(made.metrics));
-    const std::string advice = weakModelAdvice(made.metrics);
-    m_madeTooWeak = !advice.empty();
-    m_summary->setText(m_madeTooWeak ? QStringLiteral("<b>%1</b>: <span style='color:#b03a2e'>%2</span>")
-                                           .arg(tr("Made, %1").arg(m_madeFigures).toHtmlEscaped(),
-                                                QString::fromStdString(advice).toHtmlEscaped())
-                                     : tr("Made: %1").arg(m_madeFigures));
-}
-
-void DataModelDialog::restoreFields()
-{
-    const QSettings settings;
-    // A file since moved or deleted is not brought back: the field starts empty, as on a first use.
-    if (const QString file = settings.value(QStringLiteral("newModel/file")).toString(); QFileInfo::exists(file))
-        m_file->setText(file);
-    for (auto [box, key] : {std::pair{m_vocabulary, "newModel/vocabulary"}, std::pair{m_validity, "newModel/validity"},
-                            std::pair{m_size, "newModel/size"}})
-        if (const int i = box->findData(settings.value(QLatin1String(key))); i >= 0)
-            box->setCurrentIndex(i);
-    m_rule->setText(settings.value(QStringLiteral("newModel/rule")).toString());
-    m_steps->setValue(settings.value(QStringLiteral("newModel/steps"), m_steps->value()).toInt());
-}
-
-void DataModelDialog::saveFields() const
-{
-    QSettings settings;
-    settings.setValue(QStringLiteral("newModel/file"), m_file->text());
-    settings.setValue(QStringLiteral("newModel/vocabulary"), m_vocabulary->currentData());
-    settings.setValue(QStringLiteral("newModel/validity"), m_validity->currentData());
-    settings.setValue(QStringLiteral("newModel/size"), m_size->currentData());
-    settings.setValue(QStringLiteral("newModel/rule"), m_rule->text());
-    settings.setValue(QStringLiteral("newModel/steps"), m_steps->value());
+    const NewModelVerdict verdict = newModelVerdict(made.metrics, tr("Made"));
+    m_madeFigures = verdict.figures;
+    m_madeTooWeak = verdict.tooWeak;
+    m_summary->setText(verdict.summaryHtml);
 }
 
 void DataModelDialog::reject()

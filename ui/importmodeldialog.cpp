@@ -19,11 +19,11 @@
 
 #include "base/configlimits.h"
 #include "base/measurement.h"
-#include "base/modelverdict.h"
 #include "base/samplebudget.h"
 #include "base/timeutil.h"
 #include "jobs/importjob.h"
 #include "ui/newmodelfile.h"
+#include "ui/newmodelverdict.h"
 #include "ui/phaseforwarder.h"
 #include "ui/trainworker.h"
 
@@ -247,7 +247,7 @@ bool ImportModelDialog::start()
     m_error.clear();
     m_madeFigures.clear();
     m_madeTooWeak = false;
-    m_buttons->button(QDialogButtonBox::Cancel)->setText(tr("Cancel")); // "Close" after a weak model
+    resetButtons(m_buttons); // "Close" after a weak model
     m_stopping = false;
     for (QAbstractButton* b : m_buttons->buttons())
         if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
@@ -359,10 +359,7 @@ void ImportModelDialog::onFinished(const FinishedEvent& done)
         return;
     Q_EMIT modelImported(m_created);
     if (m_madeTooWeak) { // imported, but said before anyone labels with it: the dialog stays open
-        for (QAbstractButton* b : m_buttons->buttons())
-            if (m_buttons->buttonRole(b) == QDialogButtonBox::AcceptRole)
-                b->setEnabled(false);
-        m_buttons->button(QDialogButtonBox::Cancel)->setText(tr("Close"));
+        keepOpenOnAdvice(m_buttons);
         return;
     }
     accept();
@@ -370,16 +367,12 @@ void ImportModelDialog::onFinished(const FinishedEvent& done)
 
 void ImportModelDialog::onMeasured(const EvaluationEvent& made)
 {
-    m_madeFigures = QString::fromStdString(newModelFigures(made.metrics));
     // An imported model this weak usually means a vocabulary that does not match the model's ids.
-    const std::string advice = weakModelAdvice(made.metrics);
-    m_madeTooWeak = !advice.empty();
-    m_summary->setText(m_madeTooWeak
-                           ? QStringLiteral("<b>%1</b>: <span style='color:#b03a2e'>%2 %3</span>")
-                                 .arg(tr("Imported, %1").arg(m_madeFigures).toHtmlEscaped(),
-                                      QString::fromStdString(advice).toHtmlEscaped(),
-                                      tr("Check that the vocabulary file gives the model's own token ids.").toHtmlEscaped())
-                           : tr("Imported: %1").arg(m_madeFigures));
+    const NewModelVerdict verdict = newModelVerdict(
+        made.metrics, tr("Imported"), tr("Check that the vocabulary file gives the model's own token ids."));
+    m_madeFigures = verdict.figures;
+    m_madeTooWeak = verdict.tooWeak;
+    m_summary->setText(verdict.summaryHtml);
 }
 
 void ImportModelDialog::reject()
