@@ -220,13 +220,6 @@ private Q_SLOTS:
         fit.set("vsr", kWeakModelVsr, "valid share"); // half valid: labelable
         QCOMPARE(weakModelAdvice(fit), std::string());
         QCOMPARE(weakModelAdvice(SampleMetrics{}), std::string()); // not measured: nothing to say
-        QCOMPARE(evaluationBatchFor(2000), int64_t(250));
-        // An 8M protein model at length 150: about 0.05 s a sequence in a pass; a pass within 0.5 s holds 8.
-        QCOMPARE(rowsPerPassWithin(0.05, 0.5), int64_t(8));
-        QCOMPARE(rowsPerPassWithin(0.0625, 0.5), int64_t(8)); // exactly 8 fit
-        QCOMPARE(rowsPerPassWithin(2.0, 0.5), int64_t(1));    // a pass of one takes longer: still one
-        QCOMPARE(rowsPerPassWithin(1e-6, 0.5), int64_t(262144));
-        QCOMPARE(rowsPerPassWithin(0, 0.5), int64_t(1) << 20);
     }
 
     void binaryIntegersRefuseAnyRuleButOdd()
