@@ -2,9 +2,11 @@
 #include "ui/modelexporter.h"
 #include "ui/longjobs.h"
 
+#include <QElapsedTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "base/safeoutput.h"
+#include "base/timeutil.h"
 #include "jobs/exportoptions.h"
 
 namespace d2dpo::ui {
@@ -16,13 +18,24 @@ ModelExporter::ModelExporter(PreferenceStore& store, QObject* parent)
 {
     connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
         const Status s = m_watcher->result();
-        Q_EMIT finished(m_folder, s.ok(), s ? QString() : QString::fromStdString(s.error()));
+        const bool cancelled = !s && s.error() == kExportStopped;
+        Q_EMIT finished(m_folder, s.ok(), s ? QString() : QString::fromStdString(s.error()), cancelled);
     });
 }
 
-ModelExporter::~ModelExporter() { m_watcher->waitForFinished(); }
+ModelExporter::~ModelExporter()
+{
+    cancel();
+    m_watcher->waitForFinished();
+}
 
 bool ModelExporter::running() const { return m_watcher->isRunning(); }
+
+void ModelExporter::cancel()
+{
+    if (m_stop)
+        m_stop->requestStop();
+}
 
 ExportOptions ModelExporter::optionsFor(const ModelRecord& model) const
 {
@@ -40,13 +53,20 @@ bool ModelExporter::start(const ModelRecord& model, const QString& folder)
 {
     if (running())
         return false;
-    const ExportOptions options = optionsFor(model);
+    ExportOptions options = optionsFor(model);
+    m_stop = std::make_shared<StopToken>();
+    options.stop = m_stop.get();
+    // Called on the export's thread: the signal is queued to the window's.
+    auto clock = std::make_shared<QElapsedTimer>();
+    clock->start();
+    options.progress = [this, clock](double done, int64_t total) {
+        Q_EMIT progress(done, qint64(total), secondsLeft(double(clock->elapsed()) / 1000.0, done, total));
+    };
     const std::string path = model.path;
     m_folder = folder;
-    m_watcher->setFuture(QtConcurrent::run(longJobPool(),
-        [path, options, target = folder.toStdString()] {
-            return statusOf(exportCheckpointFile(path, target, options));
-        }));
+    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [path, options, stop = m_stop, target = folder.toStdString()] {
+        return statusOf(exportCheckpointFile(path, target, options));
+    }));
     return true;
 }
 

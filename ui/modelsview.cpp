@@ -16,6 +16,7 @@
 
 #include "base/metricnames.h"
 #include "base/timeutil.h"
+#include "ui/exportprogress.h"
 #include "ui/modelactions.h"
 #include "ui/modeldetails.h"
 #include "ui/modelexporter.h"
@@ -27,9 +28,7 @@
 namespace d2dpo::ui {
 
 namespace {
-
 constexpr int kShownSamples = 40;
-
 } // namespace
 
 ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
@@ -174,10 +173,13 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
         if (m_sampleCount->value() != QSettings().value(QStringLiteral("models/samples"), 0).toInt())
             setSampleCount(m_sampleCount->value());
     });
-    connect(m_exporter, &ModelExporter::finished, this, [this](const QString& folder, bool ok, const QString& error) {
-        m_export->setEnabled(true);
-        Q_EMIT statusMessage(ok ? tr("Exported to %1").arg(folder) : tr("Export failed: %1").arg(error));
-    });
+    connect(m_exporter, &ModelExporter::finished, this,
+            [this](const QString& to, bool ok, const QString& error, bool cancelled) {
+                m_export->setEnabled(true);
+                Q_EMIT statusMessage(ok          ? tr("Exported to %1").arg(to)
+                                     : cancelled ? tr("Export cancelled; nothing was written to %1").arg(to)
+                                                 : tr("Export failed: %1").arg(error));
+            });
     reload();
 }
 
@@ -185,9 +187,8 @@ ModelsView::~ModelsView() = default; // the measurer and the exporter wait for t
 
 SampleBudget ModelsView::sampleBudget() const
 {
-    if (m_sampleCount->value() > 0)
-        return {m_sampleCount->value(), 0};
-    return {kMeasurementSamples, kMeasurementSeconds};
+    const int count = m_sampleCount->value(); // 0: Auto
+    return count > 0 ? SampleBudget{count, 0} : SampleBudget{kMeasurementSamples, kMeasurementSeconds};
 }
 
 void ModelsView::setSampleCount(int count)
@@ -392,6 +393,7 @@ void ModelsView::exportWithDialog()
     m_export->setEnabled(false);
     Q_EMIT statusMessage(tr("Exporting to %1…").arg(folder));
     m_exporter->start(*model, folder);
+    showExportProgress(m_exporter, this, QString::fromStdString(model->name), folder);
 }
 
 } // namespace d2dpo::ui

@@ -7,6 +7,8 @@
 
 #include "base/safeoutput.h"
 #include "cli/common.h"
+#include "cli/progressbar.h"
+#include "cli/stopsignals.h"
 #include "jobs/exporter.h"
 #include "jobs/exportoptions.h"
 #include "store/preferencestore.h"
@@ -40,9 +42,11 @@ int run(ExportCliOptions o)
     o.exportOptions.runJson = stored->runJson;
     o.exportOptions.seed = o.runtime.seed;
     o.exportOptions.inputs = storeFiles(o.db);
+    o.exportOptions.stop = &stopOnSignals(SignalStops::Export);
+    o.exportOptions.progress = samplingProgress("export");
     auto id = exportCheckpointFile(o.checkpoint, o.out, o.exportOptions, o.runtime.device);
     if (!id)
-        return fail("export", id.error());
+        return exitCodeAfterStop(fail("export", id.error()));
     std::string files;
     for (const char* name : kExportFiles)
         if (std::filesystem::exists(std::filesystem::path(o.out) / name))

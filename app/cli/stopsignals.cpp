@@ -44,6 +44,12 @@ const StopToken& stopOnSignals(SignalStops what)
         g_message.store("\nd2dpo: stopping after the current training step; a label study writes its folder only "
                         "when it ends, so nothing is written; press Ctrl-C again to end at once\n");
         break;
+    case SignalStops::Export:
+        g_message.store("\nd2dpo: stopping the export before anything is written; press Ctrl-C again to end at once\n");
+        break;
+    case SignalStops::Comparison:
+        g_message.store("\nd2dpo: stopping the comparison's draw: nothing is stored; press Ctrl-C again to end at once\n");
+        break;
     case SignalStops::TrainingStep:
         g_message.store("\nd2dpo: stopping after the current step (a checkpoint is written); press Ctrl-C again "
                         "to end at once\n");

@@ -11,7 +11,7 @@ namespace d2dpo::cli {
 /// What the first signal stops, for the sentence it prints: a training step (and a checkpoint is
 /// written), an import (whose model is written unmeasured once it has passed its checks), or a
 /// label study (which writes its folder only when it ends, so nothing).
-enum class SignalStops { TrainingStep, Import, LabelStudy };
+enum class SignalStops { TrainingStep, Import, LabelStudy, Export, Comparison };
 
 /// Installs the handlers (once) and returns the token they raise.
 const StopToken& stopOnSignals(SignalStops what = SignalStops::TrainingStep);

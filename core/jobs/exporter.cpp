@@ -69,16 +69,28 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
         for (const char* name : kExportFiles)
             if (Status s = checkOutputFile((root / name).string(), options.inputs); !s)
                 return makeError("cannot export into '" + folder + "': " + s.error());
-    fs::create_directories(root, ec);
-    if (ec)
-        return makeError("cannot create export folder '" + folder + "': " + ec.message());
-
     auto task = makeTask(checkpoint.info.spec.task);
     if (!task)
         return makeError(task.error());
     Denoiser model = checkpoint.model;
 
     try {
+        // Samples, drawn from the exported model itself, first: they are the long part, and a
+        // stop during them leaves the folder as it was.
+        auto generator = makeGenerator(options.seed, model->parameters().front().device());
+        const auto sampler = makeSampler(model, checkpoint.info.spec.noise, task.value()->vocabSize(), options.sampling);
+        torch::Tensor samples;
+        try {
+            samples = drawSamples(*sampler, options.sampleCount, options.sampling.batch, generator, options.stop,
+                                  options.progress)
+                          .to(torch::kCPU);
+        } catch (const EvaluationStopped&) {
+            return makeError(kExportStopped);
+        }
+        fs::create_directories(root, ec);
+        if (ec)
+            return makeError("cannot create export folder '" + folder + "': " + ec.message());
+
         // Weights: CPU tensors in a string -> tensor dict, readable by Python's torch.load.
         c10::Dict<std::string, at::Tensor> weights;
         json shapes = json::object();
@@ -109,10 +121,6 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
                 return s;
         }
 
-        // Samples, drawn from the exported model itself.
-        auto generator = makeGenerator(options.seed, model->parameters().front().device());
-        const auto sampler = makeSampler(model, checkpoint.info.spec.noise, task.value()->vocabSize(), options.sampling);
-        const auto samples = sampler->sample(options.sampleCount, generator, options.sampling.batch).to(torch::kCPU);
         const Task& t = *task.value();
         const std::vector<std::string> texts = formatRows(t, samples);
         const std::vector<int64_t> rows = rowsToHost(samples);

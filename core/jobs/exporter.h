@@ -6,11 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "base/config.h"
 #include "base/result.h"
+#include "base/trainlistener.h"
 
 namespace d2dpo {
 
@@ -26,7 +28,15 @@ struct ExportOptions {
     /// Files the exporting command reads (the store and its WAL, for the card): no output is ever
     /// written over one of them, --force or not. The checkpoint itself is always one.
     std::vector<std::string> inputs;
+    /// Raised while the samples are drawn (the long part, done before any file is written): the
+    /// export ends with kExportStopped and writes nothing.
+    const StopToken* stop = nullptr;
+    /// Samples drawn of the total as the draw goes, per pass of the model (see drawSamples).
+    std::function<void(double done, int64_t total)> progress;
 };
+
+/// The error of an export stopped through ExportOptions::stop.
+inline constexpr const char* kExportStopped = "export stopped before anything was written";
 
 /// Names of the files an export folder holds.
 /// A TorchScript model also gets model.pt (the module with its fine-tuned weights) and vocabulary.json.

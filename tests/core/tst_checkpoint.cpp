@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -250,6 +251,31 @@ private Q_SLOTS:
         const Status again = exportCheckpoint(loaded.value(), folder, options);
         QVERIFY(!again.ok());
         QVERIFY(again.error().find("not empty") != std::string::npos);
+    }
+
+    void anExportStoppedWhileDrawingItsSamplesWritesNothing()
+    {
+        auto loaded = loadCheckpoint(m_path, torch::kCPU);
+        QVERIFY(loaded.ok());
+        ExportOptions options;
+        options.sampleCount = 12;
+        options.sampling.steps = 8;
+        options.sampling.batch = 4;
+        StopToken stop;
+        options.stop = &stop;
+        double heard = 0;
+        options.progress = [&](double done, int64_t total) {
+            QCOMPARE(total, int64_t(12));
+            heard = done;
+            if (done >= 4) // after the first batch: the draw is under way
+                stop.requestStop();
+        };
+        const std::string folder = path("stopped-export");
+        const Status s = exportCheckpoint(loaded.value(), folder, options);
+        QVERIFY(!s.ok());
+        QCOMPARE(s.error(), std::string(kExportStopped));
+        QCOMPARE(heard, 4.0);
+        QVERIFY(!std::filesystem::exists(folder)); // the folder is made only once the samples are drawn
     }
 };
 
