@@ -2,6 +2,9 @@
 #include "ui/comparemodelsdialog.h"
 #include "ui/longjobs.h"
 
+#include <algorithm>
+#include <atomic>
+#include <climits>
 #include <optional>
 
 #include <QDialogButtonBox>
@@ -13,22 +16,34 @@
 #include <QPushButton>
 #include <QRandomGenerator>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "base/timeutil.h"
 #include "jobs/comparisonpairs.h"
 
 namespace d2dpo::ui {
 
+struct ComparisonDrawProgress {
+    std::atomic<double> done{0};
+    std::atomic<int64_t> total{0}; ///< 0 while the models load
+};
+
 namespace {
 
-/// The comparison as `d2dpo compare` sets it up (jobs/comparisonpairs.h); the flag is read
-/// between the slow steps (a draw itself cannot be interrupted, and its result is then thrown away).
+/// The comparison as `d2dpo compare` sets it up (jobs/comparisonpairs.h); a stop is heard before
+/// each pass of a model, and a stopped draw's result is thrown away.
 ComparisonDrawResult drawInBackground(const std::vector<std::string>& paths, int64_t perTwoModels, uint64_t seed,
-                                      const std::shared_ptr<std::atomic<bool>>& cancelled)
+                                      const std::shared_ptr<StopToken>& stop,
+                                      const std::shared_ptr<ComparisonDrawProgress>& progress)
 {
     ComparisonDrawResult result;
-    auto prepared = prepareComparison(paths, "auto", perTwoModels, seed, {}, [&] { return cancelled->load(); });
+    auto prepared = prepareComparison(paths, "auto", perTwoModels, seed, {}, stop.get(),
+                                      [progress](double done, int64_t total) {
+                                          progress->total.store(total);
+                                          progress->done.store(done);
+                                      });
     if (!prepared)
         result.error = QString::fromStdString(prepared.error());
     else
@@ -97,9 +112,11 @@ CompareModelsDialog::CompareModelsDialog(PreferenceStore& store, const QString& 
     connect(m_count, &QSpinBox::valueChanged, this, &CompareModelsDialog::updateSummary);
     connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
         // A cancelled draw's result is thrown away; a new draw has a flag of its own.
-        if (m_running && !*m_cancelled)
+        if (m_running && !m_stop->stopRequested())
             finishDraw(m_watcher->result());
     });
+    m_poll = new QTimer(this);
+    connect(m_poll, &QTimer::timeout, this, &CompareModelsDialog::showProgress);
     listModels(selectedModelId);
     updateSummary();
 }
@@ -107,8 +124,8 @@ CompareModelsDialog::CompareModelsDialog(PreferenceStore& store, const QString& 
 CompareModelsDialog::~CompareModelsDialog()
 {
     // The draw owns everything it uses: it may finish after the dialog, unheard.
-    if (m_cancelled)
-        *m_cancelled = true;
+    if (m_stop)
+        m_stop->requestStop();
 }
 
 void CompareModelsDialog::listModels(const QString& selectedModelId)
@@ -179,6 +196,11 @@ void CompareModelsDialog::updateSummary()
 void CompareModelsDialog::setRunning(bool running)
 {
     m_running = running;
+    if (!running)
+        m_poll->stop();
+    // Busy (no text) until the first pass of a draw is heard.
+    m_busy->setRange(0, 0);
+    m_busy->setTextVisible(false);
     m_busy->setVisible(running);
     m_cancel->setEnabled(running);
     m_models->setEnabled(!running);
@@ -207,14 +229,17 @@ bool CompareModelsDialog::start()
         showError(tr("Tick two models or more."));
         return false;
     }
-    m_cancelled = std::make_shared<std::atomic<bool>>(false);
+    m_stop = std::make_shared<StopToken>();
+    m_progress = std::make_shared<ComparisonDrawProgress>();
     const int64_t count = m_count->value();
     const uint64_t seed = QRandomGenerator::global()->generate64();
     m_state->setStyleSheet({});
-    m_state->setText(tr("Loading %1 models and drawing their samples…").arg(paths.size()));
+    m_state->setText(tr("Loading %1 models…").arg(paths.size()));
     setRunning(true);
-    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [paths, count, seed, cancelled = m_cancelled] {
-        return drawInBackground(paths, count, seed, cancelled);
+    m_clock.start();
+    m_poll->start(200);
+    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [paths, count, seed, stop = m_stop, progress = m_progress] {
+        return drawInBackground(paths, count, seed, stop, progress);
     }));
     return true;
 }
@@ -223,7 +248,7 @@ void CompareModelsDialog::cancel()
 {
     if (!m_running)
         return;
-    *m_cancelled = true;
+    m_stop->requestStop(); // heard before the draw's next pass
     setRunning(false);
     m_state->setText(tr("Cancelled: nothing was stored."));
 }
@@ -251,6 +276,23 @@ void CompareModelsDialog::finishDraw(const ComparisonDrawResult& result)
         text += tr(" %1 draws where both models gave the same sequence were left out.").arg(draw.sameSequence);
     m_state->setText(text);
     Q_EMIT comparisonCreated(m_created);
+}
+
+void CompareModelsDialog::showProgress()
+{
+    const int64_t total = m_progress ? m_progress->total.load() : 0;
+    if (!m_running || total <= 0)
+        return; // loading the models: the bar stays busy
+    const double done = m_progress->done.load();
+    m_busy->setRange(0, int(std::min<int64_t>(total * 100, INT32_MAX)));
+    m_busy->setValue(int(done * 100));
+    m_busy->setTextVisible(true);
+    m_busy->setFormat(tr("%1 / %2 samples · %3 left")
+                          .arg(qint64(done))
+                          .arg(total)
+                          .arg(QString::fromStdString(
+                              clockDuration(secondsLeft(double(m_clock.elapsed()) / 1000.0, done, total)))));
+    m_state->setText(tr("Drawing the models' samples (one model after another)…"));
 }
 
 void CompareModelsDialog::showError(const QString& message)

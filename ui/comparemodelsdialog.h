@@ -3,11 +3,12 @@
 // models (the selected one and its reference come ticked) and the pairs for each two; the
 // checkpoints are loaded and the pairs drawn in the background (jobs/comparisonpairs.h), then the
 // models and the comparison are recorded, its pairs in every labeler's queue, sides random and
-// the models never named on the Label view. Cancel throws the draw away; nothing is stored until
-// it is whole. Errors show in the dialog.
+// the models never named on the Label view. The bar moves per pass of a model with the time left;
+// Cancel stops the draw within a pass; nothing is stored until it is whole. Errors show in the dialog.
 #pragma once
 
 #include <QDialog>
+#include <QElapsedTimer>
 #include <QFutureWatcher>
 
 #include <atomic>
@@ -22,8 +23,12 @@ class QListWidget;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTimer;
 
 namespace d2dpo::ui {
+
+/// How far the background draw is (written by its thread, read by the dialog's timer).
+struct ComparisonDrawProgress;
 
 /// What the background draw hands back (plain data: the GUI thread stores it).
 struct ComparisonDrawResult {
@@ -64,13 +69,17 @@ private:
     void setRunning(bool running);
     void finishDraw(const ComparisonDrawResult& result);
     void showError(const QString& message);
+    void showProgress();
 
     PreferenceStore& m_store;
     QString m_task;
     bool m_running = false;
     QString m_error;
     qint64 m_created = 0;
-    std::shared_ptr<std::atomic<bool>> m_cancelled;
+    std::shared_ptr<StopToken> m_stop;                  ///< the running draw's
+    std::shared_ptr<ComparisonDrawProgress> m_progress; ///< the running draw's
+    QElapsedTimer m_clock;
+    QTimer* m_poll = nullptr;
 
     QListWidget* m_models = nullptr;
     QSpinBox* m_count = nullptr;

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
+#include "cli/progressbar.h"
+#include "cli/stopsignals.h"
 #include "store/storename.h"
 #include "experts/comparisonreport.h"
 #include "jobs/comparisonpairs.h"
@@ -49,9 +51,13 @@ std::string interval(const Interval& i)
 
 int createComparison(PreferenceStore& store, const CompareOptions& o)
 {
-    auto prepared = prepareComparison(o.checkpoints, o.runtime.device, o.count, o.runtime.seed, o.sampling);
+    const StopToken& stop = stopOnSignals(SignalStops::Comparison);
+    auto prepared = prepareComparison(o.checkpoints, o.runtime.device, o.count, o.runtime.seed, o.sampling, &stop,
+                                      samplingProgress("compare"));
     if (!prepared)
-        return fail("compare", prepared.error());
+        return exitCodeAfterStop(fail("compare", prepared.error()));
+    if (stop.stopRequested())
+        return exitCodeAfterStop(fail("compare", "stopped before the draw ended; nothing was stored"));
     auto id = storeComparison(store, prepared.value());
     if (!id)
         return fail("compare", id.error());

@@ -11,11 +11,11 @@ namespace d2dpo {
 
 Result<PreparedComparison> prepareComparison(const std::vector<std::string>& checkpoints, const std::string& device,
                                              int64_t perTwoModels, uint64_t seed, const SamplingConfig& sampling,
-                                             const std::function<bool()>& cancelled)
+                                             const StopToken* stopToken, const ComparisonProgress& progress)
 {
     if (checkpoints.size() < 2)
         return makeError("name two models or more");
-    const auto stop = [&] { return cancelled && cancelled(); };
+    const auto stop = [&] { return stopToken && stopToken->stopRequested(); };
     PreparedComparison prepared;
     std::vector<std::unique_ptr<PairGenerator>> generators;
     std::vector<PairGenerator*> pointers;
@@ -34,9 +34,11 @@ Result<PreparedComparison> prepareComparison(const std::vector<std::string>& che
     }
     if (stop())
         return PreparedComparison{};
-    auto draw = drawComparisonPairs(pointers, perTwoModels, seed, sampling);
+    auto draw = drawComparisonPairs(pointers, perTwoModels, seed, sampling, stopToken, progress);
     if (!draw)
         return makeError(draw.error());
+    if (stop())
+        return PreparedComparison{};
     if (draw->pairs.empty())
         return makeError("the models drew the same sequence every time: there is nothing to compare");
     prepared.draw = std::move(draw.value());
@@ -57,7 +59,8 @@ Result<int64_t> storeComparison(PreferenceStore& store, const PreparedComparison
 }
 
 Result<ComparisonDraw> drawComparisonPairs(const std::vector<PairGenerator*>& generators, int64_t perTwoModels,
-                                           uint64_t seed, const SamplingConfig& sampling)
+                                           uint64_t seed, const SamplingConfig& sampling, const StopToken* stop,
+                                           const ComparisonProgress& progress)
 {
     const int64_t models = int64_t(generators.size());
     if (models < 2)
@@ -70,10 +73,17 @@ Result<ComparisonDraw> drawComparisonPairs(const std::vector<PairGenerator*>& ge
             return makeError("models of different tasks cannot be compared (" + task + " and " + g->model().taskKey +
                              ")");
     // Each model draws once what all its comparisons need, with a seed of its own.
+    const int64_t perModel = perTwoModels * (models - 1);
     std::vector<std::vector<std::string>> samples;
     for (int64_t i = 0; i < models; ++i) {
-        auto drawn = generators[size_t(i)]->sample(perTwoModels * (models - 1), seed + 1'000'003ULL * uint64_t(i + 1),
-                                                   sampling);
+        const double before = double(i * perModel);
+        auto drawn = generators[size_t(i)]->sample(
+            perModel, seed + 1'000'003ULL * uint64_t(i + 1), sampling, stop, [&](double done, int64_t) {
+                if (progress)
+                    progress(before + done, models * perModel);
+            });
+        if (!drawn && stop && stop->stopRequested())
+            return ComparisonDraw{};
         if (!drawn)
             return makeError(generators[size_t(i)]->model().name + ": " + drawn.error());
         samples.push_back(std::move(drawn.value()));

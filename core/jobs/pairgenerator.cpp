@@ -16,6 +16,7 @@
 #include "model/device.h"
 #include "diffusion/sampler.h"
 #include "tasks/task.h"
+#include "train/evaluation.h"
 
 namespace d2dpo {
 
@@ -122,7 +123,9 @@ Result<PairSampling> PairGenerator::samplingWithin(double secondsPerPair, const 
     return chosen;
 }
 
-Result<std::vector<std::string>> PairGenerator::sample(int64_t count, uint64_t seed, const SamplingConfig& sampling)
+Result<std::vector<std::string>> PairGenerator::sample(int64_t count, uint64_t seed, const SamplingConfig& sampling,
+                                                       const StopToken* stop,
+                                                       const std::function<void(double, int64_t)>& progress)
 {
     if (count < 1)
         return makeError("ask for at least one sequence");
@@ -132,7 +135,9 @@ Result<std::vector<std::string>> PairGenerator::sample(int64_t count, uint64_t s
         const auto sampler = makeSampler(m_impl->checkpoint.model, m_impl->checkpoint.info.spec.noise,
                                          m_impl->task->vocabSize(), sampling);
         auto generator = makeGenerator(seed, m_impl->device);
-        return formatRows(*m_impl->task, sampler->sample(count, generator, 1024));
+        return formatRows(*m_impl->task, drawSamples(*sampler, count, 1024, generator, stop, progress));
+    } catch (const EvaluationStopped&) {
+        return makeError(kSamplingStopped);
     } catch (const std::exception& e) {
         return makeError("sampling failed: " + userMessage(e));
     }

@@ -13,6 +13,7 @@
 #include "base/config.h"
 #include "store/preferencestore.h"
 #include "base/result.h"
+#include "base/trainlistener.h"
 
 namespace d2dpo {
 
@@ -52,8 +53,13 @@ public:
     Result<PairSampling> samplingWithin(double secondsPerPair, const SamplingConfig& fallback = {});
     static constexpr int kFewestConfidentPasses = 8;
 
-    /// `count` sequences as the model draws them (repeats kept), as token text.
-    Result<std::vector<std::string>> sample(int64_t count, uint64_t seed, const SamplingConfig& sampling = {});
+    /// `count` sequences as the model draws them (repeats kept), as token text. `progress(done,
+    /// count)` hears each pass of the model (at most every 0.2 s) and `stop` is heard before each:
+    /// a stopped draw is the error kSamplingStopped.
+    Result<std::vector<std::string>> sample(int64_t count, uint64_t seed, const SamplingConfig& sampling = {},
+                                            const StopToken* stop = nullptr,
+                                            const std::function<void(double, int64_t)>& progress = {});
+    static constexpr const char* kSamplingStopped = "stopped while drawing samples";
     /// Up to `pairCount` pairs (fewer only when the model keeps drawing the same sequence).
     /// `progress(drawn, toDraw)` hears each quarter of the draws (at protein length each takes
     /// seconds); the sequences are drawn in those chunks, seeded as a whole.

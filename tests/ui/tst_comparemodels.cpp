@@ -131,6 +131,23 @@ private Q_SLOTS:
             dialog.grab().save(folder + QStringLiteral("/compare-models.png"));
     }
 
+    void aDrawIsHeardAsItGoesAndAStopEndsItWithNothing()
+    {
+        StopToken stop;
+        double heard = -1;
+        int64_t total = 0;
+        auto prepared = prepareComparison({m_reference.path, m_tuned.path}, "cpu", 200, 7, {}, &stop,
+                                          [&](double done, int64_t all) {
+                                              heard = done;
+                                              total = all;
+                                              stop.requestStop(); // heard before the next pass
+                                          });
+        QVERIFY2(prepared.ok(), prepared ? "" : prepared.error().c_str());
+        QVERIFY(prepared->models.empty() && prepared->draw.pairs.empty()); // nothing to store
+        QCOMPARE(total, int64_t(400));                                      // 200 of each model
+        QVERIFY2(heard >= 0 && heard <= 200, qPrintable(QString::number(heard))); // the first model's draw
+    }
+
     void theLabelViewNamesNoModelAndTheResultsFollowTheLabels()
     {
         const qint64 id = m_store->comparisons().value().at(0).id;
