@@ -101,6 +101,8 @@ public Q_SLOTS:
     void chooseBothBad() { choose(Choice::BothBad); }
     void skip() { choose(Choice::Skip); }
     void undo();
+    /// Makes the pair on screen a gold pair whose answer is `answer` (left or right) and shows the next.
+    void markGold(Choice answer);
     void generateMore();
     void autoLabelWithRule();
 

@@ -154,6 +154,14 @@ void MainWindow::buildMenus()
     view->addAction(tr("La&belers…"), this, &MainWindow::showLabelers);
     view->addAction(tr("&Comparison results…"), this, [this] { showComparisonResults(); });
 
+    // A maintainer's gold pairs: the pair on screen, its answer known (d2dpo prefs gold --mark).
+    QMenu* pair = menuBar()->addMenu(tr("&Pair"));
+    pair->setEnabled(maintainer);
+    pair->addAction(tr("Make this pair gold: &left is better"), this,
+                    [this] { m_labelView->markGold(Choice::Left); });
+    pair->addAction(tr("Make this pair gold: &right is better"), this,
+                    [this] { m_labelView->markGold(Choice::Right); });
+
     QMenu* settingsMenu = menuBar()->addMenu(tr("&Settings"));
     settingsMenu->addAction(tr("Label &keys…"), this, [this] {
         KeysDialog dialog(m_labelView->keyBindings(), this);

@@ -140,6 +140,17 @@ Result<LabelSession::Labelled> LabelSession::label(Choice choice, int64_t decide
     return labelled;
 }
 
+Status LabelSession::markCurrentGold(Choice answer)
+{
+    if (!m_current)
+        return makeError(ErrorCode::NotFound, "no pair is shown");
+    if (m_outbox)
+        return makeError(ErrorCode::Denied, "a team store's labeler cannot mark gold pairs; its maintainer can");
+    if (Status s = m_store.markGold(m_current->id, answer); !s)
+        return s;
+    return advance();
+}
+
 void LabelSession::advanceQueued()
 {
     m_current.reset();

@@ -65,6 +65,11 @@ public:
     /// an outbox the choice is kept there (on disk) and the store is not called.
     Result<Labelled> label(Choice choice, int64_t decideMs);
 
+    /// Makes the current pair a gold pair with `answer` (left or right, as shown) and moves on, as
+    /// `d2dpo prefs gold --mark` does: the store refuses a pair with labels and a pair that is not
+    /// a training pair. Not with an outbox: a team's labeler cannot mark gold pairs.
+    Status markCurrentGold(Choice answer);
+
     struct Undone {
         std::vector<int64_t> pairIds; ///< shown again next, the latest first
         bool wasRulePlan = false;

@@ -88,6 +88,28 @@ private Q_SLOTS:
         QCOMPARE(store->counts("ana").value().byLabeler, int64_t(1)); // committed as made
     }
 
+    void aPairMadeGoldLeavesTheQueueAndAPairWithLabelsCannotBe()
+    {
+        auto store = freshStore(3);
+        QVERIFY(store);
+        LabelSession session(*store, "ana");
+        QVERIFY(session.advance().ok());
+        const int64_t first = session.current()->id;
+        QVERIFY(session.markCurrentGold(Choice::Right).ok());
+        QVERIFY(session.current() && session.current()->id != first); // the next pair is shown
+        QCOMPARE(session.labelledCount(), 0);                         // not a label of hers
+        // Gold now: no longer a training pair to mark again, nor pending as one.
+        const Status again = store->markGold(first, Choice::Left);
+        QVERIFY(!again.ok() && again.error().find("is a gold pair") != std::string::npos);
+        for (const ShownPair& p : store->pendingPairs(10).value())
+            QVERIFY(p.id != first);
+        // A pair she labelled cannot become gold: a gold pair must look new to every labeler.
+        const int64_t second = session.current()->id;
+        QVERIFY(session.label(Choice::Left, 100).ok());
+        QVERIFY(!store->markGold(second, Choice::Left).ok());
+        QVERIFY(session.markCurrentGold(Choice::Tie).error().find("left or right") != std::string::npos);
+    }
+
     void undoShowsTheLabelledPairAgainAndTheCurrentOneNext()
     {
         auto store = freshStore(3);
