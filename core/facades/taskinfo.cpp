@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "facades/taskinfo.h"
 
+#include <map>
+#include <mutex>
+#include <tuple>
+
 #include <nlohmann/json.hpp>
 
 #include "base/failurereport.h"
@@ -45,7 +49,51 @@ Result<TaskInfo> TaskInfo::ofModel(PreferenceStore& store, const ModelRecord& mo
     return fromStore(store, model.taskKey, rule);
 }
 
+namespace {
+
+/// The tasks read from stores, by store, key and rule. A store keeps the first spec recorded under
+/// a key for good (addTask) and the key hashes the spec's symbols, lengths, validity and data, so a
+/// task read once need not be read and parsed again: the views ask at every selection, and a team
+/// store's read is a round trip to its server.
+class StoredTaskCache {
+public:
+    std::shared_ptr<const Task> find(const std::string& store, const std::string& key, const std::string& rule)
+    {
+        const std::lock_guard lock(m_mutex);
+        const auto found = m_tasks.find({store, key, rule});
+        return found == m_tasks.end() ? nullptr : found->second;
+    }
+    void add(const std::string& store, const std::string& key, const std::string& rule, std::shared_ptr<const Task> task)
+    {
+        const std::lock_guard lock(m_mutex);
+        m_tasks.emplace(std::tuple{store, key, rule}, std::move(task));
+    }
+
+private:
+    std::mutex m_mutex;
+    std::map<std::tuple<std::string, std::string, std::string>, std::shared_ptr<const Task>> m_tasks;
+};
+
+StoredTaskCache& storedTasks()
+{
+    static StoredTaskCache cache;
+    return cache;
+}
+
+} // namespace
+
 Result<TaskInfo> TaskInfo::fromStore(PreferenceStore& store, const std::string& key, const std::string& rule)
+{
+    const std::string storeName = store.displayName();
+    if (auto known = storedTasks().find(storeName, key, rule))
+        return TaskInfo(std::move(known));
+    auto read = readFromStore(store, key, rule);
+    if (read)
+        storedTasks().add(storeName, key, rule, read->m_task);
+    return read;
+}
+
+Result<TaskInfo> TaskInfo::readFromStore(PreferenceStore& store, const std::string& key, const std::string& rule)
 {
     auto spec = store.taskSpec(key);
     if (!spec)

@@ -31,7 +31,8 @@ public:
     /// `rule` replaces the task's own rule when given.
     static Result<TaskInfo> fromConfig(const TaskConfig& config, const std::string& rule = "");
     static Result<TaskInfo> fromCheckpoint(const std::string& path, const std::string& rule = "");
-    /// The task of a stored sequence or model, from the store's tasks table.
+    /// The task of a stored sequence or model, from the store's tasks table (read once per store,
+    /// key and rule in a process: a key names one spec for good).
     static Result<TaskInfo> fromStore(PreferenceStore& store, const std::string& key, const std::string& rule = "");
     /// The task of a stored model.
     static Result<TaskInfo> ofModel(PreferenceStore& store, const ModelRecord& model, const std::string& rule = "");
@@ -75,6 +76,8 @@ public:
 
 private:
     explicit TaskInfo(std::shared_ptr<const Task> task);
+    /// fromStore() without its cache.
+    static Result<TaskInfo> readFromStore(PreferenceStore& store, const std::string& key, const std::string& rule);
     std::shared_ptr<const Task> m_task;
 };
 
