@@ -1,38 +1,107 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# A new user's loop under a real X server, driven by real X events: label ten pairs with the keys
+# A new user's loop under a real X server, driven by real X events: label pairs with the keys
 # (a, l), open the Train view and turn the mouse wheel down the settings column (it must scroll the
 # page and change no drop-down), open the Models view and let it draw its samples. A screenshot
 # after each step goes to OUT; the labels land in STORE as the labeler "newuser".
-#   bench/newuserloop.sh STORE OUT [WIDTH HEIGHT]     (needs: xvfb xdotool x11-apps imagemagick)
+#
+# With MODEL (a TorchScript file with its vocabulary beside it as NAME.vocab.json, as
+# python/examples/esm2.py writes them) it is the loop of a real model: the model is imported into
+# STORE first (`d2dpo import`, timed), twenty pairs are labelled, a 50-step D2-DPO run is started
+# from the Train view and followed to its end, and the Models view draws its figures. The window's
+# thread is watched throughout (d2dpo-studio --stall-log): every stall over 100 ms is listed in
+# OUT/stalls.log with what the window said, and the summary is printed at the end.
+#   bench/newuserloop.sh STORE OUT [WIDTH HEIGHT]     (needs: xvfb xdotool x11-apps imagemagick sqlite3)
+#   MODEL=esm8m.pt bench/newuserloop.sh STORE OUT     (also LABELS, STEPS, MIN_LENGTH, LENGTH)
 set -eu
 store=$1 out=$2 width=${3:-1024} height=${4:-640}
-studio=${STUDIO:-$(dirname "$0")/../build/release/app/d2dpo-studio}
+here=$(dirname "$0")
+studio=${STUDIO:-$here/../build/release/app/d2dpo-studio}
+cli=${CLI:-$here/../build/release/app/d2dpo}
+model=${MODEL:-}
+labels=${LABELS:-$([ -n "$model" ] && echo 20 || echo 10)}
+steps=${STEPS:-50}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
+# A new user: settings of its own (the Train form's steps are set here as the user would type them).
+export XDG_CONFIG_HOME="$out/config"
+mkdir -p "$XDG_CONFIG_HOME/d2dpo-studio"
+printf '[train]\nsteps=%s\n' "$steps" >"$XDG_CONFIG_HOME/d2dpo-studio/d2dpo-studio.conf"
+since() { echo $(($(date +%s) - $1)); }
+
+if [ -n "$model" ]; then
+    started=$(date +%s)
+    "$cli" import --torchscript "$model" --vocabulary "${model%.pt}.vocab.json" --task sequences \
+        --min-length "${MIN_LENGTH:-140}" --max-length "${LENGTH:-150}" --eval-seconds 30 \
+        -o "$out/model.d2dpo" --db "$store" --name "$(basename "${model%.pt}")" 2>"$out/import.log"
+    echo "import: $(since "$started") s ($(grep -o 'measuring on [^)]*)' "$out/import.log" | head -1))"
+fi
+
 export DISPLAY=:77
 Xvfb :77 -screen 0 "${width}x${height}x24" >/dev/null 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 sleep 1
 shot() { xwd -root -silent | convert xwd:- "$out/$1-${width}x${height}.png"; }
+count() { sqlite3 "$store" "SELECT count(*) FROM labels WHERE labeler = 'newuser' AND undone_at IS NULL"; }
 # Without a window manager nothing focuses the window: xdotool does, and clicks are made relative
 # to the window wherever the server put it.
-"$studio" --db "$store" --labeler newuser --size "${width}x$((height - 40))" --tab label >"$out/studio.log" 2>&1 &
+rm -f "$out/stalls.log"
+"$studio" --db "$store" --labeler newuser --size "${width}x$((height - 40))" --tab label \
+    --stall-log "$out/stalls.log" >"$out/studio.log" 2>&1 &
 app=$!
 sleep 4
 window=$(xdotool search --sync --onlyvisible --name d2dpo-studio | head -1)
 xdotool windowfocus --sync "$window" 2>/dev/null || true
 xdotool mousemove --window "$window" 500 400
 shot label-start
-for key in a l a a l a l l a a; do xdotool key "$key"; sleep 0.6; done
+
+# A key press labels the pair on screen; one made before the next pair is there labels nothing.
+started=$(date +%s) keys=(a l a a l a l l a a)
+for ((i = 0; $(count) < labels && $(since "$started") < 600; i++)); do
+    xdotool key "${keys[i % 10]}"
+    sleep 0.6
+done
+echo "labels: $(count) in $(since "$started") s"
 shot label-after
-xdotool mousemove --window "$window" 83 32 click 1; sleep 2
+
+xdotool key ctrl+2
+sleep 2
 shot train
 for y in 300 350 400 450; do xdotool mousemove --window "$window" 150 "$y" click 5 click 5; sleep 0.3; done
 sleep 1
 shot train-after-wheel
-xdotool mousemove --window "$window" 143 32 click 1; sleep "${MODELS_WAIT:-45}"
+if [ -n "$model" ]; then
+    # "Start training", at the bottom right of the Train view's settings column.
+    before=$(sqlite3 "$store" "SELECT coalesce(max(id), 0) FROM runs")
+    xdotool mousemove --window "$window" "${START_X:-330}" "$((height - 40 - ${START_FROM_BOTTOM:-45}))" click 1
+    started=$(date +%s)
+    sleep 20
+    shot train-starting
+    last=""
+    while [ "$(since "$started")" -lt 1800 ]; do
+        last=$(sqlite3 "$store" "SELECT status FROM runs WHERE id > $before ORDER BY id DESC LIMIT 1")
+        if [ -z "$last" ] && [ "$(since "$started")" -gt 300 ]; then
+            last="never started (did the click miss Start training? START_X, START_FROM_BOTTOM)"
+            break
+        fi
+        [ -z "$last" ] || [ "$last" = running ] || break
+        sleep 10
+    done
+    echo "run: $last after $(since "$started") s"
+    shot train-done
+fi
+
+xdotool key ctrl+3
+sleep "${MODELS_WAIT:-45}"
 shot models
+xdotool key ctrl+q
+sleep 3
 kill "$app" 2>/dev/null || true
 wait "$app" 2>/dev/null || true
 echo "screenshots in $out; labels of 'newuser' in $store"
+if [ -f "$out/stalls.log" ]; then
+    echo "window-thread stalls over 100 ms (OUT/stalls.log):"
+    grep -v '^#' "$out/stalls.log" | sort -k4 -n -r | head -5
+    tail -1 "$out/stalls.log"
+fi

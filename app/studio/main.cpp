@@ -6,10 +6,12 @@
 #include <QElapsedTimer>
 #include <QMessageBox>
 #include <QSettings>
+#include <QStatusBar>
 #include <QTimer>
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "base/abandonablecall.h"
 #include "labeling/labeleridentity.h"
@@ -20,6 +22,7 @@
 #include "ui/storelaunch.h"
 #include "ui/labelview.h"
 #include "ui/mainwindow.h"
+#include "ui/stallwatch.h"
 #include "ui/wheelguard.h"
 #include "store/preferencestore.h"
 
@@ -43,6 +46,10 @@ struct Options {
                              QStringLiteral("With --screenshot: wait this many seconds more (samples being drawn)."),
                              QStringLiteral("seconds"), QStringLiteral("0")};
     QCommandLineOption hideHints{QStringLiteral("hide-hints"), QStringLiteral("Start with hints hidden.")};
+    QCommandLineOption stallLog{QStringLiteral("stall-log"),
+                                QStringLiteral("Append every stall of the window's thread over 100 ms to this file, "
+                                               "with what the window said, and a summary at exit."),
+                                QStringLiteral("file")};
 
     Options()
     {
@@ -50,7 +57,7 @@ struct Options {
                                                         "them with D2-DPO, browse and export the models."));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({db, labeler, screenshot, delay, tab, size, hideHints});
+        parser.addOptions({db, labeler, screenshot, delay, tab, size, hideHints, stallLog});
     }
 };
 
@@ -150,6 +157,17 @@ int main(int argc, char** argv)
             return 2;
         }
         window.showView(index);
+    }
+    std::unique_ptr<d2dpo::ui::StallWatch> stalls;
+    if (parser.isSet(options.stallLog)) {
+        stalls = std::make_unique<d2dpo::ui::StallWatch>(parser.value(options.stallLog), 100.0, [&window] {
+            return window.windowTitle() + QStringLiteral(" | ") + window.statusBar()->currentMessage();
+        });
+        if (!stalls->isOpen()) {
+            std::fprintf(stderr, "d2dpo-studio: cannot write the stall log %s\n",
+                         qPrintable(parser.value(options.stallLog)));
+            return 2;
+        }
     }
     window.show();
 
