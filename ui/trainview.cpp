@@ -62,8 +62,20 @@ TrainView::TrainView(PreferenceStore& store, QWidget* parent)
         // A phase between steps (the reference's measurement, an evaluation of a large model) is
         // said where the steps' rate is, not only in the log, until the next step's progress.
         for (const char* phase : {"timing one pass", "measuring ", "evaluating step "})
-            if (line.startsWith(QLatin1String(phase)))
-                m_rate->setText(line.left(1).toUpper() + line.mid(1) + QStringLiteral("…"));
+            if (line.startsWith(QLatin1String(phase))) {
+                m_phase = line.left(1).toUpper() + line.mid(1);
+                m_phaseClock.start();
+                m_rate->setText(m_phase + QStringLiteral("…"));
+            }
+    });
+    // ... with its samples drawn and the time left, as its passes go.
+    connect(m_runner, &TrainRunner::evaluationProgress, this, [this](double drawn, qint64 total) {
+        const double left = secondsLeft(double(m_phaseClock.elapsed()) / 1000.0, drawn, total);
+        m_rate->setText(tr("%1: %2 / %3 samples · %4 left")
+                            .arg(m_phase)
+                            .arg(qint64(drawn))
+                            .arg(total)
+                            .arg(QString::fromStdString(clockDuration(left))));
     });
     connect(m_runner, &TrainRunner::checkpointWritten, this, [this](const CheckpointEvent& e) {
         appendLog(tr("checkpoint at step %1: %2").arg(e.step).arg(QString::fromStdString(e.path)));

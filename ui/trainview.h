@@ -6,6 +6,8 @@
 // be shown again.
 #pragma once
 
+#include <QElapsedTimer>
+#include <QString>
 #include <QWidget>
 
 #include <memory>
@@ -101,6 +103,8 @@ private:
     QProgressBar* m_progress = nullptr;
     class RunAdvice* m_advice = nullptr;
     QLabel* m_rate = nullptr;
+    QString m_phase; ///< the phase between steps being said ("Measuring the reference on 400 samples")
+    QElapsedTimer m_phaseClock; ///< since it began
     QLabel* m_banner = nullptr;
     RunHistory* m_runs = nullptr;
     QPlainTextEdit* m_log = nullptr;

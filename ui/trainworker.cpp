@@ -24,6 +24,10 @@ public:
         Q_EMIT m_worker.progress(e);
     }
     void onEvaluation(const EvaluationEvent& e) override { Q_EMIT m_worker.evaluated(e); }
+    void onEvaluationProgress(double drawn, int64_t total) override
+    {
+        Q_EMIT m_worker.evaluationProgress(drawn, qint64(total));
+    }
     void onCheckpoint(const CheckpointEvent& e) override { Q_EMIT m_worker.checkpointWritten(e); }
     void onLog(const std::string& line) override { Q_EMIT m_worker.logLine(QString::fromStdString(line)); }
     void onFinished(const FinishedEvent&) override {} // the job's return value is reported instead
@@ -93,6 +97,7 @@ bool TrainRunner::start(TrainJob job)
     // Worker -> runner crosses threads: queued, each event copied.
     connect(m_worker, &TrainWorker::progress, this, &TrainRunner::progress);
     connect(m_worker, &TrainWorker::evaluated, this, &TrainRunner::evaluated);
+    connect(m_worker, &TrainWorker::evaluationProgress, this, &TrainRunner::evaluationProgress);
     connect(m_worker, &TrainWorker::checkpointWritten, this, &TrainRunner::checkpointWritten);
     connect(m_worker, &TrainWorker::logLine, this, &TrainRunner::logLine);
     connect(m_worker, &TrainWorker::finished, this, [this](const FinishedEvent& event) {

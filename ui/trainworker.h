@@ -38,6 +38,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     void progress(const d2dpo::ProgressEvent& event);
     void evaluated(const d2dpo::EvaluationEvent& event);
+    /// An evaluation's samples drawn of `total` (TrainListener::onEvaluationProgress).
+    void evaluationProgress(double drawn, qint64 total);
     void checkpointWritten(const d2dpo::CheckpointEvent& event);
     void logLine(const QString& line);
     void finished(const d2dpo::FinishedEvent& event);
@@ -71,6 +73,8 @@ public:
 Q_SIGNALS:
     void progress(const d2dpo::ProgressEvent& event);
     void evaluated(const d2dpo::EvaluationEvent& event);
+    /// An evaluation's samples drawn of `total` (TrainListener::onEvaluationProgress).
+    void evaluationProgress(double drawn, qint64 total);
     void checkpointWritten(const d2dpo::CheckpointEvent& event);
     void logLine(const QString& line);
     void finished(const d2dpo::FinishedEvent& event);

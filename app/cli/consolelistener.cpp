@@ -57,6 +57,15 @@ void ConsoleListener::onEvaluation(const EvaluationEvent& e)
                      formatMetrics(e.metrics).c_str());
 }
 
+void ConsoleListener::onEvaluationProgress(double drawn, int64_t total)
+{
+    if (!m_evaluationBar) // a bar once the draw has lasted a second (a small model's never shows)
+        m_evaluationBar = samplingProgress("evaluate");
+    m_evaluationBar(drawn, total);
+    if (drawn >= double(total))
+        m_evaluationBar = nullptr;
+}
+
 void ConsoleListener::onLog(const std::string& line)
 {
     std::fprintf(stderr, "%s%s\n", lineStart(), line.c_str());

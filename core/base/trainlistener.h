@@ -58,6 +58,10 @@ public:
     virtual ~TrainListener() = default;
     virtual void onProgress(const ProgressEvent&) {}
     virtual void onEvaluation(const EvaluationEvent&) {}
+    /// An evaluation under way (the reference's measurement, or a step's): its samples drawn so far
+    /// of `total`, a fraction within a batch as its passes go (at most every 0.2 s), so a view shows
+    /// how far a long measurement is and the time it has left.
+    virtual void onEvaluationProgress(double /*drawn*/, int64_t /*total*/) { }
     virtual void onCheckpoint(const CheckpointEvent&) {}
     virtual void onFinished(const FinishedEvent&) {}
     /// A line for the user's event log (what was loaded, on which device, how many pairs).

@@ -42,7 +42,9 @@ SampleMetrics referenceMetrics(PreferenceStore* store, const CheckpointInfo& ref
     listener.onLog("measuring the reference on " + std::to_string(samples) + " samples");
     torch::NoGradGuard noGrad;
     auto generator = makeGenerator(seed, frozen->parameters().front().device());
-    SampleMetrics metrics = evaluateModel(frozen, task, reference.spec.noise, measurement.sampling, samples, generator, stop);
+    SampleMetrics metrics =
+        evaluateModel(frozen, task, reference.spec.noise, measurement.sampling, samples, generator, stop,
+                      [&listener](double drawn, int64_t total) { listener.onEvaluationProgress(drawn, total); });
     metrics.seed = seed; // the policy's evaluations draw with the same seed
     if (store)
         if (Status s = store->saveEvaluation(reference.id, key, samples, seed, metrics.toJson()); !s)

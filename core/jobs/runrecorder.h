@@ -30,6 +30,7 @@ public:
     void onCheckpoint(const CheckpointEvent& e) override;
     void onFinished(const FinishedEvent& e) override;
     void onLog(const std::string& line) override { m_forward.onLog(line); }
+    void onEvaluationProgress(double drawn, int64_t total) override { m_forward.onEvaluationProgress(drawn, total); }
 
     const std::optional<FinishedEvent>& finished() const { return m_finished; }
     /// The model the newest checkpoint was recorded as ("" when none was).

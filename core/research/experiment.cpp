@@ -45,6 +45,7 @@ public:
         m_forward.onEvaluation(e);
     }
     void onCheckpoint(const CheckpointEvent& e) override { m_forward.onCheckpoint(e); }
+    void onEvaluationProgress(double drawn, int64_t total) override { m_forward.onEvaluationProgress(drawn, total); }
     void onFinished(const FinishedEvent& e) override { m_forward.onFinished(e); }
     void onLog(const std::string& line) override { m_forward.onLog(line); }
 

@@ -194,7 +194,9 @@ FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
 
     auto measure = [&](Denoiser& model) {
         auto generator = makeGenerator(m_evalSeed, m_policy->parameters().front().device());
-        SampleMetrics metrics = evaluateModel(model, m_task, m_spec.noise, m_sampling, m_schedule.evalSamples, generator, &stop);
+        SampleMetrics metrics =
+            evaluateModel(model, m_task, m_spec.noise, m_sampling, m_schedule.evalSamples, generator, &stop,
+                          [&listener](double drawn, int64_t total) { listener.onEvaluationProgress(drawn, total); });
         metrics.seed = m_evalSeed;
         return metrics;
     };

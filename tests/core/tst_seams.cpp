@@ -4,6 +4,7 @@
 // the one source of the validation limits, and errors that carry a code.
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <filesystem>
 #include <sys/stat.h>
 
@@ -235,6 +236,13 @@ private Q_SLOTS:
         test::ListenerRecorder first, second, best;
         runOnce(first, "once-1");
         QVERIFY2(first.log.find("measuring the reference on 300 samples") != std::string::npos, first.log.c_str());
+        // Each measurement's draw is heard through the job's layers (the run's recorder among them)
+        // up to its whole: the reference's, then the final evaluation's, 300 samples each.
+        QVERIFY(first.evaluationProgress.size() >= 2);
+        QCOMPARE(first.evaluationProgress.front().second, int64_t(300));
+        QCOMPARE(std::count(first.evaluationProgress.begin(), first.evaluationProgress.end(),
+                            std::pair<double, int64_t>(300.0, 300)),
+                 std::ptrdiff_t(first.evaluations.size())); // the reference's and each step's, whole
         runOnce(second, "once-2");
         QVERIFY2(second.log.find("the reference's metrics as measured before (300 samples, seed 1, exact sampler") !=
                      std::string::npos,

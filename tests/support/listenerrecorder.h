@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/trainlistener.h"
@@ -20,6 +21,7 @@ public:
     std::vector<EvaluationEvent> evaluations;
     std::vector<CheckpointEvent> checkpoints;
     std::vector<FinishedEvent> finished;
+    std::vector<std::pair<double, int64_t>> evaluationProgress; ///< (drawn, total) as heard
     std::string log;                  ///< every log line, each ended with '\n'
     std::atomic<int64_t> lastStep{0}; ///< readable from another thread while the run goes on
     int64_t stopAt = -1;              ///< raise `stop` when this step is reported
@@ -41,6 +43,7 @@ public:
             found->second();
     }
     void onEvaluation(const EvaluationEvent& e) override { evaluations.push_back(e); }
+    void onEvaluationProgress(double drawn, int64_t total) override { evaluationProgress.emplace_back(drawn, total); }
     void onCheckpoint(const CheckpointEvent& e) override { checkpoints.push_back(e); }
     void onFinished(const FinishedEvent& e) override { finished.push_back(e); }
     void onLog(const std::string& line) override
