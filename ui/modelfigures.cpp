@@ -3,7 +3,9 @@
 
 #include <QScrollArea>
 #include <QSettings>
+#include <QtConcurrent/QtConcurrentRun>
 
+#include "ui/longjobs.h"
 #include "ui/positionprofilepanel.h"
 #include "ui/samplehistogram.h"
 
@@ -14,6 +16,13 @@ ModelFigures::ModelFigures(QWidget* parent) : QTabWidget(parent)
     setObjectName(QStringLiteral("modelFigures"));
     setDocumentMode(true);
     m_histogram = new SampleHistogram(this);
+    m_watcher = new QFutureWatcher<ProfiledInputs>(this);
+    connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
+        if (m_watcher->future().resultCount() == 0)
+            return;
+        ProfiledInputs done = m_watcher->result();
+        m_profile->showProfiles(std::move(done.profiles), done.inputs);
+    });
     // Logos and figures are taller than the view at 1024x640: they scroll, the view does not grow.
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
@@ -34,6 +43,7 @@ void ModelFigures::show(const NamedSummary& model, const NamedSummary& reference
 {
     m_histogram->draw(model.summary, model.name, reference.summary, reference.name);
     if (!model.summary || !task) {
+        m_watcher->setFuture(QFuture<ProfiledInputs>());
         m_profile->clear();
         m_profiled.clear();
         return;
@@ -46,18 +56,31 @@ void ModelFigures::show(const NamedSummary& model, const NamedSummary& reference
     if (key == m_profiled)
         return; // about 60 ms at protein length: not again for the same samples
     m_profiled = key;
-    PositionProfileInputs inputs = PositionProfileInputs::fromTask(*task);
+    // Off the window's thread: a binary task's training sequences are drawn with torch, and the
+    // nearest identities take 30-60 ms at protein length. Only the latest request is shown.
+    PositionProfileInputs inputs;
     inputs.samples = model.summary->samples;
     inputs.modelName = model.name;
     if (reference.summary) {
         inputs.referenceSamples = reference.summary->samples;
         inputs.referenceName = reference.name;
     }
-    m_profile->setInputs(inputs);
+    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [inputs = std::move(inputs), task = *task]() mutable {
+        PositionProfileInputs withTask = PositionProfileInputs::fromTask(task);
+        withTask.samples = std::move(inputs.samples);
+        withTask.referenceSamples = std::move(inputs.referenceSamples);
+        withTask.modelName = inputs.modelName;
+        withTask.referenceName = inputs.referenceName;
+        ProfiledInputs out;
+        out.profiles = PositionProfilePanel::profile(withTask);
+        out.inputs = std::move(withTask);
+        return out;
+    }));
 }
 
 void ModelFigures::clear()
 {
+    m_watcher->setFuture(QFuture<ProfiledInputs>()); // a profile still being computed is not shown
     m_histogram->clear();
     m_profile->clear();
     m_profiled.clear();

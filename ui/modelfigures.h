@@ -4,6 +4,7 @@
 // conservation, composition, identity to the nearest training sequence; PositionProfilePanel).
 #pragma once
 
+#include <QFutureWatcher>
 #include <QString>
 #include <QTabWidget>
 
@@ -11,11 +12,17 @@
 
 #include "facades/modelfiles.h"
 #include "facades/taskinfo.h"
+#include "ui/positionprofilepanel.h"
 
 namespace d2dpo::ui {
 
-class PositionProfilePanel;
 class SampleHistogram;
+
+/// A per-position profile computed in the background, with what it was computed from.
+struct ProfiledInputs {
+    PositionProfiles profiles;
+    PositionProfileInputs inputs;
+};
 
 /// One model's drawn samples, named for the legends.
 struct NamedSummary {
@@ -31,8 +38,8 @@ public:
     explicit ModelFigures(QWidget* parent = nullptr);
 
     /// Draws the model's samples beside its reference's (when it has one); `task` gives the
-    /// per-position tab its symbols and training sequences. Drawn again only when what it shows
-    /// changed (another model, or samples drawn since).
+    /// per-position tab its symbols and training sequences (profiled in the background, shown
+    /// when done). Drawn again only when what it shows changed (another model, or samples drawn since).
     void show(const NamedSummary& model, const NamedSummary& reference, const TaskInfo* task);
     void clear();
 
@@ -43,6 +50,7 @@ private:
     SampleHistogram* m_histogram = nullptr;
     PositionProfilePanel* m_profile = nullptr;
     QString m_profiled; ///< what the profile tab shows (ids and sample counts), so it is not redone
+    QFutureWatcher<ProfiledInputs>* m_watcher = nullptr; ///< the profile being computed
 };
 
 } // namespace d2dpo::ui

@@ -1,25 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/positionprofilepanel.h"
 
-#include <QBuffer>
 #include <QCoreApplication>
 #include <QWheelEvent>
-#include <QDir>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPainter>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QSvgGenerator>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
 #include "analysis/alignment.h"
-#include "base/safeoutput.h"
 #include "facades/taskinfo.h"
 #include "ui/qcustomplotinclude.h"
 #include "ui/sequencelogo.h"
@@ -186,17 +180,29 @@ void PositionProfilePanel::clear()
     m_export->setEnabled(false);
 }
 
-void PositionProfilePanel::setInputs(const PositionProfileInputs& inputs)
+PositionProfiles PositionProfilePanel::profile(const PositionProfileInputs& inputs)
 {
     // One length for every set, so the logos share their x positions.
-    int64_t length = inputs.length;
+    PositionProfiles out;
+    out.length = inputs.length;
     for (const auto* set : {&inputs.samples, &inputs.referenceSamples, &inputs.training})
         for (const std::string& s : *set)
-            length = std::max<int64_t>(length, int64_t(withoutTrailingPads(s).size()));
+            out.length = std::max<int64_t>(out.length, int64_t(withoutTrailingPads(s).size()));
+    out.training = profileSet("training", inputs.training, inputs.symbols, {}, out.length);
+    out.reference = profileSet("reference", inputs.referenceSamples, inputs.symbols, inputs.training, out.length);
+    out.model = profileSet("model", inputs.samples, inputs.symbols, inputs.training, out.length);
+    return out;
+}
+
+void PositionProfilePanel::setInputs(const PositionProfileInputs& inputs) { showProfiles(profile(inputs), inputs); }
+
+void PositionProfilePanel::showProfiles(PositionProfiles profiles, const PositionProfileInputs& inputs)
+{
+    const int64_t length = profiles.length;
     m_alphabet = inputs.alphabet;
-    m_training = profileSet("training", inputs.training, inputs.symbols, {}, length);
-    m_reference = profileSet("reference", inputs.referenceSamples, inputs.symbols, inputs.training, length);
-    m_model = profileSet("model", inputs.samples, inputs.symbols, inputs.training, length);
+    m_training = std::move(profiles.training);
+    m_reference = std::move(profiles.reference);
+    m_model = std::move(profiles.model);
 
     const int column = columnWidthFor(length);
     const double maxBits = m_model.profile.maxBits();
@@ -314,84 +320,6 @@ QString PositionProfilePanel::identityText() const
     }
     return tr("Identity to the nearest training sequence (equal positions over the longer, no alignment):\n") +
            lines.join(QLatin1Char('\n'));
-}
-
-QSize PositionProfilePanel::logosSize() const
-{
-    const QSize model = m_modelLogo->sizeHint();
-    if (!hasReference())
-        return model;
-    const QSize reference = m_referenceLogo->sizeHint();
-    return {std::max(model.width(), reference.width()), model.height() + reference.height()};
-}
-
-void PositionProfilePanel::renderLogos(QPainter& painter) const
-{
-    painter.fillRect(QRect(QPoint(0, 0), logosSize()), Qt::white);
-    painter.save();
-    if (hasReference()) {
-        m_referenceLogo->render(painter);
-        painter.translate(0, m_referenceLogo->sizeHint().height());
-    }
-    m_modelLogo->render(painter);
-    painter.restore();
-}
-
-Status PositionProfilePanel::exportTo(const QString& folder) const
-{
-    if (m_model.sequences.empty())
-        return makeError("there are no samples to export");
-    const QDir dir(folder);
-    if (!dir.exists())
-        return makeError("the folder " + folder.toStdString() + " does not exist");
-
-    QImage image(logosSize(), QImage::Format_ARGB32_Premultiplied);
-    image.fill(Qt::white);
-    {
-        QPainter painter(&image);
-        renderLogos(painter);
-    }
-    QByteArray png;
-    QBuffer pngBuffer(&png);
-    pngBuffer.open(QIODevice::WriteOnly);
-    if (!image.save(&pngBuffer, "PNG"))
-        return makeError("could not encode the logos as PNG");
-    if (Status written = AtomicFile::write(dir.filePath(QStringLiteral("logos.png")).toStdString(),
-                                           std::string_view(png.constData(), size_t(png.size())));
-        !written)
-        return written;
-
-    QByteArray svg;
-    QBuffer svgBuffer(&svg);
-    QSvgGenerator generator;
-    generator.setOutputDevice(&svgBuffer);
-    generator.setSize(logosSize());
-    generator.setViewBox(QRect(QPoint(0, 0), logosSize()));
-    generator.setTitle(tr("Sequence logos"));
-    generator.setDescription(tr("Sequence logos of %1 and %2, drawn by d2dpo-studio")
-                                 .arg(QString::fromStdString(m_reference.name), QString::fromStdString(m_model.name)));
-    {
-        QPainter painter(&generator);
-        renderLogos(painter);
-    }
-    if (Status written = AtomicFile::write(dir.filePath(QStringLiteral("logos.svg")).toStdString(),
-                                           std::string_view(svg.constData(), size_t(svg.size())));
-        !written)
-        return written;
-
-    return writeProfileCsvs(folder.toStdString(), shownSets(), m_training.sequences);
-}
-
-void PositionProfilePanel::exportFromDialog()
-{
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Export the per-position figures to"));
-    if (folder.isEmpty())
-        return;
-    if (Status written = exportTo(folder); !written) {
-        QMessageBox::warning(this, tr("Export"), QString::fromStdString(written.error()));
-        return;
-    }
-    Q_EMIT exported(folder);
 }
 
 } // namespace d2dpo::ui

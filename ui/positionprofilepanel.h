@@ -45,6 +45,15 @@ struct PositionProfileInputs {
     static PositionProfileInputs fromTask(const TaskInfo& task);
 };
 
+/// The three profiled sets and the positions they share: what the panel computes from its inputs
+/// before it draws anything.
+struct PositionProfiles {
+    ProfiledSet training;
+    ProfiledSet reference;
+    ProfiledSet model;
+    int64_t length = 0;
+};
+
 class PositionProfilePanel final : public QWidget {
     Q_OBJECT
 
@@ -55,6 +64,11 @@ public:
     /// of 2000 samples of length 1000, and 30-60 ms for their nearest identities against 45
     /// proteins of length 1000 or 2000 words against 44,000 (analysis/nearestidentity.h).
     void setInputs(const PositionProfileInputs& inputs);
+    /// setInputs' figures without the drawing: touches no widget, so it runs on any thread (the
+    /// Models view profiles in the background, with the task's training sequences drawn there too).
+    static PositionProfiles profile(const PositionProfileInputs& inputs);
+    /// Draws `profiles`, computed by profile() from `inputs`.
+    void showProfiles(PositionProfiles profiles, const PositionProfileInputs& inputs);
     /// Shows nothing (no model picked).
     void clear();
 
