@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `d2dpo profile`: what a model's samples look like per position, against its reference's and
 // the training data, as the CSV files of the desktop's per-position panel (analysis/profilecsv.h:
-// positions.csv, composition.csv, nearest.csv). The logos themselves are drawn by the desktop
-// application (its Export… writes them as PNG and SVG); the CLI does not link the widgets.
+// positions.csv, composition.csv, nearest.csv) and its logos (logos.png, logos.svg), drawn by
+// that panel offscreen (cli/profilelogos.h) in a build with the desktop.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -10,6 +10,7 @@
 #include "analysis/profilecsv.h"
 #include "base/safeoutput.h"
 #include "cli/common.h"
+#include "cli/profilelogos.h"
 #include "cli/progressbar.h"
 #include "facades/modelfiles.h"
 #include "facades/taskinfo.h"
@@ -91,20 +92,38 @@ int run(const ProfileOptions& o)
         return fail("profile", samples.error());
     sets.push_back(profileSet("model", std::move(samples.value()), symbols, training, length));
 
-    std::vector<const ProfiledSet*> written;
-    for (const ProfiledSet& set : sets)
-        if (!set.sequences.empty())
-            written.push_back(&set);
     std::error_code error;
     std::filesystem::create_directories(o.out, error);
     if (error)
         return fail("profile", "cannot create the folder " + o.out + ": " + error.message());
-    if (Status s = writeProfileCsvs(o.out, written, training); !s)
-        return fail("profile", s.error());
     for (const ProfiledSet& set : sets)
         if (set.name != "training")
             printSummary(set);
-    std::cout << "wrote positions.csv, composition.csv and nearest.csv to " << o.out << "\n";
+    ProfileFigures figures;
+    figures.training = sets.front();
+    if (!o.reference.empty())
+        figures.reference = sets[1];
+    figures.model = sets.back();
+    figures.length = length;
+    figures.symbols = symbols;
+    figures.alphabet = task->alphabet();
+    figures.modelName = std::filesystem::path(o.checkpoint).stem().string();
+    figures.referenceName = std::filesystem::path(o.reference).stem().string();
+    auto drawn = writeProfileWithLogos(std::move(figures), o.out);
+    if (!drawn)
+        return fail("profile", drawn.error());
+    if (drawn.value()) {
+        std::cout << "wrote logos.png, logos.svg, positions.csv, composition.csv and nearest.csv to " << o.out << "\n";
+        return 0;
+    }
+    std::vector<const ProfiledSet*> written;
+    for (const ProfiledSet& set : sets)
+        if (!set.sequences.empty())
+            written.push_back(&set);
+    if (Status s = writeProfileCsvs(o.out, written, training); !s)
+        return fail("profile", s.error());
+    std::cout << "wrote positions.csv, composition.csv and nearest.csv to " << o.out
+              << " (this build draws no logos: it has no desktop)\n";
     return 0;
 }
 

@@ -4,6 +4,7 @@
 // rows that add up (frequencies to 1, every sample's identity in [0, 1]); a used folder refused.
 #include <QDir>
 #include <QFile>
+#include <QtEndian>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
@@ -61,6 +62,17 @@ private Q_SLOTS:
         const QStringList composition = lines(out + QStringLiteral("/composition.csv"));
         QCOMPARE(composition.front(), QStringLiteral("symbol,training,reference,model"));
         QCOMPARE(composition.size(), 3);
+
+        // The logos as the desktop's per-position Export… draws them (a build without the desktop says so).
+        if (!run.out.contains(QStringLiteral("draws no logos"))) {
+            QFile png(out + QStringLiteral("/logos.png"));
+            QVERIFY(png.open(QIODevice::ReadOnly));
+            const QByteArray head = png.read(24); // the signature, then IHDR's width and height
+            QVERIFY(head.startsWith("\x89PNG\r\n\x1a\n"));
+            const auto bigEndian = [&](int at) { return qFromBigEndian<quint32>(head.constData() + at); };
+            QVERIFY(bigEndian(16) > 100 && bigEndian(20) > 200); // two logos, one above the other
+            QVERIFY(lines(out + QStringLiteral("/logos.svg")).join(QLatin1Char('\n')).contains(QStringLiteral("<svg")));
+        }
 
         const QStringList nearest = lines(out + QStringLiteral("/nearest.csv"));
         QCOMPARE(nearest.size(), 1 + 60 + 60);
