@@ -258,8 +258,8 @@ void MetricPlot::rescale()
         if (series.hasBaseline)
             widen(values, series.baselineValue, series.baselineValue);
     }
-    if (m_fixedX) {
-        m_plot->xAxis->setRange(m_xLower, m_xUpper);
+    if (m_fixedX) { // padded (and y below): a point at an end, the last step's evaluation, is drawn whole
+        m_plot->xAxis->setRange(m_xLower - 0.02 * (m_xUpper - m_xLower), m_xUpper + 0.02 * (m_xUpper - m_xLower));
     } else if (keys) {
         if (keys->upper <= keys->lower)
             keys = QCPRange(keys->lower, keys->lower + 1);
@@ -272,7 +272,7 @@ void MetricPlot::rescale()
         axis->setRange(values->lower - 0.06 * span, values->upper + 0.06 * span);
     };
     if (m_fixedY)
-        m_plot->yAxis->setRange(m_yLower, m_yUpper);
+        m_plot->yAxis->setRange(m_yLower - 0.03 * (m_yUpper - m_yLower), m_yUpper + 0.03 * (m_yUpper - m_yLower));
     else
         fit(m_plot->yAxis, left);
     fit(m_plot->yAxis2, right);

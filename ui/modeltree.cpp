@@ -27,12 +27,16 @@ QString figureOf(const SampleMetrics& metrics, const std::string& name)
 
 void setUpModelTree(QTreeWidget* tree)
 {
-    tree->setHeaderLabels({tr("Model"), tr("Kind"), tr("Rule share"), tr("VSR"), tr("Created (UTC)")});
+    tree->setHeaderLabels({tr("Model"), tr("Kind"), tr("Rule share"), tr("VSR"), tr("Created")});
+    tree->headerItem()->setToolTip(kCreated, tr("When the model was made (UTC); each cell's tooltip has the year"));
     tree->headerItem()->setToolTip(kRule, tr("The share of samples the model's task's rule prefers; each cell's "
                                              "tooltip names the rule's metric and how the samples were drawn"));
     tree->headerItem()->setToolTip(kVsr, QString::fromStdString(metric::describe(metric::kVsr)));
     tree->setRootIsDecorated(true);
     tree->setUniformRowHeights(true);
+    // At 1024x640 the name column gets about 120 px: a long name keeps its end ("d2dpo…step 300"),
+    // which tells a run's models apart, and the whole name is in the tooltip.
+    tree->setTextElideMode(Qt::ElideMiddle);
     tree->header()->setStretchLastSection(false);
     tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     tree->header()->setSectionResizeMode(kName, QHeaderView::Stretch);
@@ -64,9 +68,12 @@ QString fillModelTree(QTreeWidget* tree, const std::vector<ModelRecord>& models)
             auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(tree);
             item->setText(kName, QString::fromStdString(m.name));
             item->setText(kKind, QString::fromStdString(m.kind));
-            item->setText(kCreated, QString::fromStdString(m.createdAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')));
+            const QString created =
+                QString::fromStdString(m.createdAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' '));
+            item->setText(kCreated, created.mid(5)); // "11-27 11:37": the year is in the tooltip
+            item->setToolTip(kCreated, created + tr(" UTC"));
             item->setData(kName, Qt::UserRole, QString::fromStdString(m.id));
-            item->setToolTip(kName, QString::fromStdString(m.id));
+            item->setToolTip(kName, tr("%1 (%2)").arg(QString::fromStdString(m.name), QString::fromStdString(m.id)));
             items.insert(QString::fromStdString(m.id), item);
         }
         if (later.size() == pending.size()) { // a cycle: show the rest as roots

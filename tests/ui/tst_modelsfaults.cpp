@@ -171,8 +171,13 @@ private Q_SLOTS:
         plot->replot();
         QVERIFY(plot->legend->visible());
         QVERIFY2(!plot->legend->outerRect().intersects(plot->axisRect()->rect()), "the legend sits on the bars");
-        // "Created (UTC)" shows its whole date; the name column gives way.
+        // "Created" shows its whole date (the year and the zone in its tooltip); the name column
+        // gives way, a long name losing its middle, not the end that tells a run's models apart.
         QTreeWidget* tree = view.tree();
+        QCOMPARE(tree->textElideMode(), Qt::ElideMiddle);
+        QVERIFY(tree->topLevelItem(0)->toolTip(4).endsWith(QStringLiteral(" UTC")));
+        QVERIFY(tree->topLevelItem(0)->toolTip(4).contains(tree->topLevelItem(0)->text(4)));
+        QVERIFY(tree->topLevelItem(0)->toolTip(0).startsWith(QString::fromStdString(model.name)));
         const QString created = tree->topLevelItem(0)->text(4);
         const int needed = tree->fontMetrics().horizontalAdvance(created);
         QVERIFY2(tree->header()->sectionSize(4) >= needed,
