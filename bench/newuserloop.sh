@@ -12,7 +12,8 @@
 # thread is watched throughout (d2dpo-studio --stall-log): every stall over 100 ms is listed in
 # OUT/stalls.log with what the window said, and the summary is printed at the end.
 #   bench/newuserloop.sh STORE OUT [WIDTH HEIGHT]     (needs: xvfb xdotool x11-apps imagemagick sqlite3)
-#   MODEL=esm8m.pt bench/newuserloop.sh STORE OUT     (also LABELS, STEPS, MIN_LENGTH, LENGTH)
+#   MODEL=esm8m.pt bench/newuserloop.sh STORE OUT     (also LABELS, STEPS, BATCH, MIN_LENGTH, LENGTH)
+#   MODEL=esm8m.pt STOP_AT=20 bench/newuserloop.sh STORE OUT   (Stop pressed 20 s into the run, timed)
 set -eu
 store=$1 out=$2 width=${3:-1024} height=${4:-640}
 here=$(dirname "$0")
@@ -23,10 +24,11 @@ labels=${LABELS:-$([ -n "$model" ] && echo 20 || echo 10)}
 steps=${STEPS:-50}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-# A new user: settings of its own (the Train form's steps are set here as the user would type them).
+# A new user: settings of its own (the Train form's steps and batch are set here as the user would
+# type them: at 8M parameters a step of 8 pairs takes about 4 s on 2 cores, of 64 about 30 s).
 export XDG_CONFIG_HOME="$out/config"
 mkdir -p "$XDG_CONFIG_HOME/d2dpo-studio"
-printf '[train]\nsteps=%s\n' "$steps" >"$XDG_CONFIG_HOME/d2dpo-studio/d2dpo-studio.conf"
+printf '[train]\nsteps=%s\nbatch=%s\n' "$steps" "${BATCH:-8}" >"$XDG_CONFIG_HOME/d2dpo-studio/d2dpo-studio.conf"
 since() { echo $(($(date +%s) - $1)); }
 
 if [ -n "$model" ]; then
@@ -72,10 +74,23 @@ for y in 300 350 400 450; do xdotool mousemove --window "$window" 150 "$y" click
 sleep 1
 shot train-after-wheel
 if [ -n "$model" ]; then
-    # "Start training", at the bottom right of the Train view's settings column.
+    # "Start training", under the Train view's settings column (a fixed distance from the bottom).
     before=$(sqlite3 "$store" "SELECT coalesce(max(id), 0) FROM runs")
-    xdotool mousemove --window "$window" "${START_X:-330}" "$((height - 40 - ${START_FROM_BOTTOM:-45}))" click 1
+    xdotool mousemove --window "$window" "${START_X:-120}" "$((height - 40 - ${START_FROM_BOTTOM:-92}))" click 1
     started=$(date +%s)
+    if [ -n "${STOP_AT:-}" ]; then
+        # Stop, pressed STOP_AT s after Start (during the reference's measurement at 8M: 20 s), and
+        # timed to the run's record saying it stopped.
+        sleep "$STOP_AT"
+        shot train-stopping
+        xdotool mousemove --window "$window" "${STOP_X:-338}" "$((height - 40 - ${START_FROM_BOTTOM:-92}))" click 1
+        pressed=$(date +%s%N)
+        while [ "$(sqlite3 "$store" "SELECT status FROM runs WHERE id > $before ORDER BY id DESC LIMIT 1")" = running ]; do
+            sleep 0.1
+        done
+        echo "stop: the run's record said $(sqlite3 "$store" "SELECT status FROM runs WHERE id > $before ORDER BY id DESC LIMIT 1") $((($(date +%s%N) - pressed) / 1000000)) ms after the press"
+        shot train-stopped
+    fi
     sleep 20
     shot train-starting
     last=""
@@ -95,6 +110,19 @@ fi
 xdotool key ctrl+3
 sleep "${MODELS_WAIT:-45}"
 shot models
+if [ -n "$model" ]; then
+    # The figures' second tab (the model beside its reference, per position), then View ▸ Labelers….
+    xdotool mousemove --window "$window" "${PER_POSITION_X:-580}" "${PER_POSITION_Y:-259}" click 1
+    sleep 3
+    shot models-per-position
+    xdotool key alt+v
+    sleep 0.5
+    xdotool key b
+    sleep 5
+    shot labelers
+    xdotool key Escape
+    sleep 1
+fi
 xdotool key ctrl+q
 sleep 3
 kill "$app" 2>/dev/null || true
