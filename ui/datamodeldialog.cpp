@@ -21,7 +21,6 @@
 
 #include "base/measurement.h"
 #include "base/memoryestimate.h"
-#include "base/timeutil.h"
 #include "facades/modelfiles.h"
 #include "facades/taskinfo.h"
 #include "jobs/pretrainjob.h"
@@ -29,6 +28,7 @@
 #include "ui/newmodelverdict.h"
 #include "ui/phaseforwarder.h"
 #include "ui/trainworker.h"
+#include "ui/timeleft.h"
 
 namespace d2dpo::ui {
 
@@ -309,14 +309,6 @@ void DataModelDialog::enterPhase(Phase phase, qint64 total)
         m_phase->setText(tr("Stopping…"));
 }
 
-QString DataModelDialog::timeLeft(double done, qint64 total) const
-{
-    if (!(done > 0) || !m_phaseClock.isValid())
-        return {};
-    const double left = secondsLeft(double(m_phaseClock.elapsed()) / 1000.0, done, total);
-    return tr("about %1 left").arg(QString::fromStdString(clockDuration(left)));
-}
-
 void DataModelDialog::onProgress(qint64 done, qint64 total, double loss)
 {
     if (m_current != Phase::Pretraining && m_current != Phase::Evaluating)
@@ -334,14 +326,14 @@ void DataModelDialog::onProgress(qint64 done, qint64 total, double loss)
                              .arg(done)
                              .arg(total)
                              .arg(loss, 0, 'f', 3)
-                             .arg(timeLeft(double(done), total)));
+                             .arg(timeLeft(m_phaseClock, double(done), total)));
         return;
     }
     const double drawn = double(done) / PhaseForwarder::kStepsPerSample;
     m_phase->setText(tr("Evaluating the model: %L1 / %L2 samples · %3")
                          .arg(qint64(drawn))
                          .arg(m_samples)
-                         .arg(timeLeft(drawn, m_samples)));
+                         .arg(timeLeft(m_phaseClock, drawn, m_samples)));
 }
 
 void DataModelDialog::onFinished(const FinishedEvent& done)

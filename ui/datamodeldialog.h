@@ -65,8 +65,6 @@ private:
     void onProgress(qint64 done, qint64 total, double loss);
     void onFinished(const FinishedEvent& done);
     void onMeasured(const EvaluationEvent& made);
-    /// "about 1:20 left" from the rate so far in this phase; empty before any progress.
-    QString timeLeft(double done, qint64 total) const;
     /// The fields as the last Create left them (QSettings), and saving them: a Cancel forgets nothing.
     void restoreFields();
     void saveFields() const;

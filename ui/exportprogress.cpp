@@ -51,7 +51,11 @@ void showExportProgress(ModelExporter* exporter, QWidget* parent, const QString&
                                        .arg(total)
                                        .arg(QString::fromStdString(clockDuration(secondsLeft))));
                      });
-    QObject::connect(exporter, &ModelExporter::finished, dialog, &QWidget::close);
+    QObject::connect(exporter, &ModelExporter::finished, dialog, [dialog] {
+        // Closing a progress dialog says "canceled": the export is over, so nothing listens now.
+        QObject::disconnect(dialog, &QProgressDialog::canceled, nullptr, nullptr);
+        dialog->close();
+    });
     dialog->show();
 }
 

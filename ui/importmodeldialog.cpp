@@ -20,12 +20,12 @@
 #include "base/configlimits.h"
 #include "base/measurement.h"
 #include "base/samplebudget.h"
-#include "base/timeutil.h"
 #include "jobs/importjob.h"
 #include "ui/newmodelfile.h"
 #include "ui/newmodelverdict.h"
 #include "ui/phaseforwarder.h"
 #include "ui/trainworker.h"
+#include "ui/timeleft.h"
 
 namespace d2dpo::ui {
 
@@ -52,15 +52,6 @@ FinishedEvent importAsTrainJob(const ImportJobSpec& job, TrainListener& listener
             listener.onEvaluation({0, outcome->metrics, true});
     }
     return done;
-}
-
-/// "about 0:26 left" from the rate so far; empty before any progress.
-QString timeLeft(const QElapsedTimer& clock, double done, qint64 total)
-{
-    if (!(done > 0) || !clock.isValid())
-        return {};
-    const double left = secondsLeft(double(clock.elapsed()) / 1000.0, done, total);
-    return ImportModelDialog::tr("about %1 left").arg(QString::fromStdString(clockDuration(left)));
 }
 
 } // namespace

@@ -3,13 +3,18 @@
 // per model with its provenance; a set number of samples drawn with progress, time left and a
 // cancel; the histogram's legend covers no bar and the Created column is whole; the Train plots
 // forget a run of another reference; past runs name their reference.
+#include <QApplication>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QProgressDialog>
 #include <QPushButton>
+#include <QSemaphore>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QTreeWidget>
 #include <QtTest/QtTest>
 
@@ -18,7 +23,10 @@
 #include "base/config.h"
 #include "store/preferencestore.h"
 #include "support/tinycheckpoint.h"
+#include "ui/exportprogress.h"
+#include "ui/longjobs.h"
 #include "ui/metricplot.h"
+#include "ui/modelexporter.h"
 #include "ui/modelsview.h"
 #include "ui/qcustomplotinclude.h"
 #include "ui/runhistory.h"
@@ -220,6 +228,51 @@ private Q_SLOTS:
         closing.start();
         view.reset(); // nothing left running: the view goes at once
         qInfo("the view closed %lld ms after the cancel", closing.elapsed());
+    }
+
+    void anExportShowsItsProgressAndItsCancelWritesNothing()
+    {
+        const ModelRecord model = storedTinyModel();
+        ui::ModelExporter exporter(*m_store);
+        QSignalSpy finished(&exporter, &ui::ModelExporter::finished);
+        const auto progressWindows = [] {
+            QList<QProgressDialog*> found;
+            for (QWidget* w : QApplication::topLevelWidgets())
+                if (auto* dialog = qobject_cast<QProgressDialog*>(w); dialog && dialog->isVisible())
+                    found << dialog;
+            return found;
+        };
+        // Written whole: the progress window follows it and closes itself.
+        const QString whole = m_dir.filePath(QStringLiteral("exported"));
+        QVERIFY(exporter.start(model, whole));
+        ui::showExportProgress(&exporter, nullptr, QStringLiteral("tiny"), whole);
+        QCOMPARE(progressWindows().size(), 1);
+        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.at(0).at(1).toBool());
+        QVERIFY(QFile::exists(whole + QStringLiteral("/samples.txt")));
+        QTRY_VERIFY(progressWindows().isEmpty());
+
+        // Its Cancel, pressed before the draw: nothing is written, not even the folder. The long-job
+        // pool is kept busy until then, so the export waits in line behind the press.
+        QSemaphore release;
+        const int threads = ui::longJobPool()->maxThreadCount();
+        for (int i = 0; i < threads; ++i)
+            ui::longJobPool()->start([&release] { release.acquire(); });
+        const QString cancelled = m_dir.filePath(QStringLiteral("cancelled"));
+        QVERIFY(exporter.start(model, cancelled));
+        ui::showExportProgress(&exporter, nullptr, QStringLiteral("tiny"), cancelled);
+        QCOMPARE(progressWindows().size(), 1);
+        QPushButton* cancel = progressWindows().front()->findChild<QPushButton*>();
+        QVERIFY(cancel);
+        cancel->click();
+        QVERIFY(progressWindows().front()->labelText().startsWith(QStringLiteral("Stopping")));
+        release.release(threads);
+        QVERIFY(finished.wait(60000));
+        QVERIFY(!finished.at(1).at(1).toBool());
+        QVERIFY(finished.at(1).at(3).toBool()); // cancelled, not failed
+        QVERIFY(!QFileInfo::exists(cancelled));
+        QTRY_VERIFY(progressWindows().isEmpty());
+        QTRY_COMPARE(release.available(), 0); // every blocker let go
     }
 };
 
