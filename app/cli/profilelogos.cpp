@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "cli/offscreenapp.h"
 #include "ui/positionprofilepanel.h"
 #endif
 
@@ -14,15 +15,7 @@ namespace d2dpo::cli {
 #ifdef D2DPO_PROFILE_LOGOS
 Result<bool> writeProfileWithLogos(ProfileFigures figures, const std::string& folder)
 {
-    // Drawing into files needs no screen: the offscreen platform, whatever DISPLAY says.
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    std::unique_ptr<QApplication> app;
-    if (!QCoreApplication::instance()) {
-        static int argc = 1;
-        static char name[] = "d2dpo";
-        static char* argv[] = {name, nullptr};
-        app = std::make_unique<QApplication>(argc, argv);
-    }
+    const std::unique_ptr<QApplication> app = offscreenApplication();
     ui::PositionProfileInputs inputs;
     inputs.training = figures.training.sequences;
     inputs.symbols = figures.symbols;

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "base/safeoutput.h"
+#include "cli/offscreenapp.h"
 
 #define signals Q_SIGNALS
 #define foreach Q_FOREACH
@@ -35,15 +36,7 @@ QColor colourOf(size_t i)
 Result<std::vector<std::string>> plotStudy(const StudyResults& results, const std::vector<std::string>& metrics,
                                            const std::string& folder, const std::string& xLabel)
 {
-    // Rendering into a file needs no screen: the offscreen platform, whatever DISPLAY says.
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    std::unique_ptr<QApplication> app;
-    if (!QCoreApplication::instance()) {
-        static int argc = 1;
-        static char name[] = "d2dpo";
-        static char* argv[] = {name, nullptr};
-        app = std::make_unique<QApplication>(argc, argv);
-    }
+    const std::unique_ptr<QApplication> app = offscreenApplication();
     std::vector<std::string> written;
     for (const std::string& metric : metrics) {
         const auto found = results.curves.find(metric);

@@ -51,6 +51,15 @@ private:
         QVERIFY2(loaded.error().find(phrase) != std::string::npos, loaded.error().c_str());
     }
 
+    /// The tiny model's exports: 12 samples of 8 Euler steps.
+    static ExportOptions twelveSamples()
+    {
+        ExportOptions options;
+        options.sampleCount = 12;
+        options.sampling.steps = 8;
+        return options;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -221,9 +230,7 @@ private Q_SLOTS:
     {
         auto loaded = loadCheckpoint(m_path, torch::kCPU);
         QVERIFY(loaded.ok());
-        ExportOptions options;
-        options.sampleCount = 12;
-        options.sampling.steps = 8;
+        const ExportOptions options = twelveSamples();
         const std::string folder = path("export");
         const Status s = exportCheckpoint(loaded.value(), folder, options);
         QVERIFY2(s.ok(), s.ok() ? "" : s.error().c_str());
@@ -257,9 +264,7 @@ private Q_SLOTS:
     {
         auto loaded = loadCheckpoint(m_path, torch::kCPU);
         QVERIFY(loaded.ok());
-        ExportOptions options;
-        options.sampleCount = 12;
-        options.sampling.steps = 8;
+        ExportOptions options = twelveSamples();
         options.sampling.batch = 4;
         StopToken stop;
         options.stop = &stop;
