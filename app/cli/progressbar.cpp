@@ -32,11 +32,11 @@ std::string ProgressBar::formatDuration(double seconds)
     return buffer;
 }
 
-void ProgressBar::update(int64_t done, const std::string& detail)
+void ProgressBar::update(double done, const std::string& detail)
 {
     m_lastDone = done;
     const auto now = std::chrono::steady_clock::now();
-    const int decile = int(10 * std::min(done, m_total) / m_total);
+    const int decile = int(10 * std::min(done, double(m_total)) / double(m_total));
     if (m_terminal) {
         if (now - m_lastDraw < std::chrono::milliseconds(100) && done < m_total)
             return;
@@ -56,10 +56,10 @@ void ProgressBar::finish(const std::string& detail)
     draw(m_lastDone, detail, true);
 }
 
-void ProgressBar::draw(int64_t done, const std::string& detail, bool final)
+void ProgressBar::draw(double done, const std::string& detail, bool final)
 {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-    const double fraction = std::clamp(double(done) / double(m_total), 0.0, 1.0);
+    const double fraction = std::clamp(done / double(m_total), 0.0, 1.0);
     const double rate = elapsed > 0 ? done / elapsed : 0;
     const double eta = secondsLeft(elapsed, done, m_total);
     constexpr int width = 24;
@@ -86,7 +86,7 @@ std::function<void(double, int64_t)> samplingProgress(const std::string& label)
                 return;
             draw->bar = std::make_unique<ProgressBar>(label, total, draw->start);
         }
-        draw->bar->update(int64_t(done));
+        draw->bar->update(done);
         if (done >= double(total))
             draw->bar->finish();
     };

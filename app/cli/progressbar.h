@@ -15,15 +15,16 @@ public:
     /// `started`: when the work began, if before the bar (its rate and time left count from then).
     ProgressBar(std::string label, int64_t total,
                 std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now());
-    /// `done` of `total` units finished; `detail` is shown after the bar (e.g. the loss).
-    void update(int64_t done, const std::string& detail = {});
+    /// `done` of `total` units finished, a fraction of one too (a sample whose passes are under way:
+    /// the time left shows before the first whole one); `detail` is shown after the bar (e.g. the loss).
+    void update(double done, const std::string& detail = {});
     /// Draws the final state and ends the line.
     void finish(const std::string& detail = {});
 
     static std::string formatDuration(double seconds);
 
 private:
-    void draw(int64_t done, const std::string& detail, bool final);
+    void draw(double done, const std::string& detail, bool final);
 
     std::string m_label;
     int64_t m_total;
@@ -31,7 +32,7 @@ private:
     std::chrono::steady_clock::time_point m_start;
     std::chrono::steady_clock::time_point m_lastDraw;
     int m_lastDecile = -1;
-    int64_t m_lastDone = 0;
+    double m_lastDone = 0;
     bool m_finished = false;
 };
 
