@@ -20,8 +20,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "base/timeutil.h"
 #include "jobs/comparisonpairs.h"
+#include "ui/timeleft.h"
 
 namespace d2dpo::ui {
 
@@ -287,11 +287,7 @@ void CompareModelsDialog::showProgress()
     m_busy->setRange(0, int(std::min<int64_t>(total * 100, INT32_MAX)));
     m_busy->setValue(int(done * 100));
     m_busy->setTextVisible(true);
-    m_busy->setFormat(tr("%1 / %2 samples · %3 left")
-                          .arg(qint64(done))
-                          .arg(total)
-                          .arg(QString::fromStdString(
-                              clockDuration(secondsLeft(double(m_clock.elapsed()) / 1000.0, done, total)))));
+    m_busy->setFormat(tr("%1 / %2 samples · %3 left").arg(qint64(done)).arg(total).arg(clockLeft(m_clock, done, total)));
     m_state->setText(tr("Drawing the models' samples (one model after another)…"));
 }
 

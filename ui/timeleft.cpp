@@ -7,13 +7,17 @@
 
 namespace d2dpo::ui {
 
+QString clockLeft(const QElapsedTimer& clock, double done, qint64 total)
+{
+    const double left = clock.isValid() ? secondsLeft(double(clock.elapsed()) / 1000.0, done, total) : -1;
+    return QString::fromStdString(clockDuration(left));
+}
+
 QString timeLeft(const QElapsedTimer& clock, double done, qint64 total)
 {
     if (!(done > 0) || !clock.isValid())
         return {};
-    const double left = secondsLeft(double(clock.elapsed()) / 1000.0, done, total);
-    return QCoreApplication::translate("d2dpo::ui::timeLeft", "about %1 left")
-        .arg(QString::fromStdString(clockDuration(left)));
+    return QCoreApplication::translate("d2dpo::ui::timeLeft", "about %1 left").arg(clockLeft(clock, done, total));
 }
 
 } // namespace d2dpo::ui

@@ -24,6 +24,7 @@
 #include "ui/trainplots.h"
 #include "facades/taskinfo.h"
 #include "ui/trainsettingsform.h"
+#include "ui/timeleft.h"
 #include "ui/trainworker.h"
 
 namespace d2dpo::ui {
@@ -70,12 +71,11 @@ TrainView::TrainView(PreferenceStore& store, QWidget* parent)
     });
     // ... with its samples drawn and the time left, as its passes go.
     connect(m_runner, &TrainRunner::evaluationProgress, this, [this](double drawn, qint64 total) {
-        const double left = secondsLeft(double(m_phaseClock.elapsed()) / 1000.0, drawn, total);
         m_rate->setText(tr("%1: %2 / %3 samples · %4 left")
                             .arg(m_phase)
                             .arg(qint64(drawn))
                             .arg(total)
-                            .arg(QString::fromStdString(clockDuration(left))));
+                            .arg(clockLeft(m_phaseClock, drawn, total)));
     });
     connect(m_runner, &TrainRunner::checkpointWritten, this, [this](const CheckpointEvent& e) {
         appendLog(tr("checkpoint at step %1: %2").arg(e.step).arg(QString::fromStdString(e.path)));
