@@ -18,6 +18,7 @@
 #include "ui/closeonsignals.h"
 #include "ui/firstrun.h"
 #include "base/hostmemory.h"
+#include "base/safeoutput.h"
 #include "ui/labelername.h"
 #include "ui/storelaunch.h"
 #include "ui/labelview.h"
@@ -160,6 +161,13 @@ int main(int argc, char** argv)
     }
     std::unique_ptr<d2dpo::ui::StallWatch> stalls;
     if (parser.isSet(options.stallLog)) {
+        // Appended to: never the store, a model or a device (a mistyped path would corrupt them).
+        if (d2dpo::Status s = d2dpo::checkOutputFile(parser.value(options.stallLog).toStdString(),
+                                                     d2dpo::storeFiles(storePath.toStdString()));
+            !s) {
+            std::fprintf(stderr, "d2dpo-studio: --stall-log: %s\n", s.error().c_str());
+            return 2;
+        }
         stalls = std::make_unique<d2dpo::ui::StallWatch>(parser.value(options.stallLog), 100.0, [&window] {
             return window.windowTitle() + QStringLiteral(" | ") + window.statusBar()->currentMessage();
         });
