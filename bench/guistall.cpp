@@ -23,20 +23,20 @@
 #include <cstdio>
 #include <vector>
 
-#include "ui/firstrun.h"
+#include "ui/shell/firstrun.h"
 #include "base/hostmemory.h"
-#include "ui/mainwindow.h"
-#include "ui/labelview.h"
-#include "ui/metricplot.h"
-#include "ui/modelmeasurer.h"
-#include "ui/modelsview.h"
-#include "ui/pairsupply.h"
+#include "ui/shell/mainwindow.h"
+#include "ui/label/labelview.h"
+#include "ui/common/metricplot.h"
+#include "ui/models/modelmeasurer.h"
+#include "ui/models/modelsview.h"
+#include "ui/label/pairsupply.h"
 #include "jobs/pairgenerator.h"
 #include "store/preferencestore.h"
 #include "facades/runtimeinfo.h"
-#include "ui/trainsettingsform.h"
-#include "ui/trainview.h"
-#include "ui/trainworker.h"
+#include "ui/train/trainsettingsform.h"
+#include "ui/train/trainview.h"
+#include "ui/train/trainworker.h"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include "base/hostmemory.h"
 #include "facades/runtimeinfo.h"
 #include "store/preferencestore.h"
-#include "ui/labelview.h"
-#include "ui/pairsupply.h"
+#include "ui/label/labelview.h"
+#include "ui/label/pairsupply.h"
 
 namespace {
 

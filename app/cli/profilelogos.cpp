@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "cli/offscreenapp.h"
-#include "ui/positionprofilepanel.h"
+#include "ui/models/positionprofilepanel.h"
 #endif
 
 namespace d2dpo::cli {

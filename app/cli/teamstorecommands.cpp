@@ -11,6 +11,7 @@
 #include "base/untrustedtext.h"
 #include "cli/common.h"
 #include "jobs/runending.h"
+#include "jobs/runowner.h"
 #include "store/preferencestore.h"
 
 namespace d2dpo::cli {
@@ -108,7 +109,7 @@ int runRecordRun(const RecordRunOptions& o)
                     "there is no run " + std::to_string(o.run) + " in " + store.value()->displayName());
     if (run->status != RunStatus::Interrupted)
         return fail("store record-run", "run " + std::to_string(o.run) + " is " + toString(run->status) +
-                                            (run->status == RunStatus::Running ? " (its process lives)" : "") +
+                                            (runsInAnotherProcess(*run, "") ? " (its process lives)" : "") +
                                             "; only an interrupted run's end is recorded; nothing was changed");
     const RunStatus status = runStatusFromString(o.status).value_or(RunStatus::Completed);
     if (Status s = recordRunEnd(*store.value(), o.run, status, "", o.checkpoint); !s)

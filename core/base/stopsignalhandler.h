@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The SIGINT/SIGTERM plumbing the command line (cli/stopsignals) and the desktop application
-// (ui/closeonsignals) share: both stop work on the first signal and let a second one end the
+// (ui/shell/closeonsignals) share: both stop work on the first signal and let a second one end the
 // process at once.
 #pragma once
 

@@ -21,6 +21,7 @@
 #include "facades/openmodel.h"
 #include "jobs/exportoptions.h"
 #include "jobs/runfolder.h"
+#include "jobs/runowner.h"
 #include "model/denoiser.h"
 #include "store/preferencestore.h"
 #include "tasks/task.h"
@@ -141,6 +142,23 @@ private Q_SLOTS:
         QCOMPARE(std::filesystem::path(newRunFolder("postgresql://ana@server/d2dpo", "abc123")).parent_path().string(),
                  path("data") + "/d2dpo-studio/team/runs");
         qunsetenv("XDG_DATA_HOME");
+    }
+
+    // The Train view's past runs, its live follower and `d2dpo store record-run` share one rule.
+    void aRunningRunIsAnotherProcesssUnlessItsLockIsTheCallers()
+    {
+        RunRecord run;
+        run.status = RunStatus::Running;
+        run.lockPath = "/runs/a/run.lock";
+        QVERIFY(runsInAnotherProcess(run, "")); // the caller trains nothing
+        QVERIFY(runsInAnotherProcess(run, "/runs/b/run.lock")); // the caller trains another run
+        QVERIFY(!runsInAnotherProcess(run, "/runs/a/run.lock")); // the caller's own run
+        run.lockPath.clear(); // a run recorded without a lock
+        QVERIFY(runsInAnotherProcess(run, "/runs/a/run.lock"));
+        for (RunStatus ended : {RunStatus::Completed, RunStatus::Stopped, RunStatus::Interrupted, RunStatus::Failed}) {
+            run.status = ended;
+            QVERIFY(!runsInAnotherProcess(run, ""));
+        }
     }
 
     void usablePairsCountOnlyTheModelsTask()

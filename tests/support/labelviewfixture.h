@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "store/preferencestore.h"
-#include "ui/labelview.h"
+#include "ui/label/labelview.h"
 
 namespace d2dpo::test {
 

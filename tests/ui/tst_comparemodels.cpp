@@ -17,12 +17,12 @@
 
 #include "experts/comparisonreport.h"
 #include "store/preferencestore.h"
-#include "ui/comparemodelsdialog.h"
-#include "ui/comparisonresults.h"
-#include "ui/labelview.h"
-#include "ui/mainwindow.h"
-#include "ui/pairsupply.h"
-#include "ui/reportfigures.h"
+#include "ui/models/comparemodelsdialog.h"
+#include "ui/models/comparisonresults.h"
+#include "ui/label/labelview.h"
+#include "ui/shell/mainwindow.h"
+#include "ui/label/pairsupply.h"
+#include "ui/common/reportfigures.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

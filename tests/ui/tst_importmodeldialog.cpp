@@ -18,8 +18,8 @@
 #include <QtTest/QtTest>
 
 #include "store/preferencestore.h"
-#include "ui/importmodeldialog.h"
-#include "ui/trainworker.h"
+#include "ui/models/newmodel/importmodeldialog.h"
+#include "ui/train/trainworker.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

@@ -10,7 +10,7 @@
 #include "support/tinyconfigs.h"
 
 #include "store/preferencestore.h"
-#include "ui/traindatapanel.h"
+#include "ui/train/traindatapanel.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

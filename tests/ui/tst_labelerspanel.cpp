@@ -14,10 +14,10 @@
 
 #include "experts/teamagreement.h"
 #include "store/preferencestore.h"
-#include "ui/labelerspanel.h"
-#include "ui/labelview.h"
-#include "ui/mainwindow.h"
-#include "ui/reportfigures.h"
+#include "ui/experts/labelerspanel.h"
+#include "ui/label/labelview.h"
+#include "ui/shell/mainwindow.h"
+#include "ui/common/reportfigures.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

@@ -13,8 +13,8 @@
 
 #include "support/labelviewfixture.h"
 
-#include "ui/keysdialog.h"
-#include "ui/mainwindow.h"
+#include "ui/label/keysdialog.h"
+#include "ui/shell/mainwindow.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

@@ -15,9 +15,9 @@
 
 #include "base/datafile.h"
 #include "facades/taskinfo.h"
-#include "ui/pairgrid.h"
-#include "ui/pairsupply.h"
-#include "ui/symbolcolours.h"
+#include "ui/label/pairgrid/pairgrid.h"
+#include "ui/label/pairsupply.h"
+#include "ui/common/symbolcolours.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

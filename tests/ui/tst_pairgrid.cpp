@@ -16,10 +16,10 @@
 #include <random>
 
 #include "facades/taskinfo.h"
-#include "ui/pairgrid.h"
-#include "ui/pairgridlegend.h"
-#include "ui/pairpanel.h"
-#include "ui/symbolcolours.h"
+#include "ui/label/pairgrid/pairgrid.h"
+#include "ui/label/pairgrid/pairgridlegend.h"
+#include "ui/label/pairpanel.h"
+#include "ui/common/symbolcolours.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The per-position panel (ui/positionprofilepanel.h, ui/sequencelogo.h): a constant column's logo
+// The per-position panel (ui/models/positionprofilepanel.h, ui/common/sequencelogo.h): a constant column's logo
 // is one letter of the full height the information allows, drawn in its colour; the export
 // writes a PNG of the logos, an SVG that parses, and CSVs whose numbers are the profile's; the
 // task's part of the inputs comes from TaskInfo.
@@ -17,9 +17,9 @@
 #include <random>
 
 #include "facades/taskinfo.h"
-#include "ui/positionprofilepanel.h"
-#include "ui/qcustomplotinclude.h"
-#include "ui/sequencelogo.h"
+#include "ui/models/positionprofilepanel.h"
+#include "ui/common/qcustomplotinclude.h"
+#include "ui/common/sequencelogo.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

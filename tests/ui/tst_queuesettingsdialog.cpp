@@ -16,9 +16,9 @@
 #include <QtTest/QtTest>
 
 #include "store/preferencestore.h"
-#include "ui/labelview.h"
-#include "ui/mainwindow.h"
-#include "ui/queuesettingsdialog.h"
+#include "ui/label/labelview.h"
+#include "ui/shell/mainwindow.h"
+#include "ui/label/queuesettingsdialog.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

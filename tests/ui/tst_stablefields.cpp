@@ -23,10 +23,10 @@
 #include "support/tinycheckpoint.h"
 
 #include "store/preferencestore.h"
-#include "ui/datamodeldialog.h"
-#include "ui/traindatapanel.h"
-#include "ui/trainview.h"
-#include "ui/trainworker.h"
+#include "ui/models/newmodel/datamodeldialog.h"
+#include "ui/train/traindatapanel.h"
+#include "ui/train/trainview.h"
+#include "ui/train/trainworker.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

@@ -18,11 +18,11 @@
 #include "io/checkpoint.h"
 #include "model/denoiser.h"
 #include "store/preferencestore.h"
-#include "ui/closeonsignals.h"
-#include "ui/mainwindow.h"
-#include "ui/metricplot.h"
-#include "ui/trainsettingsform.h"
-#include "ui/trainview.h"
+#include "ui/shell/closeonsignals.h"
+#include "ui/shell/mainwindow.h"
+#include "ui/common/metricplot.h"
+#include "ui/train/trainsettingsform.h"
+#include "ui/train/trainview.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

@@ -12,7 +12,7 @@
 #include "support/tinycheckpoint.h"
 
 #include "jobs/dpojob.h"
-#include "ui/trainworker.h"
+#include "ui/train/trainworker.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

@@ -10,7 +10,7 @@
 #include <functional>
 
 #include "base/config.h"
-#include "ui/trainsettingsform.h"
+#include "ui/train/trainsettingsform.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

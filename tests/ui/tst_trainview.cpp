@@ -21,14 +21,14 @@
 #include "support/tinycheckpoint.h"
 
 #include "io/checkpoint.h"
-#include "ui/datamodeldialog.h"
-#include "ui/labelview.h"
-#include "ui/pairsupply.h"
-#include "ui/metricplot.h"
-#include "ui/modelsview.h"
+#include "ui/models/newmodel/datamodeldialog.h"
+#include "ui/label/labelview.h"
+#include "ui/label/pairsupply.h"
+#include "ui/common/metricplot.h"
+#include "ui/models/modelsview.h"
 #include "store/preferencestore.h"
-#include "ui/trainsettingsform.h"
-#include "ui/trainview.h"
+#include "ui/train/trainsettingsform.h"
+#include "ui/train/trainview.h"
 
 using namespace d2dpo;
 using namespace d2dpo::ui;

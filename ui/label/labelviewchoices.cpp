@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// LabelView's answers to the pair on screen: a choice (stored, or kept in a team store's outbox),
+// an undo, a maintainer's gold mark, and the rule's labels for every pending pair.
+#include "ui/label/labelview.h"
+
+#include <optional>
+
+#include "ui/label/autolabel.h"
+#include "ui/label/pairsupply.h"
+#include "ui/team/teamlabelchannel.h"
+
+namespace d2dpo::ui {
+
+void LabelView::choose(Choice choice)
+{
+    if (!m_session.current()) {
+        Q_EMIT statusMessage(m_supply->busy() ? tr("Pairs are still being generated…") : tr("No pair to label"));
+        return;
+    }
+    const qint64 elapsed = m_shownAt.elapsed();
+    if (m_awaitingPaint) { // meant for the pair before, or a bounce: this pair was not seen yet
+        showIgnored();
+        return;
+    }
+    auto outcome = m_session.label(choice, elapsed);
+    if (!outcome) {
+        reportError(QString::fromStdString(outcome.error())); // nothing stored: the pair stays
+        return;
+    }
+    if (outcome->labelId > 0) {
+        Q_EMIT labelled(outcome->pairId);
+        Q_EMIT labelsChanged();
+    } else if (outcome->outboxSeq > 0) {
+        Q_EMIT labelled(outcome->pairId); // kept on disk; labelsChanged follows once the server has it
+        m_team->send();
+        m_claimDry = false; // the end of the queue: new pairs may be there by now
+    } else {
+        reportError(QString::fromStdString(outcome->otherwise)); // labelled by someone else first
+    }
+    showCurrent();
+    updateStatistics();
+}
+
+void LabelView::markGold(Choice answer)
+{
+    const std::optional<ShownPair> pair = m_session.current();
+    if (!pair) {
+        Q_EMIT statusMessage(tr("No pair is shown to make gold"));
+        return;
+    }
+    if (Status s = m_session.markCurrentGold(answer); !s) {
+        reportError(QString::fromStdString(s.error()));
+        return;
+    }
+    Q_EMIT statusMessage(tr("Pair %1 is a gold pair now, its answer the %2 sequence: labelers meet it at the "
+                            "queue's gold rate, and it is never trained on")
+                             .arg(pair->id)
+                             .arg(answer == Choice::Left ? tr("left") : tr("right")));
+    Q_EMIT labelsChanged();
+    showCurrent();
+    updateStatistics();
+}
+
+void LabelView::undo()
+{
+    if (!m_session.canUndo()) {
+        Q_EMIT statusMessage(tr("Nothing to undo in this session"));
+        return;
+    }
+    auto undone = m_session.undo();
+    if (!undone) {
+        reportError(QString::fromStdString(undone.error()));
+        return;
+    }
+    if (m_team)
+        m_team->send(); // an undo of a label the server has goes the same way, in order
+    showCurrent();
+    updateStatistics();
+    if (!m_team) // on a team store once the server has it (TeamLabelChannel::written)
+        Q_EMIT labelsChanged();
+    const auto& step = undone.value();
+    Q_EMIT statusMessage(step && step->wasRulePlan
+                             ? tr("Undid the %1 auto-labels: their pairs are pending again").arg(step->pairIds.size())
+                             : tr("Label undone: the pair is shown again"));
+}
+
+void LabelView::autoLabelWithRule()
+{
+    const AutoLabelResult result = autoLabelPending(this, m_store, m_tasks, m_session, m_confirmAutoLabel);
+    if (result.failed)
+        return reportError(result.message);
+    if (result.applied) {
+        showCurrent();
+        updateStatistics();
+        Q_EMIT labelsChanged();
+    }
+    if (!result.message.isEmpty())
+        Q_EMIT statusMessage(result.message);
+}
+
+} // namespace d2dpo::ui

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/label/labelviewparts.h"
+
+#include <QCheckBox>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+
+#include "base/timeutil.h"
+
+namespace d2dpo::ui {
+
+QPushButton* makeLabelButton(const QString& text, QWidget* parent)
+{
+    auto* button = new QPushButton(text, parent);
+    button->setFocusPolicy(Qt::NoFocus); // keys go to the view, never to a focused button
+    button->setMinimumHeight(36);
+    return button;
+}
+
+QCheckBox* makeHintsBox(QWidget* parent)
+{
+    auto* hints = new QCheckBox(QCheckBox::tr("Show hints"), parent);
+    hints->setToolTip(QCheckBox::tr("What the task reads in each sequence, whether it is valid, and what the rule says"));
+    hints->setFocusPolicy(Qt::NoFocus);
+    hints->setChecked(true);
+    hints->setObjectName(QStringLiteral("hintsCheckBox"));
+    hints->setAccessibleName(QCheckBox::tr("Show hints"));
+    return hints;
+}
+
+QProgressBar* makeGenerationBar(QWidget* parent)
+{
+    auto* bar = new QProgressBar(parent);
+    bar->setObjectName(QStringLiteral("generationProgress"));
+    bar->setRange(0, 0);
+    bar->setMinimumWidth(130); // the Label view fits 1024 px wide
+    bar->setMaximumWidth(200);
+    bar->hide();
+    return bar;
+}
+
+void showGenerationProgress(QProgressBar* bar, long long done, long long total, double secondsLeft)
+{
+    if (done >= total) { // drawn: the pairs are formed (and scored, by margin) with no count to show
+        bar->setRange(0, 0);
+        bar->setToolTip(QProgressBar::tr("Forming (and scoring) the new pairs"));
+        return;
+    }
+    bar->setRange(0, int(total));
+    bar->setValue(int(done));
+    bar->setTextVisible(true);
+    bar->setFormat(secondsLeft < 0 ? QProgressBar::tr("drawing %1 sequences").arg(total)
+                                   : QProgressBar::tr("%1/%2 · %3 left")
+                                         .arg(done)
+                                         .arg(total)
+                                         .arg(QString::fromStdString(clockDuration(secondsLeft))));
+    bar->setToolTip(QProgressBar::tr("Sequences drawn for the new pairs"));
+}
+
+QLabel* makeProvenanceLabel(QWidget* parent)
+{
+    auto* label = new QLabel(parent);
+    label->setObjectName(QStringLiteral("provenance"));
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setFocusPolicy(Qt::NoFocus);
+    label->setAccessibleName(QLabel::tr("Where this pair comes from"));
+    return label;
+}
+
+QLabel* makeIgnoredPressLabel(QWidget* parent)
+{
+    auto* label = new QLabel(QLabel::tr("Key ignored: it was pressed before this pair was on screen. Press again."), parent);
+    label->setObjectName(QStringLiteral("ignoredPress"));
+    label->setAlignment(Qt::AlignCenter);
+    label->setStyleSheet(QStringLiteral("background: #f5a623; color: black; padding: 4px; border-radius: 4px;"));
+    label->hide();
+    return label;
+}
+
+QString emptyQueueText(PreferenceStore& store, const std::string& task, const std::string& labeler, bool generating)
+{
+    qint64 others = 0;
+    if (auto pending = store.pendingPairs(100000, "", labeler); pending && !task.empty())
+        for (const ShownPair& p : pending.value())
+            others += p.task != task ? 1 : 0;
+    return emptyQueueText(others, generating);
+}
+
+QString emptyQueueText(qint64 others, bool generating)
+{
+    // The queue follows the model box's task: say where the rest are, so none is out of reach.
+    const QString elsewhere =
+        others == 0 ? QString()
+                    : QLabel::tr("%1 pairs of other tasks are pending: choose a model of their task above to label "
+                                 "them (pairs whose model is no longer in the store need a model of their kind: "
+                                 "make or import one first).")
+                          .arg(others);
+    if (generating)
+        return QLabel::tr("Generating pairs of this model's task…") + (others ? QStringLiteral("\n") + elsewhere : QString());
+    if (others == 0)
+        return QLabel::tr("No pairs left to label. Generate more from a model above.");
+    return QLabel::tr("No pairs of this model's task left to label. ") + elsewhere;
+}
+
+} // namespace d2dpo::ui

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/label/queuesettingsdialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFormLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace d2dpo::ui {
+
+namespace {
+
+// The ranges PreferenceStore::setQueueSettings accepts: the fields cannot hold a value the store
+// would refuse.
+constexpr int kMaxOverlap = QueueSettings::kMaxOverlap;
+constexpr double kMaxGoldPercent = QueueSettings::kMaxGoldRate * 100;
+/// Pending pairs whose margins are counted when the dialog opens: one store read each, so a huge
+/// queue is counted in part (and said so) rather than holding the window up.
+constexpr int64_t kMarginCountLimit = 5000;
+
+} // namespace
+
+QueueSettingsDialog::QueueSettingsDialog(PreferenceStore& store, QWidget* parent)
+    : QDialog(parent)
+    , m_store(store)
+{
+    setWindowTitle(tr("Labeling queue"));
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(new QLabel(tr("How pairs are handed out to the labelers of this store."), this));
+    auto* form = new QFormLayout;
+
+    m_overlap = new QSpinBox(this);
+    m_overlap->setObjectName(QStringLiteral("overlap"));
+    m_overlap->setRange(1, kMaxOverlap);
+    form->addRow(tr("&Labelers per pair:"), m_overlap);
+    form->addRow(QString(), explanation(tr("Each pair stays in the queue until this many different labelers have "
+                                           "labelled it (never one labeler twice). Two or more let View ▸ "
+                                           "Labelers… measure how well they agree.")));
+
+    m_goldPercent = new QDoubleSpinBox(this);
+    m_goldPercent->setObjectName(QStringLiteral("goldPercent"));
+    m_goldPercent->setRange(0, kMaxGoldPercent);
+    m_goldPercent->setDecimals(1);
+    m_goldPercent->setSingleStep(1);
+    m_goldPercent->setSuffix(tr(" %"));
+    form->addRow(tr("&Gold pairs:"), m_goldPercent);
+    form->addRow(QString(), explanation(tr("The share of each labeler's queue given to gold pairs (a known "
+                                           "answer; d2dpo prefs gold adds them). They are never marked on screen, "
+                                           "so they measure labelers as they really label (gold accuracy in View ▸ "
+                                           "Labelers…), and they train nothing.")));
+
+    m_order = new QComboBox(this);
+    m_order->setObjectName(QStringLiteral("order"));
+    m_order->addItem(tr("Oldest first"), int(QueueOrder::Oldest));
+    m_order->addItem(tr("Least sure first"), int(QueueOrder::LeastSure));
+    m_order->addItem(tr("Surest first"), int(QueueOrder::Surest));
+    form->addRow(tr("&Order:"), m_order);
+    auto* margins = explanation(marginsInWords());
+    margins->setObjectName(QStringLiteral("margins"));
+    form->addRow(QString(), margins);
+
+    m_lease = new QSpinBox(this);
+    m_lease->setObjectName(QStringLiteral("leaseSeconds"));
+    m_lease->setRange(QueueSettings::kMinLeaseSeconds, QueueSettings::kMaxLeaseSeconds);
+    m_lease->setSuffix(tr(" s"));
+    form->addRow(tr("L&ease:"), m_lease);
+    form->addRow(QString(), explanation(tr("On a team store, how long a pair handed to a labeler is kept from the "
+                                           "others; a pair left by a closed laptop goes back after it. Each "
+                                           "labeler holds at most %1 pairs at once.")
+                                            .arg(QueueSettings::kMaxLeasesPerLabeler)));
+    layout->addLayout(form);
+
+    // A wheel turned to scroll past a field must not change the queue: the fields take it only
+    // when focused (a click or Tab first).
+    for (QWidget* field : {static_cast<QWidget*>(m_overlap), static_cast<QWidget*>(m_goldPercent),
+                           static_cast<QWidget*>(m_order), static_cast<QWidget*>(m_lease)}) {
+        field->setFocusPolicy(Qt::StrongFocus);
+        field->installEventFilter(this);
+    }
+
+    m_problem = new QLabel(this);
+    m_problem->setObjectName(QStringLiteral("problem"));
+    m_problem->setStyleSheet(QStringLiteral("color: #b00020"));
+    m_problem->setWordWrap(true);
+    layout->addWidget(m_problem);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    layout->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QueueSettingsDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto read = m_store.queueSettings();
+    if (!read) {
+        // Defaults written over settings that could not be read would change them unseen.
+        m_problem->setText(tr("Could not read the queue settings: %1").arg(QString::fromStdString(read.error())));
+        buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
+        return;
+    }
+    m_read = read.value();
+    m_overlap->setValue(m_read.overlap);
+    m_goldPercent->setValue(m_read.goldRate * 100);
+    m_readGoldPercent = m_goldPercent->value();
+    m_order->setCurrentIndex(m_order->findData(int(m_read.order)));
+    m_lease->setValue(m_read.leaseSeconds);
+}
+
+QueueSettings QueueSettingsDialog::settings() const
+{
+    QueueSettings settings;
+    settings.overlap = m_overlap->value();
+    settings.goldRate = m_goldPercent->value() / 100;
+    settings.order = QueueOrder(m_order->currentData().toInt());
+    settings.leaseSeconds = m_lease->value();
+    return settings;
+}
+
+void QueueSettingsDialog::accept()
+{
+    QueueSettings written = settings();
+    // The percentage shows one decimal: a finer rate set with the CLI is kept unless it was edited.
+    if (m_goldPercent->value() == m_readGoldPercent)
+        written.goldRate = m_read.goldRate;
+    if (written.overlap == m_read.overlap && written.goldRate == m_read.goldRate && written.order == m_read.order &&
+        written.leaseSeconds == m_read.leaseSeconds) {
+        QDialog::accept();
+        return;
+    }
+    if (Status s = m_store.setQueueSettings(written); !s) {
+        m_problem->setText(tr("The queue settings were not changed: %1").arg(QString::fromStdString(s.error())));
+        return;
+    }
+    m_read = written;
+    Q_EMIT queueChanged();
+    QDialog::accept();
+}
+
+bool QueueSettingsDialog::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::Wheel)
+        if (auto* field = qobject_cast<QWidget*>(watched); field && !field->hasFocus())
+            return true;
+    return QDialog::eventFilter(watched, event);
+}
+
+QLabel* QueueSettingsDialog::explanation(const QString& text)
+{
+    auto* label = new QLabel(text, this);
+    label->setWordWrap(true);
+    label->setForegroundRole(QPalette::PlaceholderText);
+    return label;
+}
+
+QString QueueSettingsDialog::marginsInWords()
+{
+    const QString how = tr("Least sure first hands out the pairs the latest model is least sure about (smallest "
+                           "|margin|) first, surest first those it tells apart most clearly (largest |margin|: "
+                           "decided more often than tied); margins come with pairs drawn least sure or surest first "
+                           "in the Label view or scored with d2dpo prefs score -c MODEL, and pairs without one come "
+                           "last, oldest first. The pair on screen stays; the new order starts with the next one.");
+    auto pending = m_store.pendingPairs(kMarginCountLimit);
+    if (!pending)
+        return how + QLatin1Char(' ') +
+               tr("(Could not count the pending pairs: %1)").arg(QString::fromStdString(pending.error()));
+    if (pending.value().empty())
+        return how + QLatin1Char(' ') + tr("No pair is pending now.");
+    int withMargin = 0;
+    for (const ShownPair& p : pending.value())
+        if (auto margin = m_store.pairMargin(p.id); margin && margin.value())
+            ++withMargin;
+    const int64_t count = int64_t(pending.value().size());
+    QString counted;
+    if (count >= kMarginCountLimit)
+        counted = tr("%1 of the first %2 pending pairs have a margin.").arg(withMargin).arg(count);
+    else if (count == 1)
+        counted = withMargin ? tr("The one pending pair has a margin.") : tr("The one pending pair has no margin.");
+    else
+        counted = tr("%1 of the %2 pending pairs have a margin.").arg(withMargin).arg(count);
+    return how + QLatin1Char(' ') + counted;
+}
+
+} // namespace d2dpo::ui

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// MainWindow: the models the File menu makes (a new model from a data file, an imported one):
+// where they are written, and what the window does once one is in the store.
+#include "ui/shell/mainwindow.h"
+
+#include <QStatusBar>
+
+#include <optional>
+
+#include "jobs/runfolder.h"
+#include "ui/models/newmodel/datamodeldialog.h"
+#include "ui/models/newmodel/importmodeldialog.h"
+#include "ui/label/labelview.h"
+#include "ui/models/modelsview.h"
+#include "ui/train/trainview.h"
+
+namespace d2dpo::ui {
+
+QString MainWindow::modelFolder() const
+{
+    return QString::fromStdString(storeFolder(m_store->path())) + QStringLiteral("/models");
+}
+
+void MainWindow::modelAdded(const QString& path, const QString& said, const QString& figures, bool tooWeak)
+{
+    m_labelView->reload();
+    m_trainView->reload();
+    m_modelsView->reload();
+    // A model fit to label is the one the Label view draws pairs from next, and the user hears so.
+    std::optional<ModelRecord> made;
+    if (auto models = m_store->models(); models && !tooWeak)
+        for (const ModelRecord& m : models.value())
+            if (QString::fromStdString(m.path) == path)
+                made = m;
+    if (made)
+        m_labelView->requeueForModel(QString::fromStdString(made->id));
+    const QString name = made ? QString::fromStdString(made->name) : path;
+    const QString what = figures.isEmpty() ? said.arg(name) : tr("%1 (%2)").arg(said.arg(name), figures);
+    statusBar()->showMessage(made      ? tr("%1; the Label view now draws pairs from it").arg(what)
+                             : tooWeak ? tr("%1; too weak to label (the dialog says why)").arg(what)
+                                       : what,
+                             12000);
+}
+
+void MainWindow::newModelFromDataFile()
+{
+    auto* dialog = new DataModelDialog(QString::fromStdString(m_store->path()), modelFolder(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &DataModelDialog::modelCreated, this, [this, dialog](const QString& path) {
+        modelAdded(path, tr("New model %1 added to the store"), dialog->madeFigures(), dialog->madeTooWeak());
+    });
+    dialog->open();
+}
+
+void MainWindow::importModel()
+{
+    auto* dialog = new ImportModelDialog(QString::fromStdString(m_store->path()), modelFolder(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ImportModelDialog::modelImported, this, [this, dialog](const QString& path) {
+        modelAdded(path, tr("Imported model %1 added to the store"), dialog->madeFigures(), dialog->madeTooWeak());
+    });
+    dialog->open();
+}
+
+} // namespace d2dpo::ui

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/train/runhistory.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QListWidget>
+#include <QPushButton>
+#include <QStringList>
+#include <QVBoxLayout>
+
+#include "jobs/runowner.h"
+
+namespace d2dpo::ui {
+
+RunHistory::RunHistory(PreferenceStore& store, QWidget* parent)
+    : QGroupBox(tr("Past runs (select to show their curves)"), parent)
+    , m_store(store)
+{
+    auto* runsLayout = new QVBoxLayout(this);
+    m_runs = new QListWidget(this);
+    m_runs->setObjectName(QStringLiteral("runs"));
+    m_runs->setMinimumHeight(90);
+    runsLayout->addWidget(m_runs);
+    m_resume = new QPushButton(tr("&Resume"), this);
+    m_resume->setObjectName(QStringLiteral("resume"));
+    m_resume->setToolTip(tr("Continue the selected stopped or interrupted run from its last checkpoint, with the "
+                            "settings it started with"));
+    runsLayout->addWidget(m_resume, 0, Qt::AlignRight);
+
+    connect(m_runs, &QListWidget::currentRowChanged, this, [this](int row) {
+        updateResume();
+        if (row >= 0)
+            Q_EMIT runSelected(m_runs->item(row)->data(Qt::UserRole).toLongLong());
+    });
+    connect(m_resume, &QPushButton::clicked, this, [this] {
+        if (const qint64 run = selectedRun(); run > 0)
+            Q_EMIT resumeRequested(run);
+    });
+    updateResume();
+}
+
+void RunHistory::setSelectable(bool selectable)
+{
+    m_selectable = selectable;
+    m_runs->setEnabled(selectable);
+    updateResume();
+}
+
+qint64 RunHistory::selectedRun() const
+{
+    const QListWidgetItem* item = m_runs->currentItem();
+    return item ? item->data(Qt::UserRole).toLongLong() : 0;
+}
+
+void RunHistory::updateResume()
+{
+    const QListWidgetItem* item = m_runs->currentItem();
+    m_resume->setEnabled(m_selectable && item && item->data(Qt::UserRole + 1).toBool());
+}
+
+namespace {
+
+/// "from globin.d2dpo · 30 labelled pairs (alice, bob)" or "… · 20000 rule-made pairs": which
+/// reference a run started from and which preferences trained it.
+QString runOrigin(PreferenceStore& store, const RunRecord& run)
+{
+    auto reference = store.model(run.referenceModelId);
+    const QString from = reference && reference->has_value() ? QString::fromStdString(reference->value().name)
+                                                             : QString::fromStdString(run.referenceModelId);
+    const QJsonObject config = QJsonDocument::fromJson(QByteArray::fromStdString(run.configJson)).object();
+    const QJsonObject prefs = config.value(QStringLiteral("preferences")).toObject();
+    const qint64 pairs = prefs.value(QStringLiteral("pairs")).toInteger();
+    QString trained;
+    if (prefs.value(QStringLiteral("source")).toString() == QLatin1String("store-labels")) {
+        QStringList who;
+        for (const QJsonValue& l : config.value(QStringLiteral("labelers")).toArray())
+            who << l.toString();
+        trained = RunHistory::tr("%1 labelled pairs%2").arg(pairs).arg(who.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(who.join(QStringLiteral(", "))));
+    } else if (!prefs.isEmpty()) {
+        trained = RunHistory::tr("%1 rule-made pairs").arg(pairs);
+    }
+    return RunHistory::tr("from %1").arg(from) + (trained.isEmpty() ? QString() : QStringLiteral(" · ") + trained);
+}
+
+} // namespace
+
+void RunHistory::reload(const std::string& ownLockPath)
+{
+    const QSignalBlocker block(m_runs);
+    m_runs->clear();
+    // A run of another process may have died since the store was opened. A store that cannot
+    // say so, or cannot list its runs, is told in the view's log rather than shown as no runs.
+    if (auto marked = m_store.markDeadRunsInterrupted(); !marked)
+        Q_EMIT storeFailed(tr("could not mark the runs whose process died as interrupted: %1")
+                               .arg(QString::fromStdString(marked.error())));
+    auto runs = m_store.runs();
+    if (!runs) {
+        Q_EMIT storeFailed(tr("could not list the past runs: %1").arg(QString::fromStdString(runs.error())));
+        return;
+    }
+    for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
+        if (it->kind != "d2dpo")
+            continue;
+        QString status = QString::fromLatin1(toString(it->status));
+        if (runsInAnotherProcess(*it, ownLockPath))
+            status = tr("running in another process");
+        auto* item = new QListWidgetItem(QStringLiteral("#%1 · %2 · %3 · %4 · %5")
+                                             .arg(it->id)
+                                             .arg(status, runOrigin(m_store, *it),
+                                                  QString::fromStdString(it->startedAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')),
+                                                  QString::fromStdString(it->device)),
+                                         m_runs);
+        item->setData(Qt::UserRole, qint64(it->id));
+        item->setData(Qt::UserRole + 1, isResumable(it->status));
+        item->setToolTip(it->error.empty() ? item->text() : QString::fromStdString(it->error));
+        if (it->id == m_shownRun)
+            m_runs->setCurrentItem(item);
+    }
+    updateResume();
+}
+
+} // namespace d2dpo::ui

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Train view's past runs: the store's D2-DPO runs, newest first, each with its status, start
+// time and device (and its error as the tooltip); selecting one asks for its curves to be shown
+// again, and a stopped or interrupted one can be resumed from its last checkpoint. A run the store
+// calls "running" that is not this window's own is alive in another process (a dead one is
+// marked interrupted when the store is opened: base/runlock.h).
+#pragma once
+
+#include <QGroupBox>
+
+#include "store/preferencestore.h"
+
+class QListWidget;
+class QPushButton;
+
+namespace d2dpo::ui {
+
+class RunHistory final : public QGroupBox {
+    Q_OBJECT
+
+public:
+    explicit RunHistory(PreferenceStore& store, QWidget* parent = nullptr);
+
+    /// Lists the runs again; `ownLockPath`: the lock file of this window's run while it trains
+    /// ("" when none does), so a running run is known as its own or another process's.
+    void reload(const std::string& ownLockPath);
+    /// The run whose curves are on the plots (selected when listed again); 0 for none.
+    void setShownRun(qint64 runId) { m_shownRun = runId; }
+    qint64 shownRun() const { return m_shownRun; }
+    /// Whether a run can be chosen (not while one trains).
+    void setSelectable(bool selectable);
+
+    /// The selected run (0 for none).
+    qint64 selectedRun() const;
+
+Q_SIGNALS:
+    void runSelected(qint64 runId);
+    /// Resume was pressed for a stopped or interrupted run.
+    void resumeRequested(qint64 runId);
+    /// The store failed a read or a write while listing the runs; `what` says which, in words.
+    void storeFailed(const QString& what);
+
+private:
+    PreferenceStore& m_store;
+    void updateResume();
+
+    QListWidget* m_runs = nullptr;
+    QPushButton* m_resume = nullptr;
+    bool m_selectable = true;
+    qint64 m_shownRun = 0;
+};
+
+} // namespace d2dpo::ui

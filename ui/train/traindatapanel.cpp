@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/train/traindatapanel.h"
+
+#include "facades/taskinfo.h"
+
+
+#include <algorithm>
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QRadioButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace d2dpo::ui {
+
+namespace {
+
+/// Lines the pair summary keeps; a longer one (a very narrow column) pushes the settings down.
+constexpr int kSummaryLines = 3;
+
+std::optional<ModelSpec> specOf(const ModelRecord& model)
+{
+    auto spec = modelSpecFromJson(model.specJson);
+    return spec ? std::optional(spec.value()) : std::nullopt;
+}
+
+} // namespace
+
+TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
+    : QGroupBox(tr("Model and preferences"), parent)
+    , m_store(store)
+{
+    auto* dataLayout = new QVBoxLayout(this);
+    dataLayout->addWidget(new QLabel(tr("Reference model (the policy starts equal to it):"), this));
+    m_reference = new QComboBox(this);
+    m_reference->setObjectName(QStringLiteral("reference"));
+    m_reference->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_reference->setMinimumContentsLength(20);
+    dataLayout->addWidget(m_reference);
+    m_fromLabels = new QRadioButton(tr("The experts' labels in the store"), this);
+    m_fromRule = new QRadioButton(tr("Rule-made pairs (ranked by the task's rule)"), this);
+    auto* group = new QButtonGroup(this);
+    group->addButton(m_fromLabels);
+    group->addButton(m_fromRule);
+    m_fromLabels->setChecked(true);
+    dataLayout->addWidget(m_fromLabels);
+    m_labelers = new QListWidget(this);
+    m_labelers->setObjectName(QStringLiteral("labelers"));
+    m_labelers->setAccessibleName(tr("Labelers whose labels train"));
+    m_labelers->setToolTip(tr("Only ticked labelers' labels train. Simulated experts (rule:…) are unticked "
+                              "unless you tick them."));
+    dataLayout->addWidget(m_labelers);
+    auto* ruleRow = new QHBoxLayout;
+    ruleRow->addWidget(m_fromRule);
+    m_rulePairs = new QSpinBox(this);
+    m_rulePairs->setRange(1, 10'000'000);
+    m_rulePairs->setValue(20000);
+    m_rulePairs->setGroupSeparatorShown(true);
+    ruleRow->addWidget(m_rulePairs);
+    dataLayout->addLayout(ruleRow);
+    m_pairSummary = new QLabel(this);
+    m_pairSummary->setObjectName(QStringLiteral("pairSummary"));
+    m_pairSummary->setWordWrap(true);
+    // What the summary says changes with every tick (one line to three: the pairs, those of
+    // unticked labelers, those of other tasks); its lines are kept so the settings below it do not
+    // move under the pointer.
+    m_pairSummary->setMinimumHeight(kSummaryLines * m_pairSummary->fontMetrics().lineSpacing());
+    m_pairSummary->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    dataLayout->addWidget(m_pairSummary);
+
+    connect(m_reference, &QComboBox::currentIndexChanged, this, [this] {
+        Q_EMIT referenceChanged();
+        updatePairCount();
+    });
+    connect(m_fromLabels, &QRadioButton::toggled, this, &TrainDataPanel::updatePairCount);
+    connect(m_labelers, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
+        m_ticked[item->data(Qt::UserRole).toString()] = item->checkState() == Qt::Checked;
+        updatePairCount();
+    });
+    connect(m_rulePairs, &QSpinBox::valueChanged, this, &TrainDataPanel::updatePairCount);
+}
+
+void TrainDataPanel::reload()
+{
+    // Keep the selection; else the reference of the last run started here; else the newest model
+    // that is not the stub of an unfinished (interrupted, failed or running) run.
+    QString selected = m_reference->currentData().toString();
+    if (selected.isEmpty())
+        selected = QSettings().value(QStringLiteral("train/reference")).toString();
+    {
+        const QSignalBlocker block(m_reference);
+        m_reference->clear();
+        QString newestFinished;
+        if (auto models = m_store.models()) {
+            for (const ModelRecord& m : models.value()) {
+                // Named with its task: "d2dpo run 2 step 300" alone does not say globins or words.
+                const auto task = TaskInfo::ofModel(m_store, m);
+                m_reference->addItem(QStringLiteral("%1 · %2 · %3")
+                                         .arg(QString::fromStdString(m.name),
+                                              task ? QString::fromStdString(taskTitle(task->config())) : tr("unknown task"),
+                                              QString::fromStdString(m.id)),
+                                     QString::fromStdString(m.id));
+                const auto run = m.runId ? m_store.run(*m.runId) : Result<std::optional<RunRecord>>(std::nullopt);
+                const bool finished = !run || !run.value() || endedCleanly(run.value()->status);
+                if (finished)
+                    newestFinished = QString::fromStdString(m.id);
+            }
+        } else {
+            Q_EMIT logLine(tr("error: %1").arg(QString::fromStdString(models.error())));
+        }
+        int index = m_reference->findData(selected);
+        if (index < 0)
+            index = m_reference->findData(newestFinished);
+        m_reference->setCurrentIndex(index >= 0 ? index : m_reference->count() - 1);
+    }
+    Q_EMIT referenceChanged();
+    updatePairCount();
+}
+
+bool TrainDataPanel::selectReference(const QString& modelId)
+{
+    const int index = m_reference->findData(modelId);
+    if (index >= 0)
+        m_reference->setCurrentIndex(index);
+    return index >= 0;
+}
+
+void TrainDataPanel::useRulePairs(bool rulePairs, int count)
+{
+    (rulePairs ? m_fromRule : m_fromLabels)->setChecked(true);
+    m_rulePairs->setValue(count);
+    updatePairCount();
+}
+
+void TrainDataPanel::setEditable(bool editable)
+{
+    m_reference->setEnabled(editable);
+    m_fromLabels->setEnabled(editable);
+    m_fromRule->setEnabled(editable);
+    m_rulePairs->setEnabled(editable && m_fromRule->isChecked());
+    m_labelers->setEnabled(editable && m_fromLabels->isChecked());
+}
+
+std::vector<std::string> TrainDataPanel::chosenLabelers() const
+{
+    std::vector<std::string> chosen;
+    for (int i = 0; i < m_labelers->count(); ++i)
+        if (m_labelers->item(i)->checkState() == Qt::Checked)
+            chosen.push_back(m_labelers->item(i)->data(Qt::UserRole).toString().toStdString());
+    return chosen;
+}
+
+bool TrainDataPanel::setLabelerChosen(const QString& labeler, bool chosen)
+{
+    for (int i = 0; i < m_labelers->count(); ++i)
+        if (m_labelers->item(i)->data(Qt::UserRole).toString() == labeler) {
+            m_labelers->item(i)->setCheckState(chosen ? Qt::Checked : Qt::Unchecked);
+            return true;
+        }
+    return false;
+}
+
+void TrainDataPanel::listLabelers(const std::vector<LabelerCount>& labelers)
+{
+    const QSignalBlocker block(m_labelers);
+    m_labelers->clear();
+    for (const LabelerCount& l : labelers) {
+        const QString name = QString::fromStdString(l.labeler);
+        auto* item = new QListWidgetItem(l.simulated ? tr("%1 · %L2 decisive labels (simulated expert)")
+                                                           .arg(name)
+                                                           .arg(qint64(l.decisive))
+                                                     : tr("%1 · %L2 decisive labels").arg(name).arg(qint64(l.decisive)),
+                                         m_labelers);
+        item->setData(Qt::UserRole, name);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(m_ticked.value(name, !l.simulated) ? Qt::Checked : Qt::Unchecked);
+    }
+}
+
+std::optional<ModelRecord> TrainDataPanel::selectedModel() const
+{
+    const QString id = m_reference->currentData().toString();
+    if (id.isEmpty())
+        return std::nullopt;
+    auto model = m_store.model(id.toStdString());
+    return model ? model.value() : std::nullopt;
+}
+
+std::optional<ModelSpec> TrainDataPanel::selectedSpec() const
+{
+    const auto model = selectedModel();
+    return model ? specOf(*model) : std::nullopt;
+}
+
+bool TrainDataPanel::rulePairs() const { return m_fromRule->isChecked(); }
+
+int TrainDataPanel::rulePairCount() const { return m_rulePairs->value(); }
+
+QString TrainDataPanel::summary() const { return m_pairSummary->text(); }
+
+void TrainDataPanel::updatePairCount()
+{
+    m_pairCount = 0;
+    const auto model = selectedModel();
+    m_rulePairs->setEnabled(m_fromRule->isChecked());
+    m_labelers->setEnabled(m_fromLabels->isChecked());
+    if (!model) {
+        m_pairSummary->setText(tr("No model in the store yet: generate pairs in the Label view first."));
+    } else if (m_fromRule->isChecked()) {
+        m_pairCount = m_rulePairs->value();
+        const auto task = TaskInfo::ofModel(m_store, *model);
+        m_pairSummary->setText(task && task->hasRule()
+                                   ? tr("%L1 rule-made pairs: %2.")
+                                         .arg(m_pairCount)
+                                         .arg(QString::fromStdString(task->ruleDescription()))
+                                   : tr("%L1 rule-made pairs from the task's rule (the model's task has none: "
+                                        "training will say so).")
+                                         .arg(m_pairCount));
+    } else if (auto labelers = m_store.labelersOf(model->taskKey); !labelers) {
+        m_pairSummary->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(labelers.error())));
+    } else {
+        listLabelers(labelers.value());
+        const std::vector<std::string> chosen = chosenLabelers();
+        // Nobody ticked: none usable (an empty list would mean everyone's).
+        const auto pairs = m_store.usablePairs(model->taskKey, chosen.empty() ? std::vector<std::string>{std::string()}
+                                                                               : chosen);
+        const UsablePairs counted = pairs.ok() ? pairs.value() : UsablePairs{};
+        m_pairCount = counted.usable;
+        QString text = m_pairCount > 0
+                           ? tr("%L1 labelled pairs to train on (ties and skips left out).").arg(m_pairCount)
+                       : m_labelers->count() > 0
+                           ? tr("No decisive labels by the ticked labelers: tick one above.")
+                           : tr("No decisive labels yet for this model's task: label some pairs first, or use "
+                                "rule-made pairs.");
+        if (counted.otherLabelers > 0 && m_pairCount > 0)
+            text += QLatin1Char(' ') + tr("%L1 by unticked labelers are left out.").arg(qint64(counted.otherLabelers));
+        if (counted.otherTask > 0)
+            text += QLatin1Char(' ') +
+                    tr("%L1 labels of other tasks' sequences are left out.").arg(qint64(counted.otherTask));
+        m_pairSummary->setText(pairs ? text : tr("Cannot read the labels: %1").arg(QString::fromStdString(pairs.error())));
+    }
+    if (m_fromRule->isChecked())
+        m_labelers->clear();
+    m_labelers->setVisible(m_labelers->count() > 0);
+    if (m_labelers->count() > 0) // as tall as its rows, up to four
+        m_labelers->setFixedHeight(std::min(4, m_labelers->count()) * m_labelers->sizeHintForRow(0) +
+                                   2 * m_labelers->frameWidth() + 2);
+    Q_EMIT pairCountChanged();
+}
+
+} // namespace d2dpo::ui
