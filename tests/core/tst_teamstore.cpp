@@ -2,7 +2,9 @@
 // A team store on a real PostgreSQL server (support/pgserver.h): each labeler only as itself,
 // enforced by the database (grants and row-level security) and tried by breaking it; pairs
 // handed out under leases that expire when a labeler is killed; eight labelers in processes of
-// their own at once; a copy SQLite -> PostgreSQL -> SQLite that changes nothing.
+// their own at once; a copy SQLite -> PostgreSQL -> SQLite that changes nothing; a server that
+// stops answering is an error after the answer limit, never a hang.
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
@@ -17,6 +19,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "support/pgbackends.h"
 #include "support/teamlabeler.h"
 #include "support/teamstorefixture.h"
 #include "labeling/labeleridentity.h"
@@ -221,6 +224,34 @@ private Q_SLOTS:
         QCOMPARE(rows, int64_t(0)); // no pair twice by one labeler
         for (const LabelerProgress& p : owner->teamProgress().value())
             QCOMPARE(p.labels, int64_t(kEach));
+    }
+
+    // A server that stops answering (a frozen host, a network that drops packets without a reset)
+    // ends a statement after the answer limit with a connection error; libpq alone would wait on it
+    // forever, the desktop's window with it. Once the server answers again the store carries on.
+    void aSilentServerIsAnErrorAfterTheAnswerLimitNotAHang()
+    {
+        const std::string db = teamStore(3);
+        qputenv("D2DPO_STORE_ANSWER_SECONDS", "2"); // read when the connection is made
+        auto ana = openOrFail(as("ana", db));
+        qunsetenv("D2DPO_STORE_ANSWER_SECONDS");
+        QVERIFY(ana);
+        QCOMPARE(ana->pendingPairs(10).value().size(), size_t(3));
+        {
+            // Released after 30 s at the latest: without the limit the read below then succeeds
+            // late, and the test fails rather than hangs.
+            StoppedBackends stopped(backendsOf(*m_server, "ana"));
+            QVERIFY(stopped.stopped());
+            QElapsedTimer clock;
+            clock.start();
+            const auto pending = ana->pendingPairs(10);
+            const qint64 waited = clock.elapsed();
+            QVERIFY(!pending);
+            qInfo("a silent server, after %lld ms: %s", waited, pending.error().c_str());
+            QVERIFY2(pending.error().find("sent nothing for 2 s") != std::string::npos, pending.error().c_str());
+            QVERIFY2(waited < 15000, std::to_string(waited).c_str());
+        }
+        QCOMPARE(ana->pendingPairs(10).value().size(), size_t(3)); // connected again
     }
 
     void aCopyThereAndBackChangesNothing()

@@ -76,7 +76,9 @@ QString runOrigin(PreferenceStore& store, const RunRecord& run)
         QStringList who;
         for (const QJsonValue& l : config.value(QStringLiteral("labelers")).toArray())
             who << l.toString();
-        trained = RunHistory::tr("%1 labelled pairs%2").arg(pairs).arg(who.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(who.join(QStringLiteral(", "))));
+        trained = RunHistory::tr("%1 labelled pairs%2")
+                      .arg(pairs)
+                      .arg(who.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(who.join(QStringLiteral(", "))));
     } else if (!prefs.isEmpty()) {
         trained = RunHistory::tr("%1 rule-made pairs").arg(pairs);
     }
@@ -105,12 +107,13 @@ void RunHistory::reload(const std::string& ownLockPath)
         QString status = QString::fromLatin1(toString(it->status));
         if (runsInAnotherProcess(*it, ownLockPath))
             status = tr("running in another process");
-        auto* item = new QListWidgetItem(QStringLiteral("#%1 · %2 · %3 · %4 · %5")
-                                             .arg(it->id)
-                                             .arg(status, runOrigin(m_store, *it),
-                                                  QString::fromStdString(it->startedAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')),
-                                                  QString::fromStdString(it->device)),
-                                         m_runs);
+        auto* item = new QListWidgetItem(
+            QStringLiteral("#%1 · %2 · %3 · %4 · %5")
+                .arg(it->id)
+                .arg(status, runOrigin(m_store, *it),
+                     QString::fromStdString(it->startedAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')),
+                     QString::fromStdString(it->device)),
+            m_runs);
         item->setData(Qt::UserRole, qint64(it->id));
         item->setData(Qt::UserRole + 1, isResumable(it->status));
         item->setToolTip(it->error.empty() ? item->text() : QString::fromStdString(it->error));

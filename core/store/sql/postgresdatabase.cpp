@@ -8,6 +8,7 @@
 #include <libpq-fe.h>
 
 #include "store/sql/placeholders.h"
+#include "store/sql/postgresanswer.h"
 
 namespace d2dpo::sql {
 
@@ -176,9 +177,11 @@ private:
             formats[i] = i < m_binary.size() ? m_binary[i] : 0;
         }
         auto execute = [&] {
-            return PQexecParams(m_connection, m_sql.c_str(), int(values.size()),
-                                m_types.empty() ? nullptr : m_types.data(), values.data(), lengths.data(),
-                                formats.data(), 0);
+            return m_db.await([&] {
+                return PQsendQueryParams(m_connection, m_sql.c_str(), int(values.size()),
+                                         m_types.empty() ? nullptr : m_types.data(), values.data(), lengths.data(),
+                                         formats.data(), 0);
+            });
         };
         PGresult* result = execute();
         // A read outside a transaction on a connection that died while idle is asked again once,
@@ -232,6 +235,7 @@ PostgresDatabase::PostgresDatabase(const std::string& url)
                     message, "08001");
     }
     PQsetNoticeProcessor(m_connection, ignoreNotice, nullptr);
+    m_answerLimitSeconds = serverAnswerLimitSeconds();
 }
 
 PostgresDatabase::~PostgresDatabase() { PQfinish(m_connection); }
@@ -247,11 +251,12 @@ void PostgresDatabase::exec(const std::string& sql)
     } else {
         ensureConnected();
     }
-    PGresult* result = PQexec(m_connection, sql.c_str());
+    auto execute = [&] { return await([&] { return PQsendQuery(m_connection, sql.c_str()); }); };
+    PGresult* result = execute();
     if (begins && !isConnected()) { // died while idle: nothing was begun, so begin on a new connection
         PQclear(result);
         reconnect();
-        result = PQexec(m_connection, sql.c_str());
+        result = execute();
     }
     checkResult(m_connection, result);
     if (begins)
@@ -282,6 +287,20 @@ void PostgresDatabase::beginWrite()
         }
         throw;
     }
+}
+
+PGresult* PostgresDatabase::await(const std::function<int()>& send)
+{
+    const ServerAnswer answer = sendAndAwait(m_connection, send, m_answerLimitSeconds);
+    if (answer.silent)
+        throw Error(ErrorKind::Connection,
+                    "the server sent nothing for " + std::to_string(m_answerLimitSeconds) +
+                        " s (stopped, out of reach, or holding the statement behind another client's long "
+                        "write), so the connection was closed" +
+                        (m_inTransaction ? " and the server rolls back the transaction" : "") +
+                        " (D2DPO_STORE_ANSWER_SECONDS sets this limit)",
+                    "08006");
+    return answer.result;
 }
 
 bool PostgresDatabase::isConnected() const { return PQstatus(m_connection) == CONNECTION_OK; }

@@ -6,6 +6,7 @@
 #include "store/sql/sqldatabase.h"
 
 struct pg_conn;
+struct pg_result;
 
 namespace d2dpo::sql {
 
@@ -31,9 +32,13 @@ public:
     void ensureConnected();
     bool inTransaction() const { return m_inTransaction; }
     void setOnReconnect(std::function<void()> restore) override { m_onReconnect = std::move(restore); }
+    /// Sends a statement with `send` (a PQsendQuery* call) and returns its result as PQexec would;
+    /// a server silent for the answer limit (store/sql/postgresanswer.h) is a connection error.
+    pg_result* await(const std::function<int()>& send);
 
 private:
     pg_conn* m_connection = nullptr;
+    int m_answerLimitSeconds = 30; ///< serverAnswerLimitSeconds(), read once per connection
     bool m_inTransaction = false;
     std::function<void()> m_onReconnect;
     bool m_restoring = false;      ///< inside m_onReconnect: its own statements do not call it again

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "store/sql/postgresanswer.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include <libpq-fe.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+namespace d2dpo::sql {
+
+namespace {
+
+enum class Wait { Ready, Silent, Failed };
+
+/// Waits until the connection's socket is ready for `events`, for at most `limitMs`.
+Wait waitFor(PGconn* connection, short events, int limitMs)
+{
+    pollfd fd{PQsocket(connection), events, 0};
+    if (fd.fd < 0)
+        return Wait::Failed;
+    for (;;) {
+        const int ready = poll(&fd, 1, limitMs);
+        if (ready > 0)
+            return Wait::Ready;
+        if (ready == 0)
+            return Wait::Silent;
+        if (errno != EINTR) // a signal (a stop request's) is not the server's answer: wait on
+            return Wait::Failed;
+    }
+}
+
+/// Ends a connection whose server went silent. Shutting the socket down makes libpq read an end
+/// of file: its status becomes CONNECTION_BAD, from which the next statement connects again (the
+/// server rolls back whatever transaction the connection had open once it notices).
+ServerAnswer abandon(PGconn* connection)
+{
+    ::shutdown(PQsocket(connection), SHUT_RDWR);
+    PQconsumeInput(connection);
+    while (PGresult* late = PQgetResult(connection))
+        PQclear(late);
+    return {nullptr, true};
+}
+
+} // namespace
+
+int serverAnswerLimitSeconds()
+{
+    if (const char* text = std::getenv("D2DPO_STORE_ANSWER_SECONDS")) {
+        char* end = nullptr;
+        const long seconds = std::strtol(text, &end, 10);
+        if (end != text && *end == '\0' && seconds >= 1 && seconds <= 86400)
+            return int(seconds);
+    }
+    return 30;
+}
+
+ServerAnswer sendAndAwait(PGconn* connection, const std::function<int()>& send, int limitSeconds)
+{
+    const int limitMs = limitSeconds * 1000;
+    // Non-blocking, so that sending a large statement (a checkpoint's bytes) to a server that
+    // stopped reading cannot block in the kernel either.
+    PQsetnonblocking(connection, 1);
+    if (!send())
+        return {};
+    // Send what libpq still holds; a server sending meanwhile must be read, or both sides wait.
+    for (int pending = PQflush(connection); pending != 0; pending = PQflush(connection)) {
+        if (pending < 0)
+            break; // the connection broke: PQgetResult below reports it
+        const Wait wait = waitFor(connection, POLLIN | POLLOUT, limitMs);
+        if (wait == Wait::Silent)
+            return abandon(connection);
+        if (wait == Wait::Failed || !PQconsumeInput(connection))
+            break;
+    }
+    PGresult* kept = nullptr;
+    for (;;) {
+        while (PQisBusy(connection)) {
+            const Wait wait = waitFor(connection, POLLIN, limitMs);
+            if (wait == Wait::Silent) {
+                PQclear(kept);
+                return abandon(connection);
+            }
+            if (wait == Wait::Failed || !PQconsumeInput(connection))
+                break; // the error is PQgetResult's to report
+        }
+        PGresult* result = PQgetResult(connection);
+        if (!result)
+            break;
+        // As PQexec: the first error is what the statement failed with; otherwise the last result.
+        if (kept && PQresultStatus(kept) == PGRES_FATAL_ERROR) {
+            PQclear(result);
+        } else {
+            PQclear(kept);
+            kept = result;
+        }
+        if (PQstatus(connection) == CONNECTION_BAD)
+            break; // no more results will come
+    }
+    return {kept, false};
+}
+
+} // namespace d2dpo::sql
