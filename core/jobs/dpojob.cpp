@@ -237,7 +237,7 @@ private:
             require(m_store->addModel(modelRecordFor(m_model.checkpoint.info, m_spec.referencePath, "reference")));
         const Rule* rule = m_model.task->rule();
         RunRecord run;
-        run.kind = "d2dpo";
+        run.kind = RunKind::D2dpo;
         run.referenceModelId = m_reference.id;
         run.configJson =
             json{{"dpo", json::parse(toJson(m_spec.dpo, m_spec.schedule))},

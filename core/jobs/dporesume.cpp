@@ -22,8 +22,9 @@ Result<ResumePoint> findResumePoint(PreferenceStore& store, int64_t runId)
     if (!run->has_value())
         return makeError("the store has no run " + std::to_string(runId));
     const RunRecord& record = *run.value();
-    if (record.kind != "d2dpo")
-        return makeError("run " + std::to_string(runId) + " is a " + record.kind + " run; only D2-DPO runs resume");
+    if (record.kind != RunKind::D2dpo)
+        return makeError("run " + std::to_string(runId) + " is not a D2-DPO run (its kind: " + toString(record.kind) +
+                         "); only D2-DPO runs resume");
     if (!isResumable(record.status))
         return makeError("run " + std::to_string(runId) + " is " + toString(record.status) +
                          "; only a stopped or interrupted run can be resumed");

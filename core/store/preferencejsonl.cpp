@@ -22,7 +22,7 @@ std::string toJsonLine(const PreferenceRecord& r)
               {"labeler", r.labeler},
               {"labelled_at", r.labelledAt},
               {"decide_ms", r.decideMs},
-              {"chosen_side", r.chosenSide},
+              {"chosen_side", toString(r.choice)},
               {"chosen_model_id", r.chosenModelId},
               {"rejected_model_id", r.rejectedModelId},
               {"task", r.task}};
@@ -116,6 +116,7 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
     if (!object.is_object())
         return makeError(where + "expected a JSON object");
     PreferenceRecord r;
+    std::string side; // "chosen_side": where the chosen one was shown, "" when the file does not say
     // An undecided label (`prefs export --with-undecided`): the pair as shown, and its choice.
     const bool undecided = object.contains("choice") && !object.contains("chosen");
     const char* first = undecided ? "sequence_a" : "chosen";
@@ -137,11 +138,12 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
     if (undecided) {
         if (!object.at("choice").is_string())
             return makeError(where + "'choice' must be \"tie\", \"skip\" or \"both-bad\"");
-        r.undecided = object.at("choice").get<std::string>();
-        if (r.undecided != "tie" && r.undecided != "skip" && r.undecided != "both-bad")
-            return makeError(where + "'choice' must be \"tie\", \"skip\" or \"both-bad\" (got \"" +
-                             excerpt(r.undecided) + "\")");
-        r.chosenSide = "left";
+        const std::string choice = object.at("choice").get<std::string>();
+        const std::optional<Choice> parsed = choiceFromString(choice);
+        if (!parsed || *parsed == Choice::Left || *parsed == Choice::Right)
+            return makeError(where + "'choice' must be \"tie\", \"skip\" or \"both-bad\" (got \"" + excerpt(choice) +
+                             "\")");
+        r.choice = *parsed;
     }
     if (object.contains("pair") && !object.at("pair").is_null()) {
         const json& pair = object.at("pair");
@@ -154,7 +156,7 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
     }
     for (Status s : {optionalField(object, "labeler", r.labeler, &json::is_string, "a string"),
                      optionalField(object, "labelled_at", r.labelledAt, &json::is_string, "a string"),
-                     undecided ? Status(Ok{}) : optionalField(object, "chosen_side", r.chosenSide, &json::is_string, "a string"),
+                     undecided ? Status(Ok{}) : optionalField(object, "chosen_side", side, &json::is_string, "a string"),
                      optionalField(object, undecided ? "sequence_a_model_id" : "chosen_model_id", r.chosenModelId,
                                    &json::is_string, "a string"),
                      optionalField(object, undecided ? "sequence_b_model_id" : "rejected_model_id", r.rejectedModelId,
@@ -169,7 +171,9 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
     if (!r.labeler.empty())
         if (const std::string problem = labelerNameProblem(r.labeler); !problem.empty())
             return makeError(where + problem);
-    if (!r.chosenSide.empty() && r.chosenSide != "left" && r.chosenSide != "right")
+    if (side == "right")
+        r.choice = Choice::Right;
+    else if (!side.empty() && side != "left")
         return makeError(where + "'chosen_side' must be \"left\" or \"right\"");
     if (r.decideMs < 0)
         return makeError(where + "'decide_ms' must be >= 0");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/choice.h"
+#include "base/runkind.h"
 #include "base/runstatus.h"
 #include "base/result.h"
 
@@ -138,13 +139,12 @@ struct PreferenceRecord {
     std::string rejected;
     std::string chosenModelId;
     std::string rejectedModelId;
-    std::string chosenSide; ///< "left" or "right": where the chosen one was shown
+    Choice choice = Choice::Left; ///< Left/Right: the chosen one's side; else undecided, `chosen` shown left
     std::string labeler;
     int64_t decideMs = 0;
     std::string labelledAt;
     std::string task;      ///< the task key of both sequences
     std::string pairKey;   ///< its pair in the store it came from: a file's labels of one pair share it
-    std::string undecided; ///< "tie", "skip" or "both-bad" (chosen is then shown left), else ""
 };
 
 /// The store's decisive labels as a model of one task sees them.
@@ -180,7 +180,7 @@ struct MetricPoint {
 
 struct RunRecord {
     int64_t id = 0;
-    std::string kind;              ///< "d2dpo", "pretrain"
+    RunKind kind = RunKind::D2dpo;
     std::string referenceModelId;
     std::string resultModelId;
     std::string configJson = "{}";

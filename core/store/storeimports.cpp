@@ -29,8 +29,7 @@ std::string identity(const std::string& task, const std::string& chosen, const s
 /// An undecided label's side slot holds its choice ("tie", "skip", "both-bad"), its sequences as shown.
 std::string identityOf(const PreferenceRecord& r)
 {
-    return identity(r.task, r.chosen, r.rejected, importedLabeler(r),
-                    !r.undecided.empty() ? r.undecided : r.chosenSide == "right" ? "right" : "left", r.labelledAt);
+    return identity(r.task, r.chosen, r.rejected, importedLabeler(r), toString(r.choice), r.labelledAt);
 }
 
 } // namespace
@@ -105,7 +104,7 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
         };
         std::map<std::string, PairShown> pairsByKey;
         for (const auto& [r, key] : fresh) {
-            const bool chosenLeft = r->chosenSide != "right";
+            const bool chosenLeft = r->choice != Choice::Right; // an undecided one: as shown
             const std::string& left = chosenLeft ? r->chosen : r->rejected;
             const std::string& right = chosenLeft ? r->rejected : r->chosen;
             int64_t pairId = 0;
@@ -128,14 +127,14 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
             }
             label.reset();
             label.bind(1, pairId);
-            label.bind(2, !r->undecided.empty() ? r->undecided : chosenLeft ? "left" : "right");
+            label.bind(2, std::string(toString(r->choice)));
             label.bind(3, importedLabeler(*r));
             label.bind(4, std::max<int64_t>(0, r->decideMs));
             label.bind(5, r->labelledAt.empty() ? now : r->labelledAt);
             label.bind(6, key);
             label.exec();
             ++outcome.imported;
-            outcome.undecided += r->undecided.empty() ? 0 : 1;
+            outcome.undecided += r->choice == Choice::Left || r->choice == Choice::Right ? 0 : 1;
         }
         transaction.commit();
         return outcome;

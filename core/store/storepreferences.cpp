@@ -31,9 +31,9 @@ std::vector<PreferenceRecord> readPreferences(sql::Statement& q)
         const bool left = q.getColumn(0).getString() == "left";
         const std::string l = q.getColumn(1).getString(), r = q.getColumn(2).getString();
         const std::string lm = nullableText(q.getColumn(3)), rm = nullableText(q.getColumn(4));
-        out.push_back({left ? l : r, left ? r : l, left ? lm : rm, left ? rm : lm, left ? "left" : "right",
+        out.push_back({left ? l : r, left ? r : l, left ? lm : rm, left ? rm : lm, left ? Choice::Left : Choice::Right,
                        q.getColumn(5).getString(), q.getColumn(6).getInt64(), q.getColumn(7).getString(),
-                       q.getColumn(8).getString(), std::to_string(q.getColumn(9).getInt64()), std::string()});
+                       q.getColumn(8).getString(), std::to_string(q.getColumn(9).getInt64())});
     }
     return out;
 }

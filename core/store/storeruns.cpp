@@ -57,7 +57,7 @@ Result<int64_t> PreferenceStore::startRun(const RunRecord& run)
         sql::WriteTransaction transaction(m_impl->db);
         sql::Statement q(m_impl->db, "INSERT INTO runs (kind, reference_model_id, config_json, device, status, "
                                      "started_at, lock_path) VALUES (?, ?, ?, ?, 'running', ?, ?) RETURNING id");
-        q.bind(1, run.kind);
+        q.bind(1, std::string(toString(run.kind)));
         bindOptionalText(q, 2, run.referenceModelId);
         q.bind(3, run.configJson);
         q.bind(4, run.device);
@@ -139,7 +139,7 @@ constexpr const char* kRunColumns = "SELECT id, kind, reference_model_id, result
 
 RunRecord readRun(sql::Statement& q)
 {
-    return {q.getColumn(0).getInt64(), q.getColumn(1).getString(), nullableText(q.getColumn(2)),
+    return {q.getColumn(0).getInt64(), runKindFromString(q.getColumn(1).getString()), nullableText(q.getColumn(2)),
             nullableText(q.getColumn(3)), q.getColumn(4).getString(), q.getColumn(5).getString(),
             // The schema's CHECK allows only the five spellings runStatusFromString reads.
             runStatusFromString(q.getColumn(6).getString()).value_or(RunStatus::Failed), q.getColumn(7).getString(),

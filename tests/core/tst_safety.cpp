@@ -176,7 +176,7 @@ private Q_SLOTS:
         auto live = RunLock::acquire(path("live.lock"));
         QVERIFY(live.ok());
         RunRecord run;
-        run.kind = "d2dpo";
+        run.kind = RunKind::D2dpo;
         run.device = "cpu";
         run.lockPath = live->path();
         const int64_t liveId = s->startRun(run).value();

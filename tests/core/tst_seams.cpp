@@ -184,7 +184,7 @@ private Q_SLOTS:
         const std::string checkpoint = path("export.d2dpo");
         const test::TinyCheckpoint info = writeCheckpoint(checkpoint);
         RunRecord run;
-        run.kind = "d2dpo";
+        run.kind = RunKind::D2dpo;
         run.configJson = R"({"preferences":{"source":"store-labels","pairs":12},"beta":0.1})";
         run.device = "cpu";
         auto runId = store.value()->startRun(run);

@@ -117,7 +117,7 @@ private Q_SLOTS:
         const auto prefs = store->preferences().value();
         QCOMPARE(prefs.size(), size_t(3));
         QCOMPARE(prefs[0].chosen, pairs[0].left);
-        QCOMPARE(prefs[0].chosenSide, std::string("left"));
+        QCOMPARE(prefs[0].choice, Choice::Left);
         QCOMPARE(prefs[1].chosen, pairs[2].right);
         QCOMPARE(prefs[1].rejected, pairs[2].left);
         QCOMPARE(prefs[1].chosenModelId, std::string("m1"));
@@ -138,7 +138,7 @@ private Q_SLOTS:
         QVERIFY(store);
         QVERIFY(store->addModel(modelRecord("ref", "", "pretrained")).ok());
         RunRecord record;
-        record.kind = "d2dpo";
+        record.kind = RunKind::D2dpo;
         record.referenceModelId = "ref";
         record.configJson = R"({"beta":0.1})";
         record.device = "cpu";

@@ -86,7 +86,7 @@ private Q_SLOTS:
         for (size_t i = 0; i < a.size(); ++i) {
             QCOMPARE(b[i].chosen, a[i].chosen);
             QCOMPARE(b[i].rejected, a[i].rejected);
-            QCOMPARE(b[i].chosenSide, a[i].chosenSide);
+            QCOMPARE(b[i].choice, a[i].choice);
             QCOMPARE(b[i].labeler, a[i].labeler);
             QCOMPARE(b[i].decideMs, a[i].decideMs);
             QCOMPARE(b[i].labelledAt, a[i].labelledAt);

@@ -137,7 +137,7 @@ private Q_SLOTS:
         auto owner = openOrFail(m_server->superuserUrl(db));
         QVERIFY(owner->addModel(modelRecord("ref", "", "pretrained")));
         RunRecord record;
-        record.kind = "d2dpo";
+        record.kind = RunKind::D2dpo;
         record.referenceModelId = "ref";
         record.lockPath = "/on/another/machine/run.lock"; // no such file here: liveness is the server's
         int ends[2];

@@ -261,7 +261,7 @@ private Q_SLOTS:
             auto source = openOrFail(file);
             QVERIFY(source->addModel(modelRecord("m1", "", "pretrained")));
             RunRecord record;
-            record.kind = "d2dpo";
+            record.kind = RunKind::D2dpo;
             record.referenceModelId = "m1";
             const auto run = source->startRun(record);
             QVERIFY(run);

@@ -142,7 +142,7 @@ private Q_SLOTS:
         second.path = other->path;
         QVERIFY(m_store->addModel(second).ok());
         RunRecord run;
-        run.kind = "d2dpo";
+        run.kind = RunKind::D2dpo;
         run.referenceModelId = first.id;
         run.status = RunStatus::Completed;
         auto runId = m_store->startRun(run);

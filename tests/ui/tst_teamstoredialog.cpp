@@ -302,7 +302,7 @@ private Q_SLOTS:
         QVERIFY(list);
         const int before = list->count();
         RunRecord record;
-        record.kind = "d2dpo";
+        record.kind = RunKind::D2dpo;
         record.referenceModelId = "ref";
         const int64_t runId = trainer->startRun(record).value();
         QVERIFY(trainer->appendMetrics(runId, 1, {{"loss", 0.69}}));

@@ -102,7 +102,7 @@ void RunHistory::reload(const std::string& ownLockPath)
         return;
     }
     for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
-        if (it->kind != "d2dpo")
+        if (it->kind != RunKind::D2dpo)
             continue;
         QString status = QString::fromLatin1(toString(it->status));
         if (runsInAnotherProcess(*it, ownLockPath))
