@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "base/abandonablecall.h"
 #include "labeling/labeleridentity.h"
@@ -69,81 +70,70 @@ void nameApplication()
     QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
 }
 
-} // namespace
 
-int main(int argc, char** argv)
+/// --help and --version are answered without a display (QCoreApplication needs none); true when asked.
+bool answeredWithoutDisplay(int argc, char** argv)
 {
-    Q_INIT_RESOURCE(resources);
-    d2dpo::keepFreedHostMemory(); // every training step reuses the previous step's pages
-    QElapsedTimer sinceStart;
-    sinceStart.start();
     for (int i = 1; i < argc; ++i) {
         const QByteArray arg(argv[i]);
         if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" || arg == "--version") {
-            // Answered without a display: QCoreApplication needs none.
             QCoreApplication core(argc, argv);
             nameApplication();
             Options help;
             help.parser.process(core); // prints and exits
-            return 0;
+            return true;
         }
     }
-    // Without a display Qt aborts (exit 134) with a plugin message a user cannot act on: say what
-    // is missing and what to run instead.
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
-        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
-        std::fprintf(stderr, "d2dpo-studio: no display (DISPLAY and WAYLAND_DISPLAY are unset): run it in a desktop "
-                             "session or under xvfb-run, or use its command-line twin d2dpo (d2dpo --help)\n");
-        return 1;
-    }
-    QApplication app(argc, argv);
-    d2dpo::ui::installWheelGuard(app);
-    nameApplication();
+    return false;
+}
 
-    Options options;
-    QCommandLineParser& parser = options.parser;
-    parser.process(app);
+/// Without a display Qt aborts (exit 134) with a plugin message a user cannot act on: say what is
+/// missing and what to run instead. True when there is a display (or an offscreen platform).
+bool haveDisplay()
+{
+    if (!qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY") ||
+        !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        return true;
+    std::fprintf(stderr, "d2dpo-studio: no display (DISPLAY and WAYLAND_DISPLAY are unset): run it in a desktop "
+                         "session or under xvfb-run, or use its command-line twin d2dpo (d2dpo --help)\n");
+    return false;
+}
 
-    QSettings settings;
-    // A window that opened this one may have handed the store's password over (never in argv).
-    const QString storePath = d2dpo::ui::storeWithHandedPassword(
+/// The store to open: --db, else the last one (a window that opened this one may have handed the
+/// store's password over, never in argv).
+QString storeToOpen(const Options& options)
+{
+    const QCommandLineParser& parser = options.parser;
+    return d2dpo::ui::storeWithHandedPassword(
         parser.isSet(options.db)
             ? parser.value(options.db)
-            : settings.value("store/path", QString::fromStdString(d2dpo::PreferenceStore::defaultPath())).toString());
-    auto store = d2dpo::PreferenceStore::open(storePath.toStdString());
-    if (!store) {
-        const QString message = QString::fromStdString(store.error());
-        std::fprintf(stderr, "d2dpo-studio: %s\n", qPrintable(message));
-        QMessageBox::critical(nullptr, QStringLiteral("d2dpo-studio"), message);
-        return 1;
-    }
-    if (parser.isSet(options.db)) // a team store's URL without its password: ~/.pgpass supplies it
-        settings.setValue("store/path", QString::fromStdString(store.value()->displayName()));
-    const bool noModels = store.value()->models().ok() && store.value()->models().value().empty();
+            : QSettings().value("store/path", QString::fromStdString(d2dpo::PreferenceStore::defaultPath())).toString());
+}
 
-    // A team store's labeler is its database role; elsewhere --labeler, else the remembered name.
-    auto resolved = d2dpo::resolveLabeler(*store.value(), parser.value(options.labeler).toStdString(),
+/// Who labels: a team store's database role; elsewhere --labeler, else the remembered name, else
+/// asked for. Empty when the question was cancelled; nullopt (said on stderr) when refused.
+std::optional<QString> labelerFor(d2dpo::PreferenceStore& store, const Options& options)
+{
+    auto resolved = d2dpo::resolveLabeler(store, options.parser.value(options.labeler).toStdString(),
                                           d2dpo::ui::rememberedLabeler().toStdString());
     if (!resolved) {
         std::fprintf(stderr, "d2dpo-studio: %s\n", resolved.error().c_str());
-        return 1;
+        return std::nullopt;
     }
     QString labeler = QString::fromStdString(resolved.value());
-    const bool team = store.value()->isTeamStore();
-    if (labeler.isEmpty()) {
+    if (labeler.isEmpty())
         labeler = d2dpo::ui::askLabelerName(nullptr, QStringLiteral("d2dpo-studio"), qEnvironmentVariable("USER"));
-        if (labeler.isEmpty())
-            return 0;
-    }
-    if (!team)
+    if (!labeler.isEmpty() && !store.isTeamStore())
         d2dpo::ui::rememberLabeler(labeler);
+    return labeler;
+}
 
-    d2dpo::ui::MainWindow window(std::move(store.value()));
-    d2dpo::ui::CloseOnSignals closeOnSignals(&window, [&window] { window.closeWithoutAsking(); });
-    d2dpo::ui::LabelView* view = window.labelView();
-    view->setLabeler(labeler);
+/// --hide-hints, --size and --tab; false (said on stderr) for a view that does not exist.
+bool applyWindowOptions(d2dpo::ui::MainWindow& window, const Options& options)
+{
+    const QCommandLineParser& parser = options.parser;
     if (parser.isSet(options.hideHints))
-        view->setHintsVisible(false);
+        window.labelView()->setHintsVisible(false);
     if (parser.isSet(options.size)) {
         const QStringList wh = parser.value(options.size).split(QLatin1Char('x'));
         if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)
@@ -155,56 +145,112 @@ int main(int argc, char** argv)
                         : tab == QLatin1String("models") ? 2 : -1;
         if (index < 0) {
             std::fprintf(stderr, "d2dpo-studio: --tab takes label, train or models (got %s)\n", qPrintable(tab));
-            return 2;
+            return false;
         }
         window.showView(index);
     }
-    std::unique_ptr<d2dpo::ui::StallWatch> stalls;
-    if (parser.isSet(options.stallLog)) {
-        // Appended to: never the store, a model or a device (a mistyped path would corrupt them).
-        if (d2dpo::Status s = d2dpo::checkOutputFile(parser.value(options.stallLog).toStdString(),
-                                                     d2dpo::storeFiles(storePath.toStdString()));
-            !s) {
-            std::fprintf(stderr, "d2dpo-studio: --stall-log: %s\n", s.error().c_str());
-            return 2;
-        }
-        stalls = std::make_unique<d2dpo::ui::StallWatch>(parser.value(options.stallLog), 100.0, [&window] {
-            return window.windowTitle() + QStringLiteral(" | ") + window.statusBar()->currentMessage();
-        });
-        if (!stalls->isOpen()) {
-            std::fprintf(stderr, "d2dpo-studio: cannot write the stall log %s\n",
-                         qPrintable(parser.value(options.stallLog)));
-            return 2;
-        }
-    }
-    window.show();
+    return true;
+}
 
-    if (noModels) {
-        QString error;
-        const QString reference = d2dpo::ui::installShippedReference(storePath, error);
-        if (reference.isEmpty())
-            QMessageBox::warning(&window, QStringLiteral("d2dpo-studio"), error);
-        else
-            view->generateFrom(reference);
+/// --stall-log: the window's thread watched, appended to a file that is never the store, a model or
+/// a device (a mistyped path would corrupt them). False (said on stderr) when it cannot be written.
+bool watchStalls(const Options& options, const QString& storePath, d2dpo::ui::MainWindow& window,
+                 std::unique_ptr<d2dpo::ui::StallWatch>& stalls)
+{
+    if (!options.parser.isSet(options.stallLog))
+        return true;
+    const QString path = options.parser.value(options.stallLog);
+    if (d2dpo::Status s = d2dpo::checkOutputFile(path.toStdString(), d2dpo::storeFiles(storePath.toStdString())); !s) {
+        std::fprintf(stderr, "d2dpo-studio: --stall-log: %s\n", s.error().c_str());
+        return false;
     }
+    stalls = std::make_unique<d2dpo::ui::StallWatch>(path, 100.0, [&window] {
+        return window.windowTitle() + QStringLiteral(" | ") + window.statusBar()->currentMessage();
+    });
+    if (!stalls->isOpen()) {
+        std::fprintf(stderr, "d2dpo-studio: cannot write the stall log %s\n", qPrintable(path));
+        return false;
+    }
+    return true;
+}
 
-    // Report when the first pair is on screen; with --screenshot, save a picture then and quit.
+/// Says on stderr when the first pair is on screen (or that none came in 2 minutes); with
+/// --screenshot, saves a picture of the window then and quits.
+void reportFirstPair(d2dpo::ui::MainWindow& window, const Options& options, const QElapsedTimer& sinceStart)
+{
     auto* poll = new QTimer(&window);
-    QObject::connect(poll, &QTimer::timeout, &window, [&, poll] {
-        const bool shown = view->currentPair().has_value();
+    QObject::connect(poll, &QTimer::timeout, &window, [&window, &options, &sinceStart, poll] {
+        const bool shown = window.labelView()->currentPair().has_value();
         if (!shown && sinceStart.elapsed() < 120000)
             return;
         poll->stop();
         std::fprintf(stderr, "d2dpo-studio: %s after %.1f s\n", shown ? "first pair on screen" : "no pair yet",
                      sinceStart.elapsed() / 1000.0);
-        if (parser.isSet(options.screenshot)) {
-            QTimer::singleShot(300 + int(1000 * parser.value(options.delay).toDouble()), &window, [&] {
-                window.grab().save(parser.value(options.screenshot));
-                window.close();
-            });
+        if (options.parser.isSet(options.screenshot)) {
+            QTimer::singleShot(300 + int(1000 * options.parser.value(options.delay).toDouble()), &window,
+                               [&window, &options] {
+                                   window.grab().save(options.parser.value(options.screenshot));
+                                   window.close();
+                               });
         }
     });
     poll->start(20);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    Q_INIT_RESOURCE(resources);
+    d2dpo::keepFreedHostMemory(); // every training step reuses the previous step's pages
+    QElapsedTimer sinceStart;
+    sinceStart.start();
+    if (answeredWithoutDisplay(argc, argv))
+        return 0;
+    if (!haveDisplay())
+        return 1;
+    QApplication app(argc, argv);
+    d2dpo::ui::installWheelGuard(app);
+    nameApplication();
+    Options options;
+    options.parser.process(app);
+
+    const QString storePath = storeToOpen(options);
+    auto store = d2dpo::PreferenceStore::open(storePath.toStdString());
+    if (!store) {
+        const QString message = QString::fromStdString(store.error());
+        std::fprintf(stderr, "d2dpo-studio: %s\n", qPrintable(message));
+        QMessageBox::critical(nullptr, QStringLiteral("d2dpo-studio"), message);
+        return 1;
+    }
+    if (options.parser.isSet(options.db)) // a team store's URL without its password: ~/.pgpass supplies it
+        QSettings().setValue("store/path", QString::fromStdString(store.value()->displayName()));
+    const auto models = store.value()->models();
+    const bool noModels = models.ok() && models.value().empty();
+    const std::optional<QString> labeler = labelerFor(*store.value(), options);
+    if (!labeler)
+        return 1;
+    if (labeler->isEmpty())
+        return 0; // the question was cancelled
+
+    d2dpo::ui::MainWindow window(std::move(store.value()));
+    d2dpo::ui::CloseOnSignals closeOnSignals(&window, [&window] { window.closeWithoutAsking(); });
+    window.labelView()->setLabeler(*labeler);
+    if (!applyWindowOptions(window, options))
+        return 2;
+    std::unique_ptr<d2dpo::ui::StallWatch> stalls;
+    if (!watchStalls(options, storePath, window, stalls))
+        return 2;
+    window.show();
+    if (noModels) { // the first launch: the shipped reference model, and pairs from it
+        QString error;
+        const QString reference = d2dpo::ui::installShippedReference(storePath, error);
+        if (reference.isEmpty())
+            QMessageBox::warning(&window, QStringLiteral("d2dpo-studio"), error);
+        else
+            window.labelView()->generateFrom(reference);
+    }
+    reportFirstPair(window, options, sinceStart);
     const int exitCode = app.exec();
     // A call into a model's code that never returned (base/abandonablecall.h) still runs on its
     // thread: the settings are written and the process ends here, before anything it uses is

@@ -27,6 +27,117 @@ constexpr int kApplicationId = 0x44324450; // "D2DP": marks the file as a d2dpo-
 
 bool isBusy(const sql::Error& e) { return e.kind() == sql::ErrorKind::Busy; }
 
+/// What stops a store file from being opened or made at `path` before SQLite is asked: a path too
+/// long for SQLite, something not a file, a read-only file, a store that must exist and does not,
+/// a missing folder. Only the default store's folder is made.
+Status checkStorePath(const std::string& path, PreferenceStore::OpenMode mode, const std::string& where)
+{
+    std::error_code ec;
+    // SQLite's file layer opens names of at most 512 bytes, its journals' (-journal, -wal) too,
+    // and says only "unable to open database file" past that: measured, 504 is the longest store.
+    constexpr size_t kLongestPath = 504;
+    if (const std::string full = fs::weakly_canonical(fs::absolute(path, ec), ec).string(); full.size() > kLongestPath)
+        return makeError(where + "its full path is " + std::to_string(full.size()) +
+                         " characters long, and SQLite opens stores of at most " + std::to_string(kLongestPath) +
+                         ": move it (or name it) under a shorter path; nothing was opened or created");
+    const bool existed = fs::exists(path, ec);
+    if (existed && !fs::is_regular_file(path, ec))
+        return makeError(where + "not a regular file");
+    // The file's own mode counts even for root (who may write anything): a store marked
+    // read-only is treated as read-only.
+    const bool ownerWritable =
+        !existed || (fs::status(path, ec).permissions() & fs::perms::owner_write) != fs::perms::none;
+    if (existed && (!ownerWritable || access(path.c_str(), W_OK) != 0))
+        return makeError(ErrorCode::ReadOnly, where + "the file is read-only; nothing was changed (fix its "
+                                                      "permissions or choose another store with --db)");
+    if (!existed && mode == PreferenceStore::OpenMode::MustExist)
+        return makeError(ErrorCode::NotFound, where + "no such store (this command creates none; label pairs in the "
+                                                      "application or with `d2dpo pairs` first)");
+    if (!existed) {
+        // Only the default store's folder is made: a mistyped --db folder is an error, not a new tree.
+        const fs::path parent = fs::path(path).parent_path();
+        if (!parent.empty() && path == PreferenceStore::defaultPath())
+            fs::create_directories(parent, ec);
+        if (ec)
+            return makeError(where + "cannot create its folder: " + ec.message());
+        if (!parent.empty() && !fs::is_directory(parent, ec))
+            return makeError(where + "the folder '" + parent.string() + "' does not exist");
+    }
+    return Ok{};
+}
+
+/// The read-only checks of a file SQLite opened, before anything is written to it: an SQLite
+/// database of this application, of a schema this build knows, not corrupt, writable. Its schema
+/// version, or why it is refused; a busy file throws (the caller tries again).
+Result<int> checkOpenedFile(sql::SqliteDatabase& sqlite, sql::Database& db, PreferenceStore::OpenMode mode,
+                            const std::string& where)
+{
+    int version = 0;
+    int applicationId = 0;
+    try {
+        version = db.execAndGet("PRAGMA user_version").getInt();
+        applicationId = db.execAndGet("PRAGMA application_id").getInt();
+    } catch (const sql::Error& e) {
+        if (isBusy(e))
+            throw;
+        if (e.kind() == sql::ErrorKind::NotADatabase)
+            return makeError(where + "not an SQLite database (" + e.what() + "); nothing was changed");
+        return makeError(where + "cannot read it (" + e.what() +
+                         "; a full disk or a failing device?); nothing was changed");
+    }
+    const int tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
+    if (applicationId != kApplicationId && (applicationId != 0 || tables > 0))
+        return makeError(where + "an SQLite database of another application; nothing was changed");
+    // A command that only reads (or changes what is there) never makes a store, not even in an
+    // empty file it was given by mistake.
+    if (mode == PreferenceStore::OpenMode::MustExist && tables == 0)
+        return makeError(where + "an empty file, not a preference store; nothing was changed");
+    if (version > PreferenceStore::latestSchemaVersion())
+        return makeError(where + "written by a newer d2dpo-studio (schema " + std::to_string(version) +
+                         ", this build knows up to " + std::to_string(PreferenceStore::latestSchemaVersion()) +
+                         "); nothing was changed");
+    if (tables > 0) {
+        const std::string check = db.execAndGet("PRAGMA quick_check").getString();
+        if (check != "ok")
+            return makeError(where + "the database is corrupt (" + check.substr(0, 200) +
+                             "); nothing was changed. Restore a backup or start a new store with --db");
+    }
+    if (sqlite.isReadOnly())
+        return makeError(ErrorCode::ReadOnly, where + "opened read-only; nothing was changed");
+    return version;
+}
+
+/// Brings the schema from `version` to the latest, in one write transaction with the version read
+/// again inside it: a second process opening the same old store waits, then finds it upgraded.
+void upgradeSchema(sql::Database& db, int version)
+{
+    const auto& migrations = storeMigrations();
+    if (version < int(migrations.size())) {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+            version = db.execAndGet("PRAGMA user_version").getInt();
+            for (int v = version; v < int(migrations.size()); ++v) {
+                db.exec(migrations[size_t(v)]);
+                db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+                db.exec("PRAGMA user_version = " + std::to_string(v + 1));
+                // Migrations run with foreign keys off (a rebuilt table is dropped and renamed,
+                // as SQLite's documentation prescribes); none may leave a dangling reference.
+                if (db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt() != 0)
+                    throw sql::Error(sql::ErrorKind::Other,
+                                     "the upgrade to schema " + std::to_string(v + 1) +
+                                         " would leave dangling references; nothing was changed");
+            }
+            db.exec("COMMIT");
+        } catch (const sql::Error&) {
+            try {
+                db.exec("ROLLBACK");
+            } catch (const sql::Error&) { // the first error is the one to report
+            }
+            throw;
+        }
+    }
+}
+
 } // namespace
 
 PreferenceStore::PreferenceStore(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
@@ -90,37 +201,8 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
         return makeError(where + "this is a PostgreSQL key=value connection string; a team store is named by a URL, "
                                  "postgresql://USER@HOST/DATABASE (keep its password in ~/.pgpass, not on a "
                                  "command line); nothing was created");
-    std::error_code ec;
-    // SQLite's file layer opens names of at most 512 bytes, its journals' (-journal, -wal) too,
-    // and says only "unable to open database file" past that: measured, 504 is the longest store.
-    constexpr size_t kLongestPath = 504;
-    if (const std::string full = fs::weakly_canonical(fs::absolute(path, ec), ec).string(); full.size() > kLongestPath)
-        return makeError(where + "its full path is " + std::to_string(full.size()) +
-                         " characters long, and SQLite opens stores of at most " + std::to_string(kLongestPath) +
-                         ": move it (or name it) under a shorter path; nothing was opened or created");
-    const bool existed = fs::exists(path, ec);
-    if (existed && !fs::is_regular_file(path, ec))
-        return makeError(where + "not a regular file");
-    // The file's own mode counts even for root (who may write anything): a store marked
-    // read-only is treated as read-only.
-    const bool ownerWritable =
-        !existed || (fs::status(path, ec).permissions() & fs::perms::owner_write) != fs::perms::none;
-    if (existed && (!ownerWritable || access(path.c_str(), W_OK) != 0))
-        return makeError(ErrorCode::ReadOnly, where + "the file is read-only; nothing was changed (fix its "
-                                                      "permissions or choose another store with --db)");
-    if (!existed && mode == OpenMode::MustExist)
-        return makeError(ErrorCode::NotFound, where + "no such store (this command creates none; label pairs in the "
-                                                      "application or with `d2dpo pairs` first)");
-    if (!existed) {
-        // Only the default store's folder is made: a mistyped --db folder is an error, not a new tree.
-        const fs::path parent = fs::path(path).parent_path();
-        if (!parent.empty() && path == defaultPath())
-            fs::create_directories(parent, ec);
-        if (ec)
-            return makeError(where + "cannot create its folder: " + ec.message());
-        if (!parent.empty() && !fs::is_directory(parent, ec))
-            return makeError(where + "the folder '" + parent.string() + "' does not exist");
-    }
+    if (Status s = checkStorePath(path, mode, where); !s)
+        return makeError(s.errorCode(), s.error());
     std::unique_ptr<Impl> impl;
     // Two processes opening one new store at the same moment can meet a lock SQLite reports at
     // once instead of waiting out the busy timeout (the switch to WAL, a read during the other's
@@ -138,69 +220,14 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
                 impl->inode = opened.st_ino;
             }
             // Read-only checks first: nothing is written to a file we are going to refuse.
-            int version = 0;
-            int applicationId = 0;
-            try {
-                version = db.execAndGet("PRAGMA user_version").getInt();
-                applicationId = db.execAndGet("PRAGMA application_id").getInt();
-            } catch (const sql::Error& e) {
-                if (isBusy(e))
-                    throw;
-                if (e.kind() == sql::ErrorKind::NotADatabase)
-                    return makeError(where + "not an SQLite database (" + e.what() + "); nothing was changed");
-                return makeError(where + "cannot read it (" + e.what() + "; a full disk or a failing device?); nothing "
-                                         "was changed");
-            }
-            const int tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
-            if (applicationId != kApplicationId && (applicationId != 0 || tables > 0))
-                return makeError(where + "an SQLite database of another application; nothing was changed");
-            // A command that only reads (or changes what is there) never makes a store, not even in an
-            // empty file it was given by mistake.
-            if (mode == OpenMode::MustExist && tables == 0)
-                return makeError(where + "an empty file, not a preference store; nothing was changed");
-            if (version > latestSchemaVersion())
-                return makeError(where + "written by a newer d2dpo-studio (schema " + std::to_string(version) +
-                                 ", this build knows up to " + std::to_string(latestSchemaVersion()) +
-                                 "); nothing was changed");
-            if (tables > 0) {
-                const std::string check = db.execAndGet("PRAGMA quick_check").getString();
-                if (check != "ok")
-                    return makeError(where + "the database is corrupt (" + check.substr(0, 200) +
-                                     "); nothing was changed. Restore a backup or start a new store with --db");
-            }
-            if (sqlite.isReadOnly())
-                return makeError(ErrorCode::ReadOnly, where + "opened read-only; nothing was changed");
-
+            const Result<int> version = checkOpenedFile(sqlite, db, mode, where);
+            if (!version)
+                return makeError(version.errorCode(), version.error());
             db.exec("PRAGMA journal_mode = WAL");
             // Each label is one transaction; FULL makes it durable past a crash of the machine too,
             // not only of the application.
             db.exec("PRAGMA synchronous = FULL");
-            const auto& migrations = storeMigrations();
-            if (version < int(migrations.size())) {
-                // One write transaction for the whole upgrade, with the version read again inside it:
-                // a second process opening the same old store waits, then finds it upgraded.
-                db.exec("BEGIN IMMEDIATE");
-                try {
-                    version = db.execAndGet("PRAGMA user_version").getInt();
-                    for (int v = version; v < int(migrations.size()); ++v) {
-                        db.exec(migrations[size_t(v)]);
-                        db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
-                        db.exec("PRAGMA user_version = " + std::to_string(v + 1));
-                        // Migrations run with foreign keys off (a rebuilt table is dropped and renamed,
-                        // as SQLite's documentation prescribes); none may leave a dangling reference.
-                        if (db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt() != 0)
-                            throw sql::Error(sql::ErrorKind::Other, "the upgrade to schema " + std::to_string(v + 1) +
-                                                    " would leave dangling references; nothing was changed");
-                    }
-                    db.exec("COMMIT");
-                } catch (const sql::Error&) {
-                    try {
-                        db.exec("ROLLBACK");
-                    } catch (const sql::Error&) { // the first error is the one to report
-                    }
-                    throw;
-                }
-            }
+            upgradeSchema(db, version.value());
             db.exec("PRAGMA foreign_keys = ON");
             impl->version = db.execAndGet("PRAGMA user_version").getInt();
             break;

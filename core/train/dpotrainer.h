@@ -68,6 +68,7 @@ public:
     /// The preference data: winners and losers [P, D] int64 (moved to the policy's device).
     void setPreferences(const torch::Tensor& winners, const torch::Tensor& losers);
 
+    /// The whole run, in the named steps of train/dporunsteps.cpp.
     FinishedEvent run(TrainListener& listener, const StopToken& stop);
 
     /// One step's figures as tensors on the policy's device, not yet read on the host.
@@ -91,6 +92,7 @@ public:
     Denoiser reference() const { return m_reference; }
 
 private:
+    friend class DpoRunSteps; ///< run()'s state and steps
     /// Writes the policy as `name` ("" = step-NNNNNN.d2dpo) in the checkpoint folder; "" when there is none.
     std::string saveCheckpoint(int64_t step, const std::string& metricsJson, std::string& error,
                                const std::string& name = {});
