@@ -9,6 +9,8 @@
 #include <QStringList>
 #include <QVBoxLayout>
 
+#include <map>
+
 #include "jobs/runowner.h"
 
 namespace d2dpo::ui {
@@ -62,12 +64,12 @@ void RunHistory::updateResume()
 namespace {
 
 /// "from globin.d2dpo · 30 labelled pairs (alice, bob)" or "… · 20000 rule-made pairs": which
-/// reference a run started from and which preferences trained it.
-QString runOrigin(PreferenceStore& store, const RunRecord& run)
+/// reference a run started from (`names`: the store's model names by id) and which preferences
+/// trained it.
+QString runOrigin(const std::map<std::string, std::string>& names, const RunRecord& run)
 {
-    auto reference = store.model(run.referenceModelId);
-    const QString from = reference && reference->has_value() ? QString::fromStdString(reference->value().name)
-                                                             : QString::fromStdString(run.referenceModelId);
+    const auto reference = names.find(run.referenceModelId);
+    const QString from = QString::fromStdString(reference != names.end() ? reference->second : run.referenceModelId);
     const QJsonObject config = QJsonDocument::fromJson(QByteArray::fromStdString(run.configJson)).object();
     const QJsonObject prefs = config.value(QStringLiteral("preferences")).toObject();
     const qint64 pairs = prefs.value(QStringLiteral("pairs")).toInteger();
@@ -101,6 +103,11 @@ void RunHistory::reload(const std::string& ownLockPath)
         Q_EMIT storeFailed(tr("could not list the past runs: %1").arg(QString::fromStdString(runs.error())));
         return;
     }
+    // The models' names in one read, not one per run (on a team store each is a round trip).
+    std::map<std::string, std::string> names;
+    if (auto models = m_store.models())
+        for (const ModelRecord& m : models.value())
+            names.emplace(m.id, m.name);
     for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
         if (it->kind != RunKind::D2dpo)
             continue;
@@ -110,7 +117,7 @@ void RunHistory::reload(const std::string& ownLockPath)
         auto* item = new QListWidgetItem(
             QStringLiteral("#%1 · %2 · %3 · %4 · %5")
                 .arg(it->id)
-                .arg(status, runOrigin(m_store, *it),
+                .arg(status, runOrigin(names, *it),
                      QString::fromStdString(it->startedAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')),
                      QString::fromStdString(it->device)),
             m_runs);
