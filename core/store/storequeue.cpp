@@ -259,6 +259,21 @@ Result<std::optional<std::pair<double, std::string>>> PreferenceStore::pairMargi
     });
 }
 
+Result<PendingMargins> PreferenceStore::pendingMargins()
+{
+    if (const std::string problem = m_impl->maintainersOnlyProblem("counting the pairs' margins"); !problem.empty())
+        return makeError(ErrorCode::Denied, problem);
+    return m_impl->guard<PendingMargins>("counting the pending pairs' margins", [&] {
+        // readPending's rule with no labeler, task or lease: a pair that is not gold and has fewer
+        // active labels than the overlap asks for.
+        sql::Statement q(m_impl->db, std::string("SELECT count(*), count(p.margin) FROM pairs p "
+                                                 "WHERE p.purpose <> 'gold' AND ") +
+                                         kActiveLabelsSql + " < " + kOverlapSql);
+        q.executeStep();
+        return PendingMargins{q.getColumn(0).getInt64(), q.getColumn(1).getInt64()};
+    });
+}
+
 Result<std::vector<int64_t>> PreferenceStore::addGoldPairs(const std::vector<GoldPair>& pairs, const std::string& source)
 {
     std::vector<ShownPair> shown;

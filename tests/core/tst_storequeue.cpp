@@ -144,6 +144,27 @@ private Q_SLOTS:
         QCOMPARE(idsOf(*store).front(), ids[0]);
     }
 
+    // The queue dialog's count: the whole queue in one read (it once read 5000 pairs, then each
+    // pair's margin), by pendingPairs' rule: gold pairs and pairs labelled to the overlap are out.
+    void pendingMarginsCountTheWholeQueueInOneRead()
+    {
+        auto store = openOrFail(freshPath());
+        QVERIFY(store);
+        QCOMPARE(store->pendingMargins().value().pending, int64_t(0));
+        const auto ids = store->addPairs(somePairs(6000), "generated").value();
+        std::vector<PairMargin> margins;
+        for (size_t i = 0; i < ids.size(); i += 3)
+            margins.push_back({ids[i], 0.1 * double(i % 7) - 0.3});
+        QVERIFY(store->setPairMargins(margins, "m"));
+        QVERIFY(store->addGoldPairs({{somePairs(1)[0], Choice::Left}}, "gold"));
+        QVERIFY(store->addLabel(ids[0], Choice::Left, "ana", 10)); // scored, and now labelled
+        QVERIFY(store->addLabel(ids[1], Choice::Right, "ana", 10)); // unscored, and now labelled
+        const PendingMargins counted = store->pendingMargins().value();
+        QCOMPARE(counted.pending, int64_t(5998));
+        QCOMPARE(counted.withMargin, int64_t(margins.size() - 1));
+        QCOMPARE(counted.pending, int64_t(store->pendingPairs(10000).value().size())); // the same rule
+    }
+
     void aComparisonIsNeverHeldBackByScoredPairs()
     {
         auto store = openOrFail(freshPath());

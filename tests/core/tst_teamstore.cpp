@@ -50,6 +50,9 @@ private Q_SLOTS:
         QCOMPARE(ben->claimPairs("ben", 1).value().size(), size_t(1));
         QVERIFY(ben->addLabel(pairs[0].id, Choice::Left, "ben", 500));
         QVERIFY(ana->addLabel(pairs[1].id, Choice::Right, "ana", 500));
+        // One label each of an overlap of 2: all four still pending; only a maintainer counts them.
+        QCOMPARE(max->pendingMargins().value().pending, int64_t(4));
+        QCOMPARE(ana->pendingMargins().errorCode(), ErrorCode::Denied);
 
         // Labelling as someone else: refused (and the server labels only as the role that logged in).
         const auto forged = ana->addLabel(pairs[2].id, Choice::Left, "ben", 500);

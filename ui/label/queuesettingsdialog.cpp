@@ -19,9 +19,6 @@ namespace {
 // would refuse.
 constexpr int kMaxOverlap = QueueSettings::kMaxOverlap;
 constexpr double kMaxGoldPercent = QueueSettings::kMaxGoldRate * 100;
-/// Pending pairs whose margins are counted when the dialog opens: one store read each, so a huge
-/// queue is counted in part (and said so) rather than holding the window up.
-constexpr int64_t kMarginCountLimit = 5000;
 
 } // namespace
 
@@ -161,25 +158,19 @@ QString QueueSettingsDialog::marginsInWords()
                            "decided more often than tied); margins come with pairs drawn least sure or surest first "
                            "in the Label view or scored with d2dpo prefs score -c MODEL, and pairs without one come "
                            "last, oldest first. The pair on screen stays; the new order starts with the next one.");
-    auto pending = m_store.pendingPairs(kMarginCountLimit);
-    if (!pending)
+    const auto counted = m_store.pendingMargins(); // one query, whatever the queue's length
+    if (!counted)
         return how + QLatin1Char(' ') +
-               tr("(Could not count the pending pairs: %1)").arg(QString::fromStdString(pending.error()));
-    if (pending.value().empty())
-        return how + QLatin1Char(' ') + tr("No pair is pending now.");
-    int withMargin = 0;
-    for (const ShownPair& p : pending.value())
-        if (auto margin = m_store.pairMargin(p.id); margin && margin.value())
-            ++withMargin;
-    const int64_t count = int64_t(pending.value().size());
-    QString counted;
-    if (count >= kMarginCountLimit)
-        counted = tr("%1 of the first %2 pending pairs have a margin.").arg(withMargin).arg(count);
-    else if (count == 1)
-        counted = withMargin ? tr("The one pending pair has a margin.") : tr("The one pending pair has no margin.");
+               tr("(Could not count the pending pairs: %1)").arg(QString::fromStdString(counted.error()));
+    const auto [pending, withMargin] = counted.value();
+    QString said;
+    if (pending == 0)
+        said = tr("No pair is pending now.");
+    else if (pending == 1)
+        said = withMargin ? tr("The one pending pair has a margin.") : tr("The one pending pair has no margin.");
     else
-        counted = tr("%1 of the %2 pending pairs have a margin.").arg(withMargin).arg(count);
-    return how + QLatin1Char(' ') + counted;
+        said = tr("%1 of the %2 pending pairs have a margin.").arg(withMargin).arg(pending);
+    return how + QLatin1Char(' ') + said;
 }
 
 } // namespace d2dpo::ui
