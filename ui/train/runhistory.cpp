@@ -64,12 +64,17 @@ void RunHistory::updateResume()
 namespace {
 
 /// "from globin.d2dpo · 30 labelled pairs (alice, bob)" or "… · 20000 rule-made pairs": which
-/// reference a run started from (`names`: the store's model names by id) and which preferences
-/// trained it.
-QString runOrigin(const std::map<std::string, std::string>& names, const RunRecord& run)
+/// reference a run started from (its name read once per reference into `names`: runs share a few
+/// references, and on a team store each read is a round trip) and which preferences trained it.
+QString runOrigin(PreferenceStore& store, std::map<std::string, QString>& names, const RunRecord& run)
 {
-    const auto reference = names.find(run.referenceModelId);
-    const QString from = QString::fromStdString(reference != names.end() ? reference->second : run.referenceModelId);
+    auto [known, added] = names.try_emplace(run.referenceModelId);
+    if (added) {
+        auto reference = store.model(run.referenceModelId);
+        known->second = QString::fromStdString(reference && reference->has_value() ? reference->value().name
+                                                                                   : run.referenceModelId);
+    }
+    const QString& from = known->second;
     const QJsonObject config = QJsonDocument::fromJson(QByteArray::fromStdString(run.configJson)).object();
     const QJsonObject prefs = config.value(QStringLiteral("preferences")).toObject();
     const qint64 pairs = prefs.value(QStringLiteral("pairs")).toInteger();
@@ -103,11 +108,7 @@ void RunHistory::reload(const std::string& ownLockPath)
         Q_EMIT storeFailed(tr("could not list the past runs: %1").arg(QString::fromStdString(runs.error())));
         return;
     }
-    // The models' names in one read, not one per run (on a team store each is a round trip).
-    std::map<std::string, std::string> names;
-    if (auto models = m_store.models())
-        for (const ModelRecord& m : models.value())
-            names.emplace(m.id, m.name);
+    std::map<std::string, QString> names; // each reference's, read once
     for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
         if (it->kind != RunKind::D2dpo)
             continue;
@@ -117,7 +118,7 @@ void RunHistory::reload(const std::string& ownLockPath)
         auto* item = new QListWidgetItem(
             QStringLiteral("#%1 · %2 · %3 · %4 · %5")
                 .arg(it->id)
-                .arg(status, runOrigin(names, *it),
+                .arg(status, runOrigin(m_store, names, *it),
                      QString::fromStdString(it->startedAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')),
                      QString::fromStdString(it->device)),
             m_runs);

@@ -78,7 +78,9 @@ ServerAnswer sendAndAwait(PGconn* connection, const std::function<int()>& send, 
     for (;;) {
         while (PQisBusy(connection)) {
             const Wait wait = waitFor(connection, POLLIN, limitMs);
-            if (wait == Wait::Silent) {
+            // Read once more before giving up: over TLS, the answer's end may sit decrypted in
+            // the TLS library while the socket itself is quiet.
+            if (wait == Wait::Silent && (!PQconsumeInput(connection) || PQisBusy(connection))) {
                 PQclear(kept);
                 return abandon(connection);
             }
@@ -88,15 +90,10 @@ ServerAnswer sendAndAwait(PGconn* connection, const std::function<int()>& send, 
         PGresult* result = PQgetResult(connection);
         if (!result)
             break;
-        // As PQexec: the first error is what the statement failed with; otherwise the last result.
-        if (kept && PQresultStatus(kept) == PGRES_FATAL_ERROR) {
-            PQclear(result);
-        } else {
-            PQclear(kept);
-            kept = result;
-        }
-        if (PQstatus(connection) == CONNECTION_BAD)
-            break; // no more results will come
+        // As PQexec (libpq 14 and later): the last result. A statement that fails stops the rest
+        // of its string, and a connection lost after a server's error ends with that loss.
+        PQclear(kept);
+        kept = result; // on a lost connection libpq ends with an error result, then nullptr
     }
     return {kept, false};
 }

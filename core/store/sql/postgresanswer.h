@@ -19,8 +19,8 @@ namespace d2dpo::sql {
 /// to a whole number from 1 to 86400, else 30.
 int serverAnswerLimitSeconds();
 
-/// What a statement came back with: PQexec's result (the first error result, else the last one;
-/// nullptr when the statement could not be sent, PQerrorMessage says why), or `silent` when the
+/// What a statement came back with: PQexec's result (its last one; nullptr when the statement
+/// could not be sent, PQerrorMessage says why), or `silent` when the
 /// server sent nothing for the limit and the connection was shut down (PQstatus then says
 /// CONNECTION_BAD, and the caller says why in its own words).
 struct ServerAnswer {
