@@ -48,6 +48,8 @@ public:
             setUpBestCheckpoint();
             trainSteps();
             finish();
+        } catch (const EvaluationStopped&) { // heard while the reference was measured for keepBest
+            m_finished.status = RunStatus::Stopped;
         } catch (const std::exception& e) {
             m_finished.status = RunStatus::Failed;
             m_finished.error = "D2-DPO training failed: " + userMessage(e);

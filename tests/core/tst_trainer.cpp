@@ -196,6 +196,31 @@ private Q_SLOTS:
         QCOMPARE(recorder.progress.size(), size_t(3));
     }
 
+    // A stop heard while the reference is measured (keepBest needs its VSR) ends the run stopped,
+    // not failed.
+    void aStopWhileTheReferenceIsMeasuredEndsTheRunStopped()
+    {
+        QTemporaryDir folder;
+        DpoScheduleConfig schedule = test::tinySchedule();
+        schedule.keepBest = "rule";
+        DpoTrainer trainer(freshModel(), m_task, m_noise,
+                           DpoTrainerOptions(m_spec, test::tinyDpo(10))
+                               .schedule(schedule)
+                               .sampling(m_sampling)
+                               .seed(3)
+                               .checkpointFolder(folder.path().toStdString()));
+        auto generator = makeGenerator(8, torch::kCPU);
+        const auto [winners, losers] = m_task.rulePairs(64, generator, torch::kCPU).value();
+        trainer.setPreferences(winners, losers);
+        Recorder recorder;
+        StopToken stop;
+        stop.requestStop();
+        const FinishedEvent done = trainer.run(recorder, stop);
+        QCOMPARE(done.status, RunStatus::Stopped);
+        QCOMPARE(done.stepsDone, int64_t(0));
+        QVERIFY2(done.error.empty(), done.error.c_str());
+    }
+
     void theDpoTrainerStopsPromptlyOnARequestFromAnotherThread()
     {
         DpoTrainer trainer = dpoTrainer(100000);
