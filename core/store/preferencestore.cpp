@@ -13,6 +13,7 @@
 #include "store/sql/sqlitedatabase.h"
 
 #include "base/timeutil.h"
+#include "store/storefilemarker.h"
 #include "store/storeimpl.h"
 #include "store/storename.h"
 #include "store/storeschema.h"
@@ -147,7 +148,7 @@ PreferenceStore::~PreferenceStore()
     // leaves it there on close: the next file opened at that path would replay the old store's
     // pages into itself. Checkpointed into the old file and truncated first, the WAL left behind
     // is empty, and nothing replays an empty WAL. (A file copied over in place keeps its inode:
-    // that is not seen here.)
+    // sql/sqlitefileguard.h sees that one.)
     if (m_impl && !m_impl->team() && !stillAtItsPath()) {
         try {
             m_impl->db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -172,6 +173,8 @@ Status PreferenceStore::stillAtItsPath() const
         return makeError("the preference store '" + m_impl->path + "' was removed while it was open");
     if (now.st_dev != m_impl->device || now.st_ino != m_impl->inode)
         return makeError("the preference store '" + m_impl->path + "' was replaced by another file while it was open");
+    if (auto* sqlite = dynamic_cast<sql::SqliteDatabase*>(&m_impl->db); sqlite && !sqlite->fileStillOurs())
+        return makeError(sqlite->guard().replacedMessage());
     return Ok{};
 }
 
@@ -229,6 +232,7 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
             db.exec("PRAGMA synchronous = FULL");
             upgradeSchema(db, version.value());
             db.exec("PRAGMA foreign_keys = ON");
+            markAndGuardStoreFile(sqlite, impl->device, impl->inode);
             impl->version = db.execAndGet("PRAGMA user_version").getInt();
             break;
         } catch (const sql::Error& e) {

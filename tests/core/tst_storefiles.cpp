@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The preference store's file on disk: bad files are refused and left untouched, old schemas
 // migrate without losing a row, a child killed with SIGKILL after a burst of labels loses none, and
-// a store replaced under an open connection leaves no journal that the new file would replay.
+// a store replaced under an open connection (moved over, removed, or copied over in place) leaves
+// no journal that the new file would replay and is never written into.
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
@@ -205,6 +207,70 @@ private Q_SLOTS:
             QVERIFY2(now->counts("").value().pending == 1,
                      qPrintable(QString::fromStdString(how) + ": " + QString::number(now->counts("").value().pending) +
                                 " pairs: the old store's pages were replayed into the new file"));
+        }
+    }
+
+    void theWalIsEmptyBetweenWrites()
+    {
+        // What a file copied over the store finds beside it between two writes: nothing to replay.
+        const std::string file = path("empty-wal.sqlite");
+        auto store = openOrFail(file);
+        QVERIFY(store);
+        QVERIFY(store->addPairs(somePairs(20), "generated").ok());
+        QCOMPARE(QFileInfo(QString::fromStdString(file + "-wal")).size(), qint64(0));
+    }
+
+    void aStoreCopiedOverWhileOpenIsNeverWrittenInto()
+    {
+        // `cp other.sqlite store.sqlite` keeps the inode. A reader of another connection holds the
+        // checkpoint back, so the open store's WAL still holds its 20 pairs when the copy lands.
+        // Whether the open store then writes again or only closes, the copy must come out whole.
+        for (const bool writesAfter : {true, false}) {
+            const std::string file = path(writesAfter ? "copied-write.sqlite" : "copied-close.sqlite");
+            const std::string other = path(writesAfter ? "copy-write.sqlite" : "copy-close.sqlite");
+            {
+                auto first = openOrFail(file);
+                QVERIFY(first);
+            }
+            // The other store began as a copy of this one (same mark): its first open marks it anew.
+            writeAll(other, readAll(file));
+            {
+                auto made = openOrFail(other);
+                QVERIFY(made && made->addPairs(somePairs(1), "generated").ok());
+            }
+            auto open = openOrFail(file);
+            QVERIFY(open);
+            auto reader = std::make_unique<SQLite::Database>(file);
+            reader->exec("BEGIN");
+            QCOMPARE(reader->execAndGet("SELECT count(*) FROM pairs").getInt(), 0);
+            QVERIFY(open->addPairs(somePairs(20), "generated").ok());
+            QVERIFY(QFileInfo(QString::fromStdString(file + "-wal")).size() > 0);
+
+            struct stat before {}, after {};
+            QCOMPARE(::stat(file.c_str(), &before), 0);
+            writeAll(file, readAll(other)); // what cp does: truncate and write, in place
+            QCOMPARE(::stat(file.c_str(), &after), 0);
+            QCOMPARE(after.st_ino, before.st_ino);
+            reader->exec("COMMIT"); // nothing holds a checkpoint back now
+            reader.reset();
+
+            if (writesAfter) {
+                const auto wrote = open->addPairs(somePairs(2), "generated");
+                QVERIFY(!wrote.ok());
+                QVERIFY2(wrote.error().find("another file was copied over it") != std::string::npos,
+                         wrote.error().c_str());
+            }
+            const Status there = open->stillAtItsPath();
+            QVERIFY(!there.ok());
+            QVERIFY2(there.error().find("copied over") != std::string::npos, there.error().c_str());
+            open.reset();
+
+            auto now = openOrFail(file);
+            QVERIFY(now);
+            QCOMPARE(now->integrityCheck().value(), std::string("ok"));
+            QVERIFY2(now->counts("").value().pending == 1,
+                     qPrintable(QString::number(now->counts("").value().pending) +
+                                " pairs: the old store's pages were written into the copy"));
         }
     }
 

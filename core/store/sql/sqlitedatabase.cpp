@@ -29,7 +29,7 @@ ErrorKind kindOf(int rc)
 
 class SqliteStatement final : public StatementBackend {
 public:
-    SqliteStatement(sqlite3* db, const std::string& sql) : m_db(db)
+    SqliteStatement(sqlite3* db, const std::string& sql, SqliteFileGuard& guard) : m_db(db), m_guard(guard)
     {
         const int rc = sqlite3_prepare_v2(db, sql.c_str(), int(sql.size()), &m_statement, nullptr);
         if (rc != SQLITE_OK)
@@ -76,6 +76,8 @@ public:
             m_changes = sqlite3_changes64(m_db);
             return false;
         }
+        if (m_guard.replaced())
+            throw Error(ErrorKind::Other, m_guard.replacedMessage());
         throwSqliteError(m_db, rc);
     }
     int64_t changes() override { return m_changes; }
@@ -107,6 +109,7 @@ private:
             throwSqliteError(m_db, rc);
     }
     sqlite3* m_db;
+    SqliteFileGuard& m_guard;
     sqlite3_stmt* m_statement = nullptr;
     int64_t m_changes = 0;
 };
@@ -132,23 +135,44 @@ SqliteDatabase::SqliteDatabase(const std::string& path)
         throw Error(kindOf(rc), message, std::to_string(rc));
     }
     sqlite3_extended_result_codes(m_db, 1);
+    m_guard = std::make_unique<SqliteFileGuard>(m_db, path);
 }
 
-SqliteDatabase::~SqliteDatabase() { sqlite3_close_v2(m_db); }
+SqliteDatabase::~SqliteDatabase()
+{
+    m_guard->beforeClose();
+    sqlite3_close_v2(m_db);
+}
 
 void SqliteDatabase::exec(const std::string& sql)
 {
+    if (m_guard->replaced())
+        throw Error(ErrorKind::Other, m_guard->replacedMessage());
     const int rc = sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, nullptr);
-    if (rc != SQLITE_OK)
+    if (rc != SQLITE_OK) {
+        if (m_guard->replaced())
+            throw Error(ErrorKind::Other, m_guard->replacedMessage());
         throwSqliteError(m_db, rc);
+    }
 }
 
 std::unique_ptr<StatementBackend> SqliteDatabase::prepare(const std::string& sql)
 {
-    return std::make_unique<SqliteStatement>(m_db, sql);
+    if (m_guard->replaced())
+        throw Error(ErrorKind::Other, m_guard->replacedMessage());
+    return std::make_unique<SqliteStatement>(m_db, sql, *m_guard);
 }
 
-void SqliteDatabase::setBusyTimeout(int milliseconds) { sqlite3_busy_timeout(m_db, milliseconds); }
+void SqliteDatabase::setBusyTimeout(int milliseconds)
+{
+    sqlite3_busy_timeout(m_db, milliseconds);
+    m_guard->setBusyTimeout(milliseconds);
+}
+
+bool SqliteDatabase::guardFile(int64_t page, int64_t pageSize, const std::string& marker)
+{
+    return m_guard->arm(page, pageSize, marker);
+}
 
 bool SqliteDatabase::isReadOnly() const { return sqlite3_db_readonly(m_db, "main") == 1; }
 

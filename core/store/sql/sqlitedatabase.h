@@ -2,7 +2,10 @@
 // The embedded engine: one SQLite file, through SQLite's C interface.
 #pragma once
 
+#include <memory>
+
 #include "store/sql/sqldatabase.h"
+#include "store/sql/sqlitefileguard.h"
 
 struct sqlite3;
 
@@ -24,8 +27,16 @@ public:
     bool isReadOnly() const;
     sqlite3* handle() const { return m_db; }
 
+    /// The guard against a file copied over this one (sqlitefileguard.h): armed once the store
+    /// has marked its file. True when page `page` of the file holds `marker` and the guard is armed.
+    bool guardFile(int64_t page, int64_t pageSize, const std::string& marker);
+    /// False once the file on disk is no longer the one opened (copied over in place).
+    bool fileStillOurs() { return m_guard->checkFile(); }
+    const SqliteFileGuard& guard() const { return *m_guard; }
+
 private:
     sqlite3* m_db = nullptr;
+    std::unique_ptr<SqliteFileGuard> m_guard;
 };
 
 /// Throws the Error for SQLite's result code `rc` on `db`.
