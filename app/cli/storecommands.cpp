@@ -16,6 +16,7 @@
 #include "base/untrustedtext.h"
 #include "cli/common.h"
 #include "cli/leastsure.h"
+#include "cli/progressbar.h"
 #include "jobs/pairgenerator.h"
 #include "jobs/pairscorer.h"
 #include "labeling/generatedpairs.h"
@@ -55,13 +56,22 @@ int runPairs(const PairsOptions& o)
         return fail("pairs", generator.error());
     if (!o.leastSure && !o.surest && (o.candidatesGiven || !o.reference.empty()))
         return fail("pairs", "--candidates and --reference choose pairs by margin: add --least-sure or --surest");
+    // Bars once a phase lasts over a second: a large model's pairs take minutes to draw and to score.
+    const auto drawBar = samplingProgress("draw");
+    const auto drawn = [&drawBar](int64_t done, int64_t total) { drawBar(double(done), total); };
     if (o.leastSure || o.surest) {
         auto scorer = loadScorer(*store.value(), o.checkpoint, o.reference, o.runtime.device);
         if (!scorer)
             return fail("pairs", scorer.error());
         const PairPick pick = o.surest ? PairPick::Surest : PairPick::LeastSure;
+        std::function<void(double, int64_t)> scoreBar; // made at the first pass scored: its clock starts there
+        const auto scored = [&scoreBar](int64_t done, int64_t total) {
+            if (!scoreBar)
+                scoreBar = samplingProgress("score");
+            scoreBar(double(done), total);
+        };
         auto chosen = generateByMargin(*generator.value(), *scorer.value(), pick, o.count, o.candidatesPerPair,
-                                       o.runtime.seed, o.sampling);
+                                       o.runtime.seed, o.sampling, 16, drawn, scored);
         if (!chosen)
             return fail("pairs", chosen.error());
         auto stored = storeGeneratedPairs(*store.value(), generator.value()->model(), chosen->pairs,
@@ -80,7 +90,7 @@ int runPairs(const PairsOptions& o)
                   << chosen->candidatesMeanAbs << " over all candidates\n";
         return 0;
     }
-    auto batch = generator.value()->generate(o.count, o.runtime.seed, o.sampling);
+    auto batch = generator.value()->generate(o.count, o.runtime.seed, o.sampling, drawn);
     if (!batch)
         return fail("pairs", batch.error());
     // A model the store knows (a fine-tuned one) keeps its name, path and metrics.

@@ -7,6 +7,7 @@
 
 #include "diffusion/dpoestimator.h"
 #include "diffusion/losses.h"
+#include "diffusion/sampler.h"
 
 namespace d2dpo {
 
@@ -28,6 +29,7 @@ torch::Tensor implicitRewardMargins(Denoiser& policy, Denoiser& reference, const
     const int64_t pairsPerPass = std::max<int64_t>(1, estimate.rows / (4 * int64_t(estimate.draws)));
     std::vector<torch::Tensor> parts;
     for (int64_t begin = 0; begin < count; begin += pairsPerPass) {
+        samplerPass(); // a stop is heard between passes (diffusion/sampler.h's PassWatch)
         const int64_t end = std::min(count, begin + pairsPerPass);
         const auto a = first.slice(0, begin, end);
         const auto b = second.slice(0, begin, end);
@@ -38,6 +40,8 @@ torch::Tensor implicitRewardMargins(Denoiser& policy, Denoiser& reference, const
         const DpoTerms terms = dpoTermsFrom(pairs, rows, end - begin, config);
         const auto margin = (terms.divergenceChosen - terms.divergenceRejected).view({estimate.draws, end - begin});
         parts.push_back(config.beta * margin.mean(0).to(torch::kCPU, torch::kDouble));
+        if (estimate.progress)
+            estimate.progress(end, count);
     }
     return parts.empty() ? torch::zeros({0}, torch::kDouble) : torch::cat(parts);
 }

@@ -7,6 +7,9 @@
 // models give exactly 0.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+
 #include <torch/types.h>
 
 #include "base/config.h"
@@ -22,6 +25,8 @@ namespace d2dpo {
 struct MarginEstimate {
     int draws = 16;
     int64_t rows = 8192; ///< corrupted sequences per forward pass (4 per pair and draw): bounds memory
+    /// Told the pairs scored so far and their total after each pass (a long scoring shows a count).
+    std::function<void(int64_t scored, int64_t total)> progress;
 };
 
 /// first, second [P, D] int64 -> margins [P] double on the CPU: beta (D(first) - D(second)), each

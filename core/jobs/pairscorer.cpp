@@ -77,7 +77,23 @@ bool PairScorer::selfReferenced() const
     return m_impl->policy.checkpoint.info.id == m_impl->reference.checkpoint.info.id;
 }
 
-Result<std::vector<double>> PairScorer::margins(const std::vector<ShownPair>& pairs, uint64_t seed, int draws)
+namespace {
+
+/// Corrupted sequences per scoring pass (each of both models): 8192 for the small models, fewer for
+/// a large model or long sequences, about 1e10 parameter-positions a pass (a second or so on a CPU
+/// core), so that the count of pairs scored moves and a stop is heard between passes. Set by the
+/// model's shape, never by a timing: a seed gives the same margins on every machine.
+int64_t scoringRowsPerPass(int64_t parameters, int64_t length)
+{
+    constexpr double kParameterPositionsPerPass = 1e10;
+    const double perRow = double(std::max<int64_t>(1, parameters)) * double(std::max<int64_t>(1, length));
+    return std::clamp<int64_t>(int64_t(kParameterPositionsPerPass / perRow), 64, MarginEstimate{}.rows);
+}
+
+} // namespace
+
+Result<std::vector<double>> PairScorer::margins(const std::vector<ShownPair>& pairs, uint64_t seed, int draws,
+                                                const std::function<void(int64_t, int64_t)>& progress)
 {
     if (draws < 1 || draws > 4096)
         return makeError("the margin's draws per pair must be in 1..4096");
@@ -104,6 +120,8 @@ Result<std::vector<double>> PairScorer::margins(const std::vector<ShownPair>& pa
         auto generator = makeGenerator(seed, device);
         MarginEstimate estimate;
         estimate.draws = draws;
+        estimate.rows = scoringRowsPerPass(parameterCount(m_impl->policy.checkpoint.model), task.length());
+        estimate.progress = progress;
         const auto margins = implicitRewardMargins(m_impl->policy.checkpoint.model, m_impl->reference.checkpoint.model,
                                                    *m_impl->policy.noise, first, second, m_impl->dpo, estimate, generator)
                                  .contiguous();
@@ -154,7 +172,8 @@ const char* toString(PairPick pick) { return pick == PairPick::Surest ? "surest"
 
 Result<ScoredPairs> generateByMargin(PairGenerator& generator, PairScorer& scorer, PairPick pick, int64_t count,
                                      int64_t candidatesPerPair, uint64_t seed, const SamplingConfig& sampling,
-                                     int draws, const std::function<void(int64_t, int64_t)>& progress)
+                                     int draws, const std::function<void(int64_t, int64_t)>& progress,
+                                     const std::function<void(int64_t, int64_t)>& scoring)
 {
     if (candidatesPerPair < 1 || candidatesPerPair > 1000)
         return makeError("the candidate pairs per pair kept must be in 1..1000");
@@ -178,7 +197,7 @@ Result<ScoredPairs> generateByMargin(PairGenerator& generator, PairScorer& score
     auto batch = generator.generate(count * candidatesPerPair, seed, sampling, progress);
     if (!batch)
         return makeError(batch.error());
-    auto margins = scorer.margins(batch->pairs, seed, draws);
+    auto margins = scorer.margins(batch->pairs, seed, draws, scoring);
     if (!margins)
         return makeError(margins.error());
     ScoredPairs out;

@@ -117,10 +117,15 @@ private Q_SLOTS:
         MarginEstimate wide, narrow;
         wide.draws = narrow.draws = 256;
         narrow.rows = 4 * narrow.draws; // one pair a pass
+        std::vector<std::pair<int64_t, int64_t>> heard;
+        narrow.progress = [&heard](int64_t scored, int64_t total) { heard.emplace_back(scored, total); };
         auto g1 = makeGenerator(7, torch::kCPU), g2 = makeGenerator(7, torch::kCPU);
         const auto all = implicitRewardMargins(policy, reference, m_noise, a, b, DpoConfig{}, wide, g1);
         const auto onePerPass = implicitRewardMargins(policy, reference, m_noise, a, b, DpoConfig{}, narrow, g2);
         QCOMPARE(onePerPass.size(0), int64_t(10));
+        QCOMPARE(heard.size(), size_t(10)); // a count after each pass
+        for (size_t i = 0; i < heard.size(); ++i)
+            QCOMPARE(heard[i], std::make_pair(int64_t(i + 1), int64_t(10)));
         // Other draws, the same expectation: each pair's two estimates agree (in its own place).
         const double spread = all.abs().max().item<double>();
         QVERIFY2(spread > 0.1, "the margins are not away from 0");
@@ -184,8 +189,13 @@ private Q_SLOTS:
         QVERIFY2(scorer, scorer ? "" : scorer.error().c_str());
         const std::string key = scorer.value()->taskKey();
         std::vector<ShownPair> pairs{{7, "111000", "110000", "", "", key}, {8, "100000", "000000", "", "", key}};
-        const auto margins = scorer.value()->margins(pairs, 1, 8);
+        std::vector<std::pair<int64_t, int64_t>> heard;
+        const auto margins = scorer.value()->margins(pairs, 1, 8, [&heard](int64_t scored, int64_t total) {
+            heard.emplace_back(scored, total);
+        });
         QVERIFY2(margins, margins ? "" : margins.error().c_str());
+        // A small model's pairs in one pass, as before passes were sized by the model's shape.
+        QCOMPARE(heard, (std::vector<std::pair<int64_t, int64_t>>{{2, 2}}));
         QCOMPARE(margins->size(), size_t(2));
         QCOMPARE(margins.value(), std::vector<double>(2, 0.0)); // its own reference
         pairs[1].right = "10x000";

@@ -115,6 +115,8 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     connect(m_hints, &QCheckBox::toggled, this, &LabelView::setHintsVisible);
     connect(m_supply, &PairSupply::progress, m_busy,
             [this](qint64 done, qint64 total, double left) { showGenerationProgress(m_busy, done, total, left); });
+    connect(m_supply, &PairSupply::scoring, m_busy,
+            [this](qint64 done, qint64 total, double left) { showScoringProgress(m_busy, done, total, left); });
     connect(m_supply, &PairSupply::started, this, [this](int count) {
         m_busy->setRange(0, 0); // busy from the first moment: loading a model takes a while too
         m_busy->show();

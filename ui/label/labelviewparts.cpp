@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/label/labelviewparts.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QLabel>
 #include <QProgressBar>
@@ -42,9 +44,9 @@ QProgressBar* makeGenerationBar(QWidget* parent)
 
 void showGenerationProgress(QProgressBar* bar, long long done, long long total, double secondsLeft)
 {
-    if (done >= total) { // drawn: the pairs are formed (and scored, by margin) with no count to show
+    if (done >= total) { // drawn: the pairs are formed (a margin request's scoring shows its own count)
         bar->setRange(0, 0);
-        bar->setToolTip(QProgressBar::tr("Forming (and scoring) the new pairs"));
+        bar->setToolTip(QProgressBar::tr("Forming the new pairs"));
         return;
     }
     bar->setRange(0, int(total));
@@ -56,6 +58,19 @@ void showGenerationProgress(QProgressBar* bar, long long done, long long total, 
                                          .arg(total)
                                          .arg(QString::fromStdString(clockDuration(secondsLeft))));
     bar->setToolTip(QProgressBar::tr("Sequences drawn for the new pairs"));
+}
+
+void showScoringProgress(QProgressBar* bar, long long done, long long total, double secondsLeft)
+{
+    bar->setRange(0, int(std::max(1LL, total)));
+    bar->setValue(int(std::min(done, total)));
+    bar->setTextVisible(true);
+    bar->setFormat(secondsLeft < 0 ? QProgressBar::tr("scoring %1 pairs").arg(total)
+                                   : QProgressBar::tr("scored %1/%2 · %3 left")
+                                         .arg(done)
+                                         .arg(total)
+                                         .arg(QString::fromStdString(clockDuration(secondsLeft))));
+    bar->setToolTip(QProgressBar::tr("Candidate pairs scored by how sure the model is about them"));
 }
 
 QLabel* makeProvenanceLabel(QWidget* parent)

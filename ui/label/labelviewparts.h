@@ -24,6 +24,8 @@ QCheckBox* makeHintsBox(QWidget* parent);
 QProgressBar* makeGenerationBar(QWidget* parent);
 /// Sets the bar to `done` of `total` sequences drawn, with the time left when known (< 0: not yet).
 void showGenerationProgress(QProgressBar* bar, long long done, long long total, double secondsLeft);
+/// The bar while a margin request's candidate pairs are scored: their count and time left.
+void showScoringProgress(QProgressBar* bar, long long done, long long total, double secondsLeft);
 QLabel* makeProvenanceLabel(QWidget* parent);
 QLabel* makeIgnoredPressLabel(QWidget* parent);
 /// What the Label view says with no pair to show: generating, nothing left, or nothing left of the

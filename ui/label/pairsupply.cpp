@@ -82,8 +82,10 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
         timer.start();
         PairSupplyResult result;
         // Emitted from this worker: Qt queues it to the GUI thread (the supply outlives the job).
-        const auto report = [this, &timer](int64_t done, int64_t total) {
-            Q_EMIT progress(done, total, secondsLeft(timer.elapsed() / 1000.0, done, total));
+        qint64 lastDrawnMs = 0; // the drawing's last report: a margin request's scoring starts there
+        const auto report = [this, &timer, &lastDrawnMs](int64_t done, int64_t total) {
+            lastDrawnMs = timer.elapsed();
+            Q_EMIT progress(done, total, secondsLeft(lastDrawnMs / 1000.0, done, total));
         };
         auto generator = generatorFor(path, result.error);
         if (!generator)
@@ -92,7 +94,12 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
             auto scorer = scorerFor(path, reference, result.error);
             if (!scorer)
                 return result;
-            auto chosen = generateByMargin(*generator, *scorer, pick, count, candidatesPerPair, seed, {}, 16, report);
+            const auto scored = [this, &timer, &lastDrawnMs](int64_t done, int64_t total) {
+                const double seconds = (timer.elapsed() - lastDrawnMs) / 1000.0;
+                Q_EMIT scoring(done, total, secondsLeft(seconds, done, total));
+            };
+            auto chosen =
+                generateByMargin(*generator, *scorer, pick, count, candidatesPerPair, seed, {}, 16, report, scored);
             if (!chosen) {
                 result.error = QString::fromStdString(chosen.error());
                 return result;

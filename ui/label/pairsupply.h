@@ -70,6 +70,8 @@ Q_SIGNALS:
     void started(int count);
     /// `done` of `total` sequences drawn; `secondsLeft` < 0 until the rate is known.
     void progress(qint64 done, qint64 total, double secondsLeft);
+    /// `done` of `total` candidate pairs scored by their margin (a margin request, once drawn).
+    void scoring(qint64 done, qint64 total, double secondsLeft);
     /// Some of a plain request's pairs, as soon as they are drawn (queued to the owner's thread).
     void pairsReady(const d2dpo::ui::PairSupplyResult& piece);
     /// The request is over: a margin request's pairs, or a plain one's summary (its error, if any,
