@@ -12,7 +12,6 @@
 #include <mutex>
 #include <thread>
 
-
 #include "base/safeoutput.h"
 #include "cli/common.h"
 #include "cli/stopsignals.h"
@@ -34,74 +33,57 @@ struct LabelStudyOptions {
     std::string out;
 };
 
-int run(LabelStudyOptions& o)
+/// The selections named, each once, in the order given.
+Result<std::vector<PairSelection>> selectionsOf(const std::vector<std::string>& names)
 {
     std::vector<PairSelection> selections;
-    for (const std::string& name : o.selections) {
+    for (const std::string& name : names) {
         auto selection = pairSelectionFromString(name);
         if (!selection)
-            return fail("labelstudy", "unknown selection '" + name + "': random, least-sure or surest");
+            return makeError("unknown selection '" + name + "': random, least-sure or surest");
         if (std::find(selections.begin(), selections.end(), *selection) == selections.end())
             selections.push_back(*selection);
     }
-    if (Status s = validate(o.config); !s)
-        return fail("labelstudy", s.error());
-    // The folder is made and written to before any work: a study never ends in a folder it cannot fill.
-    std::error_code ec;
-    bool madeFolder = false;
-    if (!o.out.empty()) {
-        if (Status s = checkOutputFolder(o.out, {o.config.referenceCheckpoint}, "the study folder"); !s)
-            return fail("labelstudy", s.error());
-        madeFolder = fs::create_directories(o.out, ec);
-        const std::string probe = (fs::path(o.out) / "table.md").string();
-        if (Status s = ec ? makeError("cannot create '" + o.out + "': " + ec.message())
-                          : AtomicFile::write(probe, "(the study is running)\n");
-            !s)
-            return fail("labelstudy", s.error());
-        fs::remove(probe, ec);
-    }
-    // A study that stops or fails leaves no folder it made behind.
-    const auto discardFolder = [&] {
-        if (madeFolder)
-            fs::remove_all(o.out, ec);
-    };
-    const int parallel = std::max(1, o.jobs > 0 ? o.jobs : int(std::max(1u, std::thread::hardware_concurrency())));
-    if (parallel > 1)
-        o.runtime.threads = 1; // the runs share the cores: one torch thread each
-    // Heard from the runtime's line on: a Ctrl-C at any moment after it stops the study cleanly.
-    const StopToken& stop = stopOnSignals(SignalStops::LabelStudy);
-    if (Status s = setUpRuntime(o.runtime); !s)
-        return fail("labelstudy", s.error());
+    return selections;
+}
 
-    struct Job {
-        LabelStudyConfig config;
-        Result<LabelStudyRun> result = makeError("not run");
-    };
-    std::vector<Job> jobs;
-    for (int seed = 1; seed <= o.seeds; ++seed)
-        for (PairSelection selection : selections) {
-            Job job;
-            job.config = o.config;
-            job.config.selection = selection;
-            job.config.seed = o.runtime.seed + uint64_t(seed);
-            jobs.push_back(std::move(job));
-        }
-    std::printf("d2dpo labelstudy: %zu selections x %d seeds, %d at once; %lld labels a round from %lld candidate "
-                "pairs, %d D2-DPO steps a round, up to %lld labels, goal rule share %.2f\n",
-                selections.size(), o.seeds, parallel, (long long)o.config.labelsPerRound,
-                (long long)o.config.candidatesPerRound, o.config.dpo.steps, (long long)o.config.maxLabels,
-                o.config.goal);
-    std::fflush(stdout);
+/// The study's folder, made and written to before any work (a study never ends in a folder it
+/// cannot fill). True when this call made it: a study that stops or fails removes it again.
+Result<bool> prepareFolder(const std::string& out, const LabelStudyConfig& config)
+{
+    if (out.empty())
+        return false;
+    if (Status s = checkOutputFolder(out, {config.referenceCheckpoint}, "the study folder"); !s)
+        return makeError(s.error());
+    std::error_code ec;
+    const bool made = fs::create_directories(out, ec);
+    if (ec)
+        return makeError("cannot create '" + out + "': " + ec.message());
+    const std::string probe = (fs::path(out) / "table.md").string();
+    if (Status s = AtomicFile::write(probe, "(the study is running)\n"); !s)
+        return makeError(s.error());
+    fs::remove(probe, ec);
+    return made;
+}
+
+struct LabelStudyJob {
+    LabelStudyConfig config;
+    Result<LabelStudyRun> result = makeError("not run");
+};
+
+/// Every selection and seed, `parallel` at once in threads, each printing its rounds as they end.
+void runJobs(std::vector<LabelStudyJob>& jobs, int parallel, const std::string& device, const StopToken& stop)
+{
     std::mutex printing;
     std::atomic<size_t> next{0};
     std::vector<std::thread> workers;
     for (int w = 0; w < std::min<int>(parallel, int(jobs.size())); ++w)
         workers.emplace_back([&] {
             for (size_t i = next++; i < jobs.size() && !stop.stopRequested(); i = next++) {
-                Job& job = jobs[i];
+                LabelStudyJob& job = jobs[i];
                 const std::string name = std::string(toString(job.config.selection)) + " seed " +
                                          std::to_string(job.config.seed);
-                job.result = runLabelStudy(job.config, o.runtime.device, stop, [&](const LabelStudyRound& r) {
+                job.result = runLabelStudy(job.config, device, stop, [&](const LabelStudyRound& r) {
                     std::lock_guard lock(printing);
                     std::printf("  %s: %lld labels (%lld decisive), rule share %.3f, vsr %.3f, mean |margin| %.4f, %.0f s\n",
                                 name.c_str(), (long long)r.labels, (long long)r.decisive, r.ruleShare, r.vsr,
@@ -116,12 +98,77 @@ int run(LabelStudyOptions& o)
         });
     for (std::thread& worker : workers)
         worker.join();
+}
+
+/// rounds.csv, table.md and the rule share's figure in the study's folder.
+int writeStudyFolder(const std::string& out, const std::vector<LabelStudyRun>& runs,
+                     const std::vector<PairSelection>& selections, const std::string& table)
+{
+    for (const auto& [name, text] : {std::pair<std::string, std::string>{"rounds.csv", labelStudyCsv(runs)},
+                                     {"table.md", table}})
+        if (Status s = AtomicFile::write((fs::path(out) / name).string(), text); !s)
+            return fail("labelstudy", s.error());
+    StudyResults curves;
+    for (PairSelection selection : selections) {
+        const LabelStudyCurve c = labelStudyCurve(runs, selection);
+        curves.settingOrder.push_back(toString(selection));
+        curves.curves["rule_share"][toString(selection)] = StudyCurve{c.labels, c.mean, c.spread};
+    }
+    auto figures = plotStudy(curves, {"rule_share"}, out, "labels spent (simulated labeler: the task's rule)");
+    if (figures)
+        for (const std::string& path : figures.value())
+            std::printf("  figure: %s\n", path.c_str());
+    else
+        std::printf("  no figure: %s\n", figures.error().c_str());
+    std::printf("  every round: %s/rounds.csv; the table: %s/table.md\n", out.c_str(), out.c_str());
+    return 0;
+}
+
+int run(LabelStudyOptions& o)
+{
+    const auto selections = selectionsOf(o.selections);
+    if (!selections)
+        return fail("labelstudy", selections.error());
+    if (Status s = validate(o.config); !s)
+        return fail("labelstudy", s.error());
+    const auto madeFolder = prepareFolder(o.out, o.config);
+    if (!madeFolder)
+        return fail("labelstudy", madeFolder.error());
+    const auto discardFolder = [&] {
+        std::error_code ec;
+        if (madeFolder.value())
+            fs::remove_all(o.out, ec);
+    };
+    const int parallel = std::max(1, o.jobs > 0 ? o.jobs : int(std::max(1u, std::thread::hardware_concurrency())));
+    if (parallel > 1)
+        o.runtime.threads = 1; // the runs share the cores: one torch thread each
+    // Heard from the runtime's line on: a Ctrl-C at any moment after it stops the study cleanly.
+    const StopToken& stop = stopOnSignals(SignalStops::LabelStudy);
+    if (Status s = setUpRuntime(o.runtime); !s)
+        return fail("labelstudy", s.error());
+
+    std::vector<LabelStudyJob> jobs;
+    for (int seed = 1; seed <= o.seeds; ++seed)
+        for (PairSelection selection : selections.value()) {
+            LabelStudyJob job;
+            job.config = o.config;
+            job.config.selection = selection;
+            job.config.seed = o.runtime.seed + uint64_t(seed);
+            jobs.push_back(std::move(job));
+        }
+    std::printf("d2dpo labelstudy: %zu selections x %d seeds, %d at once; %lld labels a round from %lld candidate "
+                "pairs, %d D2-DPO steps a round, up to %lld labels, goal rule share %.2f\n",
+                selections->size(), o.seeds, parallel, (long long)o.config.labelsPerRound,
+                (long long)o.config.candidatesPerRound, o.config.dpo.steps, (long long)o.config.maxLabels,
+                o.config.goal);
+    std::fflush(stdout);
+    runJobs(jobs, parallel, o.runtime.device, stop);
     if (stop.stopRequested()) {
         discardFolder();
         return exitCodeAfterStop(fail("labelstudy", "stopped; nothing was written"));
     }
     std::vector<LabelStudyRun> runs;
-    for (Job& job : jobs) {
+    for (LabelStudyJob& job : jobs) {
         if (!job.result) {
             discardFolder();
             return fail("labelstudy", job.result.error());
@@ -134,26 +181,7 @@ int run(LabelStudyOptions& o)
     }
     const std::string table = labelStudyTable(summarizeLabelStudy(runs), o.config.goal, o.config.maxLabels);
     std::printf("\n%s", table.c_str());
-    if (o.out.empty())
-        return 0;
-    for (const auto& [name, text] : {std::pair<std::string, std::string>{"rounds.csv", labelStudyCsv(runs)},
-                                     {"table.md", table}})
-        if (Status s = AtomicFile::write((fs::path(o.out) / name).string(), text); !s)
-            return fail("labelstudy", s.error());
-    StudyResults curves;
-    for (PairSelection selection : selections) {
-        const LabelStudyCurve c = labelStudyCurve(runs, selection);
-        curves.settingOrder.push_back(toString(selection));
-        curves.curves["rule_share"][toString(selection)] = StudyCurve{c.labels, c.mean, c.spread};
-    }
-    auto figures = plotStudy(curves, {"rule_share"}, o.out, "labels spent (simulated labeler: the task's rule)");
-    if (figures)
-        for (const std::string& path : figures.value())
-            std::printf("  figure: %s\n", path.c_str());
-    else
-        std::printf("  no figure: %s\n", figures.error().c_str());
-    std::printf("  every round: %s/rounds.csv; the table: %s/table.md\n", o.out.c_str(), o.out.c_str());
-    return 0;
+    return o.out.empty() ? 0 : writeStudyFolder(o.out, runs, selections.value(), table);
 }
 
 } // namespace

@@ -13,6 +13,7 @@
 #include <map>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -56,52 +57,62 @@ std::string planOf(const StudyOptions& o)
            std::to_string(o.gradientDraws) + "\n";
 }
 
-int run(const StudyOptions& o)
+/// The folder a study writes: new (or empty), or one that holds a study with the same plan, which
+/// then continues.
+Status openStudyFolder(const StudyOptions& o, const fs::path& root)
 {
-    auto settings = studySettings(o.groups);
-    if (!settings)
-        return fail("study", settings.error());
     std::error_code ec;
-    const fs::path root(o.out);
     const fs::path planFile = root / "plan.txt";
     if (fs::exists(planFile, ec)) {
         std::ifstream in(planFile);
         const std::string earlier((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         if (earlier != planOf(o))
-            return fail("study", "'" + o.out + "' holds a study with other settings (" + planFile.string() +
-                                     "); continue it with those, or choose a new folder");
+            return makeError("'" + o.out + "' holds a study with other settings (" + planFile.string() +
+                             "); continue it with those, or choose a new folder");
     } else if (fs::exists(root, ec) && !fs::is_empty(root, ec)) {
-        return fail("study", "'" + o.out + "' is not empty and holds no study; choose a new folder");
+        return makeError("'" + o.out + "' is not empty and holds no study; choose a new folder");
     }
     for (const char* sub : {"references", "runs", "logs"}) {
         fs::create_directories(root / sub, ec);
         if (ec)
-            return fail("study", "cannot create '" + (root / sub).string() + "': " + ec.message());
+            return makeError("cannot create '" + (root / sub).string() + "': " + ec.message());
     }
-    if (Status s = AtomicFile::write(planFile.string(), planOf(o)); !s)
-        return fail("study", s.error());
-    const int parallel = o.jobs > 0 ? o.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
-    const StopToken& stop = stopOnSignals();
-    std::vector<std::string> taskArgs{"--length", std::to_string(o.length)};
-    if (!o.data.empty())
-        taskArgs = {"--data", o.data};
-    if (!o.rule.empty())
-        taskArgs.insert(taskArgs.end(), {"--rule", o.rule});
+    return AtomicFile::write(planFile.string(), planOf(o));
+}
 
-    // 1. One reference per noise process and seed (kept when already there).
-    std::set<std::string> noises;
-    for (const StudySetting& s : settings.value())
-        noises.insert(s.noise);
-    const auto referencePath = [&](const std::string& noise, uint64_t seed) {
+/// What a study's children share: where they write, the task's arguments, how many run at once.
+struct StudyPlan {
+    fs::path root;
+    std::vector<std::string> taskArgs;
+    int parallel = 1;
+    const StopToken& stop;
+
+    std::string referencePath(const std::string& noise, uint64_t seed) const
+    {
         return (root / "references" / (noise + "-" + seedName(seed) + ".d2dpo")).string();
-    };
-    // A reference is written beside its name and renamed when its pretraining completed: a
-    // stopped one (which writes the steps it did) is never taken for a finished one.
+    }
+    std::string runFolder(const StudySetting& s, uint64_t seed) const
+    {
+        return (root / "runs" / (s.name + "-" + seedName(seed))).string();
+    }
+    std::string logPath(const std::string& name) const { return (root / "logs" / (name + ".log")).string(); }
+};
+
+/// Step 1: one reference per noise process and seed (kept when already there). A reference is
+/// written beside its name and renamed when its pretraining completed: a stopped one (which writes
+/// the steps it did) is never taken for a finished one. An exit code when the study cannot go on.
+std::optional<int> pretrainReferences(const StudyOptions& o, const std::vector<StudySetting>& settings,
+                                      const StudyPlan& plan)
+{
+    std::error_code ec;
+    std::set<std::string> noises;
+    for (const StudySetting& s : settings)
+        noises.insert(s.noise);
     std::vector<ChildJob> pretraining;
     std::map<std::string, std::string> finalPathOf;
     for (const std::string& noise : noises)
         for (uint64_t seed = 0; seed < uint64_t(o.seeds); ++seed) {
-            const std::string path = referencePath(noise, seed);
+            const std::string path = plan.referencePath(noise, seed);
             if (fs::exists(path, ec))
                 continue;
             const std::string partial = path + ".part";
@@ -109,14 +120,14 @@ int run(const StudyOptions& o)
             ChildJob job{"pretrain " + noise + " " + seedName(seed),
                          {"pretrain", "--threads", "1", "--seed", std::to_string(seed), "--noise", noise, "--steps",
                           std::to_string(o.pretrainSteps), "--eval-samples", "500", "-o", partial},
-                         (root / "logs" / ("pretrain-" + noise + "-" + seedName(seed) + ".log")).string()};
-            job.args.insert(job.args.end(), taskArgs.begin(), taskArgs.end());
+                         plan.logPath("pretrain-" + noise + "-" + seedName(seed))};
+            job.args.insert(job.args.end(), plan.taskArgs.begin(), plan.taskArgs.end());
             finalPathOf[job.name] = path;
             pretraining.push_back(job);
         }
     std::printf("d2dpo study: %zu settings x %d seeds, %d processes at once; %zu references to pretrain\n",
-                settings->size(), o.seeds, parallel, pretraining.size());
-    PoolOutcome outcome = runChildren(pretraining, parallel, stop);
+                settings.size(), o.seeds, plan.parallel, pretraining.size());
+    const PoolOutcome outcome = runChildren(pretraining, plan.parallel, plan.stop);
     for (const std::string& name : outcome.succeeded) {
         const std::string& path = finalPathOf[name];
         fs::rename(path + ".part", path, ec);
@@ -127,42 +138,50 @@ int run(const StudyOptions& o)
         return exitCodeAfterStop(fail("study", "stopped; run the same command again to continue"));
     if (!outcome.failed.empty())
         return fail("study", "pretraining failed: " + outcome.failed.front());
+    return std::nullopt;
+}
 
-    // 2. Every setting and seed from its reference.
+/// Step 2: every setting and seed from its reference (a run completed before is kept). The runs
+/// that failed, or an exit code when the study was stopped.
+Result<std::vector<std::string>> runSettings(const StudyOptions& o, const std::vector<StudySetting>& settings,
+                                             const StudyPlan& plan)
+{
     std::vector<ChildJob> runs;
-    const auto runFolder = [&](const StudySetting& s, uint64_t seed) {
-        return (root / "runs" / (s.name + "-" + seedName(seed))).string();
-    };
-    for (const StudySetting& s : settings.value())
+    for (const StudySetting& s : settings)
         for (uint64_t seed = 0; seed < uint64_t(o.seeds); ++seed) {
-            const std::string folder = runFolder(s, seed);
+            const std::string folder = plan.runFolder(s, seed);
             if (readStudyRun((fs::path(folder) / "report.json").string(), s.name, seed))
                 continue; // completed before (a stopped run's report does not count)
             ChildJob job{s.name + " " + seedName(seed),
                          {"reproduce", "--threads", "1", "--seed", std::to_string(seed), "--reference",
-                          referencePath(s.noise, seed), "--steps", std::to_string(o.steps), "--eval-every",
+                          plan.referencePath(s.noise, seed), "--steps", std::to_string(o.steps), "--eval-every",
                           std::to_string(o.evalEvery), "--eval-samples", std::to_string(o.evalSamples),
                           "--gradient-draws", std::to_string(o.gradientDraws), "--goal", std::to_string(o.goal),
                           "--force", "-o", folder},
-                         (root / "logs" / (s.name + "-" + seedName(seed) + ".log")).string()};
+                         plan.logPath(s.name + "-" + seedName(seed))};
             if (!o.rule.empty())
                 job.args.insert(job.args.end(), {"--rule", o.rule});
             job.args.insert(job.args.end(), s.flags.begin(), s.flags.end());
             runs.push_back(job);
         }
-    outcome = runChildren(runs, parallel, stop);
+    const PoolOutcome outcome = runChildren(runs, plan.parallel, plan.stop);
     if (outcome.stopped)
-        return exitCodeAfterStop(fail("study", "stopped; run the same command again to continue"));
+        return makeError("stopped; run the same command again to continue");
     for (const std::string& failure : outcome.failed)
         std::fprintf(stderr, "d2dpo study: a run failed: %s\n", failure.c_str());
+    return outcome.failed;
+}
 
-    // 3. What the runs show.
+/// Step 3: what the runs show: the table, the CSV files and a figure per metric.
+int reportStudy(const StudyOptions& o, const std::vector<StudySetting>& settings, const StudyPlan& plan,
+                bool someFailed)
+{
     std::vector<StudyRun> finished;
     std::vector<std::string> order;
-    for (const StudySetting& s : settings.value()) {
+    for (const StudySetting& s : settings) {
         order.push_back(s.name);
         for (uint64_t seed = 0; seed < uint64_t(o.seeds); ++seed) {
-            auto read = readStudyRun((fs::path(runFolder(s, seed)) / "report.json").string(), s.name, seed);
+            auto read = readStudyRun((fs::path(plan.runFolder(s, seed)) / "report.json").string(), s.name, seed);
             if (read)
                 finished.push_back(std::move(read.value()));
         }
@@ -174,7 +193,7 @@ int run(const StudyOptions& o)
     for (const auto& [name, text] : {std::pair{"study.csv", studyCsv(finished)},
                                      std::pair{"summary.csv", studySummaryCsv(results)},
                                      std::pair{"table.md", table}})
-        if (Status s = AtomicFile::write((root / name).string(), text); !s)
+        if (Status s = AtomicFile::write((plan.root / name).string(), text); !s)
             return fail("study", s.error());
     std::printf("\n%s\n", table.c_str());
     std::vector<std::string> metrics{"loss", results.ruleMetric, "vsr"};
@@ -189,7 +208,29 @@ int run(const StudyOptions& o)
         std::printf("  no figures: %s\n", figures.error().c_str());
     std::printf("  every point: %s/study.csv; the table: %s/summary.csv and table.md; logs: %s/logs/\n",
                 o.out.c_str(), o.out.c_str(), o.out.c_str());
-    return outcome.failed.empty() ? 0 : 1;
+    return someFailed ? 1 : 0;
+}
+
+int run(const StudyOptions& o)
+{
+    auto settings = studySettings(o.groups);
+    if (!settings)
+        return fail("study", settings.error());
+    const fs::path root(o.out);
+    if (Status s = openStudyFolder(o, root); !s)
+        return fail("study", s.error());
+    StudyPlan plan{root, {"--length", std::to_string(o.length)},
+                   o.jobs > 0 ? o.jobs : int(std::max(1u, std::thread::hardware_concurrency())), stopOnSignals()};
+    if (!o.data.empty())
+        plan.taskArgs = {"--data", o.data};
+    if (!o.rule.empty())
+        plan.taskArgs.insert(plan.taskArgs.end(), {"--rule", o.rule});
+    if (auto exitCode = pretrainReferences(o, settings.value(), plan))
+        return *exitCode;
+    const auto failed = runSettings(o, settings.value(), plan);
+    if (!failed)
+        return exitCodeAfterStop(fail("study", failed.error()));
+    return reportStudy(o, settings.value(), plan, !failed->empty());
 }
 
 } // namespace

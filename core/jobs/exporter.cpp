@@ -56,24 +56,135 @@ std::vector<char> pickleForPython(const c10::IValue& value)
 
 } // namespace
 
-Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& folder, const ExportOptions& options)
+namespace {
+
+/// The target may be a new or empty folder, or with --force an earlier export; checked before
+/// anything is written, so that --force replaces an earlier export, never an input.
+Status checkExportFolder(const fs::path& root, const std::string& folder, const ExportOptions& options)
 {
     std::error_code ec;
-    const fs::path root(folder);
     if (fs::exists(root, ec) && !fs::is_directory(root, ec))
         return makeError("export target '" + folder + "' exists and is not a folder");
     if (fs::exists(root, ec) && !fs::is_empty(root, ec) && !options.overwrite)
         return makeError("export folder '" + folder + "' is not empty; choose a new folder or pass --force");
-    // Checked before anything is written: --force replaces an earlier export, never an input.
     if (fs::is_directory(root, ec))
         for (const char* name : kExportFiles)
             if (Status s = checkOutputFile((root / name).string(), options.inputs); !s)
                 return makeError("cannot export into '" + folder + "': " + s.error());
+    return Ok{};
+}
+
+/// weights.pt: CPU tensors in a string -> tensor dict, readable by Python's torch.load. Their
+/// shapes, for the model card.
+Result<json> writeWeights(const fs::path& root, Denoiser& model)
+{
+    c10::Dict<std::string, at::Tensor> weights;
+    json shapes = json::object();
+    for (const auto& item : model->named_parameters()) {
+        weights.insert(item.key(), item.value().detach().to(torch::kCPU).contiguous());
+        shapes[item.key()] = item.value().sizes().vec();
+    }
+    for (const auto& item : model->named_buffers()) {
+        weights.insert(item.key(), item.value().to(torch::kCPU).contiguous());
+        shapes[item.key()] = item.value().sizes().vec();
+    }
+    const std::vector<char> bytes = pickleForPython(c10::IValue(weights));
+    if (Status s = writeText(root / "weights.pt", std::string(bytes.begin(), bytes.end())); !s)
+        return makeError(s.error());
+    return shapes;
+}
+
+/// A model brought in goes back as it came: TorchScript (now with the fine-tuned weights) and the
+/// vocabulary file that maps the task onto its ids. Any other model leaves neither.
+Status writeModuleFiles(const fs::path& root, const TorchScriptDenoiser* scripted)
+{
+    if (!scripted) {
+        std::error_code ec; // --force over an earlier export of a TorchScript model: its module is not this model
+        fs::remove(root / "model.pt", ec);
+        fs::remove(root / "vocabulary.json", ec);
+        return Ok{};
+    }
+    if (Status s = writeText(root / "model.pt", scripted->archive()); !s)
+        return s;
+    return writeText(root / "vocabulary.json", modelVocabularyToJson(scripted->vocabulary()).dump(2) + "\n");
+}
+
+/// samples.txt: each sample with whether it is valid and what the task reads in it.
+Status writeSamples(const fs::path& root, const Task& t, const torch::Tensor& samples)
+{
+    const std::vector<std::string> texts = formatRows(t, samples);
+    const std::vector<int64_t> rows = rowsToHost(samples);
+    std::string lines = "# sequence\tvalid\twhat the task reads in it\n";
+    for (size_t i = 0; i < texts.size(); ++i) {
+        const std::vector<int64_t> tokens(rows.begin() + int64_t(i) * t.length(),
+                                          rows.begin() + int64_t(i + 1) * t.length());
+        const SequenceHint hint = t.hint(tokens);
+        lines += texts[i] + "\t" + (hint.valid ? "1" : "0") + "\t" + hint.value +
+                 (hint.rule.empty() ? "" : "; " + hint.rule) + "\n";
+    }
+    return writeText(root / "samples.txt", lines);
+}
+
+/// model_card.json: what the model is, where it comes from, how it did, and how to load it.
+json modelCard(const LoadedCheckpoint& checkpoint, const ExportOptions& options, const Task& task,
+               const SampleMetrics& sampleMetrics, const json& shapes, const TorchScriptDenoiser* scripted)
+{
+    const auto& info = checkpoint.info;
+    json card = {
+        {"format", "d2dpo-model-card"},
+        {"format_version", 1},
+        {"id", info.id},
+        {"kind", info.kind},
+        {"lineage", {{"parent_id", info.parentId}, {"step", info.step}, {"run", json::parse(options.runJson)}}},
+        {"created_at", info.createdAt},
+        {"exported_at", utcNow()},
+        {"config", json::parse(toJson(info.spec))},
+        {"training", json::parse(info.trainingJson)},
+        {"metrics", json::parse(info.metricsJson)},
+        {"export_samples", {{"file", "samples.txt"}, {"count", options.sampleCount},
+                            {"sampling", json::parse(toJson(options.sampling))},
+                            {"metrics", json::parse(sampleMetrics.toJson())}}},
+        {"preference_counts", json::parse(options.preferenceCountsJson)},
+        {"weights", {{"file", "weights.pt"},
+                     {"load_with", "torch.load('weights.pt') -> dict of name -> tensor"},
+                     {"parameter_count", parameterCount(checkpoint.model)},
+                     {"shapes", shapes}}},
+        {"conventions",
+         {{"time", "t = 0 is all masked (noise), t = 1 is data"},
+          {"mask_token", task.maskToken()},
+          {"symbols", task.vocabulary().symbols()},
+          {"pad_token", task.vocabulary().padToken()},
+          {"output", "logits over the S real tokens per position, never over the mask"},
+          {"architecture", "token(S+1)+position(+time: sinusoidal(1000 t) -> Linear -> SiLU -> Linear) "
+                           "embeddings, pre-norm transformer blocks (qkv, out, GELU MLP), LayerNorm, head"}}},
+    };
+    if (scripted) {
+        card["torchscript"] = {
+            {"file", "model.pt"},
+            {"load_with", "torch.jit.load('model.pt'); forward(tokens: int64 [B, L], t: float [B]) -> "
+                          "float [B, L, V] over the model's own ids"},
+            {"signature", scripted->signature()},
+            {"vocabulary", {{"file", "vocabulary.json"}, {"contract", modelVocabularyToJson(scripted->vocabulary())}}},
+            {"imported_from", info.spec.model.source}};
+        card["conventions"]["output"] = "model.pt: logits over the model's V ids at every position of begin + "
+                                        "sequence + end; the task's distribution is the softmax over the symbols' "
+                                        "(and the pad's) ids alone";
+        card["conventions"]["architecture"] = "the TorchScript module in model.pt";
+    }
+    return card;
+}
+
+} // namespace
+
+Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& folder, const ExportOptions& options)
+{
+    const fs::path root(folder);
+    if (Status s = checkExportFolder(root, folder, options); !s)
+        return s;
     auto task = makeTask(checkpoint.info.spec.task);
     if (!task)
         return makeError(task.error());
     Denoiser model = checkpoint.model;
-
     try {
         // Samples, drawn from the exported model itself, first: they are the long part, and a
         // stop during them leaves the folder as it was.
@@ -87,97 +198,20 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
         } catch (const EvaluationStopped&) {
             return makeError(kExportStopped);
         }
+        std::error_code ec;
         fs::create_directories(root, ec);
         if (ec)
             return makeError("cannot create export folder '" + folder + "': " + ec.message());
-
-        // Weights: CPU tensors in a string -> tensor dict, readable by Python's torch.load.
-        c10::Dict<std::string, at::Tensor> weights;
-        json shapes = json::object();
-        for (const auto& item : model->named_parameters()) {
-            weights.insert(item.key(), item.value().detach().to(torch::kCPU).contiguous());
-            shapes[item.key()] = item.value().sizes().vec();
-        }
-        for (const auto& item : model->named_buffers()) {
-            weights.insert(item.key(), item.value().to(torch::kCPU).contiguous());
-            shapes[item.key()] = item.value().sizes().vec();
-        }
-        const std::vector<char> bytes = pickleForPython(c10::IValue(weights));
-        if (Status s = writeText(root / "weights.pt", std::string(bytes.begin(), bytes.end())); !s)
-            return s;
-        // A model brought in goes back as it came: TorchScript (now with the fine-tuned weights)
-        // and the vocabulary file that maps the task onto its ids.
+        const auto shapes = writeWeights(root, model);
+        if (!shapes)
+            return makeError(shapes.error());
         const auto* scripted = dynamic_cast<const TorchScriptDenoiser*>(model.get());
-        if (!scripted) {
-            // --force over an earlier export of a TorchScript model: its module is not this model.
-            fs::remove(root / "model.pt", ec);
-            fs::remove(root / "vocabulary.json", ec);
-        } else {
-            if (Status s = writeText(root / "model.pt", scripted->archive()); !s)
-                return s;
-            if (Status s = writeText(root / "vocabulary.json",
-                                     modelVocabularyToJson(scripted->vocabulary()).dump(2) + "\n");
-                !s)
-                return s;
-        }
-
-        const Task& t = *task.value();
-        const std::vector<std::string> texts = formatRows(t, samples);
-        const std::vector<int64_t> rows = rowsToHost(samples);
-        std::string lines = "# sequence\tvalid\twhat the task reads in it\n";
-        for (size_t i = 0; i < texts.size(); ++i) {
-            const std::vector<int64_t> tokens(rows.begin() + int64_t(i) * t.length(),
-                                              rows.begin() + int64_t(i + 1) * t.length());
-            const SequenceHint hint = t.hint(tokens);
-            lines += texts[i] + "\t" + (hint.valid ? "1" : "0") + "\t" + hint.value +
-                     (hint.rule.empty() ? "" : "; " + hint.rule) + "\n";
-        }
-        if (Status s = writeText(root / "samples.txt", lines); !s)
+        if (Status s = writeModuleFiles(root, scripted); !s)
             return s;
-        const SampleMetrics sampleMetrics = t.measure(samples);
-
-        const auto& info = checkpoint.info;
-        json card = {
-            {"format", "d2dpo-model-card"},
-            {"format_version", 1},
-            {"id", info.id},
-            {"kind", info.kind},
-            {"lineage", {{"parent_id", info.parentId}, {"step", info.step}, {"run", json::parse(options.runJson)}}},
-            {"created_at", info.createdAt},
-            {"exported_at", utcNow()},
-            {"config", json::parse(toJson(info.spec))},
-            {"training", json::parse(info.trainingJson)},
-            {"metrics", json::parse(info.metricsJson)},
-            {"export_samples", {{"file", "samples.txt"}, {"count", options.sampleCount},
-                                {"sampling", json::parse(toJson(options.sampling))},
-                                {"metrics", json::parse(sampleMetrics.toJson())}}},
-            {"preference_counts", json::parse(options.preferenceCountsJson)},
-            {"weights", {{"file", "weights.pt"},
-                         {"load_with", "torch.load('weights.pt') -> dict of name -> tensor"},
-                         {"parameter_count", parameterCount(model)},
-                         {"shapes", shapes}}},
-            {"conventions",
-             {{"time", "t = 0 is all masked (noise), t = 1 is data"},
-              {"mask_token", task.value()->maskToken()},
-              {"symbols", task.value()->vocabulary().symbols()},
-              {"pad_token", task.value()->vocabulary().padToken()},
-              {"output", "logits over the S real tokens per position, never over the mask"},
-              {"architecture", "token(S+1)+position(+time: sinusoidal(1000 t) -> Linear -> SiLU -> Linear) "
-                               "embeddings, pre-norm transformer blocks (qkv, out, GELU MLP), LayerNorm, head"}}},
-        };
-        if (scripted) {
-            card["torchscript"] = {
-                {"file", "model.pt"},
-                {"load_with", "torch.jit.load('model.pt'); forward(tokens: int64 [B, L], t: float [B]) -> "
-                              "float [B, L, V] over the model's own ids"},
-                {"signature", scripted->signature()},
-                {"vocabulary", {{"file", "vocabulary.json"}, {"contract", modelVocabularyToJson(scripted->vocabulary())}}},
-                {"imported_from", info.spec.model.source}};
-            card["conventions"]["output"] = "model.pt: logits over the model's V ids at every position of begin + "
-                                            "sequence + end; the task's distribution is the softmax over the symbols' "
-                                            "(and the pad's) ids alone";
-            card["conventions"]["architecture"] = "the TorchScript module in model.pt";
-        }
+        if (Status s = writeSamples(root, *task.value(), samples); !s)
+            return s;
+        const SampleMetrics sampleMetrics = task.value()->measure(samples);
+        const json card = modelCard(checkpoint, options, *task.value(), sampleMetrics, shapes.value(), scripted);
         return writeText(root / "model_card.json", card.dump(2) + "\n");
     } catch (const std::exception& e) {
         return makeError("export failed: " + userMessage(e));
