@@ -96,8 +96,20 @@ void TrainDataPanel::reload()
         const QSignalBlocker block(m_reference);
         m_reference->clear();
         QString newestFinished;
-        if (auto models = m_store.models()) {
+        m_models.clear();
+        // Two reads, whatever the count of models (each is a round trip on a team store): the
+        // models, and the runs that made them (a run read per model made it 1 + N).
+        auto models = m_store.models();
+        auto runs = models ? m_store.runs() : Result<std::vector<RunRecord>>(std::vector<RunRecord>{});
+        if (models && !runs)
+            Q_EMIT logLine(tr("error: %1").arg(QString::fromStdString(runs.error())));
+        QHash<qint64, RunStatus> runStatus;
+        if (runs)
+            for (const RunRecord& r : runs.value())
+                runStatus.insert(r.id, r.status);
+        if (models) {
             for (const ModelRecord& m : models.value()) {
+                m_models.insert(QString::fromStdString(m.id), m);
                 // Named with its task: "d2dpo run 2 step 300" alone does not say globins or words.
                 const auto task = TaskInfo::ofModel(m_store, m);
                 m_reference->addItem(QStringLiteral("%1 · %2 · %3")
@@ -105,8 +117,8 @@ void TrainDataPanel::reload()
                                               task ? QString::fromStdString(taskTitle(task->config())) : tr("unknown task"),
                                               QString::fromStdString(m.id)),
                                      QString::fromStdString(m.id));
-                const auto run = m.runId ? m_store.run(*m.runId) : Result<std::optional<RunRecord>>(std::nullopt);
-                const bool finished = !run || !run.value() || endedCleanly(run.value()->status);
+                const auto status = m.runId ? runStatus.constFind(*m.runId) : runStatus.constEnd();
+                const bool finished = status == runStatus.constEnd() || endedCleanly(*status);
                 if (finished)
                     newestFinished = QString::fromStdString(m.id);
             }
@@ -187,8 +199,9 @@ std::optional<ModelRecord> TrainDataPanel::selectedModel() const
     const QString id = m_reference->currentData().toString();
     if (id.isEmpty())
         return std::nullopt;
-    auto model = m_store.model(id.toStdString());
-    return model ? model.value() : std::nullopt;
+    // As the last reload read it: a selection costs the store nothing.
+    const auto found = m_models.constFind(id);
+    return found == m_models.constEnd() ? std::nullopt : std::optional(*found);
 }
 
 std::optional<ModelSpec> TrainDataPanel::selectedSpec() const

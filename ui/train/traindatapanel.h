@@ -72,6 +72,7 @@ private:
     QSpinBox* m_rulePairs = nullptr;
     QListWidget* m_labelers = nullptr;
     QHash<QString, bool> m_ticked; ///< the user's ticks, kept while the list is rebuilt
+    QHash<QString, ModelRecord> m_models; ///< the list's models by id, as the last reload read them
     QLabel* m_pairSummary = nullptr;
     qint64 m_pairCount = 0;
 };
