@@ -13,6 +13,7 @@
 
 #include "cli/common.h"
 #include "cli/leastsure.h"
+#include "cli/progressbar.h"
 #include "jobs/pairscorer.h"
 #include "labeling/generatedpairs.h"
 #include "store/preferencestore.h"
@@ -61,7 +62,10 @@ int runScore(const ScoreOptions& o)
     for (const ShownPair& p : pending.value())
         if (!p.blind)
             training.push_back(p);
-    auto margins = scorer.value()->margins(training, o.runtime.seed, o.draws);
+    const auto scoreBar = samplingProgress("score"); // a bar once the scoring lasts over a second
+    auto margins = scorer.value()->margins(training, o.runtime.seed, o.draws, [&scoreBar](int64_t done, int64_t total) {
+        scoreBar(double(done), total);
+    });
     if (!margins)
         return fail("prefs score", margins.error());
     std::vector<PairMargin> records;

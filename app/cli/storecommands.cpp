@@ -57,8 +57,16 @@ int runPairs(const PairsOptions& o)
     if (!o.leastSure && !o.surest && (o.candidatesGiven || !o.reference.empty()))
         return fail("pairs", "--candidates and --reference choose pairs by margin: add --least-sure or --surest");
     // Bars once a phase lasts over a second: a large model's pairs take minutes to draw and to score.
-    const auto drawBar = samplingProgress("draw");
-    const auto drawn = [&drawBar](int64_t done, int64_t total) { drawBar(double(done), total); };
+    // A model that repeats itself is drawn from again, with a larger total: a bar of its own.
+    std::function<void(double, int64_t)> drawBar;
+    int64_t drawTotal = 0;
+    const auto drawn = [&drawBar, &drawTotal](int64_t done, int64_t total) {
+        if (total != drawTotal) {
+            drawBar = samplingProgress(drawTotal == 0 ? "draw" : "draw again");
+            drawTotal = total;
+        }
+        drawBar(double(done), total);
+    };
     if (o.leastSure || o.surest) {
         auto scorer = loadScorer(*store.value(), o.checkpoint, o.reference, o.runtime.device);
         if (!scorer)
