@@ -21,6 +21,13 @@ void markAndGuardStoreFile(sql::SqliteDatabase& sqlite, uint64_t device, uint64_
         return same.executeStep() && same.getColumn(0).getInt() == 1;
     };
     if (!marked()) {
+        // Marking writes, and its commit checkpoints. With another connection's pages in the WAL
+        // they may be another file's (this one copied over theirs while they had it open): then
+        // nothing goes into the file from here, neither the mark nor their pages; a later open marks it.
+        if (sqlite.walHoldsPages()) {
+            sqlite.neverCheckpoint();
+            return;
+        }
         sql::WriteTransaction transaction(db);
         if (!marked()) { // another process may have marked it meanwhile
             db.exec("CREATE TABLE IF NOT EXISTS store_file (marker TEXT NOT NULL, file TEXT NOT NULL)");
@@ -36,8 +43,9 @@ void markAndGuardStoreFile(sql::SqliteDatabase& sqlite, uint64_t device, uint64_
         db.execAndGet("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'store_file'").getInt64();
     const int64_t pageSize = db.execAndGet("PRAGMA page_size").getInt64();
     const std::string marker = db.execAndGet("SELECT marker FROM store_file").getString();
-    // Not armed when a reader of another process held the checkpoint back: this connection then
-    // goes unguarded rather than mistake its own unwritten page for another file.
+    // Not armed yet when a reader of another process held the mark's checkpoint back: the guard
+    // arms after the next checkpoint that completes, rather than take the unwritten page for
+    // another file's.
     sqlite.guardFile(page, pageSize, marker);
 }
 

@@ -224,10 +224,14 @@ private Q_SLOTS:
     {
         // `cp other.sqlite store.sqlite` keeps the inode. A reader of another connection holds the
         // checkpoint back, so the open store's WAL still holds its 20 pairs when the copy lands.
-        // Whether the open store then writes again or only closes, the copy must come out whole.
-        for (const bool writesAfter : {true, false}) {
-            const std::string file = path(writesAfter ? "copied-write.sqlite" : "copied-close.sqlite");
-            const std::string other = path(writesAfter ? "copy-write.sqlite" : "copy-close.sqlite");
+        // Whether the open store then writes again or only closes, or another connection opens the
+        // copy first (and would mark it, checkpointing the old pages with its mark), the copy must
+        // come out whole.
+        enum class After { Writes, Closes, AnotherOpens };
+        for (const After after : {After::Writes, After::Closes, After::AnotherOpens}) {
+            const std::string name = std::to_string(int(after));
+            const std::string file = path(("copied-" + name + ".sqlite").c_str());
+            const std::string other = path(("copy-" + name + ".sqlite").c_str());
             {
                 auto first = openOrFail(file);
                 QVERIFY(first);
@@ -246,15 +250,20 @@ private Q_SLOTS:
             QVERIFY(open->addPairs(somePairs(20), "generated").ok());
             QVERIFY(QFileInfo(QString::fromStdString(file + "-wal")).size() > 0);
 
-            struct stat before {}, after {};
+            struct stat before {}, copied {};
             QCOMPARE(::stat(file.c_str(), &before), 0);
             writeAll(file, readAll(other)); // what cp does: truncate and write, in place
-            QCOMPARE(::stat(file.c_str(), &after), 0);
-            QCOMPARE(after.st_ino, before.st_ino);
+            QCOMPARE(::stat(file.c_str(), &copied), 0);
+            QCOMPARE(copied.st_ino, before.st_ino);
             reader->exec("COMMIT"); // nothing holds a checkpoint back now
             reader.reset();
 
-            if (writesAfter) {
+            if (after == After::AnotherOpens) {
+                auto another = openOrFail(file);
+                QVERIFY(another);
+                QVERIFY(another->stillAtItsPath().ok()); // it opened the copy: for it, nothing was replaced
+            }
+            if (after == After::Writes) {
                 const auto wrote = open->addPairs(somePairs(2), "generated");
                 QVERIFY(!wrote.ok());
                 QVERIFY2(wrote.error().find("another file was copied over it") != std::string::npos,

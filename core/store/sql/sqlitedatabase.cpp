@@ -2,6 +2,7 @@
 #include "store/sql/sqlitedatabase.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 namespace d2dpo::sql {
 
@@ -135,12 +136,21 @@ SqliteDatabase::SqliteDatabase(const std::string& path)
         throw Error(kindOf(rc), message, std::to_string(rc));
     }
     sqlite3_extended_result_codes(m_db, 1);
-    m_guard = std::make_unique<SqliteFileGuard>(m_db, path);
+    try {
+        m_guard = std::make_unique<SqliteFileGuard>(m_db, path);
+    } catch (...) {
+        sqlite3_close_v2(m_db);
+        throw;
+    }
 }
 
 SqliteDatabase::~SqliteDatabase()
 {
-    m_guard->beforeClose();
+    try {
+        m_guard->beforeClose();
+    } catch (...) { // out of memory reading a page: close anyway (unhooked, the guard cannot be reached)
+        sqlite3_wal_hook(m_db, nullptr, nullptr);
+    }
     sqlite3_close_v2(m_db);
 }
 
@@ -167,6 +177,14 @@ void SqliteDatabase::setBusyTimeout(int milliseconds)
 {
     sqlite3_busy_timeout(m_db, milliseconds);
     m_guard->setBusyTimeout(milliseconds);
+}
+
+bool SqliteDatabase::walHoldsPages() const
+{
+    const char* name = sqlite3_db_filename(m_db, "main");
+    struct stat wal {};
+    constexpr off_t kWalHeaderBytes = 32; // a WAL of its header alone holds no page
+    return name && *name && ::stat((std::string(name) + "-wal").c_str(), &wal) == 0 && wal.st_size > kWalHeaderBytes;
 }
 
 bool SqliteDatabase::guardFile(int64_t page, int64_t pageSize, const std::string& marker)

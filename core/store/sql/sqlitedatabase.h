@@ -30,6 +30,11 @@ public:
     /// The guard against a file copied over this one (sqlitefileguard.h): armed once the store
     /// has marked its file. True when page `page` of the file holds `marker` and the guard is armed.
     bool guardFile(int64_t page, int64_t pageSize, const std::string& marker);
+    /// This connection never checkpoints (sqlitefileguard.h: another connection's pages in the WAL
+    /// of a file that cannot be told to be theirs).
+    void neverCheckpoint() { m_guard->neverCheckpoint(); }
+    /// True when the WAL beside the file holds pages not yet in the file (any connection's).
+    bool walHoldsPages() const;
     /// False once the file on disk is no longer the one opened (copied over in place).
     bool fileStillOurs() { return m_guard->checkFile(); }
     const SqliteFileGuard& guard() const { return *m_guard; }

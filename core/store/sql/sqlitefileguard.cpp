@@ -22,7 +22,10 @@ sqlite3_file* mainFile(sqlite3* db)
 /// The wal-index header's two copies at the start of the -shm file (SQLite's walformat.html:
 /// 48 bytes each); zeroed, they make the next reader rebuild the index from the WAL itself.
 constexpr int kWalIndexHeadersBytes = 96;
-constexpr int kWalWriteLock = 0; ///< the shared-memory lock a WAL writer holds
+/// The -shm locks (os_unix.c, wal.c): WAL_WRITE_LOCK and WAL_CKPT_LOCK at 0 and 1, the readers'
+/// WAL_READ_LOCK(1..4) at 4..7 (WAL_READ_LOCK(0), at 3, reads the file alone, never the WAL).
+constexpr int kWriteAndCheckpointLocks = 0;
+constexpr int kWalReaderLocks = 4;
 
 } // namespace
 
@@ -39,16 +42,20 @@ bool SqliteFileGuard::arm(int64_t page, int64_t pageSize, const std::string& mar
 {
     m_page = page;
     m_pageSize = pageSize;
-    m_marker = marker;
-    if (page > 0 && pageSize > 0 && !marker.empty() && fileStillOurs())
-        return true;
-    m_marker.clear();
-    return false;
+    m_marker = page > 0 && pageSize > 0 ? marker : std::string();
+    m_armed = !m_marker.empty() && fileStillOurs();
+    return m_armed;
+}
+
+void SqliteFileGuard::neverCheckpoint()
+{
+    m_checkpoints = false;
+    sqlite3_db_config(m_db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
 }
 
 bool SqliteFileGuard::checkFile()
 {
-    if (!m_replaced && !m_marker.empty() && !fileStillOurs())
+    if (!m_replaced && m_armed && !fileStillOurs())
         m_replaced = true;
     return !m_replaced;
 }
@@ -69,36 +76,48 @@ bool SqliteFileGuard::fileStillOurs() const
     const int rc = file->pMethods->xRead(file, bytes.data(), int(m_pageSize), (m_page - 1) * m_pageSize);
     if (rc != SQLITE_OK && rc != SQLITE_IOERR_SHORT_READ) // a short read is a shorter file: zeros
         return true; // an I/O error is said by the statement that meets it, not taken for a copy
-    const auto at = std::search(bytes.begin(), bytes.end(), m_marker.begin(), m_marker.end());
-    return at != bytes.end();
+    return std::search(bytes.begin(), bytes.end(), m_marker.begin(), m_marker.end()) != bytes.end();
 }
 
-void SqliteFileGuard::dropWal()
+bool SqliteFileGuard::dropWal()
 {
+    // As SQLite itself restarts a WAL: with the writer's, the checkpointer's and every WAL reader's
+    // lock held, so that no connection is writing frames to it or reading frames from it meanwhile.
+    // Busy (another connection mid-transaction), it is left for the next commit or the close.
     sqlite3_file* file = mainFile(m_db);
-    const bool shm = file && file->pMethods->iVersion >= 2;
-    const bool locked =
-        shm && file->pMethods->xShmLock(file, kWalWriteLock, 1, SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE) == SQLITE_OK;
-    sqlite3_file* wal = nullptr;
-    if (sqlite3_file_control(m_db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) == SQLITE_OK && wal && wal->pMethods) {
-        wal->pMethods->xTruncate(wal, 0);
-        wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
+    if (!file || file->pMethods->iVersion < 2)
+        return false;
+    const auto& io = *file->pMethods;
+    constexpr int exclusive = SQLITE_SHM_EXCLUSIVE;
+    if (io.xShmLock(file, kWriteAndCheckpointLocks, 2, SQLITE_SHM_LOCK | exclusive) != SQLITE_OK)
+        return false;
+    const bool readersOut = io.xShmLock(file, kWalReaderLocks, 4, SQLITE_SHM_LOCK | exclusive) == SQLITE_OK;
+    if (readersOut) {
+        sqlite3_file* wal = nullptr;
+        if (sqlite3_file_control(m_db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) == SQLITE_OK && wal && wal->pMethods) {
+            wal->pMethods->xTruncate(wal, 0);
+            wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
+        }
+        void volatile* index = nullptr;
+        if (io.xShmMap(file, 0, 32 * 1024, 0, &index) == SQLITE_OK && index) {
+            std::memset(const_cast<void*>(index), 0, kWalIndexHeadersBytes);
+            io.xShmBarrier(file);
+        }
+        io.xShmLock(file, kWalReaderLocks, 4, SQLITE_SHM_UNLOCK | exclusive);
     }
-    void volatile* index = nullptr;
-    if (shm && file->pMethods->xShmMap(file, 0, 32 * 1024, 0, &index) == SQLITE_OK && index) {
-        std::memset(const_cast<void*>(index), 0, kWalIndexHeadersBytes);
-        file->pMethods->xShmBarrier(file);
-    }
-    if (locked)
-        file->pMethods->xShmLock(file, kWalWriteLock, 1, SQLITE_SHM_UNLOCK | SQLITE_SHM_EXCLUSIVE);
+    io.xShmLock(file, kWriteAndCheckpointLocks, 2, SQLITE_SHM_UNLOCK | exclusive);
+    return readersOut;
 }
 
 void SqliteFileGuard::beforeClose()
 {
+    // No callback may reach this guard once it is gone (a statement left unfinalised would keep
+    // the connection alive past its close).
+    sqlite3_wal_hook(m_db, nullptr, nullptr);
     if (checkFile())
         return; // SQLite's own checkpoint on close writes our pages into our file
-    dropWal();
     sqlite3_db_config(m_db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    dropWal();
 }
 
 int SqliteFileGuard::afterCommit(void* self, sqlite3* db, const char* schema, int frames)
@@ -109,14 +128,20 @@ int SqliteFileGuard::afterCommit(void* self, sqlite3* db, const char* schema, in
     if (!guard->checkFile()) {
         // The commit is in a WAL that belongs to no file now: emptied, it reaches none, and the
         // statement reports an error (SqliteDatabase words it with replacedMessage).
+        sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
         guard->dropWal();
         return SQLITE_IOERR;
     }
-    // Without waiting: a reader of another connection holds the WAL's end back; the next commit
-    // tries again (and SQLite restarts the WAL once every frame is in the file).
+    if (!guard->m_checkpoints)
+        return SQLITE_OK;
+    // Without waiting: a reader of another connection holds the WAL's end back (SQLITE_BUSY), or a
+    // statement of this one is still open (SQLITE_LOCKED); the next commit tries again, and SQLite
+    // restarts the WAL once every frame is in the file.
     sqlite3_busy_timeout(db, 0);
-    sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+    const int rc = sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
     sqlite3_busy_timeout(db, guard->m_busyTimeoutMs);
+    if (rc == SQLITE_OK && !guard->m_armed && !guard->m_marker.empty())
+        guard->m_armed = guard->fileStillOurs(); // the mark is on disk now
     return SQLITE_OK;
 }
 
