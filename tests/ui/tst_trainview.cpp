@@ -258,8 +258,8 @@ private Q_SLOTS:
         auto* list = view.findChild<QListWidget*>(QStringLiteral("runs"));
         QCOMPARE(list->count(), 1);
         view.lossPlot()->clear();
-        view.showRun(runs[0].id);
-        QCOMPARE(view.lossPlot()->pointCount(0), 25);
+        view.showRun(runs[0].id); // read in the background
+        QTRY_COMPARE(view.lossPlot()->pointCount(0), 25);
         QCOMPARE(view.samplePlot()->pointCount(1), 3);
         QCOMPARE(view.rewardPlot()->pointCount(0), 25);
 

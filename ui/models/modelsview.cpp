@@ -237,8 +237,8 @@ void ModelsView::showFigures()
         if (const auto drawn = summary(id)) {
             metrics = drawn->metrics;
             source = tr("drawn here");
-        } else if (auto model = m_store.model(id.toStdString()); model && model.value()) {
-            if (auto recorded = sampleMetricsFromJson(model.value()->metricsJson))
+        } else if (const auto model = m_modelsById.constFind(id); model != m_modelsById.constEnd()) {
+            if (auto recorded = sampleMetricsFromJson(model->metricsJson))
                 metrics = recorded.value();
             source = tr("recorded when it was made");
         }
@@ -251,14 +251,14 @@ void ModelsView::reload()
     const QString current = selectedModelId();
     const QSignalBlocker block(m_tree);
     m_tree->clear();
-    m_pathById.clear();
+    m_modelsById.clear();
     auto models = m_store.models();
     if (!models) {
         m_details->setText(tr("Cannot read the models: %1").arg(QString::fromStdString(models.error())));
         return;
     }
     for (const ModelRecord& m : models.value())
-        m_pathById.insert(QString::fromStdString(m.id), QString::fromStdString(m.path));
+        m_modelsById.insert(QString::fromStdString(m.id), m);
     const QString newestId = fillModelTree(m_tree, models.value());
     showFigures();
     if (!selectModel(current) && !newestId.isEmpty())
@@ -288,18 +288,14 @@ QString ModelsView::selectedModelId() const
 std::optional<ModelRecord> ModelsView::selected() const
 {
     const QString id = selectedModelId();
-    if (id.isEmpty())
-        return std::nullopt;
-    auto model = m_store.model(id.toStdString());
-    return model ? model.value() : std::nullopt;
+    const auto model = m_modelsById.constFind(id);
+    return model == m_modelsById.constEnd() ? std::nullopt : std::optional(*model);
 }
 
 std::optional<ModelRecord> ModelsView::referenceOf(const ModelRecord& model) const
 {
-    if (model.parentId.empty())
-        return std::nullopt;
-    auto parent = m_store.model(model.parentId);
-    return parent ? parent.value() : std::nullopt;
+    const auto parent = m_modelsById.constFind(QString::fromStdString(model.parentId));
+    return parent == m_modelsById.constEnd() ? std::nullopt : std::optional(*parent);
 }
 
 std::optional<ModelSummary> ModelsView::summary(const QString& id) const

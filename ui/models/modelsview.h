@@ -99,7 +99,9 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QHash<QString, ModelSummary> m_summaries; ///< at the count they were drawn with (metrics.samples)
-    QHash<QString, QString> m_pathById;
+    /// The models as the last reload read them, by id: a selection, its reference and the
+    /// figures of every row cost the store nothing (each read is a round trip on a team store).
+    QHash<QString, ModelRecord> m_modelsById;
     ModelMeasurer* m_measurer = nullptr;
     bool m_samplingCancelled = false;
     ModelExporter* m_exporter = nullptr;

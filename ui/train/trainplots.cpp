@@ -140,22 +140,23 @@ void TrainPlots::addEvaluation(const EvaluationEvent& e)
     }
 }
 
-void TrainPlots::showStoredRun(PreferenceStore& store, qint64 runId, const SampleMetrics& declared)
+void TrainPlots::showStoredRun(const StoredRun& stored)
 {
     clear();
-    setSampleMetrics(declared);
-    auto series = [&](const char* name) {
-        auto points = store.metricSeries(runId, name);
-        return points ? points.value() : std::vector<std::pair<int64_t, double>>{};
+    setSampleMetrics(stored.declared);
+    const std::vector<std::pair<int64_t, double>> none;
+    auto series = [&](const std::string& name) -> const std::vector<std::pair<int64_t, double>>& {
+        const auto found = stored.series.find(name);
+        return found == stored.series.end() ? none : found->second;
     };
-    const auto loss = series(metric::kLoss);
+    const auto& loss = series(metric::kLoss);
     for (const auto& [step, value] : loss)
         appendLoss(step, value);
     for (int i = 0; i < m_sampleNames.size(); ++i) {
         const std::string name = m_sampleNames[i].toStdString();
-        for (const auto& [step, value] : series(name.c_str()))
+        for (const auto& [step, value] : series(name))
             m_samplePlot->append(i, double(step), value);
-        for (const auto& [step, value] : series(metric::ofReference(name).c_str()))
+        for (const auto& [step, value] : series(metric::ofReference(name)))
             m_samplePlot->setBaseline(i, value);
     }
     const std::pair<MetricPlot*, std::pair<int, const char*>> curves[] = {

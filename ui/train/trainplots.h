@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "store/preferencestore.h"
+#include "ui/train/storedrun.h"
 #include "ui/train/traintypes.h"
 
 namespace d2dpo::ui {
@@ -39,9 +39,9 @@ public:
     /// The series of the sample plot: one per metric the task plots, in its order.
     void setSampleMetrics(const SampleMetrics& declared);
     QStringList sampleSeriesNames() const { return m_sampleNames; }
-    /// Replaces the curves with the series the store recorded for a run of a task that declares
-    /// `declared`; the x axes span its last loss step.
-    void showStoredRun(PreferenceStore& store, qint64 runId, const SampleMetrics& declared);
+    /// Replaces the curves with the series the store recorded for a run (read by readStoredRun);
+    /// the x axes span its last loss step.
+    void showStoredRun(const StoredRun& stored);
 
 private:
     /// The loss and its moving average.

@@ -250,6 +250,8 @@ bool TrainView::start()
 
     m_plots->clear();
     m_runs->setShownRun(0);
+    m_wantedRun = 0; // a past run on its way would clear the new run's curves
+    m_shownReference = model->id; // the plots show this reference's run from now on
     m_banner->setVisible(false);
     m_progress->setRange(0, settings->dpo.steps);
     m_progress->setValue(0);
@@ -288,7 +290,10 @@ bool TrainView::resume(qint64 runId)
         return false;
     }
     leaveACoreForTheGui(job.value());
-    showRun(runId); // the stored curves, which the resumed steps continue
+    // The stored curves, which the resumed steps continue: read here, before the first step can
+    // arrive (a background read could land after it and wipe it).
+    m_wantedRun = 0;
+    applyStoredRun(readStoredRun(m_store, runId), false);
     m_banner->setVisible(false);
     m_progress->setRange(0, job->dpo.steps);
     m_plots->setStepRange(job->dpo.steps);

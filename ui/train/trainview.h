@@ -7,6 +7,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QFutureWatcher>
 #include <QString>
 #include <QWidget>
 
@@ -15,6 +16,7 @@
 
 #include "jobs/dpojob.h"
 #include "store/preferencestore.h"
+#include "ui/train/storedrun.h"
 #include "ui/train/traintypes.h"
 
 class QLabel;
@@ -64,9 +66,11 @@ public Q_SLOTS:
     void stop();
     /// Continues a stopped or interrupted run from its last checkpoint (its curves go on).
     bool resume(qint64 runId);
-    /// Shows the stored curves of a past run (`quiet`: without a line in the log); one running in
-    /// another process is followed as it trains.
+    /// Shows the stored curves of a past run (`quiet`: without a line in the log), read in the
+    /// background; one running in another process is followed as it trains.
     void showRun(qint64 runId, bool quiet = false);
+    /// The run whose curves the plots show or are about to show (0: none).
+    qint64 shownRun() const;
     /// Clears the plots when the run on them is of another reference than the one now chosen.
     void forgetRunOfAnotherReference();
 
@@ -93,6 +97,8 @@ private:
     void reloadRuns();
     /// On a team store, keeps the run list and a run of another machine up to date (trainviewruns.cpp).
     void followRuns();
+    /// Draws a run read by readStoredRun (the background read's end, or resume's own read).
+    void applyStoredRun(const StoredRun& stored, bool quiet);
 
     PreferenceStore& m_store;
     TrainRunner* m_runner = nullptr;
@@ -110,6 +116,12 @@ private:
     QPlainTextEdit* m_log = nullptr;
     TrainPlots* m_plots = nullptr;
     class LiveRunFollower* m_follower = nullptr;
+    /// Past runs are read on a connection of their own, off the window's thread.
+    std::shared_ptr<class OwnConnection> m_runReader;
+    QFutureWatcher<StoredRun>* m_storedRun = nullptr;
+    qint64 m_wantedRun = 0;   ///< the run asked for last: an older read that ends later is dropped
+    bool m_wantedQuiet = false;
+    std::string m_shownReference; ///< the reference model of the run on the plots
     /// The job in flight: its run lock file (how the run history knows this window's own run) and
     /// its outcome, written by the worker before it reports the end.
     std::string m_ownLockPath;

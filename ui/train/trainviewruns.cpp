@@ -4,9 +4,12 @@
 #include "ui/train/trainview.h"
 
 #include <QLabel>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "facades/taskinfo.h"
 #include "jobs/runowner.h"
+#include "ui/common/longjobs.h"
+#include "ui/common/ownconnection.h"
 #include "ui/train/liverunfollower.h"
 #include "ui/train/runhistory.h"
 #include "ui/train/traindatapanel.h"
@@ -29,20 +32,52 @@ void TrainView::reloadRuns() { m_runs->reload(training() ? m_ownLockPath : std::
 
 void TrainView::showRun(qint64 runId, bool quiet)
 {
-    auto record = m_store.run(runId);
-    if (!record || !record->has_value()) {
-        appendLog(tr("run %1 is not in the store").arg(runId));
+    m_wantedRun = runId;
+    m_wantedQuiet = quiet;
+    if (!m_storedRun) {
+        m_runReader = std::make_shared<OwnConnection>(m_store.path());
+        m_storedRun = new QFutureWatcher<StoredRun>(this);
+        connect(m_storedRun, &QFutureWatcherBase::finished, this, [this] {
+            const StoredRun stored = m_storedRun->result();
+            if (m_wantedRun == 0)
+                return; // no longer wanted: a run started, or another reference was chosen
+            if (stored.runId != m_wantedRun) {
+                showRun(m_wantedRun, m_wantedQuiet); // asked for another while this one was read
+                return;
+            }
+            m_wantedRun = 0;
+            if (!training()) // a run started meanwhile has the plots now
+                applyStoredRun(stored, m_wantedQuiet);
+        });
+    }
+    if (m_storedRun->isRunning())
+        return; // read when the one on its way ends
+    m_storedRun->setFuture(QtConcurrent::run(longJobPool(), [connection = m_runReader, runId]() -> StoredRun {
+        auto opened = connection->get();
+        if (!opened) {
+            StoredRun failed;
+            failed.runId = runId;
+            failed.error = opened.error();
+            return failed;
+        }
+        return readStoredRun(*opened.value(), runId);
+    }));
+}
+
+qint64 TrainView::shownRun() const { return m_wantedRun ? m_wantedRun : m_runs->shownRun(); }
+
+void TrainView::applyStoredRun(const StoredRun& stored, bool quiet)
+{
+    const qint64 runId = stored.runId;
+    if (!stored.run) {
+        appendLog(stored.error.empty() ? tr("run %1 is not in the store").arg(runId)
+                                       : tr("cannot read run %1: %2").arg(runId).arg(QString::fromStdString(stored.error)));
         return;
     }
-    // The run's task (from its reference model) says which sample metrics it recorded.
-    SampleMetrics declared;
-    const RunRecord& shown = *record.value();
-    if (auto reference = m_store.model(shown.referenceModelId); reference && reference->has_value())
-        if (auto task = TaskInfo::ofModel(m_store, *reference.value()))
-            declared = task->declaredMetrics();
-    m_plots->showStoredRun(m_store, runId, declared);
+    const RunRecord& run = *stored.run;
+    m_plots->showStoredRun(stored);
     m_runs->setShownRun(runId);
-    const RunRecord& run = *record.value();
+    m_shownReference = run.referenceModelId;
     m_banner->setVisible(false);
     // A run alive in another process (another machine, on a team store) is followed as it trains.
     const bool elsewhere = runsInAnotherProcess(run, training() ? m_ownLockPath : std::string());
@@ -62,13 +97,14 @@ void TrainView::forgetRunOfAnotherReference()
 {
     // Curves of a run from another reference under this one's name would read as its own.
     const auto model = m_data->selectedModel();
-    auto shown = m_runs->shownRun() ? m_store.run(m_runs->shownRun()) : Result<std::optional<RunRecord>>(std::nullopt);
-    if (training() || (shown && shown->has_value() && model && shown.value()->referenceModelId == model->id))
+    if (training() || (m_runs->shownRun() && model && m_shownReference == model->id))
         return;
+    m_wantedRun = 0; // a past run on its way is of the reference left
     m_plots->clear();
     if (auto task = model ? TaskInfo::ofModel(m_store, *model) : Result<TaskInfo>(makeError("no model")))
         m_plots->setSampleMetrics(task->declaredMetrics());
     m_runs->setShownRun(0);
+    m_shownReference.clear();
     m_rate->setText(tr("No run of this reference on the plots: start one, or choose a past run"));
 }
 
