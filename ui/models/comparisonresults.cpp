@@ -37,7 +37,8 @@ ComparisonResults::ComparisonResults(PreferenceStore& store, QWidget* parent)
     : QWidget(parent)
     , m_store(store)
     , m_poll(new QTimer(this))
-    , m_watcher(new QFutureWatcher<ComparisonReport>(this))
+    , m_watcher(new QFutureWatcher<Measured>(this))
+    , m_reader(std::make_shared<OwnConnection>(store.path()))
 {
     setWindowTitle(tr("Comparison results"));
     m_comparisons = new QComboBox(this);
@@ -106,9 +107,16 @@ ComparisonResults::ComparisonResults(PreferenceStore& store, QWidget* parent)
     connect(m_comparisons, &QComboBox::currentIndexChanged, this, [this] { refresh(true); });
     connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
         m_busy->hide();
-        m_measuredId = m_measuring->id;
-        m_measuredLabels = m_measuring->labels;
-        showReport(m_watcher->result());
+        const Measured measured = m_watcher->result();
+        for (const auto& [id, name] : measured.names)
+            m_names.insert(QString::fromStdString(id), QString::fromStdString(name));
+        if (measured.report) {
+            m_measuredId = m_measuring->id;
+            m_measuredLabels = m_measuring->labels;
+            showReport(*measured.report);
+        } else {
+            m_summary->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(measured.error)));
+        }
         if (std::exchange(m_again, false))
             refresh(true);
         else
@@ -221,19 +229,27 @@ void ComparisonResults::refresh(bool force)
 
 void ComparisonResults::measure(const ComparisonRecord& comparison)
 {
-    auto labels = m_store.judgedLabels(comparison.id);
-    if (!labels) {
-        m_summary->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(labels.error())));
-        return;
-    }
-    for (const std::string& id : comparison.modelIds)
-        if (auto model = m_store.model(id); model && model->has_value())
-            m_names.insert(QString::fromStdString(id), QString::fromStdString(model.value()->name));
     m_measuring = comparison;
     m_busy->show();
-    // The bootstrap refits Bradley-Terry a thousand times: never in the GUI thread.
-    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [comparison, labels = std::move(labels.value())] {
-        return measureComparison(comparison, labels, kResamples, 2);
+    // The labels (all of them, a round trip on a team store) and the bootstrap, which refits
+    // Bradley-Terry a thousand times: never in the GUI thread.
+    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [comparison, reader = m_reader]() -> Measured {
+        Measured measured;
+        auto store = reader->get();
+        if (!store) {
+            measured.error = store.error();
+            return measured;
+        }
+        auto labels = store.value()->judgedLabels(comparison.id);
+        if (!labels) {
+            measured.error = labels.error();
+            return measured;
+        }
+        for (const std::string& id : comparison.modelIds)
+            if (auto model = store.value()->model(id); model && model->has_value())
+                measured.names[id] = model.value()->name;
+        measured.report = measureComparison(comparison, labels.value(), kResamples, 2);
+        return measured;
     }));
 }
 

@@ -11,6 +11,7 @@
 #include <QHash>
 #include <QWidget>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,7 +80,15 @@ private:
     QTableWidget* m_standings = nullptr;
     QTableWidget* m_headToHead = nullptr;
     QTimer* m_poll = nullptr;
-    QFutureWatcher<ComparisonReport>* m_watcher = nullptr;
+    /// A measurement: the comparison's labels and its models' names are read with the report, on
+    /// the pool, through a connection of its own (never the window's: a team store's round trips).
+    struct Measured {
+        std::optional<ComparisonReport> report;
+        std::map<std::string, std::string> names; ///< model id -> name
+        std::string error;
+    };
+    QFutureWatcher<Measured>* m_watcher = nullptr;
+    std::shared_ptr<OwnConnection> m_reader;
     /// On a team store the poll first looks on a pool thread with a connection of its own (the
     /// comparisons' label counts, "" when the server cannot be read), and reads on this thread
     /// only when they changed, right after the server answered.
