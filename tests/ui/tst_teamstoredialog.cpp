@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QTabWidget>
+#include <QTreeWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -30,6 +31,7 @@
 #include "ui/shell/storelaunch.h"
 #include "ui/team/teamstoredialog.h"
 #include "ui/models/comparisonresults.h"
+#include "ui/models/modelsview.h"
 #include "ui/experts/labelerspanel.h"
 #include "ui/train/runhistory.h"
 #include "ui/train/trainview.h"
@@ -285,6 +287,42 @@ private Q_SLOTS:
         QVERIFY(!pending.empty());
         QVERIFY(owner->addLabel(pending.front().id, Choice::Left, "ana", 900));
         QTRY_COMPARE_WITH_TIMEOUT(results.report()->games, int64_t(1), 10000);
+    }
+
+    void theModelsTabNeverWaitsOnTheServer()
+    {
+        // Showing the Models tab lists the models again: read off the window's thread, a server
+        // that stopped answering costs the window nothing (it would wait up to the answer limit).
+        std::string error;
+        QVERIFY2(m_server->createLoginRole("vera", "vera-secret", &error), error.c_str());
+        QVERIFY2(m_server->exec("postgres", "GRANT d2dpo_maintainer TO vera", &error), error.c_str());
+        const std::string db = m_server->createDatabase("modelstab");
+        auto owner = openOrFail(m_server->superuserUrl(db));
+        QVERIFY(owner && owner->addModel(modelRecord("ref", "", "pretrained")));
+        auto store = openOrFail(m_server->url("vera", "vera-secret", db));
+        QVERIFY(store);
+        MainWindow window(std::move(store));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* tabs = window.findChild<QTabWidget*>();
+        QTRY_VERIFY(tabs);
+        QCOMPARE(window.modelsView()->tree()->topLevelItemCount(), 1);
+        QTest::qWait(300);
+        StoppedBackends stopped(backendsOf(*m_server, "vera"));
+        QVERIFY(stopped.stopped());
+        QElapsedTimer clock;
+        clock.start();
+        tabs->setCurrentIndex(2);
+        QCoreApplication::processEvents();
+        const qint64 waited = clock.elapsed();
+        QCOMPARE(window.modelsView()->tree()->topLevelItemCount(), 1); // the list it had, meanwhile
+        stopped.resume();
+        QVERIFY2(waited < 2000, qPrintable(QStringLiteral("the tab took %1 ms").arg(waited)));
+        qInfo("the Models tab with the server stopped took %lld ms", static_cast<long long>(waited));
+        QVERIFY(owner->addModel(modelRecord("tuned", "ref", "d2dpo")));
+        tabs->setCurrentIndex(0);
+        tabs->setCurrentIndex(2);
+        QTRY_COMPARE_WITH_TIMEOUT(window.modelsView()->tree()->topLevelItem(0)->childCount(), 1, 10000);
     }
 
     void aRunOfAnotherMachineIsFollowedLive()

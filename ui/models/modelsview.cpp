@@ -16,6 +16,7 @@
 
 #include "base/metricnames.h"
 #include "base/timeutil.h"
+#include "ui/common/modellistreader.h"
 #include "ui/models/exportprogress.h"
 #include "ui/models/modelactions.h"
 #include "ui/models/modeldetails.h"
@@ -180,6 +181,8 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
                                      : cancelled ? tr("Export cancelled; nothing was written to %1").arg(to)
                                                  : tr("Export failed: %1").arg(error));
             });
+    m_listReader = new ModelListReader(store.path(), this);
+    connect(m_listReader, &ModelListReader::ready, this, &ModelsView::showModels);
     reload();
 }
 
@@ -248,18 +251,29 @@ void ModelsView::showFigures()
 
 void ModelsView::reload()
 {
+    // The first list when the view is made (as the window opens); every later one off the window's
+    // thread, shown when it arrives.
+    if (!m_listed) {
+        m_listed = true;
+        showModels(ModelListReader::readNow(m_store));
+    } else {
+        m_listReader->read();
+    }
+}
+
+void ModelsView::showModels(const ModelList& list)
+{
     const QString current = selectedModelId();
     const QSignalBlocker block(m_tree);
-    m_tree->clear();
-    m_modelsById.clear();
-    auto models = m_store.models();
-    if (!models) {
-        m_details->setText(tr("Cannot read the models: %1").arg(QString::fromStdString(models.error())));
+    if (!list.ok) {
+        m_details->setText(tr("Cannot read the models: %1").arg(QString::fromStdString(list.error)));
         return;
     }
-    for (const ModelRecord& m : models.value())
+    m_tree->clear();
+    m_modelsById.clear();
+    for (const ModelRecord& m : list.models)
         m_modelsById.insert(QString::fromStdString(m.id), m);
-    const QString newestId = fillModelTree(m_tree, models.value());
+    const QString newestId = fillModelTree(m_tree, list.models);
     showFigures();
     if (!selectModel(current) && !newestId.isEmpty())
         selectModel(newestId);

@@ -39,6 +39,8 @@ public:
     explicit ModelsView(PreferenceStore& store, QWidget* parent = nullptr);
     ~ModelsView() override;
 
+    /// Lists the store's models again: read in the background (the first list, as the view is
+    /// made, at once), shown when it arrives.
     void reload();
     bool selectModel(const QString& id);
     QString selectedModelId() const;
@@ -74,6 +76,7 @@ protected:
 
 private:
     void showSelected();
+    void showModels(const struct ModelList& list);
     void requestSummaries(const std::vector<ModelRecord>& models);
     void onMeasured(const struct DrawnSamples& drawn);
     /// The tree's figure cells of every model: the view's measurement where drawn, else the
@@ -105,6 +108,8 @@ private:
     ModelMeasurer* m_measurer = nullptr;
     bool m_samplingCancelled = false;
     ModelExporter* m_exporter = nullptr;
+    class ModelListReader* m_listReader = nullptr;
+    bool m_listed = false; ///< the first list was shown
 };
 
 } // namespace d2dpo::ui
