@@ -17,7 +17,6 @@
 #include "base/metricnames.h"
 #include "base/timeutil.h"
 #include "ui/common/modellistreader.h"
-#include "ui/models/exportprogress.h"
 #include "ui/models/modelactions.h"
 #include "ui/models/modeldetails.h"
 #include "ui/models/modelexporter.h"
@@ -382,28 +381,6 @@ void ModelsView::drawHistogram()
     };
     auto task = TaskInfo::ofModel(m_store, *model);
     m_figures->show(named(model), named(reference), task ? &task.value() : nullptr);
-}
-
-Status ModelsView::exportSelected(const QString& folder)
-{
-    const auto model = selected();
-    if (!model)
-        return makeError("no model is selected");
-    return m_exporter->exportModel(*model, folder);
-}
-
-void ModelsView::exportWithDialog()
-{
-    const auto model = selected();
-    if (!model || m_exporter->running())
-        return;
-    const QString folder = exportFolderWithDialog(this, *model);
-    if (folder.isEmpty())
-        return;
-    m_export->setEnabled(false);
-    Q_EMIT statusMessage(tr("Exporting to %1…").arg(folder));
-    m_exporter->start(*model, folder);
-    showExportProgress(m_exporter, this, QString::fromStdString(model->name), folder);
 }
 
 } // namespace d2dpo::ui
