@@ -289,10 +289,11 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(results.report()->games, int64_t(1), 10000);
     }
 
-    void theModelsTabNeverWaitsOnTheServer()
+    void theTrainAndModelsTabsNeverWaitOnTheServer()
     {
-        // Showing the Models tab lists the models again: read off the window's thread, a server
-        // that stopped answering costs the window nothing (it would wait up to the answer limit).
+        // Showing the Train or the Models tab lists the models (and the runs, and the labels'
+        // counts) again: read off the window's thread, a server that stopped answering costs the
+        // window nothing (it would wait up to the answer limit, 30 s, for each read).
         std::string error;
         QVERIFY2(m_server->createLoginRole("vera", "vera-secret", &error), error.c_str());
         QVERIFY2(m_server->exec("postgres", "GRANT d2dpo_maintainer TO vera", &error), error.c_str());
@@ -310,15 +311,31 @@ private Q_SLOTS:
         QTest::qWait(300);
         StoppedBackends stopped(backendsOf(*m_server, "vera"));
         QVERIFY(stopped.stopped());
-        QElapsedTimer clock;
+        // Each tab shown, then what the reads bring when they land (on new connections, which the
+        // stopped processes do not serve): the longest the window's thread is held.
+        QElapsedTimer clock, watched;
+        qint64 longest = 0;
+        const auto turn = [&] {
+            clock.start();
+            QCoreApplication::processEvents();
+            longest = std::max(longest, clock.elapsed());
+        };
+        clock.start();
+        tabs->setCurrentIndex(1);
+        const qint64 train = clock.elapsed();
+        turn();
         clock.start();
         tabs->setCurrentIndex(2);
-        QCoreApplication::processEvents();
-        const qint64 waited = clock.elapsed();
-        QCOMPARE(window.modelsView()->tree()->topLevelItemCount(), 1); // the list it had, meanwhile
+        const qint64 models = clock.elapsed();
+        for (watched.start(); watched.elapsed() < 1500;)
+            turn();
+        QCOMPARE(window.modelsView()->tree()->topLevelItemCount(), 1);
         stopped.resume();
-        QVERIFY2(waited < 2000, qPrintable(QStringLiteral("the tab took %1 ms").arg(waited)));
-        qInfo("the Models tab with the server stopped took %lld ms", static_cast<long long>(waited));
+        longest = std::max({longest, train, models});
+        QVERIFY2(longest < 2000, qPrintable(QStringLiteral("the window's thread was held %1 ms").arg(longest)));
+        qInfo("with the server stopped: the Train tab %lld ms, the Models tab %lld ms, the longest turn of the "
+              "event loop in 1.5 s after them %lld ms",
+              static_cast<long long>(train), static_cast<long long>(models), static_cast<long long>(longest));
         QVERIFY(owner->addModel(modelRecord("tuned", "ref", "d2dpo")));
         tabs->setCurrentIndex(0);
         tabs->setCurrentIndex(2);

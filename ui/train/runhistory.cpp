@@ -11,7 +11,11 @@
 
 #include <map>
 
+#include <QtConcurrent/QtConcurrentRun>
+
 #include "jobs/runowner.h"
+#include "ui/common/longjobs.h"
+#include "ui/common/ownconnection.h"
 
 namespace d2dpo::ui {
 
@@ -94,20 +98,20 @@ QString runOrigin(PreferenceStore& store, std::map<std::string, QString>& names,
 
 } // namespace
 
-void RunHistory::reload(const std::string& ownLockPath)
+RunHistory::Listing RunHistory::readListing(PreferenceStore& store, const std::string& ownLockPath)
 {
-    const QSignalBlocker block(m_runs);
-    m_runs->clear();
+    Listing listing;
     // A run of another process may have died since the store was opened. A store that cannot
     // say so, or cannot list its runs, is told in the view's log rather than shown as no runs.
-    if (auto marked = m_store.markDeadRunsInterrupted(); !marked)
-        Q_EMIT storeFailed(tr("could not mark the runs whose process died as interrupted: %1")
-                               .arg(QString::fromStdString(marked.error())));
-    auto runs = m_store.runs();
+    if (auto marked = store.markDeadRunsInterrupted(); !marked)
+        listing.problems << tr("could not mark the runs whose process died as interrupted: %1")
+                                .arg(QString::fromStdString(marked.error()));
+    auto runs = store.runs();
     if (!runs) {
-        Q_EMIT storeFailed(tr("could not list the past runs: %1").arg(QString::fromStdString(runs.error())));
-        return;
+        listing.problems << tr("could not list the past runs: %1").arg(QString::fromStdString(runs.error()));
+        return listing;
     }
+    listing.ok = true;
     std::map<std::string, QString> names; // each reference's, read once
     for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
         if (it->kind != RunKind::D2dpo)
@@ -115,17 +119,64 @@ void RunHistory::reload(const std::string& ownLockPath)
         QString status = QString::fromLatin1(toString(it->status));
         if (runsInAnotherProcess(*it, ownLockPath))
             status = tr("running in another process");
-        auto* item = new QListWidgetItem(
-            QStringLiteral("#%1 · %2 · %3 · %4 · %5")
-                .arg(it->id)
-                .arg(status, runOrigin(m_store, names, *it),
-                     QString::fromStdString(it->startedAt).left(16).replace(QLatin1Char('T'), QLatin1Char(' ')),
-                     QString::fromStdString(it->device)),
-            m_runs);
-        item->setData(Qt::UserRole, qint64(it->id));
-        item->setData(Qt::UserRole + 1, isResumable(it->status));
-        item->setToolTip(it->error.empty() ? item->text() : QString::fromStdString(it->error));
-        if (it->id == m_shownRun)
+        listing.rows.push_back({qint64(it->id),
+                                QStringLiteral("#%1 · %2 · %3 · %4 · %5")
+                                    .arg(it->id)
+                                    .arg(status, runOrigin(store, names, *it),
+                                         QString::fromStdString(it->startedAt).left(16).replace(QLatin1Char('T'),
+                                                                                                QLatin1Char(' ')),
+                                         QString::fromStdString(it->device)),
+                                QString::fromStdString(it->error), isResumable(it->status)});
+    }
+    return listing;
+}
+
+void RunHistory::reload(const std::string& ownLockPath) { showListing(readListing(m_store, ownLockPath)); }
+
+void RunHistory::reloadInBackground(const std::string& ownLockPath)
+{
+    if (!m_listing) {
+        m_reader = std::make_shared<OwnConnection>(m_store.path());
+        m_listing = new QFutureWatcher<Listing>(this);
+        connect(m_listing, &QFutureWatcherBase::finished, this, [this] {
+            const Listing listing = m_listing->result();
+            if (m_again) {
+                m_again = false;
+                reloadInBackground(m_againLockPath);
+            }
+            showListing(listing);
+        });
+    }
+    if (m_listing->isRunning()) {
+        m_again = true; // the list may change meanwhile: read once more after this one
+        m_againLockPath = ownLockPath;
+        return;
+    }
+    m_listing->setFuture(QtConcurrent::run(longJobPool(), [reader = m_reader, ownLockPath]() -> Listing {
+        auto store = reader->get();
+        if (!store) {
+            Listing failed;
+            failed.problems << tr("could not list the past runs: %1").arg(QString::fromStdString(store.error()));
+            return failed;
+        }
+        return readListing(*store.value(), ownLockPath);
+    }));
+}
+
+void RunHistory::showListing(const Listing& listing)
+{
+    for (const QString& problem : listing.problems)
+        Q_EMIT storeFailed(problem);
+    if (!listing.ok)
+        return; // the list on screen stays
+    const QSignalBlocker block(m_runs);
+    m_runs->clear();
+    for (const Row& row : listing.rows) {
+        auto* item = new QListWidgetItem(row.text, m_runs);
+        item->setData(Qt::UserRole, row.id);
+        item->setData(Qt::UserRole + 1, row.resumable);
+        item->setToolTip(row.error.isEmpty() ? row.text : row.error);
+        if (row.id == m_shownRun)
             m_runs->setCurrentItem(item);
     }
     updateResume();

@@ -6,7 +6,13 @@
 // marked interrupted when the store is opened: base/runlock.h).
 #pragma once
 
+#include <QFutureWatcher>
 #include <QGroupBox>
+#include <QStringList>
+
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "store/preferencestore.h"
 
@@ -24,6 +30,8 @@ public:
     /// Lists the runs again; `ownLockPath`: the lock file of this window's run while it trains
     /// ("" when none does), so a running run is known as its own or another process's.
     void reload(const std::string& ownLockPath);
+    /// The same, read on the long-job pool through a connection of its own, shown when it arrives.
+    void reloadInBackground(const std::string& ownLockPath);
     /// The run whose curves are on the plots (selected when listed again); 0 for none.
     void setShownRun(qint64 runId) { m_shownRun = runId; }
     qint64 shownRun() const { return m_shownRun; }
@@ -41,8 +49,26 @@ Q_SIGNALS:
     void storeFailed(const QString& what);
 
 private:
+    /// The list as read (on any thread) and as shown.
+    struct Row {
+        qint64 id = 0;
+        QString text, error;
+        bool resumable = false;
+    };
+    struct Listing {
+        bool ok = false;
+        std::vector<Row> rows;
+        QStringList problems; ///< the store's failures, said in the view's log
+    };
+    static Listing readListing(PreferenceStore& store, const std::string& ownLockPath);
+    void showListing(const Listing& listing);
+
     PreferenceStore& m_store;
     void updateResume();
+    std::shared_ptr<class OwnConnection> m_reader;
+    QFutureWatcher<Listing>* m_listing = nullptr;
+    bool m_again = false;
+    std::string m_againLockPath;
 
     QListWidget* m_runs = nullptr;
     QPushButton* m_resume = nullptr;

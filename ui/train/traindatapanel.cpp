@@ -85,55 +85,6 @@ TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
     connect(m_rulePairs, &QSpinBox::valueChanged, this, &TrainDataPanel::updatePairCount);
 }
 
-void TrainDataPanel::reload()
-{
-    // Keep the selection; else the reference of the last run started here; else the newest model
-    // that is not the stub of an unfinished (interrupted, failed or running) run.
-    QString selected = m_reference->currentData().toString();
-    if (selected.isEmpty())
-        selected = QSettings().value(QStringLiteral("train/reference")).toString();
-    {
-        const QSignalBlocker block(m_reference);
-        m_reference->clear();
-        QString newestFinished;
-        m_models.clear();
-        // Two reads, whatever the count of models (each is a round trip on a team store): the
-        // models, and the runs that made them (a run read per model made it 1 + N).
-        auto models = m_store.models();
-        auto runs = models ? m_store.runs() : Result<std::vector<RunRecord>>(std::vector<RunRecord>{});
-        if (models && !runs)
-            Q_EMIT logLine(tr("error: %1").arg(QString::fromStdString(runs.error())));
-        QHash<qint64, RunStatus> runStatus;
-        if (runs)
-            for (const RunRecord& r : runs.value())
-                runStatus.insert(r.id, r.status);
-        if (models) {
-            for (const ModelRecord& m : models.value()) {
-                m_models.insert(QString::fromStdString(m.id), m);
-                // Named with its task: "d2dpo run 2 step 300" alone does not say globins or words.
-                const auto task = TaskInfo::ofModel(m_store, m);
-                m_reference->addItem(QStringLiteral("%1 · %2 · %3")
-                                         .arg(QString::fromStdString(m.name),
-                                              task ? QString::fromStdString(taskTitle(task->config())) : tr("unknown task"),
-                                              QString::fromStdString(m.id)),
-                                     QString::fromStdString(m.id));
-                const auto status = m.runId ? runStatus.constFind(*m.runId) : runStatus.constEnd();
-                const bool finished = status == runStatus.constEnd() || endedCleanly(*status);
-                if (finished)
-                    newestFinished = QString::fromStdString(m.id);
-            }
-        } else {
-            Q_EMIT logLine(tr("error: %1").arg(QString::fromStdString(models.error())));
-        }
-        int index = m_reference->findData(selected);
-        if (index < 0)
-            index = m_reference->findData(newestFinished);
-        m_reference->setCurrentIndex(index >= 0 ? index : m_reference->count() - 1);
-    }
-    Q_EMIT referenceChanged();
-    updatePairCount();
-}
-
 bool TrainDataPanel::selectReference(const QString& modelId)
 {
     const int index = m_reference->findData(modelId);
@@ -234,14 +185,13 @@ void TrainDataPanel::updatePairCount()
                                    : tr("%L1 rule-made pairs from the task's rule (the model's task has none: "
                                         "training will say so).")
                                          .arg(m_pairCount));
-    } else if (auto labelers = m_store.labelersOf(model->taskKey); !labelers) {
+    } else if (auto labelers = labelersOf(model->taskKey); !labelers) {
         m_pairSummary->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(labelers.error())));
     } else {
         listLabelers(labelers.value());
         const std::vector<std::string> chosen = chosenLabelers();
         // Nobody ticked: none usable (an empty list would mean everyone's).
-        const auto pairs = m_store.usablePairs(model->taskKey, chosen.empty() ? std::vector<std::string>{std::string()}
-                                                                               : chosen);
+        const auto pairs = usablePairs(model->taskKey, chosen);
         const UsablePairs counted = pairs.ok() ? pairs.value() : UsablePairs{};
         m_pairCount = counted.usable;
         QString text = m_pairCount > 0

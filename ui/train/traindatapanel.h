@@ -7,9 +7,13 @@
 // The summary keeps room for three lines, so a tick moves no field below it.
 #pragma once
 
+#include <QFutureWatcher>
 #include <QGroupBox>
 #include <QHash>
+#include <QStringList>
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +38,9 @@ public:
     /// Lists the store's models again (keeping the selection, else the newest), then counts the
     /// pairs; a store error goes out as a log line.
     void reload();
+    /// The same, read on the long-job pool through a connection of its own (the pair count of the
+    /// labels too, read ahead), shown when it arrives.
+    void reloadInBackground();
     /// Selects the reference model by its store id.
     bool selectReference(const QString& modelId);
     void useRulePairs(bool rulePairs, int count);
@@ -62,6 +69,30 @@ Q_SIGNALS:
     void logLine(const QString& line);
 
 private:
+    /// What a reload reads (traindatapanelread.cpp), on any thread: the models with their labels
+    /// and whether each is a finished model, and, read ahead for each task listed, its labelers
+    /// and the pairs usable with the labelers `ticked` as they were.
+    struct Choices {
+        struct Reference {
+            ModelRecord model;
+            QString label;
+            bool finished = true;
+        };
+        struct Counts {
+            Result<std::vector<LabelerCount>> labelers = makeError("not read");
+            std::vector<std::string> chosen;
+            Result<UsablePairs> usable = makeError("not read");
+        };
+        bool ok = false;
+        std::vector<Reference> references;
+        std::map<std::string, Counts> countsByTask;
+        QStringList problems;
+    };
+    static Choices readChoices(PreferenceStore& store, const QHash<QString, bool>& ticked, bool countPairs);
+    void showChoices(const Choices& choices);
+    Result<std::vector<LabelerCount>> labelersOf(const std::string& task);
+    Result<UsablePairs> usablePairs(const std::string& task, const std::vector<std::string>& chosen);
+
     void updatePairCount();
     void listLabelers(const std::vector<LabelerCount>& labelers);
 
@@ -73,6 +104,10 @@ private:
     QListWidget* m_labelers = nullptr;
     QHash<QString, bool> m_ticked; ///< the user's ticks, kept while the list is rebuilt
     QHash<QString, ModelRecord> m_models; ///< the list's models by id, as the last reload read them
+    std::map<std::string, Choices::Counts> m_readAhead; ///< a background reload's counts, for its first count
+    std::shared_ptr<class OwnConnection> m_reader;
+    QFutureWatcher<Choices>* m_choices = nullptr;
+    bool m_again = false;
     QLabel* m_pairSummary = nullptr;
     qint64 m_pairCount = 0;
 };

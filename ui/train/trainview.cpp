@@ -179,8 +179,16 @@ QWidget* TrainView::buildPlots()
 
 void TrainView::reload()
 {
-    m_data->reload();
-    reloadRuns();
+    // The first lists when the view is made (as the window opens); every later one (the tab shown,
+    // a model added) off the window's thread, shown when it arrives.
+    if (!m_listed) {
+        m_listed = true;
+        m_data->reload();
+        reloadRuns();
+        return;
+    }
+    m_data->reloadInBackground();
+    m_runs->reloadInBackground(training() ? m_ownLockPath : std::string());
 }
 
 bool TrainView::selectReference(const QString& modelId) { return m_data->selectReference(modelId); }

@@ -40,7 +40,8 @@ public:
     explicit TrainView(PreferenceStore& store, QWidget* parent = nullptr);
     ~TrainView() override;
 
-    /// Reloads the models, the pair count and the past runs from the store.
+    /// Reloads the models, the pair count and the past runs from the store: at once the first
+    /// time (as the view is made), in the background every later time.
     void reload();
     /// Selects the reference model by its store id.
     bool selectReference(const QString& modelId);
@@ -122,6 +123,7 @@ private:
     qint64 m_wantedRun = 0;   ///< the run asked for last: an older read that ends later is dropped
     bool m_wantedQuiet = false;
     std::string m_shownReference; ///< the reference model of the run on the plots
+    bool m_listed = false;        ///< the first lists were read
     /// The job in flight: its run lock file (how the run history knows this window's own run) and
     /// its outcome, written by the worker before it reports the end.
     std::string m_ownLockPath;

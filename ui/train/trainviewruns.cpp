@@ -20,10 +20,12 @@ namespace d2dpo::ui {
 void TrainView::followRuns()
 {
     m_follower = new LiveRunFollower(m_store, this);
-    connect(m_follower, &LiveRunFollower::runsChanged, this, &TrainView::reloadRuns);
+    // A look found runs started or ended elsewhere: listed again off the window's thread.
+    connect(m_follower, &LiveRunFollower::runsChanged, this,
+            [this] { m_runs->reloadInBackground(training() ? m_ownLockPath : std::string()); });
     connect(m_follower, &LiveRunFollower::followedAdvanced, this, [this](qint64 runId) { showRun(runId, true); });
     connect(m_follower, &LiveRunFollower::followedEnded, this, [this](qint64 runId) {
-        reloadRuns();
+        m_runs->reloadInBackground(training() ? m_ownLockPath : std::string());
         showRun(runId); // its last curves and how it ended, said once in the log
     });
 }
