@@ -300,6 +300,14 @@ private Q_SLOTS:
         const std::string db = m_server->createDatabase("modelstab");
         auto owner = openOrFail(m_server->superuserUrl(db));
         QVERIFY(owner && owner->addModel(modelRecord("ref", "", "pretrained")));
+        // A fine-tuned model, chosen: its details say its run (where it stopped).
+        RunRecord run;
+        run.kind = RunKind::D2dpo;
+        run.referenceModelId = "ref";
+        const int64_t runId = owner->startRun(run).value();
+        QVERIFY(owner->appendMetrics(runId, 3, {{"loss", 0.6}}));
+        QVERIFY(owner->finishRun(runId, RunStatus::Completed, "", ""));
+        QVERIFY(owner->addModel(modelRecord("tuned", "ref", "d2dpo", runId)));
         auto store = openOrFail(m_server->url("vera", "vera-secret", db));
         QVERIFY(store);
         MainWindow window(std::move(store));
@@ -308,6 +316,9 @@ private Q_SLOTS:
         auto* tabs = window.findChild<QTabWidget*>();
         QTRY_VERIFY(tabs);
         QCOMPARE(window.modelsView()->tree()->topLevelItemCount(), 1);
+        QVERIFY(window.modelsView()->selectModel(QStringLiteral("tuned")));
+        QVERIFY2(window.modelsView()->detailsText().contains(QStringLiteral("Run #%1").arg(runId)),
+                 qPrintable(window.modelsView()->detailsText()));
         QTest::qWait(300);
         StoppedBackends stopped(backendsOf(*m_server, "vera"));
         QVERIFY(stopped.stopped());
@@ -336,10 +347,10 @@ private Q_SLOTS:
         qInfo("with the server stopped: the Train tab %lld ms, the Models tab %lld ms, the longest turn of the "
               "event loop in 1.5 s after them %lld ms",
               static_cast<long long>(train), static_cast<long long>(models), static_cast<long long>(longest));
-        QVERIFY(owner->addModel(modelRecord("tuned", "ref", "d2dpo")));
+        QVERIFY(owner->addModel(modelRecord("tuned2", "ref", "d2dpo")));
         tabs->setCurrentIndex(0);
         tabs->setCurrentIndex(2);
-        QTRY_COMPARE_WITH_TIMEOUT(window.modelsView()->tree()->topLevelItem(0)->childCount(), 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(window.modelsView()->tree()->topLevelItem(0)->childCount(), 2, 10000);
     }
 
     void aRunOfAnotherMachineIsFollowedLive()

@@ -21,4 +21,15 @@ QThreadPool* longJobPool()
     return pool;
 }
 
+QThreadPool* storeReadPool()
+{
+    static QThreadPool* pool = [] {
+        auto* made = new QThreadPool;
+        made->setObjectName(QStringLiteral("d2dpo store reads"));
+        made->setMaxThreadCount(6); // waits on the network, not on the cores: a few per window
+        return made;
+    }();
+    return pool;
+}
+
 } // namespace d2dpo::ui

@@ -12,4 +12,9 @@ namespace d2dpo::ui {
 /// The pool (made on first use, as many threads as the machine has cores, at least two).
 QThreadPool* longJobPool();
 
+/// The pool the views' store reads run on (lists of models and runs, a run's curves, a
+/// comparison's labels): apart from the long jobs, so that a read waiting on a team store's server
+/// that stopped answering never holds back a draw or an export, nor waits behind one.
+QThreadPool* storeReadPool();
+
 } // namespace d2dpo::ui

@@ -22,7 +22,7 @@ ModelListReader::ModelListReader(const std::string& storePath, QObject* parent)
     });
 }
 
-ModelList ModelListReader::readNow(PreferenceStore& store)
+ModelList ModelListReader::readNow(PreferenceStore& store, bool withRuns)
 {
     ModelList list;
     auto models = store.models();
@@ -31,6 +31,18 @@ ModelList ModelListReader::readNow(PreferenceStore& store)
         list.models = std::move(models.value());
     else
         list.error = models.error();
+    if (!models || !withRuns)
+        return list;
+    auto runs = store.runs();
+    if (!runs)
+        return list; // the details read them when a model is chosen
+    for (const RunRecord& run : runs.value())
+        for (const ModelRecord& m : list.models)
+            if (m.runId == run.id) {
+                const auto loss = store.metricSeries(run.id, "loss");
+                list.runs[run.id] = {run, loss && !loss->empty() ? loss->back().first : 0};
+                break;
+            }
     return list;
 }
 
@@ -42,14 +54,14 @@ void ModelListReader::read()
     }
     // The task holds the connection (shared), never this reader: a read still on its way when its
     // view closes ends on its own.
-    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [connection = m_connection]() -> ModelList {
+    m_watcher->setFuture(QtConcurrent::run(storeReadPool(), [connection = m_connection]() -> ModelList {
         auto store = connection->get();
         if (!store) {
             ModelList failed;
             failed.error = store.error();
             return failed;
         }
-        return readNow(*store.value());
+        return readNow(*store.value(), true);
     }));
 }
 

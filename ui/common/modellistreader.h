@@ -6,6 +6,7 @@
 #include <QFutureWatcher>
 #include <QObject>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,9 +21,16 @@ namespace d2dpo::ui {
 
 class OwnConnection;
 
+/// A run that made a listed model, as the details say it: its record and its last step.
+struct RunBrief {
+    RunRecord record;
+    int64_t lastStep = 0;
+};
+
 struct ModelList {
     bool ok = false;
     std::vector<ModelRecord> models;
+    std::map<int64_t, RunBrief> runs; ///< by run id; read only in the background (withRuns)
     std::string error;
 };
 
@@ -37,8 +45,9 @@ public:
     /// more after it (the list may have changed since that one began).
     void read();
     bool reading() const { return m_watcher->isRunning(); }
-    /// The same read on the calling thread, through `store`.
-    static ModelList readNow(PreferenceStore& store);
+    /// The same read on the calling thread, through `store`; `withRuns`: the runs that made the
+    /// models too (a read of the runs and one of each run's loss), as the background read does.
+    static ModelList readNow(PreferenceStore& store, bool withRuns = false);
 
 Q_SIGNALS:
     void ready(const d2dpo::ui::ModelList& list);

@@ -128,7 +128,7 @@ void ComparisonResults::look()
 {
     if (m_look->isRunning())
         return;
-    m_look->setFuture(QtConcurrent::run(longJobPool(), [lookout = m_lookout]() -> std::string {
+    m_look->setFuture(QtConcurrent::run(storeReadPool(), [lookout = m_lookout]() -> std::string {
         auto store = lookout->get();
         if (!store)
             return {}; // the next look tries again

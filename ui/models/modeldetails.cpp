@@ -28,7 +28,7 @@ QJsonObject parseObject(const std::string& json)
 } // namespace
 
 QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std::optional<ModelRecord>& reference,
-                     const SampleMetrics* measured)
+                     const SampleMetrics* measured, const RunBrief* brief)
 {
     const QJsonObject metrics = parseObject(model.metricsJson);
     QStringList lines;
@@ -42,15 +42,17 @@ QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std
                                 : model.parentId.empty() ? tr("— (a pretrained root)")
                                                           : QString::fromStdString(model.parentId));
     if (model.runId) {
-        auto run = store.run(*model.runId);
+        auto run = brief ? Result<std::optional<RunRecord>>(brief->record) : store.run(*model.runId);
         if (run && run.value()) {
             const QJsonObject config = parseObject(run.value()->configJson);
             const QJsonObject prefs = config.value(QStringLiteral("preferences")).toObject();
             const QJsonObject dpo = config.value(QStringLiteral("dpo")).toObject();
             const QString source = prefs.value(QStringLiteral("source")).toString();
             // What the run did, not only what it planned: a stopped run says where it stopped.
-            const auto loss = store.metricSeries(*model.runId, "loss");
-            const qint64 done = loss && !loss->empty() ? loss->back().first : 0;
+            qint64 done = brief ? brief->lastStep : 0;
+            if (!brief)
+                if (const auto loss = store.metricSeries(*model.runId, "loss"); loss && !loss->empty())
+                    done = loss->back().first;
             const qint64 planned = dpo.value(QStringLiteral("steps")).toInteger();
             const QString status = QString::fromLatin1(toString(run.value()->status));
             const QString state = done < planned ? tr("%1 at step %L2 of %L3").arg(status).arg(done).arg(planned)

@@ -11,12 +11,14 @@
 #include "base/samplemetrics.h"
 #include "facades/modelfiles.h"
 #include "store/preferencestore.h"
+#include "ui/common/modellistreader.h"
 
 namespace d2dpo::ui {
 
 /// `measured`: the view's measurement of the model (its figures), else those recorded when it was made.
+/// `run`: the run that made it, as already read (else it is read from `store`).
 QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std::optional<ModelRecord>& reference,
-                     const SampleMetrics* measured = nullptr);
+                     const SampleMetrics* measured = nullptr, const RunBrief* run = nullptr);
 /// The first `shown` samples, each with what the task reads in it (its annotation in a column of
 /// its own), under the figures they give and how they were drawn.
 QString samplesText(const ModelSummary& summary, int shown);

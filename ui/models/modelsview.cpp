@@ -250,11 +250,12 @@ void ModelsView::showFigures()
 
 void ModelsView::reload()
 {
-    // The first list when the view is made (as the window opens); every later one off the window's
-    // thread, shown when it arrives.
-    if (!m_listed) {
+    // The first list when the view is made (as the window opens), and every list of a file (a
+    // local read); a team store's later lists off the window's thread, shown when they arrive.
+    if (!m_listed || !m_store.isTeamStore()) {
         m_listed = true;
-        showModels(ModelListReader::readNow(m_store));
+        // A team store's runs too, so that choosing a model never reads its run on this thread.
+        showModels(ModelListReader::readNow(m_store, m_store.isTeamStore()));
     } else {
         m_listReader->read();
     }
@@ -270,6 +271,7 @@ void ModelsView::showModels(const ModelList& list)
     }
     m_tree->clear();
     m_modelsById.clear();
+    m_runBriefs = list.runs;
     for (const ModelRecord& m : list.models)
         m_modelsById.insert(QString::fromStdString(m.id), m);
     const QString newestId = fillModelTree(m_tree, list.models);
@@ -338,7 +340,9 @@ void ModelsView::showSelected()
     const auto reference = referenceOf(*model);
     const SampleBudget budget = sampleBudget();
     const auto mine = summary(QString::fromStdString(model->id));
-    m_details->setText(modelDetails(m_store, *model, reference, mine ? &mine->metrics : nullptr));
+    const auto brief = model->runId ? m_runBriefs.find(*model->runId) : m_runBriefs.end();
+    m_details->setText(modelDetails(m_store, *model, reference, mine ? &mine->metrics : nullptr,
+                                    brief == m_runBriefs.end() ? nullptr : &brief->second));
 
     // Drawn again at another count: the figures on screen are always of the count shown.
     std::vector<ModelRecord> needed;

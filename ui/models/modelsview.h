@@ -11,6 +11,7 @@
 #include <QHash>
 #include <QWidget>
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "base/samplebudget.h"
 #include "facades/modelfiles.h"
 #include "store/preferencestore.h"
+#include "ui/common/modellistreader.h"
 
 class QLabel;
 class QPlainTextEdit;
@@ -105,6 +107,9 @@ private:
     /// The models as the last reload read them, by id: a selection, its reference and the
     /// figures of every row cost the store nothing (each read is a round trip on a team store).
     QHash<QString, ModelRecord> m_modelsById;
+    /// The runs that made them, as a team store's background list read them (empty for a file:
+    /// the details read the chosen model's run).
+    std::map<int64_t, RunBrief> m_runBriefs;
     ModelMeasurer* m_measurer = nullptr;
     bool m_samplingCancelled = false;
     ModelExporter* m_exporter = nullptr;

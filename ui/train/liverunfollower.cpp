@@ -68,7 +68,7 @@ void LiveRunFollower::poll()
 {
     if (m_watcher->isRunning())
         return;
-    m_watcher->setFuture(QtConcurrent::run(longJobPool(),
+    m_watcher->setFuture(QtConcurrent::run(storeReadPool(),
         [connection = m_connection, followed = m_followed] { return look(*connection, followed); }));
 }
 

@@ -36,8 +36,10 @@ RunHistory::RunHistory(PreferenceStore& store, QWidget* parent)
 
     connect(m_runs, &QListWidget::currentRowChanged, this, [this](int row) {
         updateResume();
-        if (row >= 0)
-            Q_EMIT runSelected(m_runs->item(row)->data(Qt::UserRole).toLongLong());
+        if (row >= 0) {
+            m_clickedRun = m_runs->item(row)->data(Qt::UserRole).toLongLong();
+            Q_EMIT runSelected(m_clickedRun);
+        }
     });
     connect(m_resume, &QPushButton::clicked, this, [this] {
         if (const qint64 run = selectedRun(); run > 0)
@@ -131,7 +133,11 @@ RunHistory::Listing RunHistory::readListing(PreferenceStore& store, const std::s
     return listing;
 }
 
-void RunHistory::reload(const std::string& ownLockPath) { showListing(readListing(m_store, ownLockPath)); }
+void RunHistory::reload(const std::string& ownLockPath)
+{
+    ++m_generation; // a background list read before this one is older: it is dropped when it lands
+    showListing(readListing(m_store, ownLockPath));
+}
 
 void RunHistory::reloadInBackground(const std::string& ownLockPath)
 {
@@ -140,11 +146,13 @@ void RunHistory::reloadInBackground(const std::string& ownLockPath)
         m_listing = new QFutureWatcher<Listing>(this);
         connect(m_listing, &QFutureWatcherBase::finished, this, [this] {
             const Listing listing = m_listing->result();
+            const bool current = m_readGeneration == m_generation;
             if (m_again) {
                 m_again = false;
                 reloadInBackground(m_againLockPath);
             }
-            showListing(listing);
+            if (current)
+                showListing(listing);
         });
     }
     if (m_listing->isRunning()) {
@@ -152,7 +160,8 @@ void RunHistory::reloadInBackground(const std::string& ownLockPath)
         m_againLockPath = ownLockPath;
         return;
     }
-    m_listing->setFuture(QtConcurrent::run(longJobPool(), [reader = m_reader, ownLockPath]() -> Listing {
+    m_readGeneration = m_generation;
+    m_listing->setFuture(QtConcurrent::run(storeReadPool(), [reader = m_reader, ownLockPath]() -> Listing {
         auto store = reader->get();
         if (!store) {
             Listing failed;
@@ -170,13 +179,15 @@ void RunHistory::showListing(const Listing& listing)
     if (!listing.ok)
         return; // the list on screen stays
     const QSignalBlocker block(m_runs);
+    // The row the user chose stays chosen (its curves may still be on their way); else the run shown.
+    const qint64 chosen = m_clickedRun ? m_clickedRun : m_shownRun;
     m_runs->clear();
     for (const Row& row : listing.rows) {
         auto* item = new QListWidgetItem(row.text, m_runs);
         item->setData(Qt::UserRole, row.id);
         item->setData(Qt::UserRole + 1, row.resumable);
         item->setToolTip(row.error.isEmpty() ? row.text : row.error);
-        if (row.id == m_shownRun)
+        if (row.id == chosen)
             m_runs->setCurrentItem(item);
     }
     updateResume();

@@ -33,7 +33,11 @@ public:
     /// The same, read on the long-job pool through a connection of its own, shown when it arrives.
     void reloadInBackground(const std::string& ownLockPath);
     /// The run whose curves are on the plots (selected when listed again); 0 for none.
-    void setShownRun(qint64 runId) { m_shownRun = runId; }
+    void setShownRun(qint64 runId)
+    {
+        m_shownRun = runId;
+        m_clickedRun = 0;
+    }
     qint64 shownRun() const { return m_shownRun; }
     /// Whether a run can be chosen (not while one trains).
     void setSelectable(bool selectable);
@@ -69,11 +73,14 @@ private:
     QFutureWatcher<Listing>* m_listing = nullptr;
     bool m_again = false;
     std::string m_againLockPath;
+    quint64 m_generation = 0;     ///< lists shown at once (reload) so far
+    quint64 m_readGeneration = 0; ///< the generation the background read on its way started in
 
     QListWidget* m_runs = nullptr;
     QPushButton* m_resume = nullptr;
     bool m_selectable = true;
     qint64 m_shownRun = 0;
+    qint64 m_clickedRun = 0; ///< chosen by the user, its curves not shown yet
 };
 
 } // namespace d2dpo::ui

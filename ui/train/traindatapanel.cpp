@@ -5,6 +5,7 @@
 
 
 #include <algorithm>
+#include <utility>
 
 #include <QButtonGroup>
 #include <QComboBox>
@@ -90,6 +91,8 @@ bool TrainDataPanel::selectReference(const QString& modelId)
     const int index = m_reference->findData(modelId);
     if (index >= 0)
         m_reference->setCurrentIndex(index);
+    else if (m_choices && m_choices->isRunning())
+        m_pendingReference = modelId; // a model the list on its way may have (one just made)
     return index >= 0;
 }
 
@@ -102,6 +105,9 @@ void TrainDataPanel::useRulePairs(bool rulePairs, int count)
 
 void TrainDataPanel::setEditable(bool editable)
 {
+    m_editable = editable;
+    if (editable && std::exchange(m_reloadWhenEditable, false))
+        reloadInBackground();
     m_reference->setEnabled(editable);
     m_fromLabels->setEnabled(editable);
     m_fromRule->setEnabled(editable);

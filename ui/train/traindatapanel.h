@@ -108,6 +108,9 @@ private:
     std::shared_ptr<class OwnConnection> m_reader;
     QFutureWatcher<Choices>* m_choices = nullptr;
     bool m_again = false;
+    bool m_editable = true;
+    bool m_reloadWhenEditable = false; ///< a list that landed while a run trained: read again after it
+    QString m_pendingReference;        ///< chosen while the list was on its way: selected when it lands
     QLabel* m_pairSummary = nullptr;
     qint64 m_pairCount = 0;
 };

@@ -4,6 +4,8 @@
 #include "ui/train/traindatapanel.h"
 
 #include <QComboBox>
+
+#include <utility>
 #include <QSettings>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -68,6 +70,11 @@ void TrainDataPanel::reloadInBackground()
         m_choices = new QFutureWatcher<Choices>(this);
         connect(m_choices, &QFutureWatcherBase::finished, this, [this] {
             const Choices choices = m_choices->result();
+            if (!m_editable) { // a run started meanwhile: its reference and labels stay as chosen
+                m_again = false;
+                m_reloadWhenEditable = true;
+                return;
+            }
             if (std::exchange(m_again, false))
                 reloadInBackground();
             showChoices(choices);
@@ -77,7 +84,7 @@ void TrainDataPanel::reloadInBackground()
         m_again = true; // the models may change meanwhile: read once more after this one
         return;
     }
-    m_choices->setFuture(QtConcurrent::run(longJobPool(), [reader = m_reader, ticked = m_ticked]() -> Choices {
+    m_choices->setFuture(QtConcurrent::run(storeReadPool(), [reader = m_reader, ticked = m_ticked]() -> Choices {
         auto store = reader->get();
         if (!store) {
             Choices failed;
@@ -96,7 +103,9 @@ void TrainDataPanel::showChoices(const Choices& choices)
         return; // the list on screen stays
     // Keep the selection; else the reference of the last run started here; else the newest model
     // that is not the stub of an unfinished (interrupted, failed or running) run.
-    QString selected = m_reference->currentData().toString();
+    QString selected = std::exchange(m_pendingReference, QString());
+    if (selected.isEmpty())
+        selected = m_reference->currentData().toString();
     if (selected.isEmpty())
         selected = QSettings().value(QStringLiteral("train/reference")).toString();
     {

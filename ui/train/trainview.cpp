@@ -179,9 +179,10 @@ QWidget* TrainView::buildPlots()
 
 void TrainView::reload()
 {
-    // The first lists when the view is made (as the window opens); every later one (the tab shown,
-    // a model added) off the window's thread, shown when it arrives.
-    if (!m_listed) {
+    // The first lists when the view is made (as the window opens), and every list of a file (a
+    // local read); a team store's later ones (the tab shown, a model added) off the window's
+    // thread, shown when they arrive.
+    if (!m_listed || !m_store.isTeamStore()) {
         m_listed = true;
         m_data->reload();
         reloadRuns();

@@ -70,8 +70,6 @@ public Q_SLOTS:
     /// Shows the stored curves of a past run (`quiet`: without a line in the log), read in the
     /// background; one running in another process is followed as it trains.
     void showRun(qint64 runId, bool quiet = false);
-    /// The run whose curves the plots show or are about to show (0: none).
-    qint64 shownRun() const;
     /// Clears the plots when the run on them is of another reference than the one now chosen.
     void forgetRunOfAnotherReference();
 
@@ -122,6 +120,9 @@ private:
     QFutureWatcher<StoredRun>* m_storedRun = nullptr;
     qint64 m_wantedRun = 0;   ///< the run asked for last: an older read that ends later is dropped
     bool m_wantedQuiet = false;
+    std::string m_wantedUnder; ///< the reference selected when it was asked for
+    quint64 m_runRequests = 0; ///< requests so far, and the one the read on its way answers
+    quint64 m_readRequest = 0;
     std::string m_shownReference; ///< the reference model of the run on the plots
     bool m_listed = false;        ///< the first lists were read
     /// The job in flight: its run lock file (how the run history knows this window's own run) and

@@ -36,6 +36,9 @@ void TrainView::showRun(qint64 runId, bool quiet)
 {
     m_wantedRun = runId;
     m_wantedQuiet = quiet;
+    ++m_runRequests;
+    const auto reference = m_data->selectedModel();
+    m_wantedUnder = reference ? reference->id : std::string();
     if (!m_storedRun) {
         m_runReader = std::make_shared<OwnConnection>(m_store.path());
         m_storedRun = new QFutureWatcher<StoredRun>(this);
@@ -43,8 +46,10 @@ void TrainView::showRun(qint64 runId, bool quiet)
             const StoredRun stored = m_storedRun->result();
             if (m_wantedRun == 0)
                 return; // no longer wanted: a run started, or another reference was chosen
-            if (stored.runId != m_wantedRun) {
-                showRun(m_wantedRun, m_wantedQuiet); // asked for another while this one was read
+            if (m_readRequest != m_runRequests) {
+                // Asked again while this one was read (another run, or the same one since grown or
+                // ended): read what was asked last.
+                showRun(m_wantedRun, m_wantedQuiet);
                 return;
             }
             m_wantedRun = 0;
@@ -54,7 +59,8 @@ void TrainView::showRun(qint64 runId, bool quiet)
     }
     if (m_storedRun->isRunning())
         return; // read when the one on its way ends
-    m_storedRun->setFuture(QtConcurrent::run(longJobPool(), [connection = m_runReader, runId]() -> StoredRun {
+    m_readRequest = m_runRequests;
+    m_storedRun->setFuture(QtConcurrent::run(storeReadPool(), [connection = m_runReader, runId]() -> StoredRun {
         auto opened = connection->get();
         if (!opened) {
             StoredRun failed;
@@ -65,8 +71,6 @@ void TrainView::showRun(qint64 runId, bool quiet)
         return readStoredRun(*opened.value(), runId);
     }));
 }
-
-qint64 TrainView::shownRun() const { return m_wantedRun ? m_wantedRun : m_runs->shownRun(); }
 
 void TrainView::applyStoredRun(const StoredRun& stored, bool quiet)
 {
@@ -99,6 +103,8 @@ void TrainView::forgetRunOfAnotherReference()
 {
     // Curves of a run from another reference under this one's name would read as its own.
     const auto model = m_data->selectedModel();
+    if (m_wantedRun && (model ? model->id : std::string()) == m_wantedUnder)
+        return; // a run asked for under this very reference is on its way (the list was read again)
     if (training() || (m_runs->shownRun() && model && m_shownReference == model->id))
         return;
     m_wantedRun = 0; // a past run on its way is of the reference left
