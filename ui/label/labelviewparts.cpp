@@ -42,6 +42,22 @@ QProgressBar* makeGenerationBar(QWidget* parent)
     return bar;
 }
 
+namespace {
+
+/// A count with its time left once the rate is known (`starting` until then).
+void showCount(QProgressBar* bar, long long done, long long total, double secondsLeft, const QString& starting,
+               const QString& counted, const QString& tip)
+{
+    bar->setRange(0, int(std::max(1LL, total)));
+    bar->setValue(int(std::min(done, total)));
+    bar->setTextVisible(true);
+    bar->setFormat(secondsLeft < 0 ? starting
+                                   : counted.arg(done).arg(total).arg(QString::fromStdString(clockDuration(secondsLeft))));
+    bar->setToolTip(tip);
+}
+
+} // namespace
+
 void showGenerationProgress(QProgressBar* bar, long long done, long long total, double secondsLeft)
 {
     if (done >= total) { // drawn: the pairs are formed (a margin request's scoring shows its own count)
@@ -49,28 +65,15 @@ void showGenerationProgress(QProgressBar* bar, long long done, long long total, 
         bar->setToolTip(QProgressBar::tr("Forming the new pairs"));
         return;
     }
-    bar->setRange(0, int(total));
-    bar->setValue(int(done));
-    bar->setTextVisible(true);
-    bar->setFormat(secondsLeft < 0 ? QProgressBar::tr("drawing %1 sequences").arg(total)
-                                   : QProgressBar::tr("%1/%2 · %3 left")
-                                         .arg(done)
-                                         .arg(total)
-                                         .arg(QString::fromStdString(clockDuration(secondsLeft))));
-    bar->setToolTip(QProgressBar::tr("Sequences drawn for the new pairs"));
+    showCount(bar, done, total, secondsLeft, QProgressBar::tr("drawing %1 sequences").arg(total),
+              QProgressBar::tr("%1/%2 · %3 left"), QProgressBar::tr("Sequences drawn for the new pairs"));
 }
 
 void showScoringProgress(QProgressBar* bar, long long done, long long total, double secondsLeft)
 {
-    bar->setRange(0, int(std::max(1LL, total)));
-    bar->setValue(int(std::min(done, total)));
-    bar->setTextVisible(true);
-    bar->setFormat(secondsLeft < 0 ? QProgressBar::tr("scoring %1 pairs").arg(total)
-                                   : QProgressBar::tr("scored %1/%2 · %3 left")
-                                         .arg(done)
-                                         .arg(total)
-                                         .arg(QString::fromStdString(clockDuration(secondsLeft))));
-    bar->setToolTip(QProgressBar::tr("Candidate pairs scored by how sure the model is about them"));
+    showCount(bar, done, total, secondsLeft, QProgressBar::tr("scoring %1 pairs").arg(total),
+              QProgressBar::tr("scored %1/%2 · %3 left"),
+              QProgressBar::tr("Candidate pairs scored by how sure the model is about them"));
 }
 
 QLabel* makeProvenanceLabel(QWidget* parent)
