@@ -213,41 +213,51 @@ Result<StoredPairs> LabelSession::addGenerated(const ModelRecord& model, const s
     auto stored = storeGeneratedPairs(m_store, model, pairs, margins);
     if (!stored)
         return stored;
-    if (place == QueuePlace::AfterNext && m_current && !stored->pairs.empty()) {
+    if (Status s = queueGenerated(stored->pairs, place); !s)
+        return makeError(s.error());
+    return stored;
+}
+
+Status LabelSession::queueGenerated(const std::vector<ShownPair>& stored, QueuePlace place)
+{
+    if (place == QueuePlace::AfterNext && m_current && !stored.empty()) {
         // Behind the pairs of the same model at the queue's front (an earlier piece placed Next),
         // ahead of the rest: the pair on screen stays.
-        const std::string& modelId = stored->pairs.front().leftModelId;
+        const std::string& modelId = stored.front().leftModelId;
         const auto end = std::find_if(m_queue.begin(), m_queue.end(),
                                       [&](const ShownPair& p) { return p.leftModelId != modelId; });
-        m_queue.insert(end, stored->pairs.begin(), stored->pairs.end());
+        m_queue.insert(end, stored.begin(), stored.end());
     } else if (place != QueuePlace::Last) {
         if (m_current)
             m_queue.push_front(*m_current);
-        m_queue.insert(m_queue.begin(), stored->pairs.begin(), stored->pairs.end());
+        m_queue.insert(m_queue.begin(), stored.begin(), stored.end());
         m_current.reset();
-        if (Status s = advance(); !s)
-            return makeError(s.error());
+        return advance();
     } else if (!m_current) {
         m_queue.clear(); // the store's pending pairs, the new ones among them, oldest first (with
                          // an outbox: claimed anew)
-        if (Status s = advance(); !s)
-            return makeError(s.error());
+        return advance();
     } else {
-        m_queue.insert(m_queue.end(), stored->pairs.begin(), stored->pairs.end());
+        m_queue.insert(m_queue.end(), stored.begin(), stored.end());
     }
-    return stored;
+    return Ok{};
 }
 
 RuleLabelOutcome LabelSession::applyRulePlan(RuleLabeler& labeler, const RuleLabelPlan& plan)
 {
     RuleLabelOutcome outcome = labeler.apply(m_store, plan);
+    recordRulePlan(outcome);
+    return outcome;
+}
+
+void LabelSession::recordRulePlan(RuleLabelOutcome& outcome)
+{
     if (!outcome.labelIds.empty())
         m_undoSteps.push_back({outcome.labelIds, true, 0, {}});
     m_queue.clear(); // read again (with an outbox: claimed anew)
     m_current.reset();
     if (Status s = advance(); !s && outcome.error.empty())
         outcome.error = s.error();
-    return outcome;
 }
 
 } // namespace d2dpo

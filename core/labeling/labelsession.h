@@ -103,9 +103,16 @@ public:
     /// those a least-sure batch was chosen by.
     Result<StoredPairs> addGenerated(const ModelRecord& model, const std::vector<ShownPair>& pairs, QueuePlace place,
                                      const GeneratedMargins& margins = {});
+    /// Queues pairs stored already (storeGeneratedPairs on another connection: a team store's
+    /// writes made off the window's thread) at `place`, as addGenerated() does.
+    Status queueGenerated(const std::vector<ShownPair>& stored, QueuePlace place);
 
     /// Applies a rule plan as one undo step of this session; the queue is read again.
     RuleLabelOutcome applyRulePlan(RuleLabeler& labeler, const RuleLabelPlan& plan);
+    /// Makes a plan applied on another connection (a team store's, off the window's thread) one
+    /// undo step of this session, as applyRulePlan() does; a failure to read the queue again goes
+    /// into `outcome`'s error when it has none.
+    void recordRulePlan(RuleLabelOutcome& outcome);
 
 private:
     struct Step {

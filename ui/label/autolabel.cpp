@@ -32,6 +32,8 @@ bool confirmAutoLabel(QWidget* parent, const RuleLabelPlan& plan)
                                      .arg(labelerNames(plan))) == QMessageBox::Yes;
 }
 
+QString noRuleToLabelText() { return tr("No pending pair has a task with a rule to label it"); }
+
 QString autoLabelSummary(const RuleLabelPlan& plan, const RuleLabelOutcome& outcome)
 {
     const int stored = int(outcome.labelIds.size());
@@ -57,7 +59,7 @@ AutoLabelResult autoLabelPending(QWidget* parent, PreferenceStore& store, TaskCa
     RuleLabeler labeler(tasks);
     const RuleLabelPlan plan = labeler.plan(pending.value());
     if (plan.labels.empty())
-        return {tr("No pending pair has a task with a rule to label it"), false, false};
+        return {noRuleToLabelText(), false, false};
     const int count = int(plan.labels.size());
     if (!(confirm ? confirm(count) : confirmAutoLabel(parent, plan)))
         return {};

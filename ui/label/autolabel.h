@@ -17,6 +17,8 @@ namespace d2dpo::ui {
 
 /// Asks the user with a dialog.
 bool confirmAutoLabel(QWidget* parent, const RuleLabelPlan& plan);
+/// What is said when no pending pair's task has a rule.
+QString noRuleToLabelText();
 /// "Auto-labelled 25 pairs as rule:odd (Ctrl+Z undoes them all)".
 QString autoLabelSummary(const RuleLabelPlan& plan, const RuleLabelOutcome& outcome);
 

@@ -199,8 +199,12 @@ std::optional<PairPick> LabelView::newPairPick() const { return m_newPairs->pick
 
 void LabelView::reload()
 {
-    // A team's labeler has no model to pick (and may read none).
-    if (const QString error = m_store.canMaintain() ? m_models->reload(m_store, m_tasks) : QString(); !error.isEmpty())
+    // A team's labeler has no model to pick (and may read none); a maintainer's list comes from
+    // the team store's worker (onTeamModels).
+    if (m_team && m_store.canMaintain())
+        m_team->readModels();
+    else if (const QString error = m_store.canMaintain() ? m_models->reload(m_store, m_tasks) : QString();
+             !error.isEmpty())
         reportError(error);
     m_claimDry = false; // asked to look again
     m_generate->setEnabled(m_models->count() > 0 && !m_supply->busy());
@@ -215,8 +219,12 @@ void LabelView::reload()
 void LabelView::requeueForModel(const QString& modelId)
 {
     // A comparison's pairs are of its models' task: show that task's queue, where they lead.
-    if (auto model = m_store.model(modelId.toStdString()); model && model.value())
+    if (m_team) { // the models the worker read last: the window's thread never asks the server
+        if (const auto known = m_teamModels.find(modelId.toStdString()); known != m_teamModels.end())
+            m_models->select(QString::fromStdString(known->second.path));
+    } else if (auto model = m_store.model(modelId.toStdString()); model && model.value()) {
         m_models->select(QString::fromStdString(model.value()->path));
+    }
     followPickedTask();
     requeue();
 }

@@ -35,6 +35,8 @@ class QPushButton;
 
 namespace d2dpo::ui {
 
+class AutoLabelJob;
+struct AutoLabelResult;
 class LabelStatsBar;
 class ModelPicker;
 class NewPairsPicker;
@@ -43,6 +45,7 @@ class PairSupply;
 struct PairSupplyResult;
 struct TeamClaim;
 struct TeamCounts;
+struct TeamModels;
 class TeamLabelChannel;
 
 class LabelView final : public QWidget {
@@ -77,7 +80,8 @@ public:
     int sessionCount() const { return m_session.labelledCount(); }
     PairSupply& supply() { return *m_supply; }
 
-    /// Reloads the model list and the pending pairs from the store.
+    /// Reloads the model list and the pending pairs from the store (a team store's model list
+    /// in the background: the box changes when it lands).
     void reload();
     /// Reads the store's queue again after the pair on screen (pairs were added elsewhere: a
     /// comparison, another process).
@@ -134,6 +138,8 @@ private:
     /// name the store knows their model by, or nothing after an error (reported).
     std::optional<QString> storeGenerated(const PairSupplyResult& result, LabelSession::QueuePlace place);
     void onPairsGenerated(const PairSupplyResult& result);
+    /// Shows what auto-labelling did (the queue is read again when it stored labels).
+    void autoLabelled(const AutoLabelResult& result);
     void reportError(const QString& message);
     void showIgnored();
 
@@ -144,6 +150,7 @@ private:
     void askForPairs();
     void onTeamClaim(const TeamClaim& claim);
     void onTeamCounts(const TeamCounts& counts);
+    void onTeamModels(const TeamModels& models);
     /// The last counts the server gave, with this session's count and the choices kept here now.
     void showTeamCounts();
     QString teamEmptyText() const;
@@ -178,8 +185,10 @@ private:
     QProgressBar* m_busy = nullptr;
     PairSupply* m_supply = nullptr;
     TeamLabelChannel* m_team = nullptr;
+    AutoLabelJob* m_autoLabel = nullptr; ///< a team store's auto-labelling, made on first use
     std::shared_ptr<LabelOutbox> m_outbox;
     std::map<std::string, ModelRecord> m_teamModels; ///< to name where a pair comes from
+    QString m_wantedModel; ///< a model to choose once a team store's model list holds it
     qint64 m_teamOthers = 0;  ///< pending pairs of other tasks, at the last count
     std::unique_ptr<TeamCounts> m_teamCounts; ///< the last counts the server gave
     bool m_claimDry = false;  ///< the last claim brought nothing new: wait before asking again

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ui/label/autolabel.h"
+#include "ui/label/autolabeljob.h"
 #include "ui/label/pairsupply.h"
 #include "ui/team/teamlabelchannel.h"
 
@@ -86,7 +87,28 @@ void LabelView::undo()
 
 void LabelView::autoLabelWithRule()
 {
-    const AutoLabelResult result = autoLabelPending(this, m_store, m_tasks, m_session, m_confirmAutoLabel);
+    if (m_team) { // read, planned and written off the window's thread; only the question is asked here
+        if (!m_autoLabel) {
+            m_autoLabel = new AutoLabelJob(m_store.path(), this);
+            connect(m_autoLabel, &AutoLabelJob::finished, this,
+                    [this](const AutoLabelResult& result, const RuleLabelOutcome& outcome) {
+                        RuleLabelOutcome recorded = outcome;
+                        if (result.applied)
+                            m_session.recordRulePlan(recorded);
+                        autoLabelled(result);
+                    });
+        }
+        if (!m_autoLabel->start(this, m_confirmAutoLabel))
+            Q_EMIT statusMessage(tr("Already auto-labelling…"));
+        else
+            Q_EMIT statusMessage(tr("Reading the pending pairs to auto-label…"));
+        return;
+    }
+    autoLabelled(autoLabelPending(this, m_store, m_tasks, m_session, m_confirmAutoLabel));
+}
+
+void LabelView::autoLabelled(const AutoLabelResult& result)
+{
     if (result.failed)
         return reportError(result.message);
     if (result.applied) {

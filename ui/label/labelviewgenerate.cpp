@@ -32,10 +32,14 @@ void LabelView::generateFrom(const QString& checkpointPath, int count)
 {
     std::optional<MarginRequest> byMargin;
     if (const std::optional<PairPick> pick = newPairPick()) {
-        auto reference = referencePathOf(m_store, checkpointPath.toStdString());
-        if (!reference)
-            return reportError(QString::fromStdString(reference.error()));
-        byMargin = MarginRequest{*pick, QString::fromStdString(reference.value()), kMarginCandidates};
+        QString referencePath; // on a team store the supply reads it, off the window's thread
+        if (!m_team) {
+            auto reference = referencePathOf(m_store, checkpointPath.toStdString());
+            if (!reference)
+                return reportError(QString::fromStdString(reference.error()));
+            referencePath = QString::fromStdString(reference.value());
+        }
+        byMargin = MarginRequest{*pick, referencePath, kMarginCandidates};
     }
     if (!m_supply->request(checkpointPath, count, QRandomGenerator::global()->generate64(), byMargin))
         Q_EMIT statusMessage(tr("Already generating pairs…"));
@@ -47,7 +51,8 @@ void LabelView::generateFrom(const QString& checkpointPath, int count)
 void LabelView::labelFrom(const QString& checkpointPath, int count)
 {
     reload();
-    m_models->select(checkpointPath);
+    if (!m_models->select(checkpointPath) && m_team)
+        m_wantedModel = checkpointPath; // a new model: chosen when the list on its way holds it
     followPickedTask();
     m_newPairsFirst = true;
     generateFrom(checkpointPath, count);
@@ -57,16 +62,23 @@ std::optional<QString> LabelView::storeGenerated(const PairSupplyResult& result,
 {
     // A model the store already knows (a fine-tuned one) keeps its name, lineage and run.
     const int64_t shown = m_session.current() ? m_session.current()->id : -1; // ids start at 1
-    auto stored = m_session.addGenerated(result.model, result.pairs, place, {result.margins, result.scoredBy});
-    if (!stored) {
-        reportError(QString::fromStdString(stored.error()));
-        return std::nullopt;
+    QString modelName = result.storedModelName;
+    if (result.stored) { // by the supply, on a team store: only queued here
+        if (Status queued = m_session.queueGenerated(result.pairs, place); !queued)
+            reportError(QString::fromStdString(queued.error()));
+    } else {
+        auto stored = m_session.addGenerated(result.model, result.pairs, place, {result.margins, result.scoredBy});
+        if (!stored) {
+            reportError(QString::fromStdString(stored.error()));
+            return std::nullopt;
+        }
+        modelName = QString::fromStdString(stored->modelName);
     }
     if (const auto& now = m_session.current(); !now || now->id != shown)
         showCurrent(); // a pair already on screen keeps its time and its paint
     reload();
     // Beside a blind pair, a model's name would read as the pair's origin: the message names none.
-    return m_models->masked() ? tr("a model") : QString::fromStdString(stored->modelName);
+    return m_models->masked() ? tr("a model") : modelName;
 }
 
 void LabelView::onPairsGenerated(const PairSupplyResult& result)

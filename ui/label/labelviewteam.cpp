@@ -7,12 +7,15 @@
 #include "ui/label/labelview.h"
 
 #include <QLabel>
+#include <QPushButton>
 #include <QTimer>
 
 #include <algorithm>
 
+#include "ui/common/ownconnection.h"
 #include "ui/label/labelstatsbar.h"
 #include "ui/label/labelviewparts.h"
+#include "ui/label/modelpicker.h"
 #include "ui/label/pairsupply.h"
 #include "ui/team/teamlabelchannel.h"
 
@@ -44,18 +47,14 @@ void LabelView::startTeamChannel()
         reportError(tr("%1; labeling goes on with %2")
                         .arg(problems.join(QStringLiteral("; ")), QString::fromStdString(m_outbox->path())));
     m_session.useOutbox(m_outbox.get());
-    if (!m_store.canMaintain())
-        m_tasks.readNoMore(); // a labeler's tasks come from the worker, never from this thread
+    m_tasks.readNoMore(); // the tasks come from the worker, never from this thread
     m_team = new TeamLabelChannel(m_store.path(), m_session.labeler(), m_outbox, this);
+    if (m_store.canMaintain()) // a maintainer's new pairs are written by the supply, beside the drawing
+        m_supply->storeThrough(std::make_shared<OwnConnection>(m_store.path()));
     connect(m_team, &TeamLabelChannel::statusMessage, this, &LabelView::statusMessage);
     connect(m_team, &TeamLabelChannel::claimed, this, &LabelView::onTeamClaim);
     connect(m_team, &TeamLabelChannel::countsRead, this, &LabelView::onTeamCounts);
-    connect(m_team, &TeamLabelChannel::modelsRead, this, [this](const std::vector<ModelRecord>& models) {
-        m_teamModels.clear();
-        for (const ModelRecord& m : models)
-            m_teamModels.emplace(m.id, m);
-        m_provenance->setText(provenance());
-    });
+    connect(m_team, &TeamLabelChannel::modelsRead, this, &LabelView::onTeamModels);
     connect(m_team, &TeamLabelChannel::written, this, [this] {
         updateStatistics();
         Q_EMIT labelsChanged();
@@ -69,8 +68,6 @@ void LabelView::startTeamChannel()
         if (!m_session.current())
             showCurrent();
     });
-    if (m_store.canMaintain())
-        m_team->readModels();
 }
 
 void LabelView::askForPairs()
@@ -121,6 +118,23 @@ void LabelView::onTeamCounts(const TeamCounts& counts)
     showTeamCounts();
     if (!m_session.current())
         m_emptyMessage->setText(teamEmptyText());
+}
+
+void LabelView::onTeamModels(const TeamModels& read)
+{
+    if (!read.error.empty()) // the box keeps the models it lists
+        return reportError(QString::fromStdString(read.error));
+    for (const auto& [key, task] : read.tasks)
+        m_tasks.add(key, task);
+    m_teamModels.clear();
+    for (const ModelRecord& m : read.models)
+        m_teamModels.emplace(m.id, m);
+    m_models->showModels(read.models, m_tasks);
+    if (!m_wantedModel.isEmpty() && m_models->select(m_wantedModel))
+        m_wantedModel.clear();
+    m_generate->setEnabled(m_models->count() > 0 && !m_supply->busy());
+    followPickedTask();
+    m_provenance->setText(provenance());
 }
 
 void LabelView::showTeamCounts()

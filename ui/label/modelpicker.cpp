@@ -19,22 +19,26 @@ constexpr int kTaskRole = Qt::UserRole + 1;
 
 QString ModelPicker::reload(PreferenceStore& store, TaskCatalog& tasks)
 {
+    auto models = store.models();
+    if (!models) // the list on screen stays as it was
+        return QString::fromStdString(models.error());
+    showModels(models.value(), tasks);
+    return {};
+}
+
+void ModelPicker::showModels(const std::vector<ModelRecord>& models, TaskCatalog& tasks)
+{
     const QString chosen = checkpointPath();
     const QSignalBlocker block(this);
     clear();
-    QString error;
-    if (auto models = store.models()) {
-        for (const ModelRecord& m : models.value()) {
-            const TaskInfo* task = tasks.find(m.taskKey);
-            const QString title = task ? QString::fromStdString(taskTitle(task->config())) : tr("unknown task");
-            addItem(QStringLiteral("%1 · %2 · %3 · %4")
-                        .arg(QString::fromStdString(m.name), title, QString::fromStdString(m.kind),
-                             QString::fromStdString(m.id)),
-                    QString::fromStdString(m.path));
-            setItemData(count() - 1, QString::fromStdString(m.taskKey), kTaskRole);
-        }
-    } else {
-        error = QString::fromStdString(models.error());
+    for (const ModelRecord& m : models) {
+        const TaskInfo* task = tasks.find(m.taskKey);
+        const QString title = task ? QString::fromStdString(taskTitle(task->config())) : tr("unknown task");
+        addItem(QStringLiteral("%1 · %2 · %3 · %4")
+                    .arg(QString::fromStdString(m.name), title, QString::fromStdString(m.kind),
+                         QString::fromStdString(m.id)),
+                QString::fromStdString(m.path));
+        setItemData(count() - 1, QString::fromStdString(m.taskKey), kTaskRole);
     }
     const int index = chosen.isEmpty() ? -1 : findData(chosen);
     setCurrentIndex(index >= 0 ? index : count() - 1); // else the newest model
@@ -43,7 +47,6 @@ QString ModelPicker::reload(PreferenceStore& store, TaskCatalog& tasks)
         m_keptTask = currentData(kTaskRole).toString();
         setCurrentIndex(-1);
     }
-    return error;
 }
 
 bool ModelPicker::select(const QString& checkpointPath)

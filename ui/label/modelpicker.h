@@ -22,6 +22,9 @@ public:
     /// Lists the store's models again, keeping the choice (else the newest); the store's error
     /// in words, or an empty string.
     QString reload(PreferenceStore& store, TaskCatalog& tasks);
+    /// Lists these models (read elsewhere: a team store's worker), keeping the choice as reload()
+    /// does; `tasks` names each model's task from what it knows.
+    void showModels(const std::vector<ModelRecord>& models, TaskCatalog& tasks);
     /// Chooses the model with this checkpoint; false when it is not listed.
     bool select(const QString& checkpointPath);
     /// The chosen model's checkpoint (named on screen or not); empty when there is none.

@@ -9,6 +9,8 @@
 
 #include "base/timeutil.h"
 #include "jobs/pairgenerator.h"
+#include "labeling/generatedpairs.h"
+#include "ui/common/ownconnection.h"
 
 namespace d2dpo::ui {
 
@@ -65,6 +67,20 @@ int PairSupply::nextPieceSize(int size, double seconds)
     return std::clamp(fit, kSmallestPiece, kLargestPiece);
 }
 
+bool PairSupply::storeInto(PreferenceStore& store, PairSupplyResult& result)
+{
+    auto stored = storeGeneratedPairs(store, result.model, result.pairs, {result.margins, result.scoredBy});
+    if (!stored) {
+        result.error = QString::fromStdString(stored.error());
+        result.pairs.clear();
+        return false;
+    }
+    result.pairs = std::move(stored->pairs);
+    result.stored = true;
+    result.storedModelName = QString::fromStdString(stored->modelName);
+    return true;
+}
+
 bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
                          const std::optional<MarginRequest>& byMargin)
 {
@@ -77,10 +93,19 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
     const PairPick pick = byMargin ? byMargin->pick : PairPick::LeastSure;
     const bool inPieces = m_inPieces;
     m_watcher.setFuture(QtConcurrent::run(longJobPool(), [this, path, count, seed, reference, candidatesPerPair,
-                                           pick, inPieces]() -> PairSupplyResult {
+                                           pick, inPieces, connection = m_storeThrough]() -> PairSupplyResult {
         QElapsedTimer timer;
         timer.start();
         PairSupplyResult result;
+        PreferenceStore* store = nullptr; // where the pairs go, when the supply stores them
+        if (connection) {
+            auto opened = connection->get();
+            if (!opened) {
+                result.error = QString::fromStdString(opened.error());
+                return result;
+            }
+            store = opened.value();
+        }
         // Emitted from this worker: Qt queues it to the GUI thread (the supply outlives the job).
         qint64 lastDrawnMs = 0; // the drawing's last report: a margin request's scoring starts there
         const auto report = [this, &timer, &lastDrawnMs](int64_t done, int64_t total) {
@@ -91,7 +116,16 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
         if (!generator)
             return result;
         if (candidatesPerPair > 0) {
-            auto scorer = scorerFor(path, reference, result.error);
+            std::string against = reference;
+            if (against.empty() && store) {
+                auto known = referencePathOf(*store, path);
+                if (!known) {
+                    result.error = QString::fromStdString(known.error());
+                    return result;
+                }
+                against = known.value();
+            }
+            auto scorer = scorerFor(path, against, result.error);
             if (!scorer)
                 return result;
             const auto scored = [this, &timer, &lastDrawnMs](int64_t done, int64_t total) {
@@ -110,6 +144,8 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
             result.scoredBy = chosen->scoredBy;
             result.candidates = chosen->candidates;
             result.candidatesMeanAbs = chosen->candidatesMeanAbs;
+            if (store)
+                storeInto(*store, result);
             result.milliseconds = timer.elapsed();
             return result;
         }
@@ -149,6 +185,10 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
                 continue;
             }
             emptyInARow = 0;
+            if (store && !storeInto(*store, ready)) {
+                result.error = ready.error;
+                break;
+            }
             result.delivered += int(ready.pairs.size());
             Q_EMIT pairsReady(ready);
         }

@@ -20,8 +20,9 @@
 #include "jobs/pairscorer.h"
 #include "store/preferencestore.h"
 
-
 namespace d2dpo::ui {
+
+class OwnConnection;
 
 struct PairSupplyResult {
     QString error;               ///< empty on success
@@ -34,11 +35,13 @@ struct PairSupplyResult {
     std::vector<double> margins; ///< picked by margin: one per pair, else empty
     std::string scoredBy;        ///< the model whose margins they are
     double candidatesMeanAbs = 0;
+    bool stored = false; ///< the pairs are in the store already, with their ids (storeThrough)
+    QString storedModelName; ///< then the name the store knows their model by
 };
 
 /// Pairs picked by the model's margins (jobs/pairscorer.h): which ones, the checkpoint the margins
-/// are measured against (the model it was fine-tuned from; its own path for a pretrained one) and
-/// the candidate pairs drawn per pair kept.
+/// are measured against (the model it was fine-tuned from; its own path for a pretrained one;
+/// empty: the job asks the store it stores through) and the candidate pairs drawn per pair kept.
 struct MarginRequest {
     PairPick pick = PairPick::LeastSure;
     QString referencePath;
@@ -65,6 +68,10 @@ public:
                  const std::optional<MarginRequest>& byMargin = std::nullopt);
     /// Blocks until the job in flight (if any) has finished (used on shutdown and in tests).
     void waitForIdle();
+    /// From the next request on, stores the pairs itself through `connection` before handing them
+    /// over (PairSupplyResult::stored), and reads a margin request's reference there: a team
+    /// store's writes never hold the window's thread.
+    void storeThrough(std::shared_ptr<OwnConnection> connection) { m_storeThrough = std::move(connection); }
 
 Q_SIGNALS:
     void started(int count);
@@ -90,7 +97,12 @@ private:
     std::shared_ptr<PairGenerator> generatorFor(const std::string& path, QString& error);
     std::shared_ptr<PairScorer> scorerFor(const std::string& path, const std::string& reference, QString& error);
 
+    /// Stores a piece or a margin request's pairs through `store` (storeThrough); false with the
+    /// error in `result` when the store refused them.
+    static bool storeInto(PreferenceStore& store, PairSupplyResult& result);
+
     QFutureWatcher<PairSupplyResult> m_watcher;
+    std::shared_ptr<OwnConnection> m_storeThrough;
     bool m_inPieces = true;
     std::mutex m_cacheMutex;
     std::map<std::string, std::shared_ptr<PairGenerator>> m_cache;

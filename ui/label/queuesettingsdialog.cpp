@@ -10,6 +10,10 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "ui/common/longjobs.h"
+#include "ui/common/ownconnection.h"
 
 namespace d2dpo::ui {
 
@@ -57,9 +61,9 @@ QueueSettingsDialog::QueueSettingsDialog(PreferenceStore& store, QWidget* parent
     m_order->addItem(tr("Least sure first"), int(QueueOrder::LeastSure));
     m_order->addItem(tr("Surest first"), int(QueueOrder::Surest));
     form->addRow(tr("&Order:"), m_order);
-    auto* margins = explanation(marginsInWords());
-    margins->setObjectName(QStringLiteral("margins"));
-    form->addRow(QString(), margins);
+    m_margins = explanation(QString());
+    m_margins->setObjectName(QStringLiteral("margins"));
+    form->addRow(QString(), m_margins);
 
     m_lease = new QSpinBox(this);
     m_lease->setObjectName(QStringLiteral("leaseSeconds"));
@@ -86,18 +90,65 @@ QueueSettingsDialog::QueueSettingsDialog(PreferenceStore& store, QWidget* parent
     m_problem->setWordWrap(true);
     layout->addWidget(m_problem);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    m_ok = buttons->button(QDialogButtonBox::Ok);
     layout->addWidget(buttons);
     connect(buttons, &QDialogButtonBox::accepted, this, &QueueSettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
-    auto read = m_store.queueSettings();
-    if (!read) {
-        // Defaults written over settings that could not be read would change them unseen.
-        m_problem->setText(tr("Could not read the queue settings: %1").arg(QString::fromStdString(read.error())));
-        buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
+    if (!store.isTeamStore()) {
+        showRead(readStore(m_store));
         return;
     }
-    m_read = read.value();
+    // A team store is read and written on the pool: the dialog opens at once and waits, the
+    // window never does.
+    m_connection = std::make_shared<OwnConnection>(store.path());
+    m_reading = new QFutureWatcher<StoreRead>(this);
+    m_writing = new QFutureWatcher<std::string>(this);
+    connect(m_reading, &QFutureWatcherBase::finished, this, [this] { showRead(m_reading->result()); });
+    connect(m_writing, &QFutureWatcherBase::finished, this, [this] { written(m_writing->result(), settings()); });
+    for (QWidget* field : {static_cast<QWidget*>(m_overlap), static_cast<QWidget*>(m_goldPercent),
+                           static_cast<QWidget*>(m_order), static_cast<QWidget*>(m_lease), static_cast<QWidget*>(m_ok)})
+        field->setEnabled(false);
+    m_problem->setText(tr("Reading the queue settings from the team store…"));
+    m_reading->setFuture(QtConcurrent::run(storeReadPool(), [connection = m_connection]() -> StoreRead {
+        auto store = connection->get();
+        if (!store) {
+            StoreRead failed;
+            failed.settingsError = failed.marginsError = store.error();
+            return failed;
+        }
+        return readStore(*store.value());
+    }));
+}
+
+QueueSettingsDialog::StoreRead QueueSettingsDialog::readStore(PreferenceStore& store)
+{
+    StoreRead read;
+    if (auto settings = store.queueSettings())
+        read.settings = settings.value();
+    else
+        read.settingsError = settings.error();
+    if (auto counted = store.pendingMargins()) // one query, whatever the queue's length
+        read.margins = counted.value();
+    else
+        read.marginsError = counted.error();
+    return read;
+}
+
+void QueueSettingsDialog::showRead(const StoreRead& read)
+{
+    m_margins->setText(marginsInWords(read));
+    if (!read.settings) {
+        // Defaults written over settings that could not be read would change them unseen.
+        m_problem->setText(tr("Could not read the queue settings: %1").arg(QString::fromStdString(read.settingsError)));
+        m_ok->setEnabled(false);
+        return;
+    }
+    m_problem->clear();
+    for (QWidget* field : {static_cast<QWidget*>(m_overlap), static_cast<QWidget*>(m_goldPercent),
+                           static_cast<QWidget*>(m_order), static_cast<QWidget*>(m_lease), static_cast<QWidget*>(m_ok)})
+        field->setEnabled(true);
+    m_read = *read.settings;
     m_overlap->setValue(m_read.overlap);
     m_goldPercent->setValue(m_read.goldRate * 100);
     m_readGoldPercent = m_goldPercent->value();
@@ -117,6 +168,8 @@ QueueSettings QueueSettingsDialog::settings() const
 
 void QueueSettingsDialog::accept()
 {
+    if (!m_ok->isEnabled()) // the settings are not read yet (or could not be), or are being written
+        return;
     QueueSettings written = settings();
     // The percentage shows one decimal: a finer rate set with the CLI is kept unless it was edited.
     if (m_goldPercent->value() == m_readGoldPercent)
@@ -126,11 +179,31 @@ void QueueSettingsDialog::accept()
         QDialog::accept();
         return;
     }
-    if (Status s = m_store.setQueueSettings(written); !s) {
-        m_problem->setText(tr("The queue settings were not changed: %1").arg(QString::fromStdString(s.error())));
+    if (!m_connection) {
+        const Status s = m_store.setQueueSettings(written);
+        return this->written(s ? std::string() : s.error(), written);
+    }
+    if (m_writing->isRunning())
+        return;
+    m_ok->setEnabled(false);
+    m_problem->setText(tr("Writing the queue settings to the team store…"));
+    m_writing->setFuture(QtConcurrent::run(storeReadPool(), [connection = m_connection, written]() -> std::string {
+        auto store = connection->get();
+        if (!store)
+            return store.error();
+        const Status s = store.value()->setQueueSettings(written);
+        return s ? std::string() : s.error();
+    }));
+}
+
+void QueueSettingsDialog::written(const std::string& error, const QueueSettings& settings)
+{
+    if (!error.empty()) {
+        m_ok->setEnabled(true);
+        m_problem->setText(tr("The queue settings were not changed: %1").arg(QString::fromStdString(error)));
         return;
     }
-    m_read = written;
+    m_read = settings;
     Q_EMIT queueChanged();
     QDialog::accept();
 }
@@ -151,18 +224,17 @@ QLabel* QueueSettingsDialog::explanation(const QString& text)
     return label;
 }
 
-QString QueueSettingsDialog::marginsInWords()
+QString QueueSettingsDialog::marginsInWords(const StoreRead& read)
 {
     const QString how = tr("Least sure first hands out the pairs the latest model is least sure about (smallest "
                            "|margin|) first, surest first those it tells apart most clearly (largest |margin|: "
                            "decided more often than tied); margins come with pairs drawn least sure or surest first "
                            "in the Label view or scored with d2dpo prefs score -c MODEL, and pairs without one come "
                            "last, oldest first. The pair on screen stays; the new order starts with the next one.");
-    const auto counted = m_store.pendingMargins(); // one query, whatever the queue's length
-    if (!counted)
+    if (!read.margins)
         return how + QLatin1Char(' ') +
-               tr("(Could not count the pending pairs: %1)").arg(QString::fromStdString(counted.error()));
-    const auto [pending, withMargin] = counted.value();
+               tr("(Could not count the pending pairs: %1)").arg(QString::fromStdString(read.marginsError));
+    const auto [pending, withMargin] = *read.margins;
     QString said;
     if (pending == 0)
         said = tr("No pair is pending now.");

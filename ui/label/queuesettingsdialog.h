@@ -1,21 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Settings ▸ Labeling queue…: how the store hands pairs out (core `QueueSettings`): labelers per
 // pair, the share of gold pairs, and the order, each with a line a labeling lead can act on. It
-// reads the store's settings when made and writes them on OK; a refusal shows in the dialog and
-// nothing changes. Its fields ignore the mouse wheel unless focused, so scrolling past them
+// reads the store's settings when made and writes them on OK (a team store's off the window's
+// thread, through a connection of its own: the fields wait, the window does not); a refusal
+// shows in the dialog and nothing changes. Its fields ignore the mouse wheel unless focused, so scrolling past them
 // cannot change the queue.
 #pragma once
 
 #include <QDialog>
+#include <QFutureWatcher>
+
+#include <memory>
+#include <optional>
+#include <string>
 
 #include "store/preferencestore.h"
 
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QPushButton;
 class QSpinBox;
 
 namespace d2dpo::ui {
+
+class OwnConnection;
 
 class QueueSettingsDialog final : public QDialog {
     Q_OBJECT
@@ -40,10 +49,27 @@ protected:
 private:
     /// A field's explanation: a small grey line under it.
     QLabel* explanation(const QString& text);
+    /// What the dialog shows of the store: its settings and the pending pairs' margins.
+    struct StoreRead {
+        std::optional<QueueSettings> settings;
+        std::string settingsError;
+        std::optional<PendingMargins> margins;
+        std::string marginsError;
+    };
+    static StoreRead readStore(PreferenceStore& store);
+    /// Fills the fields, or says why they cannot be.
+    void showRead(const StoreRead& read);
     /// How many pending pairs have a margin, in words (least sure first orders by it).
-    QString marginsInWords();
+    static QString marginsInWords(const StoreRead& read);
+    /// After a write: closes, or shows the refusal.
+    void written(const std::string& error, const QueueSettings& settings);
 
     PreferenceStore& m_store;
+    std::shared_ptr<OwnConnection> m_connection; ///< a team store's, for the pool's tasks
+    QFutureWatcher<StoreRead>* m_reading = nullptr;
+    QFutureWatcher<std::string>* m_writing = nullptr;
+    QPushButton* m_ok = nullptr;
+    QLabel* m_margins = nullptr;
     QueueSettings m_read;         ///< as the store held them (what OK compares with)
     double m_readGoldPercent = 0; ///< the gold share as first shown, rounded to the field's decimals
     QSpinBox* m_overlap = nullptr;

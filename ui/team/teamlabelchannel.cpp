@@ -20,7 +20,7 @@ TeamLabelChannel::TeamLabelChannel(const std::string& url, const std::string& la
     qRegisterMetaType<d2dpo::OutboxReport>();
     qRegisterMetaType<d2dpo::ui::TeamClaim>();
     qRegisterMetaType<d2dpo::ui::TeamCounts>();
-    qRegisterMetaType<std::vector<d2dpo::ModelRecord>>();
+    qRegisterMetaType<d2dpo::ui::TeamModels>();
     m_thread->setObjectName(QStringLiteral("team store"));
     m_worker->moveToThread(m_thread);
     connect(m_worker, &TeamStoreWorker::sent, this, &TeamLabelChannel::onSent);

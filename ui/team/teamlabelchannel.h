@@ -53,7 +53,7 @@ Q_SIGNALS:
     void statusMessage(const QString& message);
     void claimed(const d2dpo::ui::TeamClaim& claim);
     void countsRead(const d2dpo::ui::TeamCounts& counts);
-    void modelsRead(const std::vector<d2dpo::ModelRecord>& models);
+    void modelsRead(const d2dpo::ui::TeamModels& models);
     /// Labels reached the store, or were taken back there: its counts changed.
     void written();
     /// The store refused the kept label `seq`, for `reason`.

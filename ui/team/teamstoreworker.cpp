@@ -116,10 +116,21 @@ void TeamStoreWorker::readCounts(const std::string& task, bool otherTasks)
 void TeamStoreWorker::readModels()
 {
     auto store = m_connection.get();
-    if (!store || !store.value()->canMaintain())
+    if (store && !store.value()->canMaintain())
         return; // a labeler reads no models: pairs then name their models by id
-    if (auto models = store.value()->models())
-        Q_EMIT modelsRead(models.value());
+    TeamModels read;
+    auto models = store ? store.value()->models() : makeError(store.errorCode(), store.error());
+    if (!models) {
+        read.error = models.error();
+        Q_EMIT modelsRead(read);
+        return;
+    }
+    std::vector<std::string> keys; // the Model box names each model's task
+    for (const ModelRecord& m : models.value())
+        keys.push_back(m.taskKey);
+    readNewTasks(keys, read.tasks);
+    read.models = std::move(models.value());
+    Q_EMIT modelsRead(read);
 }
 
 void TeamStoreWorker::finish()

@@ -39,6 +39,14 @@ struct TeamCounts {
     bool unreachable = false;      ///< then read again once a send reaches the server
 };
 
+/// The store's models (a maintainer's Model box, the pairs' origins), with the tasks they name
+/// that were not sent before.
+struct TeamModels {
+    std::vector<ModelRecord> models;
+    std::vector<std::pair<std::string, TaskInfo>> tasks;
+    std::string error; ///< nothing read: why
+};
+
 class TeamStoreWorker final : public QObject {
     Q_OBJECT
 public:
@@ -54,7 +62,8 @@ public:
     /// Reads the counts (countsRead), with the pending pairs of tasks other than `task` when
     /// `otherTasks` (what an empty queue tells about); tried again later when out of reach.
     void readCounts(const std::string& task, bool otherTasks);
-    /// Reads the store's models (modelsRead), for naming where a pair comes from.
+    /// Reads the store's models with their tasks (modelsRead): a maintainer's Model box, and
+    /// where a pair comes from. A labeler reads none.
     void readModels();
     /// The window closes: one last send, the leases given back when nothing is left to send, and
     /// the connection closed.
@@ -64,7 +73,7 @@ Q_SIGNALS:
     void sent(const d2dpo::OutboxReport& report);
     void claimed(const d2dpo::ui::TeamClaim& claim);
     void countsRead(const d2dpo::ui::TeamCounts& counts);
-    void modelsRead(const std::vector<d2dpo::ModelRecord>& models);
+    void modelsRead(const d2dpo::ui::TeamModels& models);
 
 private:
     /// Reads the tasks `keys` not sent before into `out` (a task that cannot be read is asked again later).

@@ -191,6 +191,9 @@ void TrainDataPanel::updatePairCount()
                                    : tr("%L1 rule-made pairs from the task's rule (the model's task has none: "
                                         "training will say so).")
                                          .arg(m_pairCount));
+    } else if (m_store.isTeamStore() && !countedAhead(model->taskKey)) {
+        m_pairSummary->setText(tr("Counting the labelled pairs on the team store…"));
+        countInBackground(model->taskKey); // the count is said when it lands
     } else if (auto labelers = labelersOf(model->taskKey); !labelers) {
         m_pairSummary->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(labelers.error())));
     } else {

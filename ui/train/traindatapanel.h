@@ -89,6 +89,16 @@ private:
         QStringList problems;
     };
     static Choices readChoices(PreferenceStore& store, const QHash<QString, bool>& ticked, bool countPairs);
+    /// The labelers who are ticked (people unless unticked, simulated experts once ticked).
+    static std::vector<std::string> chosenOf(const std::vector<LabelerCount>& labelers,
+                                             const QHash<QString, bool>& ticked);
+    /// A task's labelers and the pairs usable with the labelers `ticked`.
+    static Choices::Counts readCounts(PreferenceStore& store, const std::string& task,
+                                      const QHash<QString, bool>& ticked);
+    /// Whether the counts read ahead for `task` answer the ticks as they are now.
+    bool countedAhead(const std::string& task) const;
+    /// A team store's count, off the window's thread; updatePairCount() shows it when it lands.
+    void countInBackground(const std::string& task);
     void showChoices(const Choices& choices);
     Result<std::vector<LabelerCount>> labelersOf(const std::string& task);
     Result<UsablePairs> usablePairs(const std::string& task, const std::vector<std::string>& chosen);
@@ -106,6 +116,9 @@ private:
     QHash<QString, ModelRecord> m_models; ///< the list's models by id, as the last reload read them
     std::map<std::string, Choices::Counts> m_readAhead; ///< a background reload's counts, for its first count
     std::shared_ptr<class OwnConnection> m_reader;
+    std::shared_ptr<class OwnConnection> m_counter; ///< a team store's counts (one read at a time each)
+    QFutureWatcher<Choices::Counts>* m_counting = nullptr;
+    std::string m_countedTask; ///< the task the count on its way is for; empty: counted again when it lands
     QFutureWatcher<Choices>* m_choices = nullptr;
     bool m_again = false;
     bool m_editable = true;

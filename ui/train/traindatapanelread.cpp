@@ -4,6 +4,7 @@
 #include "ui/train/traindatapanel.h"
 
 #include <QComboBox>
+#include <QRadioButton>
 
 #include <utility>
 #include <QSettings>
@@ -48,17 +49,73 @@ TrainDataPanel::Choices TrainDataPanel::readChoices(PreferenceStore& store, cons
         if (!countPairs || choices.countsByTask.count(m.taskKey))
             continue;
         // The counts the first count after this reload asks for, with the ticks as they were.
-        Choices::Counts& counts = choices.countsByTask[m.taskKey];
-        counts.labelers = store.labelersOf(m.taskKey);
-        if (!counts.labelers)
-            continue;
-        for (const LabelerCount& l : counts.labelers.value())
-            if (ticked.value(QString::fromStdString(l.labeler), !l.simulated))
-                counts.chosen.push_back(l.labeler);
-        counts.usable = store.usablePairs(m.taskKey, counts.chosen.empty() ? std::vector<std::string>{std::string()}
-                                                                          : counts.chosen);
+        choices.countsByTask[m.taskKey] = readCounts(store, m.taskKey, ticked);
     }
     return choices;
+}
+
+std::vector<std::string> TrainDataPanel::chosenOf(const std::vector<LabelerCount>& labelers,
+                                                  const QHash<QString, bool>& ticked)
+{
+    std::vector<std::string> chosen;
+    for (const LabelerCount& l : labelers)
+        if (ticked.value(QString::fromStdString(l.labeler), !l.simulated)) // people are ticked at first
+            chosen.push_back(l.labeler);
+    return chosen;
+}
+
+TrainDataPanel::Choices::Counts TrainDataPanel::readCounts(PreferenceStore& store, const std::string& task,
+                                                           const QHash<QString, bool>& ticked)
+{
+    Choices::Counts counts;
+    counts.labelers = store.labelersOf(task);
+    if (!counts.labelers)
+        return counts;
+    counts.chosen = chosenOf(counts.labelers.value(), ticked);
+    // Nobody ticked: none usable (an empty list would mean everyone's).
+    counts.usable =
+        store.usablePairs(task, counts.chosen.empty() ? std::vector<std::string>{std::string()} : counts.chosen);
+    return counts;
+}
+
+bool TrainDataPanel::countedAhead(const std::string& task) const
+{
+    const auto ahead = m_readAhead.find(task);
+    return ahead != m_readAhead.end() &&
+           (!ahead->second.labelers || chosenOf(ahead->second.labelers.value(), m_ticked) == ahead->second.chosen);
+}
+
+void TrainDataPanel::countInBackground(const std::string& task)
+{
+    if (!m_counting) {
+        m_counter = std::make_shared<OwnConnection>(m_store.path());
+        m_counting = new QFutureWatcher<Choices::Counts>(this);
+        connect(m_counting, &QFutureWatcherBase::finished, this, [this] {
+            // Shown when it still answers the question on screen; else counted again (ticks or
+            // the reference changed meanwhile).
+            const auto model = selectedModel();
+            if (!model || m_fromRule->isChecked())
+                return;
+            m_readAhead[m_countedTask] = m_counting->result();
+            updatePairCount();
+            m_readAhead.clear();
+        });
+    }
+    if (m_counting->isRunning()) {
+        if (task != m_countedTask) // what lands is another task's: the landing counts again
+            m_countedTask.clear(); // (changed ticks are told apart by countedAhead)
+        return;
+    }
+    m_countedTask = task;
+    m_counting->setFuture(QtConcurrent::run(storeReadPool(), [counter = m_counter, task, ticked = m_ticked] {
+        auto store = counter->get();
+        if (!store) {
+            Choices::Counts failed;
+            failed.labelers = makeError(store.errorCode(), store.error());
+            return failed;
+        }
+        return readCounts(*store.value(), task, ticked);
+    }));
 }
 
 void TrainDataPanel::reload() { showChoices(readChoices(m_store, m_ticked, false)); }

@@ -210,7 +210,7 @@ QString TrainView::logText() const { return m_log->toPlainText(); }
 void TrainView::updateStartEnabled()
 {
     const bool running = training();
-    m_start->setEnabled(!running && m_data->pairCount() > 0 && m_form->settings().has_value());
+    m_start->setEnabled(!running && !m_resuming && m_data->pairCount() > 0 && m_form->settings().has_value());
     m_stop->setEnabled(running);
     if (const auto spec = m_data->selectedSpec(); !running && m_advice)
         m_advice->beforeRun(m_data->pairCount(), spec ? spec->task.length : 0, m_data->rulePairs());
@@ -289,29 +289,24 @@ void TrainView::startJob(const DpoJobSpec& job)
     setRunning(true);
 }
 
-bool TrainView::resume(qint64 runId)
+void TrainView::resumeWith(qint64 runId, const Result<DpoJobSpec>& read, const StoredRun& stored)
 {
-    if (training())
-        return false;
-    auto job = resumeJobSpec(m_store.path(), runId);
-    if (!job) {
-        appendLog(tr("cannot resume run #%1: %2").arg(runId).arg(QString::fromStdString(job.error())));
-        return false;
+    if (!read) {
+        appendLog(tr("cannot resume run #%1: %2").arg(runId).arg(QString::fromStdString(read.error())));
+        return;
     }
-    leaveACoreForTheGui(job.value());
-    // The stored curves, which the resumed steps continue: read here, before the first step can
-    // arrive (a background read could land after it and wipe it).
-    m_wantedRun = 0;
-    applyStoredRun(readStoredRun(m_store, runId), false);
+    DpoJobSpec job = read.value();
+    leaveACoreForTheGui(job);
+    m_wantedRun = 0; // a read of a past run still on its way must not wipe these curves
+    applyStoredRun(stored, false);
     m_banner->setVisible(false);
-    m_progress->setRange(0, job->dpo.steps);
-    m_plots->setStepRange(job->dpo.steps);
+    m_progress->setRange(0, job.dpo.steps);
+    m_plots->setStepRange(job.dpo.steps);
     m_rate->setText(tr("Resuming…"));
     m_log->appendPlainText(QStringLiteral("\n── %1 ──").arg(tr("run #%1 resumed").arg(runId)));
-    appendLog(tr("resuming run #%1; checkpoints in %2").arg(runId).arg(QString::fromStdString(job->outputFolder)));
-    startJob(job.value());
+    appendLog(tr("resuming run #%1; checkpoints in %2").arg(runId).arg(QString::fromStdString(job.outputFolder)));
+    startJob(job);
     Q_EMIT statusMessage(tr("Training (resumed)…"));
-    return true;
 }
 
 void TrainView::stop()
@@ -379,7 +374,10 @@ void TrainView::onFinished(const FinishedEvent& e)
     m_rate->setText(tr("%1 · %2 steps in %3").arg(status).arg(e.stepsDone).arg(duration(e.elapsedSeconds)));
     if (m_outcome && m_outcome->runId > 0)
         m_runs->setShownRun(m_outcome->runId); // the run just ended is the one the plots show
-    reloadRuns();
+    if (m_store.isTeamStore())
+        m_runs->reloadInBackground(std::string()); // a team store's list, off the window's thread
+    else
+        reloadRuns();
     Q_EMIT statusMessage(tr("Training %1").arg(status));
     Q_EMIT runFinished(e.status);
 }

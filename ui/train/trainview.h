@@ -65,7 +65,9 @@ public Q_SLOTS:
     /// Starts a run with the form's settings; false (with the reason in the log) when it cannot.
     bool start();
     void stop();
-    /// Continues a stopped or interrupted run from its last checkpoint (its curves go on).
+    /// Continues a stopped or interrupted run from its last checkpoint (its curves go on). On a
+    /// team store its settings and curves are read off the window's thread first and the run
+    /// starts when they land; false when a run is on or being resumed.
     bool resume(qint64 runId);
     /// Shows the stored curves of a past run (`quiet`: without a line in the log), read in the
     /// background; one running in another process is followed as it trains.
@@ -98,6 +100,9 @@ private:
     void followRuns();
     /// Draws a run read by readStoredRun (the background read's end, or resume's own read).
     void applyStoredRun(const StoredRun& stored, bool quiet);
+    /// Starts the resumed run `runId` from its job's settings and its stored curves (read before
+    /// its first step can arrive: the steps go on from them).
+    void resumeWith(qint64 runId, const Result<DpoJobSpec>& job, const StoredRun& stored);
 
     PreferenceStore& m_store;
     TrainRunner* m_runner = nullptr;
@@ -125,6 +130,7 @@ private:
     quint64 m_readRequest = 0;
     std::string m_shownReference; ///< the reference model of the run on the plots
     bool m_listed = false;        ///< the first lists were read
+    bool m_resuming = false;      ///< a team store's run to resume is being read
     /// The job in flight: its run lock file (how the run history knows this window's own run) and
     /// its outcome, written by the worker before it reports the end.
     std::string m_ownLockPath;

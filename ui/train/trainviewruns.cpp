@@ -7,6 +7,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "facades/taskinfo.h"
+#include "jobs/dpojob.h"
+#include "jobs/dporesume.h"
 #include "jobs/runowner.h"
 #include "ui/common/longjobs.h"
 #include "ui/common/ownconnection.h"
@@ -28,6 +30,54 @@ void TrainView::followRuns()
         m_runs->reloadInBackground(training() ? m_ownLockPath : std::string());
         showRun(runId); // its last curves and how it ended, said once in the log
     });
+}
+
+bool TrainView::resume(qint64 runId)
+{
+    if (training() || m_resuming)
+        return false;
+    if (!m_store.isTeamStore()) { // a file: read here and now
+        resumeWith(runId, resumeJobSpec(m_store.path(), runId), readStoredRun(m_store, runId));
+        return true;
+    }
+    // A team store: the job's settings and the curves are read on connections of the task's own.
+    struct Read {
+        std::optional<DpoJobSpec> job;
+        std::string error;
+        StoredRun stored;
+    };
+    m_resuming = true;
+    updateStartEnabled();
+    m_rate->setText(tr("Reading run #%1 from the team store to resume it…").arg(runId));
+    auto* reading = new QFutureWatcher<Read>(this);
+    connect(reading, &QFutureWatcherBase::finished, this, [this, reading, runId] {
+        reading->deleteLater();
+        m_resuming = false;
+        const Read read = reading->result();
+        if (training()) { // a run started meanwhile
+            appendLog(tr("run #%1 was not resumed: another run started").arg(runId));
+            return;
+        }
+        updateStartEnabled();
+        resumeWith(runId, read.job ? Result<DpoJobSpec>(*read.job) : makeError(read.error), read.stored);
+    });
+    reading->setFuture(QtConcurrent::run(storeReadPool(), [path = m_store.path(), runId]() -> Read {
+        Read read;
+        auto job = resumeJobSpec(path, runId);
+        if (!job) {
+            read.error = job.error();
+            return read;
+        }
+        read.job = job.value();
+        OwnConnection connection(path);
+        if (auto store = connection.get())
+            read.stored = readStoredRun(*store.value(), runId);
+        else
+            read.stored.error = store.error();
+        read.stored.runId = runId;
+        return read;
+    }));
+    return true;
 }
 
 void TrainView::reloadRuns() { m_runs->reload(training() ? m_ownLockPath : std::string()); }

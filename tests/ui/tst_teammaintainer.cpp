@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A maintainer's window on a team store never waits on the server, against a real PostgreSQL
+// server: the Label view's model list, its new pairs (drawn, written and queued), auto-labelling
+// with the rule, the queue settings, the Train view's count of usable pairs and a run resumed are
+// read and written off the window's thread. Each is asked for with every server process of the
+// maintainer stopped (SIGSTOP: a server that hangs rather than refuses), and the longest turn of
+// the window's event loop is measured; new connections (the pool's) are served meanwhile.
+#include <QComboBox>
+#include <QLabel>
+#include <QDoubleSpinBox>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QtTest/QtTest>
+
+#include "store/preferencestore.h"
+#include "support/pgbackends.h"
+#include "support/pgserver.h"
+#include "support/referencestore.h"
+#include "support/storerecords.h"
+#include "support/tinycheckpoint.h"
+#include "ui/label/labelview.h"
+#include "ui/label/pairsupply.h"
+#include "ui/label/queuesettingsdialog.h"
+#include "ui/team/teamlabelchannel.h"
+#include "ui/train/trainview.h"
+
+using namespace d2dpo;
+using namespace d2dpo::test;
+using namespace d2dpo::ui;
+
+namespace {
+
+/// The longest turn of the window's event loop while `done` is false (at most `limitMs`).
+qint64 longestTurnUntil(const std::function<bool()>& done, int limitMs)
+{
+    QElapsedTimer clock, watched;
+    qint64 longest = 0;
+    for (watched.start(); !done() && watched.elapsed() < limitMs;) {
+        clock.start();
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        longest = std::max(longest, clock.elapsed());
+        QTest::qWait(5);
+    }
+    return longest;
+}
+
+/// Over this, a call waited on the stopped server (its answer limit is 30 s).
+constexpr qint64 kStallMs = 2000;
+
+} // namespace
+
+class TestTeamMaintainer final : public QObject {
+    Q_OBJECT
+
+    PostgresServer* m_server = nullptr;
+    QTemporaryDir m_data;
+
+    /// A new team store (made by its owner), opened as the maintainer mona.
+    std::unique_ptr<PreferenceStore> maintainer(const std::string& db)
+    {
+        if (!openOrFail(m_server->superuserUrl(db)))
+            return nullptr;
+        return openOrFail(m_server->url("mona", "mona-secret", db));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        QVERIFY(m_data.isValid());
+        qputenv("XDG_DATA_HOME", m_data.path().toUtf8()); // never the home folder's outboxes
+        m_server = PostgresServer::shared();
+        if (!m_server)
+            QSKIP(("no PostgreSQL server: " + PostgresServer::unavailableReason()).c_str());
+        QVERIFY(openOrFail(m_server->superuserUrl(m_server->createDatabase("maintainer")))); // the roles
+        std::string error;
+        QVERIFY2(m_server->createLoginRole("mona", "mona-secret", &error), error.c_str());
+        QVERIFY2(m_server->exec("postgres", "GRANT d2dpo_maintainer TO mona", &error), error.c_str());
+    }
+
+    void theLabelViewGeneratesAndAutoLabelsWithTheServerStopped()
+    {
+        const std::string db = m_server->createDatabase("maintainerlabel");
+        TinyCheckpointOptions tiny;
+        tiny.length = 10;
+        const auto written = writeTinyCheckpoint(m_data.filePath("tiny.d2dpo").toStdString(), tiny);
+        QVERIFY2(written.ok(), written.ok() ? "" : written.error().c_str());
+        auto store = maintainer(db);
+        QVERIFY(store && store->canMaintain());
+        LabelView view(*store);
+        QVERIFY(view.teamChannel());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTest::qWait(300);
+        StoppedBackends stopped(backendsOf(*m_server, "mona")); // the window's connection and the worker's
+        QVERIFY(stopped.stopped());
+
+        // New pairs: drawn, written and queued without the window's connection.
+        QElapsedTimer clock;
+        clock.start();
+        view.generateFrom(QString::fromStdString(written->path), 6);
+        const qint64 asking = clock.elapsed();
+        const qint64 generating = longestTurnUntil([&] { return !view.supply().busy(); }, 25000);
+        QVERIFY(!view.supply().busy());
+        auto owner = openOrFail(m_server->superuserUrl(db)); // a role whose server processes still answer
+        QCOMPARE(owner->pendingPairs(100).value().size(), size_t(6));
+        QCOMPARE(owner->models().value().size(), size_t(1)); // the model the pairs came from
+
+        // Auto-labelling: read, planned and written on a connection of the job's own.
+        int asked = -1;
+        view.setAutoLabelConfirmation([&](int count) {
+            asked = count;
+            return true;
+        });
+        QStringList said;
+        connect(&view, &LabelView::statusMessage, this, [&said](const QString& message) { said << message; });
+        clock.start();
+        view.autoLabelWithRule();
+        const qint64 autoAsking = clock.elapsed();
+        const qint64 autoLabelling =
+            longestTurnUntil([&] { return !said.filter(QStringLiteral("Auto-labelled")).isEmpty(); }, 20000);
+        QVERIFY2(!said.filter(QStringLiteral("Auto-labelled")).isEmpty(), qPrintable(said.join(QStringLiteral(" | "))));
+        QVERIFY(asked > 0);
+        stopped.resume();
+
+        const qint64 longest = std::max({asking, generating, autoAsking, autoLabelling});
+        qInfo("with the server stopped: Generate %lld ms, the turns while drawing and writing at most %lld ms; "
+              "auto-label %lld ms, its turns at most %lld ms",
+              static_cast<long long>(asking), static_cast<long long>(generating), static_cast<long long>(autoAsking),
+              static_cast<long long>(autoLabelling));
+        QVERIFY2(longest < kStallMs, qPrintable(QStringLiteral("the window's thread was held %1 ms").arg(longest)));
+        QCOMPARE(owner->labels(false).value().size(), size_t(asked));
+        // Once the server answers, the Model box lists it (read by the worker) with its task.
+        QTRY_COMPARE_WITH_TIMEOUT(view.findChild<QComboBox*>()->count(), 1, 15000);
+        QVERIFY2(view.findChild<QComboBox*>()->itemText(0).contains(QString::fromStdString(written->id)),
+                 qPrintable(view.findChild<QComboBox*>()->itemText(0)));
+    }
+
+    void theQueueSettingsAreReadAndWrittenOffTheWindowsThread()
+    {
+        const std::string db = m_server->createDatabase("maintainerqueue");
+        auto store = maintainer(db);
+        QVERIFY(store);
+        QTest::qWait(100);
+        StoppedBackends stopped(backendsOf(*m_server, "mona"));
+        QVERIFY(stopped.stopped());
+        QElapsedTimer clock;
+        clock.start();
+        QueueSettingsDialog dialog(*store);
+        dialog.show();
+        const qint64 opening = clock.elapsed();
+        auto* overlap = dialog.findChild<QSpinBox*>(QStringLiteral("overlap"));
+        QVERIFY(!overlap->isEnabled()); // until the settings are read
+        const qint64 reading = longestTurnUntil([&] { return overlap->isEnabled(); }, 15000);
+        QVERIFY(overlap->isEnabled());
+        QVERIFY2(dialog.findChild<QLabel*>(QStringLiteral("margins"))->text().contains(QLatin1String("No pair is pending")),
+                 qPrintable(dialog.findChild<QLabel*>(QStringLiteral("margins"))->text()));
+        overlap->setValue(3);
+        QSignalSpy changed(&dialog, &QueueSettingsDialog::queueChanged);
+        clock.start();
+        dialog.accept();
+        const qint64 accepting = clock.elapsed();
+        const qint64 writing = longestTurnUntil([&] { return changed.count() > 0; }, 15000);
+        stopped.resume();
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(!dialog.isVisible());
+        QCOMPARE(openOrFail(m_server->superuserUrl(db))->queueSettings().value().overlap, 3);
+        const qint64 longest = std::max({opening, reading, accepting, writing});
+        qInfo("with the server stopped: the queue dialog opened in %lld ms, OK took %lld ms, turns at most %lld ms",
+              static_cast<long long>(opening), static_cast<long long>(accepting),
+              static_cast<long long>(std::max(reading, writing)));
+        QVERIFY2(longest < kStallMs, qPrintable(QStringLiteral("the window's thread was held %1 ms").arg(longest)));
+    }
+
+    void theTrainViewCountsAndResumesOffTheWindowsThread()
+    {
+        const std::string db = m_server->createDatabase("maintainertrain");
+        TinyCheckpointOptions tiny;
+        tiny.length = 10;
+        const auto written = writeTinyCheckpoint(m_data.filePath("reference.d2dpo").toStdString(), tiny);
+        QVERIFY2(written.ok(), written.ok() ? "" : written.error().c_str());
+        auto owner = storeWithReference(m_server->superuserUrl(db), written.value());
+        QVERIFY(owner);
+        const std::string id = written->id;
+        const auto ids = owner
+                             ->addPairs({{0, "1110000000", "1100000000", id, id, "binary-integers:10"},
+                                         {0, "1000000000", "1111000000", id, id, "binary-integers:10"}},
+                                        "generated")
+                             .value();
+        QVERIFY(owner->addLabel(ids[0], Choice::Left, "ana", 500));
+        QVERIFY(owner->addLabel(ids[1], Choice::Right, "ben", 500));
+        RunRecord run; // stopped before it kept a checkpoint: nothing to resume from
+        run.kind = RunKind::D2dpo;
+        run.referenceModelId = id;
+        const int64_t runId = owner->startRun(run).value();
+        QVERIFY(owner->finishRun(runId, RunStatus::Stopped, "", ""));
+        auto store = maintainer(db);
+        QVERIFY(store);
+        TrainView train(*store);
+        train.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&train));
+        auto* labelers = train.findChild<QListWidget*>(QStringLiteral("labelers"));
+        auto* summary = train.findChild<QLabel*>(QStringLiteral("pairSummary"));
+        QVERIFY(labelers && summary);
+        QTRY_VERIFY2_WITH_TIMEOUT(labelers->count() == 2, qPrintable(summary->text()), 10000); // counted in the background
+        QTRY_VERIFY(summary->text().contains(QLatin1String("2 labelled pairs")));
+        QTest::qWait(100);
+        StoppedBackends stopped(backendsOf(*m_server, "mona"));
+        QVERIFY(stopped.stopped());
+        QElapsedTimer clock;
+        clock.start();
+        labelers->item(0)->setCheckState(Qt::Unchecked); // ticking a labeler counts again
+        const qint64 ticking = clock.elapsed();
+        QVERIFY2(summary->text().contains(QLatin1String("Counting")), qPrintable(summary->text()));
+        // Resume reads on connections of its own (served: new server processes): the run cannot
+        // resume, and says why.
+        clock.start();
+        QVERIFY(train.resume(runId));
+        const qint64 resuming = clock.elapsed();
+        const QString cannot = QStringLiteral("cannot resume run #%1").arg(runId);
+        const qint64 reading = longestTurnUntil([&] { return train.logText().contains(cannot); }, 15000);
+        QVERIFY2(train.logText().contains(cannot), qPrintable(train.logText()));
+        // The count waits on its connection's stopped process; the window does not.
+        const qint64 counting = longestTurnUntil([] { return false; }, 1500);
+        QVERIFY2(summary->text().contains(QLatin1String("Counting")), qPrintable(summary->text()));
+        stopped.resume();
+        QTRY_VERIFY2_WITH_TIMEOUT(summary->text().contains(QLatin1String("1 labelled pair")),
+                                  qPrintable(summary->text()), 15000);
+        QVERIFY(!train.training());
+        const qint64 longest = std::max({ticking, counting, resuming, reading});
+        qInfo("with the server stopped: a tick %lld ms, Resume %lld ms, turns at most %lld ms",
+              static_cast<long long>(ticking), static_cast<long long>(resuming),
+              static_cast<long long>(std::max(counting, reading)));
+        QVERIFY2(longest < kStallMs, qPrintable(QStringLiteral("the window's thread was held %1 ms").arg(longest)));
+    }
+};
+
+QTEST_MAIN(TestTeamMaintainer)
+#include "tst_teammaintainer.moc"
