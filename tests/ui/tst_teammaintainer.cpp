@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A maintainer's window on a team store never waits on the server, against a real PostgreSQL
 // server: the Label view's model list, its new pairs (drawn, written and queued), auto-labelling
-// with the rule, the queue settings, the Train view's count of usable pairs and a run resumed are
-// read and written off the window's thread. Each is asked for with every server process of the
+// with the rule, the queue settings, the Train view's count of usable pairs, a run resumed and the
+// comparison results are read and written off the window's thread. Each is asked for with every server process of the
 // maintainer stopped (SIGSTOP: a server that hangs rather than refuses), and the longest turn of
 // the window's event loop is measured; new connections (the pool's) are served meanwhile.
 #include <QComboBox>
@@ -25,6 +25,7 @@
 #include "ui/label/labelview.h"
 #include "ui/label/pairsupply.h"
 #include "ui/label/queuesettingsdialog.h"
+#include "ui/models/comparisonresults.h"
 #include "ui/team/teamlabelchannel.h"
 #include "ui/train/trainview.h"
 
@@ -237,6 +238,45 @@ private Q_SLOTS:
               static_cast<long long>(ticking), static_cast<long long>(resuming),
               static_cast<long long>(std::max(counting, reading)));
         QVERIFY2(longest < kStallMs, qPrintable(QStringLiteral("the window's thread was held %1 ms").arg(longest)));
+    }
+
+    void theComparisonResultsNeverReadOnTheWindowsThread()
+    {
+        const std::string db = m_server->createDatabase("maintainerresults");
+        auto store = maintainer(db);
+        QVERIFY(store);
+        auto owner = openOrFail(m_server->superuserUrl(db));
+        QVERIFY(owner->addModel(modelRecord("ref", "", "pretrained")));
+        QVERIFY(owner->addModel(modelRecord("tuned", "ref", "d2dpo")));
+        std::vector<ShownPair> blind = somePairs(2);
+        for (ShownPair& p : blind) {
+            p.leftModelId = "ref";
+            p.rightModelId = "tuned";
+        }
+        const int64_t first = owner->addComparison("binary-integers:8", {"ref", "tuned"}, blind).value();
+        ComparisonResults results(*store);
+        results.setPollInterval(200);
+        results.show();
+        QTRY_VERIFY(results.report() && results.report()->comparisonId == first);
+        const int64_t second = owner->addComparison("binary-integers:8", {"ref", "tuned"}, {blind.front()}).value();
+        QTest::qWait(100);
+        StoppedBackends stopped(backendsOf(*m_server, "mona"));
+        QVERIFY(stopped.stopped());
+        // Asking for the new comparison, the Refresh button and the polls all list the comparisons
+        // through the look's connection, never the window's.
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(results.showComparison(second));
+        results.refresh(true);
+        const qint64 asking = clock.elapsed();
+        const qint64 turns = longestTurnUntil([] { return false; }, 1500);
+        stopped.resume();
+        QTRY_VERIFY_WITH_TIMEOUT(results.report() && results.report()->comparisonId == second, 15000);
+        QCOMPARE(results.shownComparison(), second);
+        qInfo("with the server stopped: the comparison results asked for in %lld ms, turns at most %lld ms",
+              static_cast<long long>(asking), static_cast<long long>(turns));
+        QVERIFY2(std::max(asking, turns) < kStallMs,
+                 qPrintable(QStringLiteral("the window's thread was held %1 ms").arg(std::max(asking, turns))));
     }
 };
 

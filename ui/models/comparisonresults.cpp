@@ -92,14 +92,10 @@ ComparisonResults::ComparisonResults(PreferenceStore& store, QWidget* parent)
 
     m_poll->setInterval(kPollMs);
     if (store.isTeamStore()) {
-        m_look = new QFutureWatcher<std::string>(this);
+        m_look = new QFutureWatcher<Looked>(this);
         m_lookout = std::make_shared<OwnConnection>(store.path());
         connect(m_poll, &QTimer::timeout, this, &ComparisonResults::look);
-        connect(m_look, &QFutureWatcherBase::finished, this, [this] {
-            const std::string seen = m_look->result();
-            if (!seen.empty() && seen != std::exchange(m_looked, seen))
-                refresh();
-        });
+        connect(m_look, &QFutureWatcherBase::finished, this, &ComparisonResults::onLooked);
     } else {
         connect(m_poll, &QTimer::timeout, this, [this] { refresh(); });
     }
@@ -127,19 +123,37 @@ ComparisonResults::ComparisonResults(PreferenceStore& store, QWidget* parent)
 void ComparisonResults::look()
 {
     if (m_look->isRunning())
-        return;
-    m_look->setFuture(QtConcurrent::run(storeReadPool(), [lookout = m_lookout]() -> std::string {
+        return; // a forced refresh asked meanwhile is answered by this one's landing
+    m_look->setFuture(QtConcurrent::run(storeReadPool(), [lookout = m_lookout]() -> Looked {
+        Looked looked;
         auto store = lookout->get();
         if (!store)
-            return {}; // the next look tries again
+            return looked; // the next look tries again
         auto comparisons = store.value()->comparisons();
         if (!comparisons)
-            return {};
-        std::string seen = "seen;"; // never empty once read
-        for (const ComparisonRecord& c : comparisons.value())
-            seen += std::to_string(c.id) + ":" + std::to_string(c.labels) + ";";
-        return seen;
+            return looked;
+        looked.ok = true;
+        looked.comparisons = std::move(comparisons.value());
+        return looked;
     }));
+}
+
+void ComparisonResults::onLooked()
+{
+    const Looked looked = m_look->result();
+    if (!looked.ok)
+        return;
+    std::string seen;
+    for (const ComparisonRecord& c : looked.comparisons)
+        seen += std::to_string(c.id) + ":" + std::to_string(c.labels) + ";";
+    const bool changed = seen != std::exchange(m_looked, seen);
+    if (!changed && !m_forceNext)
+        return;
+    if (busy()) { // measured again when the measurement on its way ends
+        m_again = true;
+        return;
+    }
+    refreshWith(looked.comparisons, std::exchange(m_forceNext, false));
 }
 
 void ComparisonResults::setPollInterval(int milliseconds) { m_poll->setInterval(milliseconds); }
@@ -161,7 +175,15 @@ qint64 ComparisonResults::shownComparison() const { return m_comparisons->curren
 
 bool ComparisonResults::showComparison(qint64 id)
 {
-    listComparisons();
+    if (m_look) { // a team store: chosen when the look asked for here lands
+        m_wanted = id;
+        refresh(true);
+        return true;
+    }
+    auto comparisons = m_store.comparisons();
+    if (!comparisons)
+        return false;
+    listComparisons(comparisons.value());
     const int index = m_comparisons->findData(id);
     if (index < 0)
         return false;
@@ -173,18 +195,13 @@ bool ComparisonResults::showComparison(qint64 id)
     return true;
 }
 
-std::optional<ComparisonRecord> ComparisonResults::listComparisons()
+std::optional<ComparisonRecord> ComparisonResults::listComparisons(const std::vector<ComparisonRecord>& comparisons)
 {
-    auto comparisons = m_store.comparisons();
-    if (!comparisons) {
-        m_summary->setText(tr("Cannot read the comparisons: %1").arg(QString::fromStdString(comparisons.error())));
-        return std::nullopt;
-    }
     const QSignalBlocker block(m_comparisons);
-    const qint64 chosen = shownComparison();
+    const qint64 chosen = m_wanted ? std::exchange(m_wanted, 0) : shownComparison();
     m_comparisons->clear();
     std::optional<ComparisonRecord> current;
-    for (const ComparisonRecord& c : comparisons.value()) {
+    for (const ComparisonRecord& c : comparisons) {
         m_comparisons->addItem(tr("#%1 · %2 models of %3 · %4 pairs · %5 labels · %6")
                                    .arg(c.id)
                                    .arg(c.modelIds.size())
@@ -197,7 +214,7 @@ std::optional<ComparisonRecord> ComparisonResults::listComparisons()
     }
     const int index = m_comparisons->findData(chosen);
     m_comparisons->setCurrentIndex(index >= 0 ? index : m_comparisons->count() - 1); // else the newest
-    for (const ComparisonRecord& c : comparisons.value())
+    for (const ComparisonRecord& c : comparisons)
         if (c.id == shownComparison())
             current = c;
     return current;
@@ -211,7 +228,22 @@ void ComparisonResults::refresh(bool force)
         m_again = m_again || force;
         return;
     }
-    const std::optional<ComparisonRecord> chosen = listComparisons();
+    if (m_look) { // a team store: listed when a look off the window's thread lands
+        m_forceNext = m_forceNext || force;
+        look();
+        return;
+    }
+    auto comparisons = m_store.comparisons();
+    if (!comparisons) {
+        m_summary->setText(tr("Cannot read the comparisons: %1").arg(QString::fromStdString(comparisons.error())));
+        return;
+    }
+    refreshWith(comparisons.value(), force);
+}
+
+void ComparisonResults::refreshWith(const std::vector<ComparisonRecord>& comparisons, bool force)
+{
+    const std::optional<ComparisonRecord> chosen = listComparisons(comparisons);
     if (!chosen) {
         if (m_comparisons->count() == 0) {
             m_report.reset();

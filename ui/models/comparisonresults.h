@@ -58,7 +58,10 @@ protected:
     void hideEvent(QHideEvent* event) override;
 
 private:
-    std::optional<ComparisonRecord> listComparisons();
+    /// Lists `comparisons`, keeping the choice (or the one asked for); the chosen one.
+    std::optional<ComparisonRecord> listComparisons(const std::vector<ComparisonRecord>& comparisons);
+    /// Lists them and measures the chosen one when its labels changed (or `force`).
+    void refreshWith(const std::vector<ComparisonRecord>& comparisons, bool force);
     void measure(const ComparisonRecord& comparison);
     void showReport(const ComparisonReport& report);
     void showStandings(const ComparisonReport& report);
@@ -89,13 +92,19 @@ private:
     };
     QFutureWatcher<Measured>* m_watcher = nullptr;
     std::shared_ptr<OwnConnection> m_reader;
-    /// On a team store the poll first looks on a pool thread with a connection of its own (the
-    /// comparisons' label counts, "" when the server cannot be read), and reads on this thread
-    /// only when they changed, right after the server answered.
-    QFutureWatcher<std::string>* m_look = nullptr;
+    /// On a team store every listing is a look on a pool thread with a connection of its own: the
+    /// poll's, and a refresh's (forced: measured whether or not the label counts changed).
+    struct Looked {
+        bool ok = false; ///< false: the server could not be read (the next look tries again)
+        std::vector<ComparisonRecord> comparisons;
+    };
+    QFutureWatcher<Looked>* m_look = nullptr;
     std::shared_ptr<OwnConnection> m_lookout;
-    std::string m_looked;
+    std::string m_looked;    ///< the comparisons' label counts at the last look
+    bool m_forceNext = false; ///< a forced refresh waits for the look's landing
+    qint64 m_wanted = 0;      ///< a comparison asked for before its look landed
     void look();
+    void onLooked();
 };
 
 } // namespace d2dpo::ui
