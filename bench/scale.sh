@@ -92,6 +92,13 @@ for size in $sizes; do
                 row "D2-DPO s/step, $p pairs" \
                     "$("$python" -c "import json; print(1 / json.load(open('$work/bench.json'))['results'][0]['dpo_steps_per_second'])")" \
                     "$("$python" -c "import json,sys; print(json.loads(sys.argv[1])['dpo_seconds_per_step_$p'])" "$peer")"
+                # The step's arithmetic over its time, each side's, as a share of the machine's SGEMM rate.
+                if [ "$device" = cpu ]; then
+                    "$python" -c "import json,sys; r = json.loads(sys.argv[1]); b = json.load(open('$work/bench.json'))['results'][0]
+g, peak = r['dpo_gflop_per_step_$p'], r['sgemm_gflops']
+o, e = g * b['dpo_steps_per_second'], g / r['dpo_seconds_per_step_$p']
+print('%-5s %4s %3s | %-30s | %9.1f %9.1f | %.1f GFLOP a step; SGEMM %.1f GFLOP/s: %.0f%% / %.0f%%' % ('$size', '$length', '$t', 'GFLOP/s, $p pairs', o, e, g, peak, 100 * o / peak, 100 * e / peak))" "$peer"
+                fi
                 # The settings check's estimate of the step's peak, beside the measured one.
                 estimate=$("$python" -c "import json; print(round(json.load(open('$work/bench.json'))['results'][0]['estimated_dpo_peak_mib']))")
             done
@@ -102,4 +109,5 @@ for size in $sizes; do
 done
 echo "pair s: the cost of one pass of a batch of 2 (d2dpo bench -c, $passes Euler passes) times L (exact) or $passes (confident);"
 echo "PyTorch: eager, the same model and weights; its peak is of the whole peer run (sampling and training);"
+[ "$device" = cpu ] && echo "GFLOP/s: the step's matrix products (PyTorch's profiler, forward and backward) over each side's step time, and as a share of SGEMM (1024^3, same threads);"
 echo "estimate: what the settings check expects of the last D2-DPO step's peak (the measured one is the whole process's)."

@@ -6,7 +6,10 @@ same seed, so the same weights) timed in PyTorch eager mode on what d2dpo does w
 - a D2-DPO step at P pairs: policy forward and backward on winners and losers at one masking
   level each, the frozen reference forward without gradients, the sigmoid loss, one Adam step.
 Prints one JSON object: seconds per pair (each sampler), seconds per D2-DPO step (each P), peak
-resident MiB (and on a GPU the peak of PyTorch's CUDA memory, reserved, in MiB).
+resident MiB (and on a GPU the peak of PyTorch's CUDA memory, reserved, in MiB); on a CPU also the
+arithmetic of a step (GFLOP of its matrix products, forward and backward, counted by PyTorch's
+profiler on one step) and the machine's SGEMM rate (1024^3 products at the same thread count), so
+that a step's time reads as a share of what the machine can do.
     python3 bench/scale_peer.py 8M --length 150 --threads 1 --pairs 8,32 --passes 16 [--device cuda]
 """
 import argparse
@@ -120,6 +123,13 @@ def main():
 
     for pairs in (int(p) for p in args.pairs.split(",") if p):
         result[f"dpo_seconds_per_step_{pairs}"] = timed(lambda: step(pairs), args.min_seconds, device)
+        if device.type == "cpu":
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], with_flops=True) as profiled:
+                step(pairs)
+            result[f"dpo_gflop_per_step_{pairs}"] = sum(e.flops for e in profiled.key_averages()) / 1e9
+    if device.type == "cpu":
+        a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+        result["sgemm_gflops"] = 2 * 1024**3 / timed(lambda: torch.mm(a, b), 1.0, device) / 1e9
     result["peak_resident_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if device.type == "cuda":
         result["peak_cuda_reserved_mib"] = torch.cuda.max_memory_reserved(device) / 2**20
