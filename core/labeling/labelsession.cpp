@@ -151,6 +151,14 @@ Status LabelSession::markCurrentGold(Choice answer)
     return advance();
 }
 
+std::optional<ShownPair> LabelSession::setAsideCurrent()
+{
+    std::optional<ShownPair> aside = m_current;
+    if (aside)
+        advanceQueued();
+    return aside;
+}
+
 void LabelSession::advanceQueued()
 {
     m_current.reset();
@@ -197,14 +205,34 @@ Result<std::optional<LabelSession::Undone>> LabelSession::undo()
             return makeError(pair.error());
         again.push_back(pair.value());
     }
-    if (m_current)
-        m_queue.push_front(*m_current);
-    for (ShownPair& p : again) // the latest undone comes first
-        m_queue.push_front(std::move(p));
-    m_current.reset();
-    if (Status s = advance(); !s)
+    if (Status s = showAgain(again); !s)
         return makeError(s.error());
     return std::optional(Undone{undone.value(), step.rulePlan});
+}
+
+Status LabelSession::showAgain(const std::vector<ShownPair>& pairs)
+{
+    if (m_current)
+        m_queue.push_front(*m_current);
+    for (const ShownPair& p : pairs) // the latest undone comes first
+        m_queue.push_front(p);
+    m_current.reset();
+    return advance();
+}
+
+std::optional<std::vector<int64_t>> LabelSession::latestRulePlan() const
+{
+    if (m_undoSteps.empty() || !m_undoSteps.back().rulePlan)
+        return std::nullopt;
+    return m_undoSteps.back().labelIds;
+}
+
+Status LabelSession::undoneElsewhere(const std::vector<ShownPair>& pairs)
+{
+    if (!latestRulePlan())
+        return makeError(ErrorCode::NotFound, "the latest step is not an applied rule plan");
+    m_undoSteps.pop_back();
+    return showAgain(pairs);
 }
 
 Result<StoredPairs> LabelSession::addGenerated(const ModelRecord& model, const std::vector<ShownPair>& pairs,

@@ -69,6 +69,10 @@ public:
     /// `d2dpo prefs gold --mark` does: the store refuses a pair with labels and a pair that is not
     /// a training pair. Not with an outbox: a team's labeler cannot mark gold pairs.
     Status markCurrentGold(Choice answer);
+    /// Takes the current pair off the screen unlabelled and shows the next queued one, asking the
+    /// store nothing; the pair it was (a maintainer's gold mark on a team store, written on another
+    /// connection). Nothing when no pair is shown.
+    std::optional<ShownPair> setAsideCurrent();
 
     struct Undone {
         std::vector<int64_t> pairIds; ///< shown again next, the latest first
@@ -91,6 +95,12 @@ public:
     /// counts and cannot be undone.
     void forgetRefused(int64_t outboxSeq);
 
+    /// The labels of this session's latest step when it is an applied rule plan (none else): what
+    /// a team store's window takes back on another connection (undoneElsewhere()).
+    std::optional<std::vector<int64_t>> latestRulePlan() const;
+    /// The latest step (a rule plan) was taken back on another connection: `pairs` are its pairs
+    /// that were active, shown again next as undo() shows them.
+    Status undoneElsewhere(const std::vector<ShownPair>& pairs);
     /// Takes back this session's latest step; nothing when there is none. With an outbox, a label
     /// still there is dropped unsent, and one already sent is taken back by the outbox's writer.
     Result<std::optional<Undone>> undo();
@@ -125,6 +135,8 @@ private:
     /// The next queued pair without asking the store; none when the queue is empty.
     void advanceQueued();
     Result<std::optional<Undone>> undoOutboxStep(const Step& step);
+    /// Puts `pairs` ahead of the queue (the last first), the current one behind them, and moves on.
+    Status showAgain(const std::vector<ShownPair>& pairs);
 
     PreferenceStore& m_store;
     std::string m_labeler;

@@ -242,6 +242,40 @@ private Q_SLOTS:
         QCOMPARE(store->counts("").value().pending, int64_t(6));
     }
 
+    void aPlanWrittenElsewhereIsUndoneAsOneStepAndAPairSetAsideAsksNothing()
+    {
+        // A team store's window writes a plan, and takes it back, on other connections: the session
+        // only keeps the step and shows the pairs again, the last first.
+        auto store = freshStore(3);
+        QVERIFY(store);
+        LabelSession session(*store, "ana");
+        QVERIFY(session.advance());
+        const int64_t first = session.current()->id;
+        QVERIFY(!session.latestRulePlan());
+        TaskCatalog tasks(*store);
+        RuleLabeler labeler(tasks);
+        RuleLabelOutcome outcome = labeler.apply(*store, labeler.plan(store->pendingPairs(100).value()));
+        QCOMPARE(outcome.labelIds.size(), size_t(3));
+        session.recordRulePlan(outcome);
+        QVERIFY(outcome.error.empty());
+        QCOMPARE(session.latestRulePlan().value(), outcome.labelIds);
+        QVERIFY(!session.current()); // every pair labelled
+        const auto pairs = store->undoLabels(outcome.labelIds).value();
+        std::vector<ShownPair> again;
+        for (int64_t id : pairs)
+            again.push_back(store->pair(id).value());
+        QVERIFY(session.undoneElsewhere(again));
+        QVERIFY(!session.canUndo());
+        QCOMPARE(session.current()->id, again.back().id);
+        QVERIFY(!session.undoneElsewhere(again)); // no plan left to take back
+        // Set aside: the next queued pair, the store not asked (the queue holds the other two).
+        const int64_t shown = session.current()->id;
+        QCOMPARE(session.setAsideCurrent()->id, shown);
+        QVERIFY(session.current() && session.current()->id != shown);
+        QCOMPARE(session.queued(), size_t(1));
+        QVERIFY(first > 0);
+    }
+
     void aRuleOverrideAndALabelerNameAreHonoured()
     {
         auto store = freshStore(3);

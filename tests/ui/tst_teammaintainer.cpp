@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A maintainer's window on a team store never waits on the server, against a real PostgreSQL
 // server: the Label view's model list, its new pairs (drawn, written and queued), auto-labelling
-// with the rule, the queue settings, the Train view's count of usable pairs, a run resumed and the
+// with the rule and its undo, a gold mark, the queue settings, the Train view's count of usable pairs, a run resumed and the
 // comparison results are read and written off the window's thread. Each is asked for with every server process of the
 // maintainer stopped (SIGSTOP: a server that hangs rather than refuses), and the longest turn of
 // the window's event loop is measured; new connections (the pool's) are served meanwhile.
@@ -127,15 +127,37 @@ private Q_SLOTS:
             longestTurnUntil([&] { return !said.filter(QStringLiteral("Auto-labelled")).isEmpty(); }, 20000);
         QVERIFY2(!said.filter(QStringLiteral("Auto-labelled")).isEmpty(), qPrintable(said.join(QStringLiteral(" | "))));
         QVERIFY(asked > 0);
+
+        // Ctrl+Z takes the batch back, and a gold mark is written, on connections of their own.
+        clock.start();
+        view.undo();
+        const qint64 undoAsking = clock.elapsed();
+        const qint64 undoing = longestTurnUntil([&] { return !said.filter(QStringLiteral("Undid the")).isEmpty(); }, 20000);
+        QVERIFY2(!said.filter(QStringLiteral("Undid the")).isEmpty(), qPrintable(said.join(QStringLiteral(" | "))));
+        QVERIFY(view.currentPair()); // the batch's pairs are shown again
+        const int64_t goldId = view.currentPair()->id;
+        clock.start();
+        view.markGold(Choice::Left);
+        const qint64 goldAsking = clock.elapsed();
+        QVERIFY(!view.currentPair() || view.currentPair()->id != goldId); // the next pair at once
+        const qint64 marking =
+            longestTurnUntil([&] { return !said.filter(QStringLiteral("is a gold pair now")).isEmpty(); }, 20000);
+        QVERIFY2(!said.filter(QStringLiteral("is a gold pair now")).isEmpty(), qPrintable(said.join(QStringLiteral(" | "))));
         stopped.resume();
 
-        const qint64 longest = std::max({asking, generating, autoAsking, autoLabelling});
+        const qint64 longest =
+            std::max({asking, generating, autoAsking, autoLabelling, undoAsking, undoing, goldAsking, marking});
         qInfo("with the server stopped: Generate %lld ms, the turns while drawing and writing at most %lld ms; "
               "auto-label %lld ms, its turns at most %lld ms",
               static_cast<long long>(asking), static_cast<long long>(generating), static_cast<long long>(autoAsking),
               static_cast<long long>(autoLabelling));
+        qInfo("undo of the batch %lld ms, its turns at most %lld ms; a gold mark %lld ms, its turns at most %lld ms",
+              static_cast<long long>(undoAsking), static_cast<long long>(undoing), static_cast<long long>(goldAsking),
+              static_cast<long long>(marking));
         QVERIFY2(longest < kStallMs, qPrintable(QStringLiteral("the window's thread was held %1 ms").arg(longest)));
-        QCOMPARE(owner->labels(false).value().size(), size_t(asked));
+        QCOMPARE(owner->labels(false).value().size(), size_t(0));     // every auto-label taken back
+        QCOMPARE(owner->labels(true).value().size(), size_t(asked)); // kept as history
+        QVERIFY(!owner->markGold(goldId, Choice::Left));             // a gold pair already
         // Once the server answers, the Model box lists it (read by the worker) with its task.
         QTRY_COMPARE_WITH_TIMEOUT(view.findChild<QComboBox*>()->count(), 1, 15000);
         QVERIFY2(view.findChild<QComboBox*>()->itemText(0).contains(QString::fromStdString(written->id)),

@@ -140,6 +140,8 @@ private:
     void onPairsGenerated(const PairSupplyResult& result);
     /// Shows what auto-labelling did (the queue is read again when it stored labels).
     void autoLabelled(const AutoLabelResult& result);
+    /// A team store's undo of an auto-labelled batch, on a connection of its own.
+    void undoBatchInBackground(const std::vector<int64_t>& labelIds);
     void reportError(const QString& message);
     void showIgnored();
 
@@ -186,6 +188,7 @@ private:
     PairSupply* m_supply = nullptr;
     TeamLabelChannel* m_team = nullptr;
     AutoLabelJob* m_autoLabel = nullptr; ///< a team store's auto-labelling, made on first use
+    bool m_undoingBatch = false;         ///< a team store's undo of an auto-labelled batch is on its way
     std::shared_ptr<LabelOutbox> m_outbox;
     std::map<std::string, ModelRecord> m_teamModels; ///< to name where a pair comes from
     QString m_wantedModel; ///< a model to choose once a team store's model list holds it

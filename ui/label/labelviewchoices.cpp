@@ -5,6 +5,11 @@
 
 #include <optional>
 
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "ui/common/longjobs.h"
+#include "ui/common/ownconnection.h"
 #include "ui/label/autolabel.h"
 #include "ui/label/autolabeljob.h"
 #include "ui/label/pairsupply.h"
@@ -49,15 +54,41 @@ void LabelView::markGold(Choice answer)
         Q_EMIT statusMessage(tr("No pair is shown to make gold"));
         return;
     }
+    const auto madeGold = [this, id = pair->id, answer] {
+        Q_EMIT statusMessage(tr("Pair %1 is a gold pair now, its answer the %2 sequence: labelers meet it at the "
+                                "queue's gold rate, and it is never trained on")
+                                 .arg(id)
+                                 .arg(answer == Choice::Left ? tr("left") : tr("right")));
+        Q_EMIT labelsChanged();
+    };
+    if (m_team && m_store.canMaintain()) { // written on a connection of its own; the next pair at once
+        m_session.setAsideCurrent();
+        showCurrent();
+        updateStatistics();
+        Q_EMIT statusMessage(tr("Making pair %1 a gold pair…").arg(pair->id));
+        auto* marking = new QFutureWatcher<std::string>(this);
+        connect(marking, &QFutureWatcherBase::finished, this, [this, marking, id = pair->id, madeGold] {
+            marking->deleteLater();
+            if (const std::string error = marking->result(); !error.empty())
+                return reportError(tr("pair %1 is not a gold pair: %2").arg(id).arg(QString::fromStdString(error)));
+            madeGold();
+        });
+        marking->setFuture(
+            QtConcurrent::run(storeReadPool(), [url = m_store.path(), id = pair->id, answer]() -> std::string {
+                OwnConnection connection(url);
+                auto store = connection.get();
+                if (!store)
+                    return store.error();
+                const Status marked = store.value()->markGold(id, answer);
+                return marked ? std::string() : marked.error();
+            }));
+        return;
+    }
     if (Status s = m_session.markCurrentGold(answer); !s) {
         reportError(QString::fromStdString(s.error()));
         return;
     }
-    Q_EMIT statusMessage(tr("Pair %1 is a gold pair now, its answer the %2 sequence: labelers meet it at the "
-                            "queue's gold rate, and it is never trained on")
-                             .arg(pair->id)
-                             .arg(answer == Choice::Left ? tr("left") : tr("right")));
-    Q_EMIT labelsChanged();
+    madeGold();
     showCurrent();
     updateStatistics();
 }
@@ -68,6 +99,9 @@ void LabelView::undo()
         Q_EMIT statusMessage(tr("Nothing to undo in this session"));
         return;
     }
+    if (m_team) // an auto-labelled batch was written on a connection of its own: taken back there
+        if (const auto batch = m_session.latestRulePlan())
+            return undoBatchInBackground(*batch);
     auto undone = m_session.undo();
     if (!undone) {
         reportError(QString::fromStdString(undone.error()));
@@ -83,6 +117,52 @@ void LabelView::undo()
     Q_EMIT statusMessage(step && step->wasRulePlan
                              ? tr("Undid the %1 auto-labels: their pairs are pending again").arg(step->pairIds.size())
                              : tr("Label undone: the pair is shown again"));
+}
+
+void LabelView::undoBatchInBackground(const std::vector<int64_t>& labelIds)
+{
+    if (m_undoingBatch) {
+        Q_EMIT statusMessage(tr("Still taking the auto-labels back…"));
+        return;
+    }
+    m_undoingBatch = true;
+    Q_EMIT statusMessage(tr("Taking the %1 auto-labels back…").arg(labelIds.size()));
+    struct Undone {
+        std::vector<ShownPair> pairs;
+        std::string error;
+    };
+    auto* undoing = new QFutureWatcher<Undone>(this);
+    connect(undoing, &QFutureWatcherBase::finished, this, [this, undoing] {
+        undoing->deleteLater();
+        m_undoingBatch = false;
+        const Undone undone = undoing->result();
+        if (!undone.error.empty())
+            return reportError(QString::fromStdString(undone.error));
+        if (Status s = m_session.undoneElsewhere(undone.pairs); !s)
+            reportError(QString::fromStdString(s.error()));
+        showCurrent();
+        updateStatistics();
+        Q_EMIT labelsChanged();
+        Q_EMIT statusMessage(tr("Undid the %1 auto-labels: their pairs are pending again").arg(undone.pairs.size()));
+    });
+    undoing->setFuture(QtConcurrent::run(storeReadPool(), [url = m_store.path(), labelIds]() -> Undone {
+        Undone undone;
+        OwnConnection connection(url);
+        auto store = connection.get();
+        if (!store) {
+            undone.error = store.error();
+            return undone;
+        }
+        auto pairIds = store.value()->undoLabels(labelIds);
+        if (!pairIds) {
+            undone.error = pairIds.error();
+            return undone;
+        }
+        for (int64_t id : pairIds.value())
+            if (auto pair = store.value()->pair(id))
+                undone.pairs.push_back(pair.value());
+        return undone;
+    }));
 }
 
 void LabelView::autoLabelWithRule()
