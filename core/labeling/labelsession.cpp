@@ -55,6 +55,7 @@ size_t LabelSession::addClaimed(const std::vector<ShownPair>& pairs)
     // and still in the outbox, its lease kept until the label is written) are passed over.
     std::set<int64_t> held = m_outbox ? m_outbox->pendingPairIds() : std::set<int64_t>();
     held.insert(m_labelledPairs.begin(), m_labelledPairs.end());
+    held.insert(m_setAside.begin(), m_setAside.end());
     if (m_current)
         held.insert(m_current->id);
     for (const ShownPair& p : m_queue)
@@ -154,8 +155,10 @@ Status LabelSession::markCurrentGold(Choice answer)
 std::optional<ShownPair> LabelSession::setAsideCurrent()
 {
     std::optional<ShownPair> aside = m_current;
-    if (aside)
+    if (aside) {
+        m_setAside.insert(aside->id);
         advanceQueued();
+    }
     return aside;
 }
 
@@ -227,11 +230,13 @@ std::optional<std::vector<int64_t>> LabelSession::latestRulePlan() const
     return m_undoSteps.back().labelIds;
 }
 
-Status LabelSession::undoneElsewhere(const std::vector<ShownPair>& pairs)
+Status LabelSession::undoneElsewhere(const std::vector<int64_t>& labelIds, const std::vector<ShownPair>& pairs)
 {
-    if (!latestRulePlan())
-        return makeError(ErrorCode::NotFound, "the latest step is not an applied rule plan");
-    m_undoSteps.pop_back();
+    const auto step = std::find_if(m_undoSteps.rbegin(), m_undoSteps.rend(),
+                                   [&](const Step& s) { return s.rulePlan && s.labelIds == labelIds; });
+    if (step == m_undoSteps.rend())
+        return makeError(ErrorCode::NotFound, "no applied rule plan of this session has these labels");
+    m_undoSteps.erase(std::next(step).base());
     return showAgain(pairs);
 }
 

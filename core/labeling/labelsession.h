@@ -71,7 +71,7 @@ public:
     Status markCurrentGold(Choice answer);
     /// Takes the current pair off the screen unlabelled and shows the next queued one, asking the
     /// store nothing; the pair it was (a maintainer's gold mark on a team store, written on another
-    /// connection). Nothing when no pair is shown.
+    /// connection). Nothing when no pair is shown. A claim never brings it back in this session.
     std::optional<ShownPair> setAsideCurrent();
 
     struct Undone {
@@ -98,9 +98,10 @@ public:
     /// The labels of this session's latest step when it is an applied rule plan (none else): what
     /// a team store's window takes back on another connection (undoneElsewhere()).
     std::optional<std::vector<int64_t>> latestRulePlan() const;
-    /// The latest step (a rule plan) was taken back on another connection: `pairs` are its pairs
-    /// that were active, shown again next as undo() shows them.
-    Status undoneElsewhere(const std::vector<ShownPair>& pairs);
+    /// The rule plan whose labels are `labelIds` was taken back on another connection: its step
+    /// goes (wherever it is: a label made meanwhile stays undoable), and `pairs`, those of its
+    /// labels that were active, are shown again next as undo() shows them.
+    Status undoneElsewhere(const std::vector<int64_t>& labelIds, const std::vector<ShownPair>& pairs);
     /// Takes back this session's latest step; nothing when there is none. With an outbox, a label
     /// still there is dropped unsent, and one already sent is taken back by the outbox's writer.
     Result<std::optional<Undone>> undo();
@@ -149,6 +150,7 @@ private:
     /// Pairs labelled through the outbox in this session (a claim that raced their sending may
     /// still hand them out as this labeler's leases).
     std::set<int64_t> m_labelledPairs;
+    std::set<int64_t> m_setAside; ///< pairs taken off the screen unlabelled (setAsideCurrent)
 };
 
 } // namespace d2dpo

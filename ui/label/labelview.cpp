@@ -108,7 +108,10 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     connect(m_skipButton, &QPushButton::clicked, this, &LabelView::skip);
     connect(m_undoButton, &QPushButton::clicked, this, &LabelView::undo);
     connect(m_generate, &QPushButton::clicked, this, &LabelView::generateMore);
-    connect(m_models, &QComboBox::activated, this, &LabelView::followPickedTask); // the user's choice only
+    connect(m_models, &QComboBox::activated, this, [this] { // the user's choice only
+        m_wantedModel.clear();
+        followPickedTask();
+    });
     connect(m_stats, &LabelStatsBar::autoLabelClicked, this, &LabelView::autoLabelWithRule);
     connect(m_stats, &LabelStatsBar::labelersClicked, this, &LabelView::labelersWanted);
     connect(m_stats, &LabelStatsBar::failed, this, &LabelView::reportError);
@@ -227,6 +230,12 @@ void LabelView::requeueForModel(const QString& modelId)
     }
     followPickedTask();
     requeue();
+}
+
+void LabelView::useModelAt(const QString& checkpointPath)
+{
+    m_wantedModel = checkpointPath; // chosen when the list on its way holds it (onTeamModels)
+    m_team->readModels();
 }
 
 void LabelView::followPickedTask()

@@ -92,6 +92,9 @@ public:
     }
     /// requeue() with the chosen model `modelId` (its task's queue): after a comparison of it.
     void requeueForModel(const QString& modelId);
+    /// On a team store: chooses the model whose checkpoint is `checkpointPath` (one just made) as
+    /// soon as the model list read off the window's thread holds it, with its task's queue.
+    void useModelAt(const QString& checkpointPath);
     /// When the store has no pending pairs, generate some from `checkpointPath` (first run).
     void generateFrom(const QString& checkpointPath, int count = 50);
     /// Generates pairs from `checkpointPath` and shows them next, ahead of older pending pairs

@@ -132,18 +132,18 @@ void LabelView::undoBatchInBackground(const std::vector<int64_t>& labelIds)
         std::string error;
     };
     auto* undoing = new QFutureWatcher<Undone>(this);
-    connect(undoing, &QFutureWatcherBase::finished, this, [this, undoing] {
+    connect(undoing, &QFutureWatcherBase::finished, this, [this, undoing, labelIds] {
         undoing->deleteLater();
         m_undoingBatch = false;
         const Undone undone = undoing->result();
         if (!undone.error.empty())
             return reportError(QString::fromStdString(undone.error));
-        if (Status s = m_session.undoneElsewhere(undone.pairs); !s)
+        if (Status s = m_session.undoneElsewhere(labelIds, undone.pairs); !s)
             reportError(QString::fromStdString(s.error()));
         showCurrent();
         updateStatistics();
         Q_EMIT labelsChanged();
-        Q_EMIT statusMessage(tr("Undid the %1 auto-labels: their pairs are pending again").arg(undone.pairs.size()));
+        Q_EMIT statusMessage(tr("Undid the %1 auto-labels: their pairs are pending again").arg(labelIds.size()));
     });
     undoing->setFuture(QtConcurrent::run(storeReadPool(), [url = m_store.path(), labelIds]() -> Undone {
         Undone undone;
@@ -168,6 +168,10 @@ void LabelView::undoBatchInBackground(const std::vector<int64_t>& labelIds)
 void LabelView::autoLabelWithRule()
 {
     if (m_team) { // read, planned and written off the window's thread; only the question is asked here
+        if (m_undoingBatch) {
+            Q_EMIT statusMessage(tr("Still taking the last auto-labels back…"));
+            return;
+        }
         if (!m_autoLabel) {
             m_autoLabel = new AutoLabelJob(m_store.path(), this);
             connect(m_autoLabel, &AutoLabelJob::finished, this,

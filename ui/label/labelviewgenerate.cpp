@@ -51,7 +51,9 @@ void LabelView::generateFrom(const QString& checkpointPath, int count)
 void LabelView::labelFrom(const QString& checkpointPath, int count)
 {
     reload();
-    if (!m_models->select(checkpointPath) && m_team)
+    if (m_models->select(checkpointPath))
+        m_wantedModel.clear();
+    else if (m_team)
         m_wantedModel = checkpointPath; // a new model: chosen when the list on its way holds it
     followPickedTask();
     m_newPairsFirst = true;

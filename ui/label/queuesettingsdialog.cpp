@@ -105,7 +105,7 @@ QueueSettingsDialog::QueueSettingsDialog(PreferenceStore& store, QWidget* parent
     m_reading = new QFutureWatcher<StoreRead>(this);
     m_writing = new QFutureWatcher<std::string>(this);
     connect(m_reading, &QFutureWatcherBase::finished, this, [this] { showRead(m_reading->result()); });
-    connect(m_writing, &QFutureWatcherBase::finished, this, [this] { written(m_writing->result(), settings()); });
+    connect(m_writing, &QFutureWatcherBase::finished, this, [this] { written(m_writing->result(), m_writingSettings); });
     for (QWidget* field : {static_cast<QWidget*>(m_overlap), static_cast<QWidget*>(m_goldPercent),
                            static_cast<QWidget*>(m_order), static_cast<QWidget*>(m_lease), static_cast<QWidget*>(m_ok)})
         field->setEnabled(false);
@@ -186,6 +186,7 @@ void QueueSettingsDialog::accept()
     if (m_writing->isRunning())
         return;
     m_ok->setEnabled(false);
+    m_writingSettings = written;
     m_problem->setText(tr("Writing the queue settings to the team store…"));
     m_writing->setFuture(QtConcurrent::run(storeReadPool(), [connection = m_connection, written]() -> std::string {
         auto store = connection->get();
@@ -194,6 +195,14 @@ void QueueSettingsDialog::accept()
         const Status s = store.value()->setQueueSettings(written);
         return s ? std::string() : s.error();
     }));
+}
+
+void QueueSettingsDialog::reject()
+{
+    // A write on its way lands whatever the dialog does: it stays open to say how it ended.
+    if (m_writing && m_writing->isRunning())
+        return;
+    QDialog::reject();
 }
 
 void QueueSettingsDialog::written(const std::string& error, const QueueSettings& settings)

@@ -38,6 +38,8 @@ public:
 public Q_SLOTS:
     /// Writes the fields to the store and closes; on a refusal the dialog stays open with it.
     void accept() override;
+    /// Closes, unless a team store's write is on its way (then it stays open to say how it ended).
+    void reject() override;
 
 Q_SIGNALS:
     /// The store's settings changed (the Label view reads its queue again).
@@ -68,6 +70,7 @@ private:
     std::shared_ptr<OwnConnection> m_connection; ///< a team store's, for the pool's tasks
     QFutureWatcher<StoreRead>* m_reading = nullptr;
     QFutureWatcher<std::string>* m_writing = nullptr;
+    QueueSettings m_writingSettings; ///< what the write on its way writes
     QPushButton* m_ok = nullptr;
     QLabel* m_margins = nullptr;
     QueueSettings m_read;         ///< as the store held them (what OK compares with)

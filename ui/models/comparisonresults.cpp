@@ -123,7 +123,7 @@ ComparisonResults::ComparisonResults(PreferenceStore& store, QWidget* parent)
 void ComparisonResults::look()
 {
     if (m_look->isRunning())
-        return; // a forced refresh asked meanwhile is answered by this one's landing
+        return; // a refresh asked meanwhile looks again when this one lands (m_lookAgain)
     m_look->setFuture(QtConcurrent::run(storeReadPool(), [lookout = m_lookout]() -> Looked {
         Looked looked;
         auto store = lookout->get();
@@ -141,8 +141,13 @@ void ComparisonResults::look()
 void ComparisonResults::onLooked()
 {
     const Looked looked = m_look->result();
-    if (!looked.ok)
+    if (std::exchange(m_lookAgain, false)) // asked for after this look began: it may miss what was asked
+        return look();
+    if (!looked.ok) {
+        if (std::exchange(m_forceNext, false))
+            m_summary->setText(tr("Cannot reach the team store to read the comparisons; looking again…"));
         return;
+    }
     std::string seen;
     for (const ComparisonRecord& c : looked.comparisons)
         seen += std::to_string(c.id) + ":" + std::to_string(c.labels) + ";";
@@ -181,8 +186,10 @@ bool ComparisonResults::showComparison(qint64 id)
         return true;
     }
     auto comparisons = m_store.comparisons();
-    if (!comparisons)
+    if (!comparisons) {
+        m_summary->setText(tr("Cannot read the comparisons: %1").arg(QString::fromStdString(comparisons.error())));
         return false;
+    }
     listComparisons(comparisons.value());
     const int index = m_comparisons->findData(id);
     if (index < 0)
@@ -198,6 +205,7 @@ bool ComparisonResults::showComparison(qint64 id)
 std::optional<ComparisonRecord> ComparisonResults::listComparisons(const std::vector<ComparisonRecord>& comparisons)
 {
     const QSignalBlocker block(m_comparisons);
+    // The look that lists began after the comparison was asked for (m_lookAgain): not there, not wanted.
     const qint64 chosen = m_wanted ? std::exchange(m_wanted, 0) : shownComparison();
     m_comparisons->clear();
     std::optional<ComparisonRecord> current;
@@ -230,7 +238,10 @@ void ComparisonResults::refresh(bool force)
     }
     if (m_look) { // a team store: listed when a look off the window's thread lands
         m_forceNext = m_forceNext || force;
-        look();
+        if (m_look->isRunning())
+            m_lookAgain = true;
+        else
+            look();
         return;
     }
     auto comparisons = m_store.comparisons();

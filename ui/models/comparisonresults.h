@@ -102,6 +102,7 @@ private:
     std::shared_ptr<OwnConnection> m_lookout;
     std::string m_looked;    ///< the comparisons' label counts at the last look
     bool m_forceNext = false; ///< a forced refresh waits for the look's landing
+    bool m_lookAgain = false; ///< a refresh came while a look was on its way: one more look after it
     qint64 m_wanted = 0;      ///< a comparison asked for before its look landed
     void look();
     void onLooked();

@@ -3,6 +3,7 @@
 // where they are written, and what the window does once one is in the store.
 #include "ui/shell/mainwindow.h"
 
+#include <QFileInfo>
 #include <QStatusBar>
 
 #include <optional>
@@ -26,17 +27,21 @@ void MainWindow::modelAdded(const QString& path, const QString& said, const QStr
     m_labelView->reload();
     m_trainView->reload();
     m_modelsView->reload();
-    // A model fit to label is the one the Label view draws pairs from next, and the user hears so.
+    // A model fit to label is the one the Label view draws pairs from next, and the user hears so
+    // (on a team store once the list read off the window's thread holds it).
     std::optional<ModelRecord> made;
-    if (auto models = m_store->models(); models && !tooWeak)
+    const bool team = m_labelView->teamChannel() != nullptr;
+    if (team && !tooWeak)
+        m_labelView->useModelAt(path);
+    else if (auto models = m_store->models(); models && !tooWeak)
         for (const ModelRecord& m : models.value())
             if (QString::fromStdString(m.path) == path)
                 made = m;
     if (made)
         m_labelView->requeueForModel(QString::fromStdString(made->id));
-    const QString name = made ? QString::fromStdString(made->name) : path;
+    const QString name = made ? QString::fromStdString(made->name) : QFileInfo(path).fileName();
     const QString what = figures.isEmpty() ? said.arg(name) : tr("%1 (%2)").arg(said.arg(name), figures);
-    statusBar()->showMessage(made      ? tr("%1; the Label view now draws pairs from it").arg(what)
+    statusBar()->showMessage(made || (team && !tooWeak) ? tr("%1; the Label view now draws pairs from it").arg(what)
                              : tooWeak ? tr("%1; too weak to label (the dialog says why)").arg(what)
                                        : what,
                              12000);

@@ -226,7 +226,7 @@ void TrainView::setRunning(bool running)
 
 bool TrainView::start()
 {
-    if (training())
+    if (training() || m_resuming) // a run being resumed starts when its record lands
         return false;
     const auto model = m_data->selectedModel();
     const auto settings = m_form->settings();
@@ -289,11 +289,12 @@ void TrainView::startJob(const DpoJobSpec& job)
     setRunning(true);
 }
 
-void TrainView::resumeWith(qint64 runId, const Result<DpoJobSpec>& read, const StoredRun& stored)
+bool TrainView::resumeWith(qint64 runId, const Result<DpoJobSpec>& read, const StoredRun& stored)
 {
     if (!read) {
         appendLog(tr("cannot resume run #%1: %2").arg(runId).arg(QString::fromStdString(read.error())));
-        return;
+        m_rate->setText(tr("Run #%1 was not resumed (the log says why)").arg(runId));
+        return false;
     }
     DpoJobSpec job = read.value();
     leaveACoreForTheGui(job);
@@ -307,6 +308,7 @@ void TrainView::resumeWith(qint64 runId, const Result<DpoJobSpec>& read, const S
     appendLog(tr("resuming run #%1; checkpoints in %2").arg(runId).arg(QString::fromStdString(job.outputFolder)));
     startJob(job);
     Q_EMIT statusMessage(tr("Training (resumed)…"));
+    return true;
 }
 
 void TrainView::stop()

@@ -102,7 +102,7 @@ private:
     void applyStoredRun(const StoredRun& stored, bool quiet);
     /// Starts the resumed run `runId` from its job's settings and its stored curves (read before
     /// its first step can arrive: the steps go on from them).
-    void resumeWith(qint64 runId, const Result<DpoJobSpec>& job, const StoredRun& stored);
+    bool resumeWith(qint64 runId, const Result<DpoJobSpec>& job, const StoredRun& stored);
 
     PreferenceStore& m_store;
     TrainRunner* m_runner = nullptr;

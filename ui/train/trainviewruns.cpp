@@ -37,8 +37,7 @@ bool TrainView::resume(qint64 runId)
     if (training() || m_resuming)
         return false;
     if (!m_store.isTeamStore()) { // a file: read here and now
-        resumeWith(runId, resumeJobSpec(m_store.path(), runId), readStoredRun(m_store, runId));
-        return true;
+        return resumeWith(runId, resumeJobSpec(m_store.path(), runId), readStoredRun(m_store, runId));
     }
     // A team store: the job's settings and the curves are read on connections of the task's own.
     struct Read {
