@@ -5,7 +5,7 @@
 
 namespace d2dpo {
 
-Result<std::optional<ModelRecord>> modelStoredAt(PreferenceStore& store, const std::string& path)
+Result<std::optional<ModelRecord>> modelStoredAt(ModelCatalog& store, const std::string& path)
 {
     auto models = store.models();
     if (!models)

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "base/result.h"
-#include "store/preferencestore.h"
+#include "store/modelcatalog.h"
 
 namespace d2dpo {
 
 /// The store's model whose checkpoint file is `path` (the same file, however named), or nothing.
-Result<std::optional<ModelRecord>> modelStoredAt(PreferenceStore& store, const std::string& path);
+Result<std::optional<ModelRecord>> modelStoredAt(ModelCatalog& store, const std::string& path);
 
 } // namespace d2dpo

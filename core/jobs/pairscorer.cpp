@@ -131,7 +131,7 @@ Result<std::vector<double>> PairScorer::margins(const std::vector<ShownPair>& pa
     }
 }
 
-Result<std::string> referencePathOf(PreferenceStore& store, const ModelRecord& policy)
+Result<std::string> referencePathOf(ModelCatalog& store, const ModelRecord& policy)
 {
     if (policy.parentId.empty())
         return policy.path;
@@ -144,7 +144,7 @@ Result<std::string> referencePathOf(PreferenceStore& store, const ModelRecord& p
     return parent.value()->path;
 }
 
-Result<std::string> referencePathOf(PreferenceStore& store, const std::string& checkpointPath)
+Result<std::string> referencePathOf(ModelCatalog& store, const std::string& checkpointPath)
 {
     auto models = store.models();
     if (!models)

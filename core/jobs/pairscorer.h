@@ -52,9 +52,9 @@ private:
 
 /// The reference a stored model was fine-tuned against: its parent's checkpoint, or itself when it
 /// has no parent. An error when the parent is not in the store.
-Result<std::string> referencePathOf(PreferenceStore& store, const ModelRecord& policy);
+Result<std::string> referencePathOf(ModelCatalog& store, const ModelRecord& policy);
 /// The same for the stored model at `checkpointPath`; an error when the store does not know it.
-Result<std::string> referencePathOf(PreferenceStore& store, const std::string& checkpointPath);
+Result<std::string> referencePathOf(ModelCatalog& store, const std::string& checkpointPath);
 
 /// The order of `margins` least sure first: smallest |margin|, equal ones in a seeded random order.
 std::vector<size_t> leastSureFirst(const std::vector<double>& margins, uint64_t seed);

@@ -5,7 +5,7 @@
 
 namespace d2dpo {
 
-Result<std::string> recordModel(PreferenceStore& store, const ModelRecord& model)
+Result<std::string> recordModel(ModelCatalog& store, const ModelRecord& model)
 {
     auto known = store.model(model.id);
     if (!known)

@@ -19,7 +19,7 @@ struct StoredPairs {
 };
 
 /// Records `model` unless the store knows its id; returns its name as the store knows it.
-Result<std::string> recordModel(PreferenceStore& store, const ModelRecord& model);
+Result<std::string> recordModel(ModelCatalog& store, const ModelRecord& model);
 
 /// The margins a batch was chosen by ("least sure first", jobs/pairscorer.h): one per pair, from the
 /// model `scoredBy`; empty for a batch in draw order.

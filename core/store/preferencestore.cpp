@@ -141,7 +141,23 @@ void upgradeSchema(sql::Database& db, int version)
 
 } // namespace
 
-PreferenceStore::PreferenceStore(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+namespace detail {
+StoreOwner::StoreOwner(std::unique_ptr<StoreImpl> impl)
+    : m_own(std::move(impl))
+{
+}
+StoreOwner::~StoreOwner() = default;
+} // namespace detail
+
+PreferenceStore::PreferenceStore(std::unique_ptr<StoreImpl> impl)
+    : StoreOwner(std::move(impl))
+    , ModelCatalog(*m_own)
+    , LabelQueue(*m_own)
+    , RunLog(*m_own)
+    , ComparisonBook(*m_own)
+    , ImportLog(*m_own)
+{
+}
 PreferenceStore::~PreferenceStore()
 {
     // A store moved over or removed while open keeps its WAL under the path's name, and SQLite
@@ -149,31 +165,31 @@ PreferenceStore::~PreferenceStore()
     // pages into itself. Checkpointed into the old file and truncated first, the WAL left behind
     // is empty, and nothing replays an empty WAL. (A file copied over in place keeps its inode:
     // sql/sqlitefileguard.h sees that one.)
-    if (m_impl && !m_impl->team() && !stillAtItsPath()) {
+    if (m_own && !m_own->team() && !stillAtItsPath()) {
         try {
-            m_impl->db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+            m_own->db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
         } catch (const sql::Error&) {
             // Closing goes on: nothing more can be done for a file no longer at its path.
         }
     }
 }
 
-const std::string& PreferenceStore::path() const { return m_impl->path; }
-std::string PreferenceStore::displayName() const { return m_impl->displayName(); }
-int PreferenceStore::schemaVersion() const { return m_impl->version; }
+const std::string& PreferenceStore::path() const { return m_own->path; }
+std::string PreferenceStore::displayName() const { return m_own->displayName(); }
+int PreferenceStore::schemaVersion() const { return m_own->version; }
 
 int PreferenceStore::latestSchemaVersion() { return int(storeMigrations().size()); }
 
 Status PreferenceStore::stillAtItsPath() const
 {
-    if (m_impl->team())
+    if (m_own->team())
         return Ok{}; // a server's database has no path to be replaced at
     struct stat now {};
-    if (::stat(m_impl->path.c_str(), &now) != 0)
-        return makeError("the preference store '" + m_impl->path + "' was removed while it was open");
-    if (now.st_dev != m_impl->device || now.st_ino != m_impl->inode)
-        return makeError("the preference store '" + m_impl->path + "' was replaced by another file while it was open");
-    if (auto* sqlite = dynamic_cast<sql::SqliteDatabase*>(&m_impl->db); sqlite && !sqlite->fileStillOurs())
+    if (::stat(m_own->path.c_str(), &now) != 0)
+        return makeError("the preference store '" + m_own->path + "' was removed while it was open");
+    if (now.st_dev != m_own->device || now.st_ino != m_own->inode)
+        return makeError("the preference store '" + m_own->path + "' was replaced by another file while it was open");
+    if (auto* sqlite = dynamic_cast<sql::SqliteDatabase*>(&m_own->db); sqlite && !sqlite->fileStillOurs())
         return makeError(sqlite->guard().replacedMessage());
     return Ok{};
 }
@@ -206,7 +222,7 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
                                  "command line); nothing was created");
     if (Status s = checkStorePath(path, mode, where); !s)
         return makeError(s.errorCode(), s.error());
-    std::unique_ptr<Impl> impl;
+    std::unique_ptr<StoreImpl> impl;
     // Two processes opening one new store at the same moment can meet a lock SQLite reports at
     // once instead of waiting out the busy timeout (the switch to WAL, a read during the other's
     // first write); every step below is read-only or one transaction, so the open is tried again.
@@ -215,7 +231,7 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
         try {
             auto file = std::make_unique<sql::SqliteDatabase>(path);
             sql::SqliteDatabase& sqlite = *file;
-            impl = std::make_unique<Impl>(path, std::move(file));
+            impl = std::make_unique<StoreImpl>(path, std::move(file));
             sql::Database& db = impl->db;
             sqlite.setBusyTimeout(5000);
             if (struct stat opened {}; ::stat(path.c_str(), &opened) == 0) { // the file as opened (stillAtItsPath)
@@ -255,13 +271,14 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string
 
 Result<std::string> PreferenceStore::integrityCheck()
 {
-    return m_impl->guard<std::string>("checking integrity", [&] {
-        if (m_impl->team()) // the server keeps its own pages whole; what can be checked from here is the schema
-            return m_impl->db.execAndGet("SELECT CASE WHEN value = '" + std::to_string(m_impl->version) +
-                                         "' THEN 'ok' ELSE 'schema version ' || value END FROM store_meta "
-                                         "WHERE key = 'schema_version'")
+    return m_own->guard<std::string>("checking integrity", [&] {
+        if (m_own->team()) // the server keeps its own pages whole; what can be checked from here is the schema
+            return m_own->db
+                .execAndGet("SELECT CASE WHEN value = '" + std::to_string(m_own->version) +
+                            "' THEN 'ok' ELSE 'schema version ' || value END FROM store_meta "
+                            "WHERE key = 'schema_version'")
                 .getString();
-        return m_impl->db.execAndGet("PRAGMA integrity_check").getString();
+        return m_own->db.execAndGet("PRAGMA integrity_check").getString();
     });
 }
 

@@ -11,8 +11,8 @@
 
 namespace d2dpo {
 
-Result<int64_t> PreferenceStore::addComparison(const std::string& task, const std::vector<std::string>& modelIds,
-                                               const std::vector<ShownPair>& pairs)
+Result<int64_t> ComparisonBook::addComparison(const std::string& task, const std::vector<std::string>& modelIds,
+                                              const std::vector<ShownPair>& pairs)
 {
     if (modelIds.size() < 2)
         return makeError("a comparison needs two models or more");
@@ -45,7 +45,7 @@ Result<int64_t> PreferenceStore::addComparison(const std::string& task, const st
     });
 }
 
-Result<std::vector<ComparisonRecord>> PreferenceStore::comparisons()
+Result<std::vector<ComparisonRecord>> ComparisonBook::comparisons()
 {
     return m_impl->guard<std::vector<ComparisonRecord>>("listing comparisons", [&] {
         sql::Statement q(m_impl->db, R"sql(
@@ -63,7 +63,7 @@ Result<std::vector<ComparisonRecord>> PreferenceStore::comparisons()
     });
 }
 
-Result<std::vector<JudgedLabel>> PreferenceStore::judgedLabels(int64_t comparisonId)
+Result<std::vector<JudgedLabel>> ComparisonBook::judgedLabels(int64_t comparisonId)
 {
     return m_impl->guard<std::vector<JudgedLabel>>("reading labels", [&] {
         // A team store's labeler reads its own labels without the answers and the models behind

@@ -71,8 +71,8 @@ Result<std::vector<std::pair<std::string, int64_t>>> PreferenceStore::copyAll(Pr
     if (from.schemaVersion() != to.schemaVersion())
         return makeError("the stores are at different schema versions (" + std::to_string(from.schemaVersion()) +
                          " and " + std::to_string(to.schemaVersion()) + "): open both with this build first");
-    sql::Database& source = from.m_impl->db;
-    sql::Database& target = to.m_impl->db;
+    sql::Database& source = from.m_own->db;
+    sql::Database& target = to.m_own->db;
     try {
         for (const Table& table : kTables)
             if (countOf(target, table.name) != 0)
@@ -133,8 +133,8 @@ Result<std::vector<std::pair<std::string, int64_t>>> PreferenceStore::copyAll(Pr
         transaction.commit();
         return counts;
     } catch (const sql::Error& e) {
-        return makeError(Impl::errorCodeOf(e), "copying '" + from.displayName() + "' to '" + to.displayName() +
-                                                   "' failed, and nothing was copied: " + e.what());
+        return makeError(StoreImpl::errorCodeOf(e), "copying '" + from.displayName() + "' to '" + to.displayName() +
+                                                        "' failed, and nothing was copied: " + e.what());
     }
 }
 

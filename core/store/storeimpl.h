@@ -97,7 +97,7 @@ inline std::string labelerNameProblem(const std::string& labeler)
 
 using sql::WriteTransaction;
 
-struct PreferenceStore::Impl {
+struct StoreImpl {
     std::string path; ///< the file, or the PostgreSQL URL as given
     std::unique_ptr<sql::Database> connection;
     sql::Database& db;
@@ -108,7 +108,10 @@ struct PreferenceStore::Impl {
     bool maintainer = true; ///< may generate pairs, train and manage models
     std::set<int64_t> liveRuns; ///< a team store's runs started here and not finished: their locks are held
 
-    Impl(std::string p, std::unique_ptr<sql::Database> c) : path(std::move(p)), connection(std::move(c)), db(*connection)
+    StoreImpl(std::string p, std::unique_ptr<sql::Database> c)
+        : path(std::move(p))
+        , connection(std::move(c))
+        , db(*connection)
     {
     }
 

@@ -34,8 +34,7 @@ std::string identityOf(const PreferenceRecord& r)
 
 } // namespace
 
-Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<PreferenceRecord>& records,
-                                                         const std::string& file)
+Result<ImportOutcome> ImportLog::importPreferences(const std::vector<PreferenceRecord>& records, const std::string& file)
 {
     return m_impl->guard<ImportOutcome>("importing preferences", [&] {
         sql::Database& db = m_impl->db;
@@ -141,7 +140,7 @@ Result<ImportOutcome> PreferenceStore::importPreferences(const std::vector<Prefe
     });
 }
 
-Result<std::vector<ImportRecord>> PreferenceStore::imports()
+Result<std::vector<ImportRecord>> ImportLog::imports()
 {
     return m_impl->guard<std::vector<ImportRecord>>("listing imports", [&] {
         sql::Statement q(m_impl->db, "SELECT i.id, i.file, i.task, i.created_at, "
@@ -155,7 +154,7 @@ Result<std::vector<ImportRecord>> PreferenceStore::imports()
     });
 }
 
-Result<DeletedLabels> PreferenceStore::deleteLabels(const LabelSelection& selection, bool dryRun)
+Result<DeletedLabels> ImportLog::deleteLabels(const LabelSelection& selection, bool dryRun)
 {
     if (!selection.importId && selection.labeler.empty() && selection.modelId.empty())
         return makeError("name what to delete: an import, a labeler or a model");

@@ -55,7 +55,7 @@ std::vector<int64_t> insertPairs(sql::Database& db, const std::vector<ShownPair>
     return ids;
 }
 
-Result<std::vector<int64_t>> PreferenceStore::addPairs(const std::vector<ShownPair>& pairs, const std::string& source)
+Result<std::vector<int64_t>> LabelQueue::addPairs(const std::vector<ShownPair>& pairs, const std::string& source)
 {
     if (const std::string problem = pairsProblem(pairs); !problem.empty())
         return makeError(problem);
@@ -67,7 +67,7 @@ Result<std::vector<int64_t>> PreferenceStore::addPairs(const std::vector<ShownPa
     });
 }
 
-Result<ShownPair> PreferenceStore::pair(int64_t id)
+Result<ShownPair> LabelQueue::pair(int64_t id)
 {
     return m_impl->guard<ShownPair>("reading pair", [&]() -> Result<ShownPair> {
         sql::Statement q(m_impl->db, pairSelectSql(!m_impl->labelerOnly()) + " WHERE p.id = ?");
@@ -78,7 +78,7 @@ Result<ShownPair> PreferenceStore::pair(int64_t id)
     });
 }
 
-Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const std::string& labeler, int64_t decideMs)
+Result<int64_t> LabelQueue::addLabel(int64_t pairId, Choice choice, const std::string& labeler, int64_t decideMs)
 {
     if (const std::string problem = labelerNameProblem(labeler); !problem.empty())
         return makeError(problem);
@@ -148,12 +148,12 @@ Result<int64_t> PreferenceStore::addLabel(int64_t pairId, Choice choice, const s
             return makeError(ErrorCode::Denied, e.what());
         if (isUniqueViolation(e))
             return makeError(ErrorCode::AlreadyLabelled, pairName + " already has a label by " + labeler);
-        return makeError(Impl::errorCodeOf(e),
+        return makeError(StoreImpl::errorCodeOf(e),
                          "storing the label failed in '" + m_impl->displayName() + "': " + e.what());
     }
 }
 
-Result<std::optional<int64_t>> PreferenceStore::undoLastLabel(const std::string& labeler)
+Result<std::optional<int64_t>> LabelQueue::undoLastLabel(const std::string& labeler)
 {
     if (const std::string problem = m_impl->actingForOthersProblem(labeler); !problem.empty())
         return makeError(ErrorCode::Denied, problem);
@@ -174,7 +174,7 @@ Result<std::optional<int64_t>> PreferenceStore::undoLastLabel(const std::string&
     });
 }
 
-Result<std::vector<int64_t>> PreferenceStore::undoLabels(const std::vector<int64_t>& labelIds)
+Result<std::vector<int64_t>> LabelQueue::undoLabels(const std::vector<int64_t>& labelIds)
 {
     return m_impl->guard<std::vector<int64_t>>("undoing labels", [&] {
         sql::WriteTransaction transaction(m_impl->db);
@@ -199,7 +199,7 @@ Result<std::vector<int64_t>> PreferenceStore::undoLabels(const std::vector<int64
     });
 }
 
-Result<LabelCounts> PreferenceStore::counts(const std::string& labeler)
+Result<LabelCounts> LabelQueue::counts(const std::string& labeler)
 {
     if (m_impl->labelerOnly())
         return m_impl->guard<LabelCounts>("counting labels", [&] {
@@ -232,7 +232,7 @@ Result<LabelCounts> PreferenceStore::counts(const std::string& labeler)
     });
 }
 
-Result<std::vector<LabelRecord>> PreferenceStore::labels(bool includeUndone)
+Result<std::vector<LabelRecord>> LabelQueue::labels(bool includeUndone)
 {
     return m_impl->guard<std::vector<LabelRecord>>("listing labels", [&] {
         sql::Statement q(m_impl->db, std::string("SELECT id, pair_id, choice, labeler, decide_ms, created_at, "
@@ -247,18 +247,15 @@ Result<std::vector<LabelRecord>> PreferenceStore::labels(bool includeUndone)
     });
 }
 
-Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::labelledPairs(const std::string& labeler)
+Result<std::vector<std::pair<ShownPair, LabelRecord>>> LabelQueue::labelledPairs(const std::string& labeler)
 {
     return activeLabels(labeler, false);
 }
 
-Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::undecidedLabels()
-{
-    return activeLabels("", true);
-}
+Result<std::vector<std::pair<ShownPair, LabelRecord>>> LabelQueue::undecidedLabels() { return activeLabels("", true); }
 
-Result<std::vector<std::pair<ShownPair, LabelRecord>>> PreferenceStore::activeLabels(const std::string& labeler,
-                                                                                     bool undecidedOnly)
+Result<std::vector<std::pair<ShownPair, LabelRecord>>> LabelQueue::activeLabels(const std::string& labeler,
+                                                                                bool undecidedOnly)
 {
     using Row = std::pair<ShownPair, LabelRecord>;
     return m_impl->guard<std::vector<Row>>("reading labels", [&] {

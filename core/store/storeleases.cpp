@@ -10,8 +10,7 @@
 
 namespace d2dpo {
 
-Result<std::vector<ShownPair>> PreferenceStore::claimPairs(const std::string& labeler, int64_t count,
-                                                           const std::string& task)
+Result<std::vector<ShownPair>> LabelQueue::claimPairs(const std::string& labeler, int64_t count, const std::string& task)
 {
     if (const std::string problem = labelerNameProblem(labeler); !problem.empty())
         return makeError(problem);
@@ -75,7 +74,7 @@ Result<std::vector<ShownPair>> PreferenceStore::claimPairs(const std::string& la
     });
 }
 
-Status PreferenceStore::releaseLeases(const std::string& labeler)
+Status LabelQueue::releaseLeases(const std::string& labeler)
 {
     if (const std::string problem = m_impl->actingForOthersProblem(labeler); !problem.empty())
         return makeError(ErrorCode::Denied, problem);
@@ -91,7 +90,7 @@ Status PreferenceStore::releaseLeases(const std::string& labeler)
     });
 }
 
-Result<std::vector<LabelerProgress>> PreferenceStore::teamProgress()
+Result<std::vector<LabelerProgress>> LabelQueue::teamProgress()
 {
     return m_impl->guard<std::vector<LabelerProgress>>("reading the team's progress", [&] {
         sql::Statement q(m_impl->db, R"sql(

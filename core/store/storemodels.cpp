@@ -9,7 +9,7 @@
 
 namespace d2dpo {
 
-Status PreferenceStore::addModel(const ModelRecord& m)
+Status ModelCatalog::addModel(const ModelRecord& m)
 {
     if (!m.taskKey.empty() && !m.taskSpecJson.empty())
         if (Status s = addTask(m.taskKey, m.taskSpecJson); !s)
@@ -68,7 +68,7 @@ constexpr const char* kModelSelect = "SELECT id, parent_id, kind, name, path, sp
 
 } // namespace
 
-Result<std::vector<ModelRecord>> PreferenceStore::models()
+Result<std::vector<ModelRecord>> ModelCatalog::models()
 {
     return m_impl->guard<std::vector<ModelRecord>>("listing models", [&] {
         sql::Statement q(m_impl->db, std::string(kModelSelect) + " ORDER BY created_at, id");
@@ -82,7 +82,7 @@ Result<std::vector<ModelRecord>> PreferenceStore::models()
     });
 }
 
-Result<std::optional<ModelRecord>> PreferenceStore::model(const std::string& id)
+Result<std::optional<ModelRecord>> ModelCatalog::model(const std::string& id)
 {
     return m_impl->guard<std::optional<ModelRecord>>("reading model " + id, [&]() -> std::optional<ModelRecord> {
         sql::Statement q(m_impl->db, std::string(kModelSelect) + " WHERE id = ?");
@@ -96,7 +96,7 @@ Result<std::optional<ModelRecord>> PreferenceStore::model(const std::string& id)
     });
 }
 
-Status PreferenceStore::addTask(const std::string& key, const std::string& specJson)
+Status ModelCatalog::addTask(const std::string& key, const std::string& specJson)
 {
     return m_impl->guard<Ok>("storing task " + key, [&]() -> Result<Ok> {
         sql::Statement q(m_impl->db, "INSERT INTO tasks (key, spec_json, created_at) VALUES (?, ?, ?) "
@@ -109,7 +109,7 @@ Status PreferenceStore::addTask(const std::string& key, const std::string& specJ
     });
 }
 
-Result<std::optional<std::string>> PreferenceStore::taskSpec(const std::string& key)
+Result<std::optional<std::string>> ModelCatalog::taskSpec(const std::string& key)
 {
     return m_impl->guard<std::optional<std::string>>("reading task " + key, [&]() -> std::optional<std::string> {
         sql::Statement q(m_impl->db, "SELECT spec_json FROM tasks WHERE key = ?");
@@ -120,7 +120,7 @@ Result<std::optional<std::string>> PreferenceStore::taskSpec(const std::string& 
     });
 }
 
-Status PreferenceStore::renameModel(const std::string& id, const std::string& name)
+Status ModelCatalog::renameModel(const std::string& id, const std::string& name)
 {
     if (name.empty())
         return makeError("a model's name cannot be empty");
@@ -134,7 +134,7 @@ Status PreferenceStore::renameModel(const std::string& id, const std::string& na
     });
 }
 
-Result<int64_t> PreferenceStore::modelChildren(const std::string& id)
+Result<int64_t> ModelCatalog::modelChildren(const std::string& id)
 {
     return m_impl->guard<int64_t>("counting a model's descendants", [&] {
         sql::Statement q(m_impl->db, "SELECT count(*) FROM models WHERE parent_id = ?");
@@ -144,7 +144,7 @@ Result<int64_t> PreferenceStore::modelChildren(const std::string& id)
     });
 }
 
-Status PreferenceStore::deleteModel(const std::string& id)
+Status ModelCatalog::deleteModel(const std::string& id)
 {
     auto children = modelChildren(id);
     if (!children)
@@ -172,8 +172,8 @@ Status PreferenceStore::deleteModel(const std::string& id)
     });
 }
 
-Result<std::optional<std::string>> PreferenceStore::evaluation(const std::string& modelId, const std::string& sampler,
-                                                              int64_t samples, uint64_t seed)
+Result<std::optional<std::string>> ModelCatalog::evaluation(const std::string& modelId, const std::string& sampler,
+                                                            int64_t samples, uint64_t seed)
 {
     return m_impl->guard<std::optional<std::string>>("reading an evaluation", [&] {
         sql::Statement q(m_impl->db, "SELECT metrics_json FROM evaluations WHERE model_id = ? AND sampler = ? "
@@ -186,8 +186,8 @@ Result<std::optional<std::string>> PreferenceStore::evaluation(const std::string
     });
 }
 
-Status PreferenceStore::saveEvaluation(const std::string& modelId, const std::string& sampler, int64_t samples,
-                                       uint64_t seed, const std::string& metricsJson)
+Status ModelCatalog::saveEvaluation(const std::string& modelId, const std::string& sampler, int64_t samples,
+                                    uint64_t seed, const std::string& metricsJson)
 {
     return m_impl->guard<Ok>("recording an evaluation", [&]() -> Ok {
         sql::Statement q(m_impl->db, "INSERT INTO evaluations (model_id, sampler, samples, seed, metrics_json, "

@@ -60,7 +60,7 @@ void bindSelection(sql::Statement& q, const std::string& task, const std::vector
 
 bool isSimulatedLabeler(const std::string& labeler) { return labeler.rfind("rule:", 0) == 0; }
 
-Result<std::vector<PreferenceRecord>> PreferenceStore::preferences()
+Result<std::vector<PreferenceRecord>> LabelQueue::preferences()
 {
     if (const std::string problem = m_impl->maintainersOnlyProblem("reading the preferences"); !problem.empty())
         return makeError(ErrorCode::Denied, problem);
@@ -70,8 +70,8 @@ Result<std::vector<PreferenceRecord>> PreferenceStore::preferences()
     });
 }
 
-Result<std::vector<PreferenceRecord>> PreferenceStore::preferences(const std::string& task,
-                                                                   const std::vector<std::string>& labelers)
+Result<std::vector<PreferenceRecord>> LabelQueue::preferences(const std::string& task,
+                                                              const std::vector<std::string>& labelers)
 {
     if (const std::string problem = m_impl->maintainersOnlyProblem("reading the preferences"); !problem.empty())
         return makeError(ErrorCode::Denied, problem);
@@ -83,7 +83,7 @@ Result<std::vector<PreferenceRecord>> PreferenceStore::preferences(const std::st
     });
 }
 
-Result<UsablePairs> PreferenceStore::usablePairs(const std::string& task, const std::vector<std::string>& labelers)
+Result<UsablePairs> LabelQueue::usablePairs(const std::string& task, const std::vector<std::string>& labelers)
 {
     return m_impl->guard<UsablePairs>("counting preferences", [&] {
         // Counted with CASE: PostgreSQL does not sum booleans.
@@ -98,7 +98,7 @@ Result<UsablePairs> PreferenceStore::usablePairs(const std::string& task, const 
     });
 }
 
-Result<std::vector<LabelerCount>> PreferenceStore::labelersOf(const std::string& task)
+Result<std::vector<LabelerCount>> LabelQueue::labelersOf(const std::string& task)
 {
     return m_impl->guard<std::vector<LabelerCount>>("counting labelers", [&] {
         sql::Statement q(m_impl->db, std::string("SELECT l.labeler, count(*) ") + kDecisive +

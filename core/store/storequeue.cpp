@@ -62,7 +62,7 @@ std::optional<QueueOrder> queueOrderFromString(const std::string& text)
     return std::nullopt;
 }
 
-Result<QueueSettings> PreferenceStore::queueSettings()
+Result<QueueSettings> LabelQueue::queueSettings()
 {
     return m_impl->guard<QueueSettings>("reading the queue settings", [&] {
         QueueSettings settings;
@@ -84,7 +84,7 @@ Result<QueueSettings> PreferenceStore::queueSettings()
     });
 }
 
-Status PreferenceStore::setQueueSettings(const QueueSettings& settings)
+Status LabelQueue::setQueueSettings(const QueueSettings& settings)
 {
     if (settings.overlap < 1 || settings.overlap > kMaxOverlap)
         return makeError("the overlap (labelers per pair) must be in 1.." + std::to_string(kMaxOverlap));
@@ -199,8 +199,7 @@ std::vector<ShownPair> serverQueuePairs(sql::Database& db, const std::string& ca
     return out;
 }
 
-Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, const std::string& task,
-                                                             const std::string& labeler)
+Result<std::vector<ShownPair>> LabelQueue::pendingPairs(int64_t limit, const std::string& task, const std::string& labeler)
 {
     if (m_impl->labelerOnly()) {
         // A labeler's queue is the server's to build: it alone reads which pairs are gold.
@@ -223,7 +222,7 @@ Result<std::vector<ShownPair>> PreferenceStore::pendingPairs(int64_t limit, cons
     });
 }
 
-Status PreferenceStore::setPairMargins(const std::vector<PairMargin>& margins, const std::string& modelId)
+Status LabelQueue::setPairMargins(const std::vector<PairMargin>& margins, const std::string& modelId)
 {
     auto written = m_impl->guard<Status>("recording pair margins", [&]() -> Status {
         WriteTransaction transaction(m_impl->db);
@@ -247,7 +246,7 @@ Status PreferenceStore::setPairMargins(const std::vector<PairMargin>& margins, c
     return written.value();
 }
 
-Result<std::optional<std::pair<double, std::string>>> PreferenceStore::pairMargin(int64_t pairId)
+Result<std::optional<std::pair<double, std::string>>> LabelQueue::pairMargin(int64_t pairId)
 {
     return m_impl->guard<std::optional<std::pair<double, std::string>>>("reading a pair's margin", [&] {
         sql::Statement q(m_impl->db, "SELECT margin, margin_model FROM pairs WHERE id = ? AND margin IS NOT NULL");
@@ -259,7 +258,7 @@ Result<std::optional<std::pair<double, std::string>>> PreferenceStore::pairMargi
     });
 }
 
-Result<PendingMargins> PreferenceStore::pendingMargins()
+Result<PendingMargins> LabelQueue::pendingMargins()
 {
     if (const std::string problem = m_impl->maintainersOnlyProblem("counting the pairs' margins"); !problem.empty())
         return makeError(ErrorCode::Denied, problem);
@@ -274,7 +273,7 @@ Result<PendingMargins> PreferenceStore::pendingMargins()
     });
 }
 
-Result<std::vector<int64_t>> PreferenceStore::addGoldPairs(const std::vector<GoldPair>& pairs, const std::string& source)
+Result<std::vector<int64_t>> LabelQueue::addGoldPairs(const std::vector<GoldPair>& pairs, const std::string& source)
 {
     std::vector<ShownPair> shown;
     PairExtras extras;
@@ -295,7 +294,7 @@ Result<std::vector<int64_t>> PreferenceStore::addGoldPairs(const std::vector<Gol
     });
 }
 
-Status PreferenceStore::markGold(int64_t pairId, Choice answer)
+Status LabelQueue::markGold(int64_t pairId, Choice answer)
 {
     if (answer != Choice::Left && answer != Choice::Right)
         return makeError("a gold pair's answer is left or right");

@@ -48,7 +48,7 @@ void holdRun(sql::Database& db, std::set<int64_t>& liveRuns, int64_t runId)
 
 } // namespace
 
-Result<int64_t> PreferenceStore::startRun(const RunRecord& run)
+Result<int64_t> RunLog::startRun(const RunRecord& run)
 {
     return m_impl->guard<int64_t>("recording the run", [&] {
         // On a team store the run's lock is taken before its row is seen: another window checking
@@ -71,7 +71,7 @@ Result<int64_t> PreferenceStore::startRun(const RunRecord& run)
     });
 }
 
-Status PreferenceStore::appendMetrics(int64_t runId, int64_t step, const std::map<std::string, double>& values)
+Status RunLog::appendMetrics(int64_t runId, int64_t step, const std::map<std::string, double>& values)
 {
     return m_impl->guard<Ok>("recording metrics", [&] {
         sql::WriteTransaction transaction(m_impl->db);
@@ -90,7 +90,7 @@ Status PreferenceStore::appendMetrics(int64_t runId, int64_t step, const std::ma
     });
 }
 
-Status PreferenceStore::appendMetrics(int64_t runId, const std::vector<MetricPoint>& points)
+Status RunLog::appendMetrics(int64_t runId, const std::vector<MetricPoint>& points)
 {
     return m_impl->guard<Ok>("recording metrics", [&] {
         sql::WriteTransaction transaction(m_impl->db);
@@ -109,8 +109,7 @@ Status PreferenceStore::appendMetrics(int64_t runId, const std::vector<MetricPoi
     });
 }
 
-Status PreferenceStore::finishRun(int64_t runId, RunStatus status, const std::string& error,
-                                  const std::string& resultModelId)
+Status RunLog::finishRun(int64_t runId, RunStatus status, const std::string& error, const std::string& resultModelId)
 {
     return m_impl->guard<Ok>("finishing the run", [&] {
         sql::Statement q(m_impl->db, "UPDATE runs SET status = ?, error = ?, result_model_id = ?, finished_at = ? "
@@ -148,7 +147,7 @@ RunRecord readRun(sql::Statement& q)
 
 } // namespace
 
-Status PreferenceStore::reopenRun(int64_t runId, const std::string& lockPath, int64_t fromStep)
+Status RunLog::reopenRun(int64_t runId, const std::string& lockPath, int64_t fromStep)
 {
     return m_impl->guard<Ok>("resuming the run", [&]() -> Ok {
         sql::WriteTransaction transaction(m_impl->db);
@@ -170,7 +169,7 @@ Status PreferenceStore::reopenRun(int64_t runId, const std::string& lockPath, in
     });
 }
 
-Result<int64_t> PreferenceStore::markDeadRunsInterrupted()
+Result<int64_t> RunLog::markDeadRunsInterrupted()
 {
     return m_impl->guard<int64_t>("checking which runs are alive", [&] {
         // One write transaction from the read to the update: a run reopened by another process in
@@ -210,7 +209,7 @@ Result<int64_t> PreferenceStore::markDeadRunsInterrupted()
     });
 }
 
-Result<std::vector<RunRecord>> PreferenceStore::runs()
+Result<std::vector<RunRecord>> RunLog::runs()
 {
     return m_impl->guard<std::vector<RunRecord>>("listing runs", [&] {
         sql::Statement q(m_impl->db, std::string(kRunColumns) + "ORDER BY id");
@@ -221,7 +220,7 @@ Result<std::vector<RunRecord>> PreferenceStore::runs()
     });
 }
 
-Result<std::optional<RunRecord>> PreferenceStore::run(int64_t id)
+Result<std::optional<RunRecord>> RunLog::run(int64_t id)
 {
     return m_impl->guard<std::optional<RunRecord>>("reading a run", [&]() -> std::optional<RunRecord> {
         sql::Statement q(m_impl->db, std::string(kRunColumns) + "WHERE id = ?");
@@ -232,7 +231,7 @@ Result<std::optional<RunRecord>> PreferenceStore::run(int64_t id)
     });
 }
 
-Result<std::vector<std::pair<int64_t, double>>> PreferenceStore::metricSeries(int64_t runId, const std::string& name)
+Result<std::vector<std::pair<int64_t, double>>> RunLog::metricSeries(int64_t runId, const std::string& name)
 {
     return m_impl->guard<std::vector<std::pair<int64_t, double>>>("reading metrics", [&] {
         sql::Statement q(m_impl->db, "SELECT step, value FROM run_metrics WHERE run_id = ? AND name = ? ORDER BY step");

@@ -39,9 +39,9 @@ int storedVersion(sql::Database& db)
 
 } // namespace
 
-std::string PreferenceStore::Impl::displayName() const { return team() ? storeNameForMessages(path) : path; }
+std::string StoreImpl::displayName() const { return team() ? storeNameForMessages(path) : path; }
 
-ErrorCode PreferenceStore::Impl::errorCodeOf(const sql::Error& e)
+ErrorCode StoreImpl::errorCodeOf(const sql::Error& e)
 {
     switch (e.kind()) {
     case sql::ErrorKind::Permission:
@@ -55,15 +55,15 @@ ErrorCode PreferenceStore::Impl::errorCodeOf(const sql::Error& e)
     }
 }
 
-bool PreferenceStore::isTeamStore() const { return m_impl->team(); }
-const std::string& PreferenceStore::teamIdentity() const { return m_impl->identity; }
-bool PreferenceStore::canMaintain() const { return m_impl->maintainer; }
+bool PreferenceStore::isTeamStore() const { return m_own->team(); }
+const std::string& PreferenceStore::teamIdentity() const { return m_own->identity; }
+bool PreferenceStore::canMaintain() const { return m_own->maintainer; }
 
 Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const std::string& url, OpenMode mode)
 {
     const std::string where = "team store '" + storeNameForMessages(url) + "': ";
     try {
-        auto impl = std::make_unique<Impl>(url, std::make_unique<sql::PostgresDatabase>(url));
+        auto impl = std::make_unique<StoreImpl>(url, std::make_unique<sql::PostgresDatabase>(url));
         sql::Database& db = impl->db;
         const int latest = latestSchemaVersion();
         auto hasStore = [&] { return db.execAndGet("SELECT to_regclass('store_meta') IS NOT NULL").getInt() != 0; };
@@ -154,7 +154,7 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const st
                 return makeError(marked.errorCode(), where + marked.error());
         return store;
     } catch (const sql::Error& e) {
-        return makeError(Impl::errorCodeOf(e), where + e.what());
+        return makeError(StoreImpl::errorCodeOf(e), where + e.what());
     }
 }
 

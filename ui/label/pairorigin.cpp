@@ -40,7 +40,7 @@ QString origin(const ModelLookup& lookup, const ShownPair& pair, const QString& 
 
 } // namespace
 
-QString pairOrigin(PreferenceStore& store, const ShownPair& pair)
+QString pairOrigin(ModelCatalog& store, const ShownPair& pair)
 {
     const ModelLookup lookup = [&store](const std::string& id) -> std::optional<ModelRecord> {
         auto model = store.model(id);

@@ -14,7 +14,7 @@
 namespace d2dpo::ui {
 
 /// "Pair #12 · both sequences from “d2dpo run 3 step 300” (d2dpo, 4f…), fine-tuned from “reference”".
-QString pairOrigin(PreferenceStore& store, const ShownPair& pair);
+QString pairOrigin(ModelCatalog& store, const ShownPair& pair);
 /// The same from models known already (a team store's, read off the window's thread): a model
 /// `lookup` does not know is named by its id.
 using ModelLookup = std::function<std::optional<ModelRecord>(const std::string& id)>;

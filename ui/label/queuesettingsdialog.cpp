@@ -121,7 +121,7 @@ QueueSettingsDialog::QueueSettingsDialog(PreferenceStore& store, QWidget* parent
     }));
 }
 
-QueueSettingsDialog::StoreRead QueueSettingsDialog::readStore(PreferenceStore& store)
+QueueSettingsDialog::StoreRead QueueSettingsDialog::readStore(LabelQueue& store)
 {
     StoreRead read;
     if (auto settings = store.queueSettings())

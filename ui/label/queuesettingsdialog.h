@@ -58,7 +58,7 @@ private:
         std::optional<PendingMargins> margins;
         std::string marginsError;
     };
-    static StoreRead readStore(PreferenceStore& store);
+    static StoreRead readStore(LabelQueue& store);
     /// Fills the fields, or says why they cannot be.
     void showRead(const StoreRead& read);
     /// How many pending pairs have a margin, in words (least sure first orders by it).
