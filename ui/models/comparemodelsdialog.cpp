@@ -21,6 +21,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "jobs/comparisonpairs.h"
+#include "ui/common/modellistreader.h"
+#include "ui/common/ownconnection.h"
 #include "ui/common/timeleft.h"
 
 namespace d2dpo::ui {
@@ -28,6 +30,7 @@ namespace d2dpo::ui {
 struct ComparisonDrawProgress {
     std::atomic<double> done{0};
     std::atomic<int64_t> total{0}; ///< 0 while the models load
+    std::atomic<bool> storing{false}; ///< a team store's comparison is being written: too late to cancel
 };
 
 namespace {
@@ -36,7 +39,8 @@ namespace {
 /// each pass of a model, and a stopped draw's result is thrown away.
 ComparisonDrawResult drawInBackground(const std::vector<std::string>& paths, int64_t perTwoModels, uint64_t seed,
                                       const std::shared_ptr<StopToken>& stop,
-                                      const std::shared_ptr<ComparisonDrawProgress>& progress)
+                                      const std::shared_ptr<ComparisonDrawProgress>& progress,
+                                      const std::string& teamStore)
 {
     ComparisonDrawResult result;
     auto prepared = prepareComparison(paths, "auto", perTwoModels, seed, {}, stop.get(),
@@ -44,10 +48,22 @@ ComparisonDrawResult drawInBackground(const std::vector<std::string>& paths, int
                                           progress->total.store(total);
                                           progress->done.store(done);
                                       });
-    if (!prepared)
+    if (!prepared) {
         result.error = QString::fromStdString(prepared.error());
+        return result;
+    }
+    result.prepared = std::move(prepared.value());
+    if (teamStore.empty() || stop->stopRequested())
+        return result; // a file's comparison is stored on the window's thread (a local write)
+    // A team store's, here: the window never waits on its server.
+    progress->storing.store(true);
+    OwnConnection connection(teamStore);
+    auto store = connection.get();
+    auto id = store ? storeComparison(*store.value(), result.prepared) : makeError(store.errorCode(), store.error());
+    if (id)
+        result.storedId = id.value();
     else
-        result.prepared = std::move(prepared.value());
+        result.error = QString::fromStdString(id.error());
     return result;
 }
 
@@ -130,22 +146,42 @@ CompareModelsDialog::~CompareModelsDialog()
 
 void CompareModelsDialog::listModels(const QString& selectedModelId)
 {
+    if (m_store.isTeamStore()) { // read off the window's thread; listed when it lands
+        auto* reader = new ModelListReader(m_store.path(), this);
+        connect(reader, &ModelListReader::ready, this, [this, reader, selectedModelId](const ModelList& list) {
+            reader->deleteLater();
+            m_state->clear();
+            if (!list.ok)
+                return showError(QString::fromStdString(list.error));
+            showModels(list.models, selectedModelId);
+            updateSummary();
+        });
+        m_state->setText(tr("Reading the models from the team store…"));
+        reader->read();
+        return;
+    }
     auto models = m_store.models();
     if (!models) {
         showError(QString::fromStdString(models.error()));
         return;
     }
+    showModels(models.value(), selectedModelId);
+}
+
+void CompareModelsDialog::showModels(const std::vector<ModelRecord>& models, const QString& selectedModelId)
+{
     std::optional<ModelRecord> selected;
-    for (const ModelRecord& m : models.value())
+    for (const ModelRecord& m : models)
         if (QString::fromStdString(m.id) == selectedModelId)
             selected = m;
-    if (!selected && !models->empty())
-        selected = models->back();
+    if (!selected && !models.empty())
+        selected = models.back();
     if (!selected)
         return;
     m_task = QString::fromStdString(selected->taskKey);
     const QSignalBlocker block(m_models);
-    for (const ModelRecord& m : models.value()) {
+    m_models->clear();
+    for (const ModelRecord& m : models) {
         if (m.taskKey != selected->taskKey)
             continue;
         const QString created =
@@ -238,9 +274,11 @@ bool CompareModelsDialog::start()
     setRunning(true);
     m_clock.start();
     m_poll->start(200);
-    m_watcher->setFuture(QtConcurrent::run(longJobPool(), [paths, count, seed, stop = m_stop, progress = m_progress] {
-        return drawInBackground(paths, count, seed, stop, progress);
-    }));
+    const std::string teamStore = m_store.isTeamStore() ? m_store.path() : std::string();
+    m_watcher->setFuture(
+        QtConcurrent::run(longJobPool(), [paths, count, seed, stop = m_stop, progress = m_progress, teamStore] {
+            return drawInBackground(paths, count, seed, stop, progress, teamStore);
+        }));
     return true;
 }
 
@@ -248,6 +286,10 @@ void CompareModelsDialog::cancel()
 {
     if (!m_running)
         return;
+    if (m_progress->storing.load()) { // drawn, and being written to the team store: it lands
+        m_state->setText(tr("Storing the comparison in the team store: too late to cancel…"));
+        return;
+    }
     m_stop->requestStop(); // heard before the draw's next pass
     setRunning(false);
     m_state->setText(tr("Cancelled: nothing was stored."));
@@ -264,10 +306,14 @@ void CompareModelsDialog::finishDraw(const ComparisonDrawResult& result)
     setRunning(false);
     if (!result.error.isEmpty())
         return showError(result.error);
-    auto id = storeComparison(m_store, result.prepared);
-    if (!id)
-        return showError(QString::fromStdString(id.error()));
-    m_created = id.value();
+    if (result.storedId > 0) {
+        m_created = result.storedId;
+    } else {
+        auto id = storeComparison(m_store, result.prepared);
+        if (!id)
+            return showError(QString::fromStdString(id.error()));
+        m_created = id.value();
+    }
     const ComparisonDraw& draw = result.prepared.draw;
     QString text = tr("Comparison %1: %2 pairs queued for every labeler, models hidden and sides random.")
                        .arg(m_created)

@@ -34,6 +34,7 @@ struct ComparisonDrawProgress;
 struct ComparisonDrawResult {
     QString error;
     PreparedComparison prepared; ///< empty when cancelled
+    int64_t storedId = 0; ///< a team store's comparison, stored by the draw itself
 };
 
 class CompareModelsDialog final : public QDialog {
@@ -64,7 +65,10 @@ protected:
     void reject() override;
 
 private:
+    /// Lists the store's models (a team store's read in the background).
     void listModels(const QString& selectedModelId);
+    /// Lists those of `selectedModelId`'s task (else the newest model's), it and its reference ticked.
+    void showModels(const std::vector<ModelRecord>& models, const QString& selectedModelId);
     void updateSummary();
     void setRunning(bool running);
     void finishDraw(const ComparisonDrawResult& result);
