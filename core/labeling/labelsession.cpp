@@ -215,7 +215,13 @@ Result<std::optional<LabelSession::Undone>> LabelSession::undo()
 
 Status LabelSession::showAgain(const std::vector<ShownPair>& pairs)
 {
-    if (m_current)
+    std::set<int64_t> again;
+    for (const ShownPair& p : pairs)
+        again.insert(p.id);
+    // A pair held already (queued) moves to the front rather than coming twice.
+    m_queue.erase(std::remove_if(m_queue.begin(), m_queue.end(), [&](const ShownPair& p) { return again.count(p.id); }),
+                  m_queue.end());
+    if (m_current && !again.count(m_current->id))
         m_queue.push_front(*m_current);
     for (const ShownPair& p : pairs) // the latest undone comes first
         m_queue.push_front(p);
@@ -234,10 +240,13 @@ Status LabelSession::undoneElsewhere(const std::vector<int64_t>& labelIds, const
 {
     const auto step = std::find_if(m_undoSteps.rbegin(), m_undoSteps.rend(),
                                    [&](const Step& s) { return s.rulePlan && s.labelIds == labelIds; });
-    if (step == m_undoSteps.rend())
-        return makeError(ErrorCode::NotFound, "no applied rule plan of this session has these labels");
-    m_undoSteps.erase(std::next(step).base());
-    return showAgain(pairs);
+    const bool known = step != m_undoSteps.rend();
+    if (known)
+        m_undoSteps.erase(std::next(step).base());
+    // The store took them back either way: their pairs are pending again.
+    if (Status s = showAgain(pairs); !s || known)
+        return s;
+    return makeError(ErrorCode::NotFound, "no applied rule plan of this session has these labels");
 }
 
 Result<StoredPairs> LabelSession::addGenerated(const ModelRecord& model, const std::vector<ShownPair>& pairs,

@@ -73,6 +73,8 @@ public:
     /// store nothing; the pair it was (a maintainer's gold mark on a team store, written on another
     /// connection). Nothing when no pair is shown. A claim never brings it back in this session.
     std::optional<ShownPair> setAsideCurrent();
+    /// What was done with a pair set aside failed: a claim may bring it back again.
+    void forgetSetAside(int64_t pairId) { m_setAside.erase(pairId); }
 
     struct Undone {
         std::vector<int64_t> pairIds; ///< shown again next, the latest first

@@ -64,7 +64,7 @@ public:
     Result<PendingMargins> pendingMargins();
     /// Stores gold pairs (their sequences too) in one transaction; returns their ids.
     Result<std::vector<int64_t>> addGoldPairs(const std::vector<GoldPair>& pairs, const std::string& source);
-    /// Makes an unlabelled training pair a gold pair with this answer (left or right).
+    /// Makes an unlabelled training pair a gold pair with this answer (left or right); its leases go.
     Status markGold(int64_t pairId, Choice answer);
     Result<LabelCounts> counts(const std::string& labeler);
     Result<std::vector<LabelRecord>> labels(bool includeUndone);

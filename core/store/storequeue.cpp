@@ -316,6 +316,11 @@ Status LabelQueue::markGold(int64_t pairId, Choice answer)
         mark.bind(1, toString(answer));
         mark.bind(2, pairId);
         mark.exec();
+        // Its leases were for a training pair's labels: a gold pair is handed out afresh, at the
+        // gold rate (and the maintainer who marked it from the Label view no longer holds it).
+        sql::Statement unlease(m_impl->db, "DELETE FROM leases WHERE pair_id = ?");
+        unlease.bind(1, pairId);
+        unlease.exec();
         transaction.commit();
         return Ok{};
     });

@@ -103,7 +103,17 @@ private Q_SLOTS:
         QVERIFY(judged[0].purpose == PairPurpose::Gold && judged[0].goldAnswer == Choice::Right);
         // A maintainer marks a fresh training pair gold; a labelled one cannot be.
         const int64_t fresh = store->pendingPairs(1).value().front().id;
+        const auto leased = [&] {
+            for (const LabelerProgress& p : store->teamProgress().value())
+                if (p.labeler == "cy")
+                    return p.leased;
+            return int64_t(0);
+        };
+        QVERIFY(!store->claimPairs("cy", 2).value().empty()); // held by cy, who then marks one gold
+        const int64_t before = leased();
+        QVERIFY(before >= 1);
         QVERIFY(store->markGold(fresh, Choice::Left));
+        QCOMPARE(leased(), before - 1); // the gold pair is no longer cy's
         QVERIFY(store->addLabel(fresh + 1, Choice::Left, "ana", 5));
         const Status labelled = store->markGold(fresh + 1, Choice::Left);
         QVERIFY(!labelled && labelled.error().find("has labels already") != std::string::npos);

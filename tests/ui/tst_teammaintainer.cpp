@@ -2,11 +2,15 @@
 // A maintainer's window on a team store never waits on the server, against a real PostgreSQL
 // server: the Label view's model list, its new pairs (drawn, written and queued), auto-labelling
 // with the rule and its undo, a gold mark, the queue settings, the Train view's count of usable
-// pairs, a run resumed, a blind comparison and its results are read and written off the window's
-// thread. Each is asked for with every server process of the maintainer stopped (SIGSTOP: a
-// server that hangs rather than refuses), and the longest turn of the window's event loop is
-// measured; new connections (the pool's) are served meanwhile.
+// pairs, a run resumed, a blind comparison and its results, and an import of preferences are read
+// and written off the window's thread. Each is asked for with every server process of the
+// maintainer stopped (SIGSTOP: a server that hangs rather than refuses), and the longest turn of
+// the window's event loop is measured; new connections (the pool's) are served meanwhile.
+#include <QApplication>
 #include <QComboBox>
+#include <QInputDialog>
+#include <QStatusBar>
+#include <QTimer>
 #include <QLabel>
 #include <QDoubleSpinBox>
 #include <QListWidget>
@@ -24,11 +28,13 @@
 #include "support/referencestore.h"
 #include "support/storerecords.h"
 #include "support/tinycheckpoint.h"
+#include "ui/common/modellistreader.h"
 #include "ui/label/labelview.h"
 #include "ui/label/pairsupply.h"
 #include "ui/label/queuesettingsdialog.h"
 #include "ui/models/comparemodelsdialog.h"
 #include "ui/models/comparisonresults.h"
+#include "ui/shell/mainwindow.h"
 #include "ui/team/teamlabelchannel.h"
 #include "ui/train/trainview.h"
 
@@ -315,6 +321,52 @@ private Q_SLOTS:
               static_cast<long long>(opening), static_cast<long long>(starting),
               static_cast<long long>(std::max(listing, drawing)));
         QVERIFY2(longest < kStallMs, qPrintable(QStringLiteral("the window's thread was held %1 ms").arg(longest)));
+    }
+
+    void preferencesAreImportedOffTheWindowsThread()
+    {
+        const std::string db = m_server->createDatabase("maintainerimport");
+        TinyCheckpointOptions tiny;
+        tiny.length = 10;
+        const auto written = writeTinyCheckpoint(m_data.filePath("imported.d2dpo").toStdString(), tiny);
+        QVERIFY2(written.ok(), written.ok() ? "" : written.error().c_str());
+        auto owner = storeWithReference(m_server->superuserUrl(db), written.value());
+        QVERIFY(owner);
+        auto store = openOrFail(m_server->url("mona", "mona-secret", db));
+        QVERIFY(store);
+        const QString file = m_data.filePath(QStringLiteral("preferences.jsonl"));
+        QFile jsonl(file);
+        QVERIFY(jsonl.open(QIODevice::WriteOnly));
+        jsonl.write("{\"chosen\": \"1110000001\", \"rejected\": \"1100000000\"}\n"
+                    "{\"chosen\": \"1000000001\", \"rejected\": \"1111000000\"}\n");
+        jsonl.close();
+        MainWindow window(std::move(store));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(300);
+        const ModelList models = ModelListReader::readNow(*owner);
+        StoppedBackends stopped(backendsOf(*m_server, "mona"));
+        QVERIFY(stopped.stopped());
+        // The task's question is the one modal step; it is answered as soon as it shows.
+        QTimer answer;
+        connect(&answer, &QTimer::timeout, this, [] {
+            if (auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget()))
+                dialog->accept();
+        });
+        answer.start(20);
+        QElapsedTimer clock;
+        clock.start();
+        window.importPreferencesAs(file, models);
+        const qint64 asking = clock.elapsed();
+        auto* bar = window.statusBar();
+        const qint64 importing =
+            longestTurnUntil([&] { return bar->currentMessage().startsWith(QLatin1String("Imported")); }, 20000);
+        stopped.resume();
+        QCOMPARE(bar->currentMessage(), QStringLiteral("Imported 2 preferences"));
+        QCOMPARE(owner->preferences().value().size(), size_t(2));
+        qInfo("with the server stopped: the import (its question answered) %lld ms, turns at most %lld ms",
+              static_cast<long long>(asking), static_cast<long long>(importing));
+        QVERIFY2(importing < kStallMs, qPrintable(QStringLiteral("the window's thread was held %1 ms").arg(importing)));
     }
 
     void theComparisonResultsNeverReadOnTheWindowsThread()

@@ -222,6 +222,7 @@ void LabelView::reload()
 void LabelView::requeueForModel(const QString& modelId)
 {
     // A comparison's pairs are of its models' task: show that task's queue, where they lead.
+    m_wantedModel.clear(); // this choice is the latest
     if (m_team) { // the models the worker read last: the window's thread never asks the server
         if (const auto known = m_teamModels.find(modelId.toStdString()); known != m_teamModels.end())
             m_models->select(QString::fromStdString(known->second.path));

@@ -69,8 +69,10 @@ void LabelView::markGold(Choice answer)
         auto* marking = new QFutureWatcher<std::string>(this);
         connect(marking, &QFutureWatcherBase::finished, this, [this, marking, id = pair->id, madeGold] {
             marking->deleteLater();
-            if (const std::string error = marking->result(); !error.empty())
+            if (const std::string error = marking->result(); !error.empty()) {
+                m_session.forgetSetAside(id); // a claim may bring it back
                 return reportError(tr("pair %1 is not a gold pair: %2").arg(id).arg(QString::fromStdString(error)));
+            }
             madeGold();
         });
         marking->setFuture(

@@ -30,7 +30,11 @@ namespace d2dpo::ui {
 struct ComparisonDrawProgress {
     std::atomic<double> done{0};
     std::atomic<int64_t> total{0}; ///< 0 while the models load
-    std::atomic<bool> storing{false}; ///< a team store's comparison is being written: too late to cancel
+    /// kDrawing, then kStoring (a team store's comparison is being written: too late to cancel) or
+    /// kCancelled; each side moves it with a compare-exchange, so a cancel and the store never cross.
+    enum Phase { kDrawing, kStoring, kCancelled };
+    std::atomic<int> phase{kDrawing};
+    bool storing() const { return phase.load() == kStoring; }
 };
 
 namespace {
@@ -53,10 +57,12 @@ ComparisonDrawResult drawInBackground(const std::vector<std::string>& paths, int
         return result;
     }
     result.prepared = std::move(prepared.value());
-    if (teamStore.empty() || stop->stopRequested())
+    if (teamStore.empty())
         return result; // a file's comparison is stored on the window's thread (a local write)
-    // A team store's, here: the window never waits on its server.
-    progress->storing.store(true);
+    // A team store's, here: the window never waits on its server. Not once cancelled.
+    int drawing = ComparisonDrawProgress::kDrawing;
+    if (!progress->phase.compare_exchange_strong(drawing, ComparisonDrawProgress::kStoring))
+        return result;
     OwnConnection connection(teamStore);
     auto store = connection.get();
     auto id = store ? storeComparison(*store.value(), result.prepared) : makeError(store.errorCode(), store.error());
@@ -286,7 +292,9 @@ void CompareModelsDialog::cancel()
 {
     if (!m_running)
         return;
-    if (m_progress->storing.load()) { // drawn, and being written to the team store: it lands
+    int drawing = ComparisonDrawProgress::kDrawing;
+    if (!m_progress->phase.compare_exchange_strong(drawing, ComparisonDrawProgress::kCancelled)) {
+        // Drawn, and being written to the team store: it lands, and is said.
         m_state->setText(tr("Storing the comparison in the team store: too late to cancel…"));
         return;
     }
@@ -298,6 +306,8 @@ void CompareModelsDialog::cancel()
 void CompareModelsDialog::reject()
 {
     cancel();
+    if (m_running) // a team store's comparison being stored: the dialog stays to say how it ended
+        return;
     QDialog::reject();
 }
 
@@ -326,8 +336,14 @@ void CompareModelsDialog::finishDraw(const ComparisonDrawResult& result)
 
 void CompareModelsDialog::showProgress()
 {
-    const int64_t total = m_progress ? m_progress->total.load() : 0;
-    if (!m_running || total <= 0)
+    if (!m_running || !m_progress)
+        return;
+    if (m_progress->storing()) {
+        m_state->setText(tr("Storing the comparison in the team store…"));
+        return;
+    }
+    const int64_t total = m_progress->total.load();
+    if (total <= 0)
         return; // loading the models: the bar stays busy
     const double done = m_progress->done.load();
     m_busy->setRange(0, int(std::min<int64_t>(total * 100, INT32_MAX)));

@@ -143,8 +143,8 @@ void ComparisonResults::onLooked()
     const Looked looked = m_look->result();
     if (std::exchange(m_lookAgain, false)) // asked for after this look began: it may miss what was asked
         return look();
-    if (!looked.ok) {
-        if (std::exchange(m_forceNext, false))
+    if (!looked.ok) { // a forced refresh stays asked for: the next look that reads answers it
+        if (m_forceNext)
             m_summary->setText(tr("Cannot reach the team store to read the comparisons; looking again…"));
         return;
     }

@@ -6,7 +6,6 @@
 #include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -17,9 +16,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include "facades/taskinfo.h"
 #include "jobs/runfolder.h"
-#include "store/preferencejsonl.h"
 #include "ui/models/comparemodelsdialog.h"
 #include "ui/models/comparisonresults.h"
 #include "ui/models/newmodel/datamodeldialog.h"
@@ -259,85 +256,6 @@ QueueSettingsDialog* MainWindow::editQueueSettings()
     connect(dialog, &QDialog::finished, this, &MainWindow::refocus);
     dialog->open();
     return dialog;
-}
-
-void MainWindow::importPreferences()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import preferences"), {},
-                                                      tr("JSON Lines (*.jsonl);;All files (*)"));
-    if (path.isEmpty())
-        return;
-    // The sequences are read as one task's: the task of a model the user picks.
-    QStringList names;
-    std::vector<ModelRecord> models;
-    if (auto stored = m_store->models())
-        for (const ModelRecord& m : stored.value())
-            if (!m.taskKey.empty()) {
-                names << QStringLiteral("%1 (%2)").arg(QString::fromStdString(m.name), QString::fromStdString(m.id));
-                models.push_back(m);
-            }
-    if (names.isEmpty()) {
-        QMessageBox::warning(this, tr("Import failed"),
-                             tr("The imported sequences are read as a model's task: add a model first (generate "
-                                "pairs from it in the Label view)."));
-        return;
-    }
-    bool ok = false;
-    const QString picked = QInputDialog::getItem(this, tr("Import preferences"),
-                                                 tr("The sequences are of the task of the model:"), names, 0, false, &ok);
-    if (!ok)
-        return;
-    auto task = TaskInfo::ofModel(*m_store, models[size_t(names.indexOf(picked))]);
-    if (!task) {
-        QMessageBox::warning(this, tr("Import failed"), QString::fromStdString(task.error()));
-        return;
-    }
-    const TaskInfo info = task.value();
-    const JsonlRules rules{info.key(), [info](const std::string& text) { return info.check(text); }};
-    auto imported = importPreferencesJsonl(*m_store, path.toStdString(), rules);
-    if (!imported) {
-        QMessageBox::warning(this, tr("Import failed"), QString::fromStdString(imported.error()));
-        return;
-    }
-    refocus();
-    m_labelView->reload();
-    m_trainView->reload();
-    const ImportOutcome& outcome = imported.value();
-    statusBar()->showMessage(outcome.duplicates == 0
-                                 ? tr("Imported %1 preferences").arg(outcome.imported)
-                                 : tr("Imported %1 preferences; %2 already in the store were left out")
-                                       .arg(outcome.imported)
-                                       .arg(outcome.duplicates),
-                             8000);
-}
-
-void MainWindow::exportPreferences()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export preferences"), QStringLiteral("preferences.jsonl"),
-                                                      tr("JSON Lines (*.jsonl)"));
-    if (path.isEmpty()) {
-        refocus();
-        return;
-    }
-    // The DPO convention carries only "chosen over rejected": ties, skips and both-bad go in only
-    // when asked for, with a shape of their own.
-    const auto answer = QMessageBox::question(
-        this, tr("Export preferences"),
-        tr("Also export ties, skips and “both bad” labels?\n\nThe DPO format ({\"chosen\", \"rejected\"}) has no "
-           "place for them: they are written as {\"sequence_a\", \"sequence_b\", \"choice\"} lines, which DPO "
-           "readers skip. Choose No for a plain DPO file."),
-        QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
-    refocus();
-    auto written = exportPreferencesJsonl(*m_store, path.toStdString(), answer == QMessageBox::Yes);
-    if (!written) {
-        QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(written.error()));
-        return;
-    }
-    statusBar()->showMessage(answer == QMessageBox::Yes ? tr("Exported %1 labels to %2").arg(written.value()).arg(path)
-                                                        : tr("Exported %1 preferences (ties and skips left out) to %2")
-                                                              .arg(written.value())
-                                                              .arg(path),
-                             8000);
 }
 
 void MainWindow::closeWithoutAsking()

@@ -20,6 +20,7 @@ class LabelView;
 class ModelsView;
 class QueueSettingsDialog;
 class TrainView;
+struct ModelList;
 
 class MainWindow final : public QMainWindow {
     Q_OBJECT
@@ -49,6 +50,9 @@ public:
     /// The windows beside this one, or null before they were first shown.
     LabelersPanel* labelersPanel() const { return m_labelers; }
     ComparisonResults* comparisonResults() const { return m_results; }
+    /// File ▸ Import preferences… once the file is chosen: `path` is imported as the task of a
+    /// model of `models`, which the user picks, in the background (the status bar says how it went).
+    void importPreferencesAs(const QString& path, const ModelList& models);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -63,6 +67,8 @@ private:
     /// After a dialog made the model at `path`: the views read it, and one fit to label (not
     /// `tooWeak`) becomes the Label view's model; `said` (with %1 for its name) and `figures` are shown.
     void modelAdded(const QString& path, const QString& said, const QString& figures, bool tooWeak);
+    // File ▸ Import and Export preferences (mainwindowpreferences.cpp): the store is read and
+    // written in the background.
     void importPreferences();
     void exportPreferences();
     // Opening another store (mainwindowstores.cpp): it opens in a new window, and this one closes.
@@ -74,6 +80,7 @@ private:
     void refocus();
 
     std::unique_ptr<PreferenceStore> m_store;
+    bool m_movingPreferences = false; ///< an import or export of preferences is on its way
     LabelView* m_labelView = nullptr;
     TrainView* m_trainView = nullptr;
     ModelsView* m_modelsView = nullptr;

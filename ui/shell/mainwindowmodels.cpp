@@ -31,12 +31,14 @@ void MainWindow::modelAdded(const QString& path, const QString& said, const QStr
     // (on a team store once the list read off the window's thread holds it).
     std::optional<ModelRecord> made;
     const bool team = m_labelView->teamChannel() != nullptr;
-    if (team && !tooWeak)
+    if (team && !tooWeak) {
         m_labelView->useModelAt(path);
-    else if (auto models = m_store->models(); models && !tooWeak)
-        for (const ModelRecord& m : models.value())
-            if (QString::fromStdString(m.path) == path)
-                made = m;
+    } else if (!team && !tooWeak) {
+        if (auto models = m_store->models())
+            for (const ModelRecord& m : models.value())
+                if (QString::fromStdString(m.path) == path)
+                    made = m;
+    }
     if (made)
         m_labelView->requeueForModel(QString::fromStdString(made->id));
     const QString name = made ? QString::fromStdString(made->name) : QFileInfo(path).fileName();
