@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/label/queuesettingsdialog.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -61,7 +63,13 @@ QueueSettingsDialog::QueueSettingsDialog(PreferenceStore& store, QWidget* parent
     m_order->addItem(tr("Least sure first"), int(QueueOrder::LeastSure));
     m_order->addItem(tr("Surest first"), int(QueueOrder::Surest));
     form->addRow(tr("&Order:"), m_order);
-    m_margins = explanation(QString());
+    // A file is read here and now; a team store's read lands later (the fields wait for it). The
+    // line is made with its text: a wrapped line that grows after the form measured it is cut.
+    std::optional<StoreRead> readHere;
+    if (!store.isTeamStore())
+        readHere = readStore(m_store);
+    m_margins = explanation(readHere ? marginsInWords(*readHere)
+                                     : tr("Counting the pending pairs and their margins on the team store…"));
     m_margins->setObjectName(QStringLiteral("margins"));
     form->addRow(QString(), m_margins);
 
@@ -95,8 +103,8 @@ QueueSettingsDialog::QueueSettingsDialog(PreferenceStore& store, QWidget* parent
     connect(buttons, &QDialogButtonBox::accepted, this, &QueueSettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
-    if (!store.isTeamStore()) {
-        showRead(readStore(m_store));
+    if (readHere) {
+        showRead(*readHere);
         return;
     }
     // A team store is read and written on the pool: the dialog opens at once and waits, the
@@ -138,6 +146,8 @@ QueueSettingsDialog::StoreRead QueueSettingsDialog::readStore(LabelQueue& store)
 void QueueSettingsDialog::showRead(const StoreRead& read)
 {
     m_margins->setText(marginsInWords(read));
+    if (isVisible())
+        fitHeight(); // a team store's read lands after the dialog was sized
     if (!read.settings) {
         // Defaults written over settings that could not be read would change them unseen.
         m_problem->setText(tr("Could not read the queue settings: %1").arg(QString::fromStdString(read.settingsError)));
@@ -215,6 +225,20 @@ void QueueSettingsDialog::written(const std::string& error, const QueueSettings&
     m_read = settings;
     Q_EMIT queueChanged();
     QDialog::accept();
+}
+
+void QueueSettingsDialog::showEvent(QShowEvent* event)
+{
+    QDialog::showEvent(event);
+    fitHeight();
+}
+
+void QueueSettingsDialog::fitHeight()
+{
+    // A dialog is sized from its layout's size hint, which does not ask how tall the wrapped
+    // explanations are at the width it gets: the margins' six lines were cut to three.
+    if (QLayout* form = layout(); form && form->hasHeightForWidth())
+        resize(width(), std::max(height(), form->totalHeightForWidth(width())));
 }
 
 bool QueueSettingsDialog::eventFilter(QObject* watched, QEvent* event)

@@ -47,8 +47,11 @@ Q_SIGNALS:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
+    /// As tall as the wrapped explanations need at the dialog's width.
+    void fitHeight();
     /// A field's explanation: a small grey line under it.
     QLabel* explanation(const QString& text);
     /// What the dialog shows of the store: its settings and the pending pairs' margins.
