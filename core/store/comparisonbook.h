@@ -12,12 +12,11 @@
 
 #include "base/result.h"
 #include "store/records.h"
+#include "store/storefacet.h"
 
 namespace d2dpo {
 
-struct StoreImpl;
-
-class ComparisonBook {
+class ComparisonBook : protected StoreFacet {
 public:
     /// Records a blind comparison of `modelIds` (all in the store, one task) with its pairs, in one
     /// transaction; returns its id.
@@ -29,16 +28,7 @@ public:
     Result<std::vector<JudgedLabel>> judgedLabels(int64_t comparisonId = 0);
 
 protected:
-    explicit ComparisonBook(StoreImpl& impl)
-        : m_impl(&impl)
-    {
-    }
-    ~ComparisonBook() = default;
-    ComparisonBook(const ComparisonBook&) = delete;
-    ComparisonBook& operator=(const ComparisonBook&) = delete;
-
-private:
-    StoreImpl* m_impl;
+    using StoreFacet::StoreFacet;
 };
 
 } // namespace d2dpo

@@ -12,12 +12,11 @@
 
 #include "base/result.h"
 #include "store/records.h"
+#include "store/storefacet.h"
 
 namespace d2dpo {
 
-struct StoreImpl;
-
-class ImportLog {
+class ImportLog : protected StoreFacet {
 public:
     /// Runs a multi-statement import: all or nothing. Used by the JSONL importer. A record equal
     /// to a stored decisive label (same task, chosen, rejected and labeler) or to an earlier
@@ -29,16 +28,7 @@ public:
     Result<DeletedLabels> deleteLabels(const LabelSelection& selection, bool dryRun);
 
 protected:
-    explicit ImportLog(StoreImpl& impl)
-        : m_impl(&impl)
-    {
-    }
-    ~ImportLog() = default;
-    ImportLog(const ImportLog&) = delete;
-    ImportLog& operator=(const ImportLog&) = delete;
-
-private:
-    StoreImpl* m_impl;
+    using StoreFacet::StoreFacet;
 };
 
 } // namespace d2dpo

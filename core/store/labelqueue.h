@@ -14,12 +14,11 @@
 
 #include "base/result.h"
 #include "store/records.h"
+#include "store/storefacet.h"
 
 namespace d2dpo {
 
-struct StoreImpl;
-
-class LabelQueue {
+class LabelQueue : protected StoreFacet {
 public:
     /// Stores the sequences and the pairs as shown, in one transaction; returns the pair ids.
     /// A pair of two identical sequences, or one without its task key, is refused.
@@ -83,17 +82,10 @@ public:
     Result<std::vector<LabelerCount>> labelersOf(const std::string& task);
 
 protected:
-    explicit LabelQueue(StoreImpl& impl)
-        : m_impl(&impl)
-    {
-    }
-    ~LabelQueue() = default;
-    LabelQueue(const LabelQueue&) = delete;
-    LabelQueue& operator=(const LabelQueue&) = delete;
+    using StoreFacet::StoreFacet;
 
 private:
     Result<std::vector<std::pair<ShownPair, LabelRecord>>> activeLabels(const std::string& labeler, bool undecidedOnly);
-    StoreImpl* m_impl;
 };
 
 } // namespace d2dpo

@@ -14,12 +14,11 @@
 
 #include "base/result.h"
 #include "store/records.h"
+#include "store/storefacet.h"
 
 namespace d2dpo {
 
-struct StoreImpl;
-
-class ModelCatalog {
+class ModelCatalog : protected StoreFacet {
 public:
     /// Inserts, or updates a model with the same id; records its task (addTask) when given.
     Status addModel(const ModelRecord& model);
@@ -44,16 +43,7 @@ public:
     Result<std::optional<std::string>> taskSpec(const std::string& key);
 
 protected:
-    explicit ModelCatalog(StoreImpl& impl)
-        : m_impl(&impl)
-    {
-    }
-    ~ModelCatalog() = default;
-    ModelCatalog(const ModelCatalog&) = delete;
-    ModelCatalog& operator=(const ModelCatalog&) = delete;
-
-private:
-    StoreImpl* m_impl;
+    using StoreFacet::StoreFacet;
 };
 
 } // namespace d2dpo

@@ -13,12 +13,11 @@
 
 #include "base/result.h"
 #include "store/records.h"
+#include "store/storefacet.h"
 
 namespace d2dpo {
 
-struct StoreImpl;
-
-class RunLog {
+class RunLog : protected StoreFacet {
 public:
     Result<int64_t> startRun(const RunRecord& run);
     Status appendMetrics(int64_t runId, int64_t step, const std::map<std::string, double>& values);
@@ -37,16 +36,7 @@ public:
     Result<int64_t> markDeadRunsInterrupted();
 
 protected:
-    explicit RunLog(StoreImpl& impl)
-        : m_impl(&impl)
-    {
-    }
-    ~RunLog() = default;
-    RunLog(const RunLog&) = delete;
-    RunLog& operator=(const RunLog&) = delete;
-
-private:
-    StoreImpl* m_impl;
+    using StoreFacet::StoreFacet;
 };
 
 } // namespace d2dpo
