@@ -11,9 +11,14 @@ const TaskInfo* TaskCatalog::find(const std::string& key)
             m_lastError = "the task '" + key + "' has not been read yet";
             return nullptr;
         }
+        if (auto failed = m_failures.find(key); failed != m_failures.end()) {
+            m_lastError = failed->second;
+            return nullptr;
+        }
         auto task = TaskInfo::fromStore(m_store, key, m_ruleOverride);
         if (!task) {
             m_lastError = task.error();
+            m_failures.insert_or_assign(key, task.error());
             return nullptr;
         }
         known = m_tasks.emplace(key, task.value()).first;

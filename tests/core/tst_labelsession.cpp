@@ -242,6 +242,31 @@ private Q_SLOTS:
         QCOMPARE(store->counts("").value().pending, int64_t(6));
     }
 
+    void aTaskTheStoreLacksIsAskedForAgainOnlyWhenTheModelsAreRead()
+    {
+        auto store = freshStore(0);
+        QVERIFY(store);
+        TaskConfig config;
+        config.name = "sequences";
+        config.symbols = "ACGT";
+        config.padded = true;
+        config.length = 6;
+        config.minLength = 4;
+        config.data = {"ACGTAC", "ACGT", "GGGGA"};
+        const auto task = TaskInfo::fromConfig(config);
+        QVERIFY(task.ok());
+        TaskCatalog tasks(*store);
+        QVERIFY(!tasks.find(task->key()));
+        QVERIFY(tasks.lastError().find("does not know the task") != std::string::npos);
+        // Another window records it: this catalog keeps its answer (no read per pair or per step)
+        // until the models are read again.
+        QVERIFY(task->recordIn(*store).ok());
+        QVERIFY(!tasks.find(task->key()));
+        tasks.forgetFailures();
+        QVERIFY(tasks.find(task->key()));
+        QCOMPARE(tasks.find(task->key())->key(), task->key());
+    }
+
     void aPlanWrittenElsewhereIsUndoneAsOneStepAndAPairSetAsideAsksNothing()
     {
         // A team store's window writes a plan, and takes it back, on other connections: the session

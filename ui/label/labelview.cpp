@@ -202,6 +202,7 @@ std::optional<PairPick> LabelView::newPairPick() const { return m_newPairs->pick
 
 void LabelView::reload()
 {
+    m_tasks.forgetFailures(); // a model added since may have brought the task
     // A team's labeler has no model to pick (and may read none); a maintainer's list comes from
     // the team store's worker (onTeamModels).
     if (m_team && m_store.canMaintain())
