@@ -38,6 +38,9 @@ int run(ImportOptions o)
     const ModelSpec& spec = outcome->spec;
     std::cout << "model: " << outcome->signature << ", " << outcome->parameters << " parameters, logits over "
               << outcome->modelVocabularySize << " ids\n";
+    if (outcome->fusedAttention > 0)
+        std::cout << "attention: " << outcome->fusedAttention
+                  << " of its softmax(q k^T) v expressions run by d2dpo's fused kernel, to rounding the same\n";
     const ModelVocabulary& v = spec.model.vocabulary;
     std::cout << "task: " << spec.task.name << ", symbols '" << v.symbols << "'" << (v.padded() ? " + pad" : "")
               << ", length " << spec.task.length << (v.begin.empty() && v.end.empty() ? "" : " (framed by ")

@@ -196,6 +196,7 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
     archive.value().shrink_to_fit();
     outcome.signature = model.value()->signature();
     outcome.parameters = parameterCount(model.value());
+    outcome.fusedAttention = model.value()->fusedAttention();
     advance("loaded " + outcome.signature + ", " + std::to_string(outcome.parameters) + " parameters");
     if (cancelled())
         return stoppedOutcome(outcome);

@@ -49,6 +49,7 @@ struct ImportJobOutcome {
     int64_t parameters = 0;
     int64_t modelVocabularySize = 0; ///< V, the model's logits per position
     std::string signature;           ///< its forward, as TorchScript prints it
+    int64_t fusedAttention = 0;      ///< attention expressions run by d2dpo's kernel
     ModelSpec spec;                  ///< the task and the vocabulary as stored
     bool measured = false;
     SampleMetrics metrics;           ///< the imported model's measurement (stored in the checkpoint)

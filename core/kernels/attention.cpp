@@ -27,28 +27,18 @@ using attentionhead::paddedCount;
 /// Runs CALL with W set to the head width as a compile-time constant where it is one of the
 /// common widths, else with W = 0. A macro, not a lambda: a lambda's body would be a function of
 /// its own, compiled for the baseline target instead of the clone's (target_clones below).
+#define D2DPO_WIDTH_CASE(width, CALL)                                                                                  \
+    case width: {                                                                                                      \
+        constexpr int W = width;                                                                                       \
+        CALL;                                                                                                          \
+        break;                                                                                                         \
+    }
 #define D2DPO_WITH_WIDTH(width, CALL)                                                                                  \
     switch (width) {                                                                                                   \
-    case 8: {                                                                                                          \
-        constexpr int W = 8;                                                                                           \
-        CALL;                                                                                                          \
-        break;                                                                                                         \
-    }                                                                                                                  \
-    case 16: {                                                                                                         \
-        constexpr int W = 16;                                                                                          \
-        CALL;                                                                                                          \
-        break;                                                                                                         \
-    }                                                                                                                  \
-    case 32: {                                                                                                         \
-        constexpr int W = 32;                                                                                          \
-        CALL;                                                                                                          \
-        break;                                                                                                         \
-    }                                                                                                                  \
-    case 64: {                                                                                                         \
-        constexpr int W = 64;                                                                                          \
-        CALL;                                                                                                          \
-        break;                                                                                                         \
-    }                                                                                                                  \
+        D2DPO_WIDTH_CASE(8, CALL)                                                                                      \
+        D2DPO_WIDTH_CASE(16, CALL)                                                                                     \
+        D2DPO_WIDTH_CASE(32, CALL)                                                                                     \
+        D2DPO_WIDTH_CASE(64, CALL)                                                                                     \
     default: {                                                                                                         \
         constexpr int W = 0;                                                                                           \
         CALL;                                                                                                          \
@@ -69,14 +59,8 @@ D2DPO_VECTOR_CLONES void backwardFloat(const Head<float>& hd, float scale, const
     D2DPO_WITH_WIDTH(hd.width, (headBackward<W>(hd, scale, pt, gradOut, outStride, dq, dk, dv, scratch)))
 }
 
-void probabilities(const Head<float>& hd, float scale, float* pt, float* scratch)
-{
-    probabilitiesFloat(hd, scale, pt, scratch);
-}
-void probabilities(const Head<double>& hd, double scale, double* pt, double* scratch)
-{
-    headProbabilities<0>(hd, scale, pt, scratch);
-}
+void probabilities(const Head<float>& hd, float scale, float* p, float* s) { probabilitiesFloat(hd, scale, p, s); }
+void probabilities(const Head<double>& hd, double c, double* p, double* s) { headProbabilities<0>(hd, c, p, s); }
 void output(const Head<float>& hd, const float* pt, float* o, int64_t os) { outputFloat(hd, pt, o, os); }
 void output(const Head<double>& hd, const double* pt, double* o, int64_t os) { headOutput<0>(hd, pt, o, os); }
 void backward(const Head<float>& hd, float scale, const float* pt, const float* g, int64_t os, float* dq, float* dk,
@@ -96,6 +80,7 @@ void backward(const Head<double>& hd, double scale, const double* pt, const doub
 /// probOffset[g], each [N, paddedCount(queries[g])].
 struct Plan {
     int64_t keys = 0, heads = 0, width = 0, dModel = 0;
+    double scale = 0; ///< what the scores q k^T are multiplied by before the softmax
     std::vector<int64_t> sequence, firstQuery, queries, probOffset;
     int64_t probTotal = 0;
 
@@ -112,20 +97,23 @@ struct Plan {
     int64_t grain() const { return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, keys * keys * width)); }
 };
 
-Plan planShape(int64_t keys, int64_t dModel, int64_t heads)
+Plan planShape(int64_t keys, int64_t dModel, int64_t heads, double scale)
 {
     Plan plan;
     plan.keys = keys;
     plan.heads = heads;
     plan.dModel = dModel;
     plan.width = dModel / heads;
+    plan.scale = scale;
     return plan;
 }
 
+double defaultScale(int64_t dModel, int64_t heads) { return 1.0 / std::sqrt(double(dModel / heads)); }
+
 /// Every position of every sequence is a query.
-Plan selfAttentionPlan(int64_t batch, int64_t length, int64_t dModel, int64_t heads)
+Plan selfAttentionPlan(int64_t batch, int64_t length, int64_t dModel, int64_t heads, double scale)
 {
-    Plan plan = planShape(length, dModel, heads);
+    Plan plan = planShape(length, dModel, heads, scale);
     for (int64_t b = 0; b < batch; ++b)
         plan.add(b, b * length, length);
     return plan;
@@ -134,7 +122,7 @@ Plan selfAttentionPlan(int64_t batch, int64_t length, int64_t dModel, int64_t he
 /// Queries at the strictly ascending flat positions `rows` into [B * N].
 Plan subsetPlan(const torch::Tensor& rows, int64_t batch, int64_t length, int64_t dModel, int64_t heads)
 {
-    Plan plan = planShape(length, dModel, heads);
+    Plan plan = planShape(length, dModel, heads, defaultScale(dModel, heads));
     const auto r = rows.to(torch::kCPU, torch::kLong).contiguous();
     const int64_t* row = r.data_ptr<int64_t>();
     const int64_t count = r.numel();
@@ -190,7 +178,7 @@ torch::Tensor probabilities(const Operands<const T>& ops, const Plan& plan, cons
 {
     auto probs = torch::empty({plan.probTotal}, options);
     T* out = probs.data_ptr<T>();
-    const auto scale = T(1.0 / std::sqrt(double(plan.width)));
+    const auto scale = T(plan.scale);
     at::parallel_for(0, plan.units(), plan.grain(), [&](int64_t begin, int64_t end) {
         std::vector<T> scratch(size_t((plan.width + 2) * paddedCount(plan.keys)));
         for (int64_t u = begin; u < end; ++u) {
@@ -226,7 +214,7 @@ void attentionGradient(const Operands<const T>& ops, const torch::Tensor& probs,
 {
     const T* p = probs.data_ptr<T>();
     const T* g0 = gradOut.data_ptr<T>();
-    const auto scale = T(1.0 / std::sqrt(double(plan.width)));
+    const auto scale = T(plan.scale);
     at::parallel_for(0, plan.units(), plan.grain(), [&](int64_t begin, int64_t end) {
         std::vector<T> scratch(size_t((plan.width + plan.keys + 1) * paddedCount(plan.keys)));
         for (int64_t u = begin; u < end; ++u) {
@@ -260,10 +248,10 @@ struct Attended {
 };
 
 /// Self-attention over a contiguous qkv [B, N, 3E]: merged [B, N, E].
-Attended selfForward(const torch::Tensor& qkv, int64_t heads)
+Attended selfForward(const torch::Tensor& qkv, int64_t heads, double scale)
 {
     const int64_t batch = qkv.size(0), length = qkv.size(1), dModel = qkv.size(2) / 3;
-    const Plan plan = selfAttentionPlan(batch, length, dModel, heads);
+    const Plan plan = selfAttentionPlan(batch, length, dModel, heads, scale);
     Attended out;
     AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_forward", [&] {
         const auto ops = packedOperands<const scalar_t>(qkv.data_ptr<scalar_t>(), dModel);
@@ -289,11 +277,12 @@ Attended subsetForward(const torch::Tensor& q, const torch::Tensor& kv, const to
 
 class FusedSelfAttention : public torch::autograd::Function<FusedSelfAttention> {
 public:
-    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& qkv, int64_t heads)
+    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& qkv, int64_t heads, double scale)
     {
-        auto out = selfForward(qkv, heads);
+        auto out = selfForward(qkv, heads, scale);
         ctx->save_for_backward({qkv, out.probs});
         ctx->saved_data["heads"] = heads;
+        ctx->saved_data["scale"] = scale;
         return out.merged;
     }
 
@@ -302,14 +291,15 @@ public:
         const auto saved = ctx->get_saved_variables();
         const auto& qkv = saved[0];
         const int64_t batch = qkv.size(0), length = qkv.size(1), dModel = qkv.size(2) / 3;
-        const Plan plan = selfAttentionPlan(batch, length, dModel, ctx->saved_data["heads"].toInt());
+        const Plan plan = selfAttentionPlan(batch, length, dModel, ctx->saved_data["heads"].toInt(),
+                                            ctx->saved_data["scale"].toDouble());
         auto grad = torch::empty_like(qkv); // every row of q, k and v is written
         const auto gradOut = gradOutputs[0].contiguous();
         AT_DISPATCH_FLOATING_TYPES(qkv.scalar_type(), "attention_backward", [&] {
             attentionGradient(packedOperands<const scalar_t>(qkv.data_ptr<scalar_t>(), dModel), saved[1], gradOut,
                               plan, packedOperands(grad.data_ptr<scalar_t>(), dModel));
         });
-        return {grad, torch::Tensor()};
+        return {grad, torch::Tensor(), torch::Tensor()};
     }
 };
 
@@ -349,26 +339,36 @@ bool kernelTakes(const torch::Tensor& t)
 
 } // namespace
 
-torch::Tensor referenceSelfAttention(const torch::Tensor& qkv, int64_t heads)
+torch::Tensor referenceSelfAttention(const torch::Tensor& qkv, int64_t heads, double scale)
 {
     const int64_t batch = qkv.size(0), length = qkv.size(1), dModel = qkv.size(2) / 3, width = dModel / heads;
     const auto parts = qkv.view({batch, length, 3, heads, width}).permute({2, 0, 3, 1, 4}); // 3 x [B, H, N, w]
-    const auto scores = torch::matmul(parts[0], parts[1].transpose(-2, -1)) * (1.0 / std::sqrt(double(width)));
+    const auto scores = torch::matmul(parts[0], parts[1].transpose(-2, -1)) * scale;
     const auto attended = torch::matmul(scores.softmax(-1), parts[2]);                   // [B, H, N, w]
     return attended.transpose(1, 2).reshape({batch, length, dModel});
 }
 
-torch::Tensor selfAttention(const torch::Tensor& qkv, int64_t heads)
+torch::Tensor referenceSelfAttention(const torch::Tensor& qkv, int64_t heads)
+{
+    return referenceSelfAttention(qkv, heads, defaultScale(qkv.size(2) / 3, heads));
+}
+
+torch::Tensor selfAttention(const torch::Tensor& qkv, int64_t heads, double scale)
 {
     TORCH_CHECK(qkv.dim() == 3 && qkv.size(2) % (3 * heads) == 0, "selfAttention: qkv must be [B, D, 3E] with E a "
                                                                    "multiple of the head count");
     if (!kernelTakes(qkv))
-        return referenceSelfAttention(qkv, heads);
+        return referenceSelfAttention(qkv, heads, scale);
     const auto input = qkv.contiguous();
     if (torch::GradMode::is_enabled() && input.requires_grad())
-        return FusedSelfAttention::apply(input, heads);
+        return FusedSelfAttention::apply(input, heads, scale);
     // Nothing will ask for gradients (the reference model, sampling): skip the autograd node.
-    return selfForward(input, heads).merged;
+    return selfForward(input, heads, scale).merged;
+}
+
+torch::Tensor selfAttention(const torch::Tensor& qkv, int64_t heads)
+{
+    return selfAttention(qkv, heads, defaultScale(qkv.size(2) / 3, heads));
 }
 
 torch::Tensor referenceAttentionAt(const torch::Tensor& q, const torch::Tensor& kv, const torch::Tensor& rows,

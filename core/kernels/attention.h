@@ -23,6 +23,8 @@ namespace d2dpo {
 /// sqrt(E/heads)) v per head. Differentiable. CPU float/double tensors take the fused kernel; any
 /// other device or dtype takes referenceSelfAttention.
 at::Tensor selfAttention(const at::Tensor& qkv, int64_t heads);
+/// The same with the scores q k^T multiplied by `scale` instead of 1 / sqrt(E/heads).
+at::Tensor selfAttention(const at::Tensor& qkv, int64_t heads, double scale);
 
 /// The same attention for some query positions only: q [P, E] holds the queries at the strictly
 /// ascending flat positions `rows` [P] into [B * N]; kv [B, N, 2E] holds every position's keys,
@@ -37,5 +39,6 @@ at::Tensor referenceAttentionAt(const at::Tensor& q, const at::Tensor& kv, const
 /// The same attention written with LibTorch matmuls (the formulation the model was first
 /// written in; what the peer benchmark runs, and what the tests hold the kernel to).
 at::Tensor referenceSelfAttention(const at::Tensor& qkv, int64_t heads);
+at::Tensor referenceSelfAttention(const at::Tensor& qkv, int64_t heads, double scale);
 
 } // namespace d2dpo

@@ -3,7 +3,11 @@
 #include "base/cputhreads.h"
 #include "base/hostmemory.h"
 
+#include <cstdlib>
 #include <fstream>
+
+#include <dlfcn.h>
+#include <omp.h>
 #include <set>
 
 #include <ATen/Context.h>
@@ -41,6 +45,10 @@ Status configureThreads(int threads)
     if (threads < 0 || threads > 1024)
         return makeError("threads must be in 0..1024 (0 = the free physical cores), got " + std::to_string(threads));
     at::set_num_threads(threads > 0 ? threads : defaultThreadCount());
+    // d2dpo's kernels run their parallel loops in this program's OpenMP runtime: the same as
+    // LibTorch's on Debian, another copy where LibTorch brings its own (PyTorch's wheels). Both
+    // get the count.
+    omp_set_num_threads(at::get_num_threads());
     return Ok{};
 }
 
@@ -79,12 +87,27 @@ std::string loadedBlas()
     return out;
 }
 
+/// The CPU OpenBLAS picked its kernels for, where OpenBLAS is loaded: the same library runs its
+/// matrix products about twice as fast with AVX-512 kernels as with AVX2 ones, and the environment
+/// (OPENBLAS_CORETYPE) can choose for it.
+std::string openBlasCore()
+{
+    using CoreName = char* (*)();
+    const auto coreName = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+    if (!coreName)
+        return "";
+    std::string text = std::string(", OpenBLAS kernels for ") + coreName();
+    if (const char* chosen = std::getenv("OPENBLAS_CORETYPE"); chosen && *chosen)
+        text += " (set by OPENBLAS_CORETYPE)";
+    return text;
+}
+
 } // namespace
 
 std::string describeRuntime(torch::Device device)
 {
     std::string text = "device " + device.str() + ", " + std::to_string(at::get_num_threads()) +
-                       " intra-op thread(s), BLAS " + loadedBlas();
+                       " intra-op thread(s), BLAS " + loadedBlas() + openBlasCore();
     if (device.is_cuda())
         text += ", " + std::to_string(torch::cuda::device_count()) + " CUDA device(s)";
     if (freedHostMemoryKept())

@@ -15,12 +15,26 @@
 #include "model/device.h"
 #include "model/loradenoiser.h"
 #include "model/memoryarchive.h"
+#include "model/scriptattention.h"
 #include "model/scriptoperations.h"
 
 namespace d2dpo {
 
 struct TorchScriptDenoiser::Module {
     torch::jit::Module module;
+    FusedForward fused; ///< the forward with its attention run by d2dpo's kernel, where it has any
+
+    explicit Module(torch::jit::Module m)
+        : module(std::move(m))
+        , fused(fuseScriptAttention(module))
+    {
+    }
+    torch::Tensor forward(const torch::Tensor& ids, const torch::Tensor& t)
+    {
+        if (fused.function)
+            return (*fused.function)({module._ivalue(), ids, t}).toTensor();
+        return module.forward({ids, t}).toTensor();
+    }
 };
 
 namespace {
@@ -143,16 +157,17 @@ Result<std::shared_ptr<TorchScriptDenoiser>> TorchScriptDenoiser::load(std::stri
     // inference mode, they refuse to be saved for backward when training resumes. The plain
     // executor runs the graph as scripted (the same ops; no fusion happens on a CPU anyway).
     torch::jit::setGraphExecutorOptimize(false);
-    auto module = std::make_shared<Module>();
+    torch::jit::Module loaded;
     try {
-        module->module = torch::jit::load(memoryArchiveReader(archive), torch::Device(torch::kCPU));
+        loaded = torch::jit::load(memoryArchiveReader(archive), torch::Device(torch::kCPU));
     } catch (const std::exception& e) {
         return makeError("the TorchScript archive cannot be loaded: " + loadError(e));
     }
-    if (Status s = checkScriptOperations(module->module); !s)
+    if (Status s = checkScriptOperations(loaded); !s)
         return makeError(s.error());
-    if (Status s = checkSignature(module->module); !s)
+    if (Status s = checkSignature(loaded); !s)
         return makeError(s.error());
+    auto module = std::make_shared<Module>(std::move(loaded));
     int64_t parameters = 0;
     for (auto p : module->module.parameters()) {
         p.set_requires_grad(true);
@@ -181,9 +196,9 @@ torch::Tensor TorchScriptDenoiser::modelLogits(const torch::Tensor& ids, const t
         // spares the same work here.
         c10::InferenceMode normal(false);
         torch::NoGradGuard noGrad;
-        return m_module->module.forward({ids, t}).toTensor();
+        return m_module->forward(ids, t);
     }
-    return m_module->module.forward({ids, t}).toTensor();
+    return m_module->forward(ids, t);
 }
 
 torch::Tensor TorchScriptDenoiser::forward(const torch::Tensor& tokens, const torch::Tensor& t)
@@ -284,12 +299,12 @@ void TorchScriptDenoiser::to(torch::ScalarType dtype) { m_module->module.to(dtyp
 
 std::shared_ptr<DenoiserModel> TorchScriptDenoiser::deepCopy() const
 {
-    auto copy = std::make_shared<Module>();
+    std::shared_ptr<Module> copy;
     {
         // Cloned under no_grad, the copies are leaves: a clone with autograd on would hang each
         // new parameter off the old one through CloneBackward.
         torch::NoGradGuard noGrad;
-        copy->module = m_module->module.clone();
+        copy = std::make_shared<Module>(m_module->module.clone());
     }
     const auto from = parameters();
     size_t i = 0;
@@ -324,6 +339,8 @@ std::string TorchScriptDenoiser::archive() const
         throw std::bad_alloc();
     return out;
 }
+
+int64_t TorchScriptDenoiser::fusedAttention() const { return m_module->fused.rewritten; }
 
 std::string TorchScriptDenoiser::signature() const
 {

@@ -54,6 +54,8 @@ public:
     torch::Tensor modelIds(const torch::Tensor& tokens) const;
     /// The module as a TorchScript archive with its current weights, on the CPU.
     std::string archive() const;
+    /// The attention expressions of the forward that d2dpo's fused kernel runs (model/scriptattention.h).
+    int64_t fusedAttention() const;
     /// forward()'s signature as TorchScript prints it, for messages.
     std::string signature() const;
     const ModelVocabulary& vocabulary() const { return m_vocabulary; }
