@@ -144,7 +144,7 @@ Result<std::vector<std::string>> PairGenerator::sample(int64_t count, uint64_t s
 }
 
 Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, const SamplingConfig& sampling,
-                                          const std::function<void(int64_t, int64_t)>& progress)
+                                          const std::function<void(int64_t, int64_t)>& progress, const StopToken* stop)
 {
     if (pairCount < 1)
         return makeError("ask for at least one pair");
@@ -164,7 +164,8 @@ Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, cons
             const int64_t chunk = std::min<int64_t>(1024, std::max<int64_t>(32, (draw + 3) / 4));
             for (int64_t drawn = 0; drawn < draw; drawn += chunk) {
                 const int64_t n = std::min(chunk, draw - drawn);
-                for (std::string& text : formatRows(*m_impl->task, sampler->sample(n, generator, n)))
+                // The samples of sampler->sample(n, generator, n), with the stop heard at each pass.
+                for (std::string& text : formatRows(*m_impl->task, drawSamples(*sampler, n, n, generator, stop, {})))
                     candidates.push_back(std::move(text));
                 if (progress)
                     progress(drawn + n, draw);
@@ -177,6 +178,8 @@ Result<PairBatch> PairGenerator::generate(int64_t pairCount, uint64_t seed, cons
                 break;
         }
         return batch;
+    } catch (const EvaluationStopped&) {
+        return makeError(kSamplingStopped);
     } catch (const std::exception& e) {
         return makeError("generating pairs failed: " + userMessage(e));
     }

@@ -62,9 +62,11 @@ public:
     static constexpr const char* kSamplingStopped = "stopped while drawing samples";
     /// Up to `pairCount` pairs (fewer only when the model keeps drawing the same sequence).
     /// `progress(drawn, toDraw)` hears each quarter of the draws (at protein length each takes
-    /// seconds); the sequences are drawn in those chunks, seeded as a whole.
+    /// seconds); the sequences are drawn in those chunks, seeded as a whole. `stop` is heard before
+    /// each pass of the model: a stopped draw is the error kSamplingStopped.
     Result<PairBatch> generate(int64_t pairCount, uint64_t seed, const SamplingConfig& sampling = {},
-                               const std::function<void(int64_t, int64_t)>& progress = {});
+                               const std::function<void(int64_t, int64_t)>& progress = {},
+                               const StopToken* stop = nullptr);
 
 private:
     struct Impl;

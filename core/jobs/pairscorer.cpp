@@ -15,6 +15,7 @@
 #include "facades/checkpointrecord.h"
 #include "facades/openmodel.h"
 #include "model/device.h"
+#include "train/evaluation.h"
 
 namespace d2dpo {
 
@@ -173,7 +174,7 @@ const char* toString(PairPick pick) { return pick == PairPick::Surest ? "surest"
 Result<ScoredPairs> generateByMargin(PairGenerator& generator, PairScorer& scorer, PairPick pick, int64_t count,
                                      int64_t candidatesPerPair, uint64_t seed, const SamplingConfig& sampling,
                                      int draws, const std::function<void(int64_t, int64_t)>& progress,
-                                     const std::function<void(int64_t, int64_t)>& scoring)
+                                     const std::function<void(int64_t, int64_t)>& scoring, const StopToken* stop)
 {
     if (candidatesPerPair < 1 || candidatesPerPair > 1000)
         return makeError("the candidate pairs per pair kept must be in 1..1000");
@@ -186,7 +187,7 @@ Result<ScoredPairs> generateByMargin(PairGenerator& generator, PairScorer& score
     if (scorer.selfReferenced()) {
         // A pretrained model is sure of nothing (every margin 0): its pairs stay as drawn, unscored,
         // so that they never go ahead of pairs a fine-tuned model scored.
-        auto drawn = generator.generate(count, seed, sampling, progress);
+        auto drawn = generator.generate(count, seed, sampling, progress, stop);
         if (!drawn)
             return makeError(drawn.error());
         ScoredPairs out;
@@ -194,10 +195,19 @@ Result<ScoredPairs> generateByMargin(PairGenerator& generator, PairScorer& score
         out.candidates = int64_t(out.pairs.size());
         return out;
     }
-    auto batch = generator.generate(count * candidatesPerPair, seed, sampling, progress);
+    auto batch = generator.generate(count * candidatesPerPair, seed, sampling, progress, stop);
     if (!batch)
         return makeError(batch.error());
-    auto margins = scorer.margins(batch->pairs, seed, draws, scoring);
+    // The scoring's progress is heard at each pass of the models: a stop ends it there.
+    const auto scoredOrStopped = [&scoring, stop](int64_t done, int64_t total) {
+        if (stop && stop->stopRequested())
+            throw EvaluationStopped();
+        if (scoring)
+            scoring(done, total);
+    };
+    auto margins = scorer.margins(batch->pairs, seed, draws, scoredOrStopped);
+    if (!margins && stop && stop->stopRequested())
+        return makeError(PairGenerator::kSamplingStopped);
     if (!margins)
         return makeError(margins.error());
     ScoredPairs out;

@@ -81,8 +81,9 @@ struct ScoredPairs {
 };
 constexpr int64_t kMaxCandidatePairs = 1'000'000;
 Result<ScoredPairs> generateByMargin(PairGenerator& generator, PairScorer& scorer, PairPick pick, int64_t count,
-                                        int64_t candidatesPerPair, uint64_t seed, const SamplingConfig& sampling = {},
-                                        int draws = 16, const std::function<void(int64_t, int64_t)>& progress = {},
-                                        const std::function<void(int64_t, int64_t)>& scoring = {});
+                                     int64_t candidatesPerPair, uint64_t seed, const SamplingConfig& sampling = {},
+                                     int draws = 16, const std::function<void(int64_t, int64_t)>& progress = {},
+                                     const std::function<void(int64_t, int64_t)>& scoring = {},
+                                     const StopToken* stop = nullptr);
 
 } // namespace d2dpo

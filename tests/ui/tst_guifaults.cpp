@@ -304,6 +304,31 @@ private Q_SLOTS:
         QVERIFY(end.error.isEmpty() && end.pairs.empty());
         QCOMPARE(size_t(end.delivered), delivered);
         QCOMPARE(delivered, size_t(50));
+
+        // Cancelled: it ends at the model's next pass, says so, and keeps what it handed over.
+        pieces.clear();
+        finished.clear();
+        QVERIFY(supply.request(QString::fromStdString(tiny->path), 5000, 8));
+        QTRY_VERIFY_WITH_TIMEOUT(pieces.count() >= 2, 60000);
+        QElapsedTimer sinceCancel;
+        sinceCancel.start();
+        supply.cancel();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+        qInfo("a request for 5000 pairs ended %lld ms after cancel()", sinceCancel.elapsed());
+        QVERIFY(sinceCancel.elapsed() < 2000);
+        const auto stopped = finished.first().at(0).value<ui::PairSupplyResult>();
+        QVERIFY(stopped.stopped && stopped.error.isEmpty());
+        delivered = 0;
+        for (const QList<QVariant>& piece : pieces)
+            delivered += piece.at(0).value<ui::PairSupplyResult>().pairs.size();
+        QCOMPARE(size_t(stopped.delivered), delivered);
+        QVERIFY(delivered > 0 && delivered < 5000);
+        // The next request is not stopped by the last one's cancel.
+        finished.clear();
+        QVERIFY(supply.request(QString::fromStdString(tiny->path), 3, 9));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        const auto next = finished.first().at(0).value<ui::PairSupplyResult>();
+        QVERIFY(!next.stopped && next.delivered == 3);
     }
 
     void theTrainViewSaysWhenThereAreTooFewPairsAndWhenARunMadeThingsWorse()

@@ -123,7 +123,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     connect(m_supply, &PairSupply::started, this, [this](int count) {
         m_busy->setRange(0, 0); // busy from the first moment: loading a model takes a while too
         m_busy->show();
-        m_generate->setEnabled(false);
+        showGenerating(true);
         m_generationTotal = count;
         m_generationReady = 0;
         Q_EMIT statusMessage(tr("Generating %1 pairs in the background…").arg(count));
@@ -162,6 +162,7 @@ void LabelView::setKeyBindings(const KeyBindings& keys)
 
 LabelView::~LabelView()
 {
+    m_supply->cancel(); // at the model's next pass: a closing window never waits for a whole draw
     m_supply->waitForIdle();
     delete m_team; // its last send and the leases given back, before the session goes
 }
@@ -211,7 +212,7 @@ void LabelView::reload()
              !error.isEmpty())
         reportError(error);
     m_claimDry = false; // asked to look again
-    m_generate->setEnabled(m_models->count() > 0 && !m_supply->busy());
+    m_generate->setEnabled(m_supply->busy() || m_models->count() > 0);
     followPickedTask();
     if (!m_session.current()) {
         m_session.dropQueue();

@@ -140,6 +140,8 @@ private:
     /// Stores and queues drawn pairs (a piece of a request, or a margin request's all); the
     /// name the store knows their model by, or nothing after an error (reported).
     std::optional<QString> storeGenerated(const PairSupplyResult& result, LabelSession::QueuePlace place);
+    /// The Generate button while pairs are drawn ("Stop drawing pairs") or not.
+    void showGenerating(bool generating);
     void onPairsGenerated(const PairSupplyResult& result);
     /// Shows what auto-labelling did (the queue is read again when it stored labels).
     void autoLabelled(const AutoLabelResult& result);

@@ -20,6 +20,13 @@ namespace d2dpo::ui {
 
 void LabelView::generateMore()
 {
+    if (m_supply->busy()) { // the button reads "Stop drawing pairs" meanwhile
+        m_supply->cancel();
+        m_generate->setEnabled(false);
+        m_generate->setText(tr("Stopping…"));
+        Q_EMIT statusMessage(tr("Stopping at the model's next pass; the pairs drawn so far stay"));
+        return;
+    }
     const QString path = m_models->checkpointPath();
     if (path.isEmpty()) {
         Q_EMIT statusMessage(tr("No model to generate pairs from"));
@@ -83,10 +90,17 @@ std::optional<QString> LabelView::storeGenerated(const PairSupplyResult& result,
     return m_models->masked() ? tr("a model") : modelName;
 }
 
+void LabelView::showGenerating(bool generating)
+{
+    m_generate->setText(generating ? tr("Stop drawing pairs") : tr("Generate %1 more pairs").arg(kPairsPerRequest));
+    m_generate->setToolTip(generating ? tr("Stops at the model's next pass; the pairs drawn so far stay") : QString());
+    m_generate->setEnabled(generating || m_models->count() > 0);
+}
+
 void LabelView::onPairsGenerated(const PairSupplyResult& result)
 {
     m_busy->hide();
-    m_generate->setEnabled(m_models->count() > 0);
+    showGenerating(false);
     const bool first = std::exchange(m_newPairsFirst, false) && !m_generatedAhead;
     m_generatedAhead = false;
     QString modelName = std::exchange(m_generatedFrom, {});
@@ -103,10 +117,11 @@ void LabelView::onPairsGenerated(const PairSupplyResult& result)
         showCurrent(); // refresh the empty-state message; the pair on screen stays
         return;
     }
-    const QString summary = tr("Added %1 pairs from %2 in %3 s")
-                                .arg(added)
-                                .arg(modelName.isEmpty() ? tr("the model") : modelName)
-                                .arg(result.milliseconds / 1000.0, 0, 'f', 1);
+    const QString summary =
+        (result.stopped ? tr("Stopped: added %1 pairs from %2 in %3 s") : tr("Added %1 pairs from %2 in %3 s"))
+            .arg(added)
+            .arg(modelName.isEmpty() ? tr("the model") : modelName)
+            .arg(result.milliseconds / 1000.0, 0, 'f', 1);
     Q_EMIT statusMessage(result.sampling.isEmpty() ? summary : summary + tr(" · %1").arg(result.sampling));
 }
 

@@ -132,7 +132,7 @@ void LabelView::onTeamModels(const TeamModels& read)
     m_models->showModels(read.models, m_tasks);
     if (!m_wantedModel.isEmpty() && m_models->select(m_wantedModel))
         m_wantedModel.clear();
-    m_generate->setEnabled(m_models->count() > 0 && !m_supply->busy());
+    m_generate->setEnabled(m_supply->busy() || m_models->count() > 0);
     followPickedTask();
     m_provenance->setText(provenance());
 }

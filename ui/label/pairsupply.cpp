@@ -20,7 +20,11 @@ PairSupply::PairSupply(QObject* parent) : QObject(parent)
             [this] { Q_EMIT finished(m_watcher.result()); });
 }
 
-PairSupply::~PairSupply() { waitForIdle(); }
+PairSupply::~PairSupply()
+{
+    cancel();
+    waitForIdle();
+}
 
 bool PairSupply::busy() const { return m_watcher.isRunning(); }
 
@@ -86,6 +90,7 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
 {
     if (busy())
         return false;
+    m_stop.reset();
     Q_EMIT started(count);
     const std::string path = checkpointPath.toStdString();
     const std::string reference = byMargin ? byMargin->referencePath.toStdString() : std::string();
@@ -132,10 +137,11 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
                 const double seconds = (timer.elapsed() - lastDrawnMs) / 1000.0;
                 Q_EMIT scoring(done, total, secondsLeft(seconds, done, total));
             };
-            auto chosen =
-                generateByMargin(*generator, *scorer, pick, count, candidatesPerPair, seed, {}, 16, report, scored);
+            auto chosen = generateByMargin(*generator, *scorer, pick, count, candidatesPerPair, seed, {}, 16, report,
+                                           scored, &m_stop);
             if (!chosen) {
-                result.error = QString::fromStdString(chosen.error());
+                result.stopped = m_stop.stopRequested();
+                result.error = result.stopped ? QString() : QString::fromStdString(chosen.error());
                 return result;
             }
             result.model = generator->model();
@@ -163,12 +169,20 @@ bool PairSupply::request(const QString& checkpointPath, int count, quint64 seed,
         int size = kFirstPiece;
         int emptyInARow = 0;
         for (int piece = 0; done < count; ++piece) {
+            if (m_stop.stopRequested()) {
+                result.stopped = true;
+                break;
+            }
             size = inPieces ? std::min(count - done, size) : count;
             QElapsedTimer pieceTimer;
             pieceTimer.start();
             const auto pieceReport = [&](int64_t drawn, int64_t) { report(2 * done + drawn, 2 * int64_t(count)); };
-            auto batch = generator->generate(size, seed + uint64_t(piece) * 0x9E3779B97F4A7C15ull,
-                                             sampling->sampling, pieceReport);
+            auto batch = generator->generate(size, seed + uint64_t(piece) * 0x9E3779B97F4A7C15ull, sampling->sampling,
+                                             pieceReport, &m_stop);
+            if (!batch && m_stop.stopRequested()) {
+                result.stopped = true;
+                break;
+            }
             if (!batch) {
                 result.error = QString::fromStdString(batch.error());
                 return result;

@@ -35,6 +35,7 @@ struct PairSupplyResult {
     std::vector<double> margins; ///< picked by margin: one per pair, else empty
     std::string scoredBy;        ///< the model whose margins they are
     double candidatesMeanAbs = 0;
+    bool stopped = false; ///< cancel() ended the request (its pairs so far were handed over)
     bool stored = false; ///< the pairs are in the store already, with their ids (storeThrough)
     QString storedModelName; ///< then the name the store knows their model by
 };
@@ -68,6 +69,9 @@ public:
                  const std::optional<MarginRequest>& byMargin = std::nullopt);
     /// Blocks until the job in flight (if any) has finished (used on shutdown and in tests).
     void waitForIdle();
+    /// Ends the request in flight at the model's next pass (within a pass's time, a fraction of a
+    /// second at 8M parameters); the pairs already handed over stay. finished() says `stopped`.
+    void cancel() { m_stop.requestStop(); }
     /// From the next request on, stores the pairs itself through `connection` before handing them
     /// over (PairSupplyResult::stored), and reads a margin request's reference there: a team
     /// store's writes never hold the window's thread.
@@ -102,6 +106,7 @@ private:
     static bool storeInto(PreferenceStore& store, PairSupplyResult& result);
 
     QFutureWatcher<PairSupplyResult> m_watcher;
+    StopToken m_stop; ///< reset by each request, raised by cancel()
     std::shared_ptr<OwnConnection> m_storeThrough;
     bool m_inPieces = true;
     std::mutex m_cacheMutex;
