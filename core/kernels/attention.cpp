@@ -37,6 +37,7 @@ using attentionhead::paddedCount;
     switch (width) {                                                                                                   \
         D2DPO_WIDTH_CASE(8, CALL)                                                                                      \
         D2DPO_WIDTH_CASE(16, CALL)                                                                                     \
+        D2DPO_WIDTH_CASE(24, CALL)                                                                                     \
         D2DPO_WIDTH_CASE(32, CALL)                                                                                     \
         D2DPO_WIDTH_CASE(64, CALL)                                                                                     \
     default: {                                                                                                         \
@@ -365,6 +366,8 @@ torch::Tensor selfAttention(const torch::Tensor& qkv, int64_t heads, double scal
     // Nothing will ask for gradients (the reference model, sampling): skip the autograd node.
     return selfForward(input, heads, scale).merged;
 }
+
+bool kernelBeatsBatchedProducts(int64_t width) { return width == 8 || width == 16 || width == 24 || width == 32; }
 
 torch::Tensor selfAttention(const torch::Tensor& qkv, int64_t heads)
 {

@@ -39,6 +39,8 @@ std::optional<double> kernelScale(const torch::Tensor& q, const torch::Tensor& k
     const int64_t rank = q.dim();
     if ((rank != 3 && rank != 4) || k.sizes() != q.sizes() || v.sizes() != q.sizes() || q.numel() == 0)
         return std::nullopt;
+    if (!kernelBeatsBatchedProducts(q.size(-1))) // exact there too, but slower
+        return std::nullopt;
     const bool lastTwo = std::min(wrapped(t0, rank), wrapped(t1, rank)) == rank - 2 &&
                          std::max(wrapped(t0, rank), wrapped(t1, rank)) == rank - 1;
     if (!lastTwo || wrapped(dim, rank) != rank - 1 || dtype.has_value())

@@ -59,6 +59,8 @@ private Q_SLOTS:
             QTest::addRow("%s one position", name) << dtype << 2 << 1 << 8 << 2 << tolerance;
             QTest::addRow("%s one head", name) << dtype << 2 << 7 << 8 << 1 << tolerance;
             QTest::addRow("%s large setting's heads", name) << dtype << 2 << 64 << 256 << 8 << tolerance;
+            QTest::addRow("%s heads 24 wide, protein length (ESM2-35M)", name)
+                << dtype << 2 << 150 << 48 << 2 << tolerance;
         }
     }
 
