@@ -18,7 +18,9 @@ const TaskInfo* TaskCatalog::find(const std::string& key)
         auto task = TaskInfo::fromStore(m_store, key, m_ruleOverride);
         if (!task) {
             m_lastError = task.error();
-            m_failures.insert_or_assign(key, task.error());
+            // Kept only when the store answered that it lacks the task; a failed read is asked again.
+            if (task.error().rfind("the store does not know the task", 0) == 0)
+                m_failures.insert_or_assign(key, task.error());
             return nullptr;
         }
         known = m_tasks.emplace(key, task.value()).first;

@@ -46,8 +46,8 @@ Status configureThreads(int threads)
         return makeError("threads must be in 0..1024 (0 = the free physical cores), got " + std::to_string(threads));
     at::set_num_threads(threads > 0 ? threads : defaultThreadCount());
     // d2dpo's kernels run their parallel loops in this program's OpenMP runtime: the same as
-    // LibTorch's on Debian, another copy where LibTorch brings its own (PyTorch's wheels). Both
-    // get the count.
+    // LibTorch's on Debian, another copy where LibTorch brings its own (PyTorch's wheels). That
+    // copy gets the count here, for the calling thread (OpenMP keeps it per thread).
     omp_set_num_threads(at::get_num_threads());
     return Ok{};
 }

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/alias_analysis.h>
 #include <torch/csrc/jit/ir/subgraph_matcher.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/subgraph_rewrite.h>
@@ -115,15 +116,27 @@ std::string unscaledReplacement()
            "  return (%o)";
 }
 
-/// Only a number scales the scores in d2dpo::attention: a division by a tensor stays as written.
-bool scaledByANumber(const torch::jit::Match& match,
-                     const std::unordered_map<std::string, torch::jit::Value*>& patternValues)
+/// Whether a match may be replaced. The rewriter puts d2dpo::attention right after the last of its
+/// inputs is made, not where the expression was: that is the same only when q, k and v are made
+/// in the expression's own block (not outside an `if` or a loop it is in) and nothing writes to
+/// them, or to what they view, in between. And only a number scales the scores in
+/// d2dpo::attention: a division by a tensor stays as written.
+bool replaceable(const std::shared_ptr<torch::jit::Graph>& graph, const torch::jit::Match& match,
+                 const std::unordered_map<std::string, torch::jit::Value*>& patternValues)
 {
-    const auto it = patternValues.find("c");
-    if (it == patternValues.end())
-        return true;
-    const auto kind = match.values_map.at(it->second)->type()->kind();
-    return kind == c10::TypeKind::FloatType || kind == c10::TypeKind::IntType;
+    if (const auto c = patternValues.find("c"); c != patternValues.end()) {
+        const auto kind = match.values_map.at(c->second)->type()->kind();
+        if (kind != c10::TypeKind::FloatType && kind != c10::TypeKind::IntType)
+            return false;
+    }
+    torch::jit::Block* block = match.anchor->owningBlock();
+    torch::jit::AliasDb aliases(graph); // of the graph as it is now: earlier matches replaced
+    for (const char* name : {"q", "k", "v"}) {
+        const torch::jit::Value* value = match.values_map.at(patternValues.at(name));
+        if (value->node()->owningBlock() != block || aliases.hasWriters(value))
+            return false;
+    }
+    return true;
 }
 
 /// The nodes of `block` and of the blocks inside it whose kind is one of `kinds`.
@@ -167,8 +180,9 @@ torch::Tensor scriptAttention(const torch::Tensor& q, const torch::Tensor& k, co
     const int64_t batch = q4.size(0), heads = q4.size(1), length = q4.size(2), width = q4.size(3);
     const auto packed = torch::stack({q4.transpose(1, 2), k4.transpose(1, 2), v4.transpose(1, 2)}, 2)
                             .view({batch, length, 3 * heads * width});
+    // Contiguous, as matmul's result is: the model's code may view() it.
     const auto out = selfAttention(packed, heads, *scale).view({batch, length, heads, width}).transpose(1, 2);
-    return grouped ? out.squeeze(1) : out;
+    return (grouped ? out.squeeze(1) : out).contiguous();
 }
 
 FusedForward fuseScriptAttention(const torch::jit::Module& module)
@@ -177,18 +191,24 @@ FusedForward fuseScriptAttention(const torch::jit::Module& module)
         return {};
     auto graph = module.get_method("forward").graph()->copy();
     inlineEverything(*graph);
+    const auto filter = [&graph](const torch::jit::Match& match,
+                                 const std::unordered_map<std::string, torch::jit::Value*>& values) {
+        return replaceable(graph, match, values);
+    };
     for (const Scaling& scaling : kScalings) {
         torch::jit::SubgraphRewriter rewriter;
         rewriter.RegisterRewritePattern(scaledPattern(scaling), scaledReplacement(scaling));
-        rewriter.runOnGraph(graph, scaledByANumber);
+        rewriter.runOnGraph(graph, filter);
     }
     torch::jit::SubgraphRewriter unscaled;
     unscaled.RegisterRewritePattern(unscaledPattern(), unscaledReplacement());
-    unscaled.runOnGraph(graph);
+    unscaled.runOnGraph(graph, filter);
     FusedForward fused;
     fused.rewritten = countNodes(graph->block(), {c10::Symbol::fromQualString("d2dpo::attention")});
-    if (fused.rewritten > 0)
+    if (fused.rewritten > 0) {
         fused.function = std::make_shared<torch::jit::GraphFunction>("d2dpo_fused_forward", graph, nullptr);
+        fused.function->getSchema(); // made lazily and unlocked: made here, before any thread calls it
+    }
     return fused;
 }
 

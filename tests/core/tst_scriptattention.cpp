@@ -122,12 +122,22 @@ private Q_SLOTS:
             << "torch.softmax(torch.matmul(q.reshape(b * h, n, w), k.reshape(b * h, n, w).transpose(1, 2)) / 4.0, "
                "-1).matmul(v.reshape(b * h, n, w)).view(b, h, n, w)"
             << 2 << both;
+        // The result viewed as the model's code may view matmul's (contiguous) result.
+        QTest::newRow("its result viewed")
+            << "(torch.softmax(q @ k.transpose(-2, -1) / 4.0, -1) @ v).view(b * h, n, w).view(b, h, n, w)" << 2 << both;
         // Found, but not the kernel's arithmetic: runs as written.
         QTest::newRow("a softmax over the queries")
             << "torch.softmax(q @ k.transpose(-2, -1) / 4.0, -2) @ v" << 2 << both;
         // Not to be touched.
         QTest::newRow("divided by a tensor")
             << "torch.softmax(q @ k.transpose(-2, -1) / self.temperature, -1) @ v" << 2 << 0;
+        // The op would run where its inputs are made: not when they are written to before the
+        // expression, nor when the expression is inside a branch they are made outside of.
+        QTest::newRow("v written to in place before")
+            << "q\n    v.mul_(2.0)\n    a = torch.softmax(q @ k.transpose(-2, -1) / 4.0, -1) @ v" << 2 << 0;
+        QTest::newRow("inside a branch")
+            << "q\n    if bool(x.sum() < 1e9):\n        a = torch.softmax(q @ k.transpose(-2, -1) / 4.0, -1) @ v" << 2
+            << 0;
         QTest::newRow("probabilities read elsewhere too")
             << "torch.softmax(q @ k.transpose(-2, -1) / 4.0, -1)\n    a = a @ v + a.mean()" << 2 << 0;
     }

@@ -107,7 +107,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     connect(m_bothBadButton, &QPushButton::clicked, this, &LabelView::chooseBothBad);
     connect(m_skipButton, &QPushButton::clicked, this, &LabelView::skip);
     connect(m_undoButton, &QPushButton::clicked, this, &LabelView::undo);
-    connect(m_generate, &QPushButton::clicked, this, &LabelView::generateMore);
+    connect(m_generate, &QPushButton::clicked, this, &LabelView::generateOrStop);
     connect(m_models, &QComboBox::activated, this, [this] { // the user's choice only
         m_wantedModel.clear();
         followPickedTask();
@@ -212,7 +212,8 @@ void LabelView::reload()
              !error.isEmpty())
         reportError(error);
     m_claimDry = false; // asked to look again
-    m_generate->setEnabled(m_supply->busy() || m_models->count() > 0);
+    if (!m_stopping)
+        m_generate->setEnabled(m_generating || m_models->count() > 0);
     followPickedTask();
     if (!m_session.current()) {
         m_session.dropQueue();
@@ -282,7 +283,7 @@ void LabelView::showCurrent()
         askForPairs();
     // Keep a stock of pairs so the next one always appears at once: on a team store, claimed from
     // the pairs the maintainers made (generating there is their explicit act).
-    if (!m_team && m_session.queued() < kRefillBelow && !m_supply->busy() && m_models->count() > 0)
+    if (!m_team && m_session.queued() < kRefillBelow && !m_generating && !m_drawStopped && m_models->count() > 0)
         generateMore();
 }
 

@@ -111,6 +111,8 @@ public Q_SLOTS:
     /// Makes the pair on screen a gold pair whose answer is `answer` (left or right) and shows the next.
     void markGold(Choice answer);
     void generateMore();
+    /// The Generate button: more pairs, or, while they are drawn, stop.
+    void generateOrStop();
     void autoLabelWithRule();
 
 Q_SIGNALS:
@@ -172,6 +174,10 @@ private:
     bool m_newPairsFirst = false;
     QString m_generatedFrom; ///< the store's name of the model the pieces in flight come from
     bool m_generatedAhead = false; ///< a piece of the request in flight was placed Next
+    bool m_generating = false;     ///< between the supply's started() and its finished() (busy() turns
+                                   ///< false before finished() arrives)
+    bool m_stopping = false;       ///< Stop was pressed; finished() has not arrived yet
+    bool m_drawStopped = false;    ///< the expert stopped a draw: no refill until they ask for pairs
     int m_generationTotal = 0;     ///< the request in flight: pairs asked for, and handed over so far
     int m_generationReady = 0;
     QElapsedTimer m_shownAt;

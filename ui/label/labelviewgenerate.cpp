@@ -18,15 +18,25 @@
 
 namespace d2dpo::ui {
 
-void LabelView::generateMore()
+void LabelView::generateOrStop()
 {
-    if (m_supply->busy()) { // the button reads "Stop drawing pairs" meanwhile
-        m_supply->cancel();
-        m_generate->setEnabled(false);
-        m_generate->setText(tr("Stopping…"));
-        Q_EMIT statusMessage(tr("Stopping at the model's next pass; the pairs drawn so far stay"));
+    if (!m_generating) {
+        m_drawStopped = false; // asked for pairs again: the stock is kept again
+        generateMore();
         return;
     }
+    if (m_stopping)
+        return;
+    m_supply->cancel();
+    m_stopping = true;
+    m_drawStopped = true; // labelling on does not start the next draw
+    m_generate->setEnabled(false);
+    m_generate->setText(tr("Stopping…"));
+    Q_EMIT statusMessage(tr("Stopping at the model's next pass; the pairs drawn so far stay"));
+}
+
+void LabelView::generateMore()
+{
     const QString path = m_models->checkpointPath();
     if (path.isEmpty()) {
         Q_EMIT statusMessage(tr("No model to generate pairs from"));
@@ -57,6 +67,7 @@ void LabelView::generateFrom(const QString& checkpointPath, int count)
 
 void LabelView::labelFrom(const QString& checkpointPath, int count)
 {
+    m_drawStopped = false;
     reload();
     if (m_models->select(checkpointPath))
         m_wantedModel.clear();
@@ -92,6 +103,8 @@ std::optional<QString> LabelView::storeGenerated(const PairSupplyResult& result,
 
 void LabelView::showGenerating(bool generating)
 {
+    m_generating = generating;
+    m_stopping = false;
     m_generate->setText(generating ? tr("Stop drawing pairs") : tr("Generate %1 more pairs").arg(kPairsPerRequest));
     m_generate->setToolTip(generating ? tr("Stops at the model's next pass; the pairs drawn so far stay") : QString());
     m_generate->setEnabled(generating || m_models->count() > 0);

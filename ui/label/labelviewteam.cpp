@@ -132,7 +132,8 @@ void LabelView::onTeamModels(const TeamModels& read)
     m_models->showModels(read.models, m_tasks);
     if (!m_wantedModel.isEmpty() && m_models->select(m_wantedModel))
         m_wantedModel.clear();
-    m_generate->setEnabled(m_supply->busy() || m_models->count() > 0);
+    if (!m_stopping)
+        m_generate->setEnabled(m_generating || m_models->count() > 0);
     followPickedTask();
     m_provenance->setText(provenance());
 }
