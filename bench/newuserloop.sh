@@ -7,7 +7,9 @@
 #
 # With MODEL (a TorchScript file with its vocabulary beside it as NAME.vocab.json, as
 # python/examples/esm2.py writes them) it is the loop of a real model: the model is imported into
-# STORE first (`d2dpo import`, timed), twenty pairs are labelled, a 50-step D2-DPO run is started
+# STORE first through File > Import model, the dialog filled in with keys as a user would (timed;
+# IMPORT=cli imports with `d2dpo import` before the window opens), twenty pairs are labelled, a
+# 50-step D2-DPO run is started
 # from the Train view and followed to its end, and the Models view draws its figures. The window's
 # thread is watched throughout (d2dpo-studio --stall-log): every stall over 100 ms is listed in
 # OUT/stalls.log with what the window said, and the summary is printed at the end.
@@ -31,7 +33,7 @@ mkdir -p "$XDG_CONFIG_HOME/d2dpo-studio"
 printf '[train]\nsteps=%s\nbatch=%s\n' "$steps" "${BATCH:-8}" >"$XDG_CONFIG_HOME/d2dpo-studio/d2dpo-studio.conf"
 since() { echo $(($(date +%s) - $1)); }
 
-if [ -n "$model" ]; then
+if [ -n "$model" ] && [ "${IMPORT:-dialog}" = cli ]; then
     started=$(date +%s)
     "$cli" import --torchscript "$model" --vocabulary "${model%.pt}.vocab.json" --task sequences \
         --min-length "${MIN_LENGTH:-140}" --max-length "${LENGTH:-150}" --eval-seconds 30 \
@@ -57,6 +59,55 @@ window=$(xdotool search --sync --onlyvisible --name d2dpo-studio | head -1)
 xdotool windowfocus --sync "$window" 2>/dev/null || true
 xdotool mousemove --window "$window" 500 400
 shot label-start
+
+models() { sqlite3 "$store" "SELECT count(*) FROM models" 2>/dev/null || echo 0; }
+if [ -n "$model" ] && [ "${IMPORT:-dialog}" != cli ]; then
+    # File > Import model (TorchScript); each field clicked where the dialog lays it out at its own
+    # size (680x340 here: X, Y below) and typed into: the model, its vocabulary, the shortest and
+    # longest lengths. The evaluation samples stay Auto (about 30 s at the model's measured cost).
+    before=$(models)
+    xdotool key alt+f
+    sleep 0.5
+    xdotool key m
+    dialog=$(xdotool search --sync --onlyvisible --name "Import a model" | head -1)
+    xdotool windowfocus --sync "$dialog" 2>/dev/null || true
+    sleep 1
+    field() { xdotool mousemove --window "$dialog" "$1" "$2" click 1; sleep 0.3; xdotool key ctrl+a; xdotool type --delay 5 "$3"; }
+    modelPath="$(cd "$(dirname "$model")" && pwd)/$(basename "$model")"
+    field "${MODEL_FIELD_X:-360}" "${MODEL_FIELD_Y:-21}" "$modelPath"
+    field "${MODEL_FIELD_X:-360}" "${VOCABULARY_FIELD_Y:-49}" "${modelPath%.pt}.vocab.json"
+    field "${SHORTEST_X:-375}" "${LENGTHS_Y:-133}" "${MIN_LENGTH:-140}"
+    field "${LONGEST_X:-635}" "${LENGTHS_Y:-133}" "${LENGTH:-150}"
+    sleep 0.5
+    # Without a window manager the root window shows a dialog black: it is pictured by itself.
+    dialogshot() { xwd -id "$dialog" -silent | convert xwd:- "$out/$1-${width}x${height}.png"; }
+    dialogshot import-filled
+    xdotool mousemove --window "$dialog" "${IMPORT_X:-540}" "${IMPORT_Y:-316}" click 1
+    started=$(date +%s)
+    sleep 5
+    dialogshot import-running
+    while [ "$(models)" -le "$before" ] && [ "$(since "$started")" -lt 900 ]; do sleep 1; done
+    echo "import through the dialog: the model was in the store $(since "$started") s after Import"
+    sleep 2
+    dialogshot import-done 2>/dev/null || true
+    # A model too weak to label keeps the dialog open with its advice (random weights are): closed.
+    if xdotool search --onlyvisible --name "Import a model" >/dev/null 2>&1; then
+        xdotool windowfocus --sync "$dialog" 2>/dev/null || true
+        xdotool key Escape
+        sleep 1
+    fi
+    xdotool windowfocus --sync "$window" 2>/dev/null || true
+    # A model with random weights is too weak to label, so the Label view keeps the store's first
+    # model: the user picks the imported one, the second, in the Model box, and clicks back on the
+    # pair's side of the view (its keys label pairs).
+    xdotool mousemove --window "$window" "${MODEL_BOX_X:-310}" "${MODEL_BOX_Y:-71}" click 1
+    sleep 1
+    xdotool key Down Return
+    sleep 3
+    xdotool mousemove --window "$window" 500 470 click 1
+    shot label-imported-model
+    xdotool mousemove --window "$window" 500 400
+fi
 
 # A key press labels the pair on screen; one made before the next pair is there labels nothing.
 started=$(date +%s) keys=(a l a a l a l l a a)
