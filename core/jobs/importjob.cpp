@@ -196,7 +196,8 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
     archive.value().shrink_to_fit();
     outcome.signature = model.value()->signature();
     outcome.parameters = parameterCount(model.value());
-    outcome.fusedAttention = model.value()->fusedAttention();
+    // The kernel is the CPU's; on a GPU the model's own attention runs (torchscriptdenoiser.cpp).
+    outcome.fusedAttention = device.value().is_cpu() ? model.value()->fusedAttention() : 0;
     advance("loaded " + outcome.signature + ", " + std::to_string(outcome.parameters) + " parameters");
     if (cancelled())
         return stoppedOutcome(outcome);

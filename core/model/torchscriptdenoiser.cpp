@@ -31,7 +31,9 @@ struct TorchScriptDenoiser::Module {
     }
     torch::Tensor forward(const torch::Tensor& ids, const torch::Tensor& t)
     {
-        if (fused.function)
+        // d2dpo's attention kernel is the CPU's: on a GPU the model's own forward runs, so the
+        // rewritten graph's op-for-op fallback never stands between the model and its device.
+        if (fused.function && ids.device().is_cpu())
             return (*fused.function)({module._ivalue(), ids, t}).toTensor();
         return module.forward({ids, t}).toTensor();
     }
