@@ -168,6 +168,13 @@ private Q_SLOTS:
     void theHistogramLegendCoversNoBarAndTheCreatedColumnIsWhole()
     {
         const ModelRecord model = storedTinyModel();
+        ModelRecord tuned = model; // never drawn: older, so the reference stays selected
+        tuned.id = "0123456789abcdef";
+        tuned.parentId = model.id;
+        tuned.kind = "d2dpo";
+        tuned.name = "d2dpo run 12 best (step 250)";
+        tuned.createdAt = "2000-01-01T00:00:00.000Z";
+        QVERIFY(m_store->addModel(tuned).ok());
         ui::ModelsView view(*m_store);
         view.setSampleCount(200);
         view.resize(1012, 560); // the Models view inside a 1024x640 window
@@ -191,6 +198,22 @@ private Q_SLOTS:
         QVERIFY2(tree->header()->sectionSize(4) >= needed,
                  qPrintable(QStringLiteral("%1 px for %2 px of text").arg(tree->header()->sectionSize(4)).arg(needed)));
         QVERIFY(tree->header()->sectionViewportPosition(4) + tree->header()->sectionSize(4) <= tree->viewport()->width());
+        // A fine-tuned model's long name wraps at its spaces onto as many lines as it needs: read
+        // whole, not "d2dpo …p 250".
+        QTreeWidgetItem* child = tree->topLevelItem(0)->child(0);
+        QVERIFY(child);
+        QCOMPARE(child->text(0), QString::fromStdString(tuned.name));
+        const QFontMetrics metrics = tree->fontMetrics();
+        const int column = tree->header()->sectionSize(0) - tree->indentation();
+        QVERIFY2(metrics.horizontalAdvance(child->text(0)) > column, "the test wants a name wider than its column");
+        const QRect wrapped =
+            metrics.boundingRect(QRect(0, 0, column - 8, 1000), Qt::TextWordWrap, child->text(0)); // 8: the margins
+        QVERIFY2(tree->visualItemRect(child).height() >= wrapped.height(),
+                 qPrintable(QStringLiteral("a row of %1 px for %2 px of wrapped name")
+                                .arg(tree->visualItemRect(child).height())
+                                .arg(wrapped.height())));
+        if (const QString folder = qEnvironmentVariable("D2DPO_SCREENSHOTS"); !folder.isEmpty())
+            view.grab().save(folder + QStringLiteral("/models-long-names-1012x560.png"));
         // The tree's "Rule share" is named as such beside its metric in the details.
         QVERIFY2(view.detailsText().contains("rule share (odd_ratio)"), qPrintable(view.detailsText()));
     }

@@ -4,7 +4,10 @@
 #include <QCoreApplication>
 #include <QHash>
 #include <QHeaderView>
+#include <QStyledItemDelegate>
 #include <QTreeWidget>
+
+#include <algorithm>
 
 #include "base/metricnames.h"
 
@@ -23,6 +26,32 @@ QString figureOf(const SampleMetrics& metrics, const std::string& name)
     return QStringLiteral("–");
 }
 
+/// The name column's rows, as tall as their wrapped text. QTreeView asks a delegate for a row's
+/// height with no width to wrap in (it never supported word wrap there), so this one gives it the
+/// column's width, less the indentation of the row's depth.
+class WrappedNameDelegate final : public QStyledItemDelegate {
+public:
+    explicit WrappedNameDelegate(QTreeView* tree)
+        : QStyledItemDelegate(tree)
+        , m_tree(tree)
+    {
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        int depth = m_tree->rootIsDecorated() ? 1 : 0;
+        for (QModelIndex up = index.parent(); up.isValid(); up = up.parent())
+            ++depth;
+        QStyleOptionViewItem wrapped(option);
+        wrapped.rect = QRect(0, 0, std::max(1, m_tree->columnWidth(index.column()) - depth * m_tree->indentation()),
+                             QWIDGETSIZE_MAX);
+        return QStyledItemDelegate::sizeHint(wrapped, index);
+    }
+
+private:
+    QTreeView* m_tree;
+};
+
 } // namespace
 
 void setUpModelTree(QTreeWidget* tree)
@@ -33,10 +62,22 @@ void setUpModelTree(QTreeWidget* tree)
                                              "tooltip names the rule's metric and how the samples were drawn"));
     tree->headerItem()->setToolTip(kVsr, QString::fromStdString(metric::describe(metric::kVsr)));
     tree->setRootIsDecorated(true);
-    tree->setUniformRowHeights(true);
-    // At 1024x640 the name column gets about 120 px: a long name keeps its end ("d2dpo…step 300"),
-    // which tells a run's models apart, and the whole name is in the tooltip.
+    // At 1024x640 the name column gets about 150 px, too few for "d2dpo run 12 best (step 250)":
+    // a long name wraps onto more lines at its spaces, so a run's models read whole and apart. A
+    // single word wider than the column loses its middle, not the end; the tooltip has it all.
+    tree->setWordWrap(true);
+    tree->setUniformRowHeights(false);
+    tree->setItemDelegateForColumn(kName, new WrappedNameDelegate(tree));
     tree->setTextElideMode(Qt::ElideMiddle);
+    // QTreeView sizes its rows once, at layout, not when a column's width changes later: the name
+    // column stretches with the window, so its rows are laid out again then (queued, as one pass).
+    QObject::connect(
+        tree->header(), &QHeaderView::sectionResized, tree,
+        [tree](int section, int oldSize, int newSize) {
+            if (section == kName && oldSize != newSize)
+                tree->doItemsLayout();
+        },
+        Qt::QueuedConnection);
     tree->header()->setStretchLastSection(false);
     tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     tree->header()->setSectionResizeMode(kName, QHeaderView::Stretch);

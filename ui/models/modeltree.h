@@ -18,7 +18,8 @@ namespace d2dpo::ui {
 
 enum ModelColumn { kName, kKind, kRule, kVsr, kCreated };
 
-/// Sets the tree's columns: the name takes the room left (elided), the rest are always whole.
+/// Sets the tree's columns: the name takes the room left (wrapped at its spaces), the rest are
+/// always whole.
 void setUpModelTree(QTreeWidget* tree);
 /// Fills the tree (parents before children; a model whose parent is not in the store is a root);
 /// each item holds its model's id (Qt::UserRole of kName). Returns the newest model's id.
