@@ -25,6 +25,8 @@
 
 namespace d2dpo {
 
+class WaitBreaker;
+
 namespace detail {
 /// Owns the connection the facets share: a base listed before them, so it is made before them and
 /// closed after them.
@@ -77,6 +79,10 @@ public:
     /// Ok while the file this store opened is still the one at its path; an error when it was
     /// deleted or replaced since (writes would go nowhere a later open could see).
     Status stillAtItsPath() const;
+    /// Once `breaker` is tripped (from any thread), a team store's statement waiting on its server
+    /// fails at once as a lost connection, and none connects again: a closing window's worker
+    /// ends now, not at the answer limit. Nothing changes on an SQLite store.
+    void giveUpWaitsWhen(std::shared_ptr<const WaitBreaker> breaker);
 
     /// Copies every record of `from` (models with lineage, tasks, evaluations, sequences, pairs, labels
     /// with history, imports, comparisons, runs with series, queue settings; not leases) into `to`,

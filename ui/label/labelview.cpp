@@ -162,7 +162,9 @@ void LabelView::setKeyBindings(const KeyBindings& keys)
 
 LabelView::~LabelView()
 {
-    m_supply->cancel(); // at the model's next pass: a closing window never waits for a whole draw
+    // At the model's next pass, and a team server's answer not awaited: a closing window never
+    // waits for a whole draw, nor for a server that hangs.
+    m_supply->abandon();
     m_supply->waitForIdle();
     delete m_team; // its last send and the leases given back, before the session goes
 }

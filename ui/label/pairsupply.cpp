@@ -30,6 +30,13 @@ bool PairSupply::busy() const { return m_watcher.isRunning(); }
 
 void PairSupply::waitForIdle() { m_watcher.waitForFinished(); }
 
+void PairSupply::abandon()
+{
+    cancel();
+    if (m_storeThrough)
+        m_storeThrough->giveUp();
+}
+
 std::shared_ptr<PairGenerator> PairSupply::generatorFor(const std::string& path, QString& error)
 {
     std::lock_guard lock(m_cacheMutex);

@@ -72,6 +72,10 @@ public:
     /// Ends the request in flight at the model's next pass (within a pass's time, a fraction of a
     /// second at 8M parameters); the pairs already handed over stay. finished() says `stopped`.
     void cancel() { m_stop.requestStop(); }
+    /// For a window that closes: cancel(), and a team store's statement in flight (storeThrough)
+    /// fails at once instead of waiting on a server that hangs (the server rolls back the pairs it
+    /// was writing: they were drawn, never labelled). Not undone: the supply's connection is spent.
+    void abandon();
     /// From the next request on, stores the pairs itself through `connection` before handing them
     /// over (PairSupplyResult::stored), and reads a margin request's reference there: a team
     /// store's writes never hold the window's thread.

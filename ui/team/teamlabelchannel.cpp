@@ -66,8 +66,16 @@ TeamLabelChannel::~TeamLabelChannel()
         delete m_thread;
         return;
     }
-    // Still waiting on the server (a connect that hangs until its connect_timeout): the thread is
-    // left to end with the process; what it could not send stays in the outbox on disk.
+    m_worker->giveUp(); // a server that hangs: its statement ends at once as a lost connection
+    if (m_thread->wait(kGiveUpWaitMs)) {
+        delete m_worker;
+        delete m_thread;
+        qWarning("d2dpo-studio: the team store did not answer within %d s; unsent choices stay kept in %s",
+                 kCloseWaitMs / 1000, m_outbox->path().c_str());
+        return;
+    }
+    // Still connecting (libpq's connect waits up to its connect_timeout and hears no breaker): the
+    // thread is left to end with the process; what it could not send stays in the outbox on disk.
     qWarning("d2dpo-studio: the team store did not answer within %d s; unsent choices stay kept in %s",
              kCloseWaitMs / 1000, m_outbox->path().c_str());
 }

@@ -26,6 +26,7 @@ class TeamLabelChannel final : public QObject {
 public:
     static constexpr int kRetryMs = 5000;
     static constexpr int kCloseWaitMs = 3000;
+    static constexpr int kGiveUpWaitMs = 1000; ///< for the thread to end once its wait is given up
     /// A send or claim unanswered this long (a server or network that hangs rather than refuses) is said.
     static constexpr int kSlowMs = 10000;
     /// Starts the thread for `labeler` on the team store at `url`; sends at once what `outbox`
@@ -33,7 +34,8 @@ public:
     TeamLabelChannel(const std::string& url, const std::string& labeler, std::shared_ptr<LabelOutbox> outbox,
                      QObject* parent);
     /// One last send and the leases given back (TeamStoreWorker::finish), waited for kCloseWaitMs
-    /// at most: what is still unsent stays in the outbox for the next sitting.
+    /// at most, then the server's answer given up: what is still unsent stays in the outbox for
+    /// the next sitting.
     ~TeamLabelChannel() override;
 
     /// The outbox has new entries.

@@ -68,6 +68,9 @@ public:
     /// The window closes: one last send, the leases given back when nothing is left to send, and
     /// the connection closed.
     void finish();
+    /// From any thread: the statement in flight fails now, and every later one (after finish()
+    /// outlasted its wait: the thread then ends at once, its unsent choices kept in the outbox).
+    void giveUp() { m_connection.giveUp(); }
 
 Q_SIGNALS:
     void sent(const d2dpo::OutboxReport& report);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/sql/postgresanswer.h"
 
+#include "base/waitbreaker.h"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -12,16 +14,21 @@ namespace d2dpo::sql {
 
 namespace {
 
-enum class Wait { Ready, Silent, Failed };
+enum class Wait { Ready, Silent, Broken, Failed };
 
-/// Waits until the connection's socket is ready for `events`, for at most `limitMs`.
-Wait waitFor(PGconn* connection, short events, int limitMs)
+/// Waits until the connection's socket is ready for `events`, for at most `limitMs`, or until
+/// `breaker` is tripped.
+Wait waitFor(PGconn* connection, short events, int limitMs, const WaitBreaker* breaker)
 {
-    pollfd fd{PQsocket(connection), events, 0};
-    if (fd.fd < 0)
+    if (breaker && breaker->tripped())
+        return Wait::Broken;
+    pollfd fds[2] = {{PQsocket(connection), events, 0}, {breaker ? breaker->fd() : -1, POLLIN, 0}};
+    if (fds[0].fd < 0)
         return Wait::Failed;
     for (;;) {
-        const int ready = poll(&fd, 1, limitMs);
+        const int ready = poll(fds, 2, limitMs); // poll skips a negative fd: no breaker, no pipe
+        if (ready > 0 && fds[1].revents != 0)
+            return Wait::Broken;
         if (ready > 0)
             return Wait::Ready;
         if (ready == 0)
@@ -31,16 +38,16 @@ Wait waitFor(PGconn* connection, short events, int limitMs)
     }
 }
 
-/// Ends a connection whose server went silent. Shutting the socket down makes libpq read an end
+/// Ends a connection whose server went silent (or that its caller stopped waiting on). Shutting the socket down makes libpq read an end
 /// of file: its status becomes CONNECTION_BAD, from which the next statement connects again (the
 /// server rolls back whatever transaction the connection had open once it notices).
-ServerAnswer abandon(PGconn* connection)
+ServerAnswer abandon(PGconn* connection, Wait why)
 {
     ::shutdown(PQsocket(connection), SHUT_RDWR);
     PQconsumeInput(connection);
     while (PGresult* late = PQgetResult(connection))
         PQclear(late);
-    return {nullptr, true};
+    return {nullptr, why == Wait::Silent, why == Wait::Broken};
 }
 
 } // namespace
@@ -56,7 +63,8 @@ int serverAnswerLimitSeconds()
     return 30;
 }
 
-ServerAnswer sendAndAwait(PGconn* connection, const std::function<int()>& send, int limitSeconds)
+ServerAnswer sendAndAwait(PGconn* connection, const std::function<int()>& send, int limitSeconds,
+                          const WaitBreaker* breaker)
 {
     const int limitMs = limitSeconds * 1000;
     // Non-blocking, so that sending a large statement (a checkpoint's bytes) to a server that
@@ -68,21 +76,25 @@ ServerAnswer sendAndAwait(PGconn* connection, const std::function<int()>& send, 
     for (int pending = PQflush(connection); pending != 0; pending = PQflush(connection)) {
         if (pending < 0)
             break; // the connection broke: PQgetResult below reports it
-        const Wait wait = waitFor(connection, POLLIN | POLLOUT, limitMs);
-        if (wait == Wait::Silent)
-            return abandon(connection);
+        const Wait wait = waitFor(connection, POLLIN | POLLOUT, limitMs, breaker);
+        if (wait == Wait::Silent || wait == Wait::Broken)
+            return abandon(connection, wait);
         if (wait == Wait::Failed || !PQconsumeInput(connection))
             break;
     }
     PGresult* kept = nullptr;
     for (;;) {
         while (PQisBusy(connection)) {
-            const Wait wait = waitFor(connection, POLLIN, limitMs);
+            const Wait wait = waitFor(connection, POLLIN, limitMs, breaker);
+            if (wait == Wait::Broken) {
+                PQclear(kept);
+                return abandon(connection, wait);
+            }
             // Read once more before giving up: over TLS, the answer's end may sit decrypted in
             // the TLS library while the socket itself is quiet.
             if (wait == Wait::Silent && (!PQconsumeInput(connection) || PQisBusy(connection))) {
                 PQclear(kept);
-                return abandon(connection);
+                return abandon(connection, wait);
             }
             if (wait == Wait::Failed || !PQconsumeInput(connection))
                 break; // the error is PQgetResult's to report

@@ -13,6 +13,10 @@
 struct pg_conn;
 struct pg_result;
 
+namespace d2dpo {
+class WaitBreaker;
+}
+
 namespace d2dpo::sql {
 
 /// Seconds of silence after which a statement is abandoned: D2DPO_STORE_ANSWER_SECONDS when set
@@ -26,10 +30,13 @@ int serverAnswerLimitSeconds();
 struct ServerAnswer {
     pg_result* result = nullptr;
     bool silent = false;
+    bool broken = false; ///< the breaker was tripped: the connection was shut down the same way
 };
 
 /// Sends a statement with `send` (PQsendQuery or PQsendQueryParams on `connection`, returning
-/// its result) and waits for its answer, at most `limitSeconds` of silence at a time.
-ServerAnswer sendAndAwait(pg_conn* connection, const std::function<int()>& send, int limitSeconds);
+/// its result) and waits for its answer, at most `limitSeconds` of silence at a time, and no longer
+/// than until `breaker` (if any) is tripped.
+ServerAnswer sendAndAwait(pg_conn* connection, const std::function<int()>& send, int limitSeconds,
+                          const WaitBreaker* breaker = nullptr);
 
 } // namespace d2dpo::sql

@@ -7,6 +7,7 @@
 
 #include <libpq-fe.h>
 
+#include "base/waitbreaker.h"
 #include "store/sql/placeholders.h"
 #include "store/sql/postgresanswer.h"
 
@@ -291,7 +292,13 @@ void PostgresDatabase::beginWrite()
 
 PGresult* PostgresDatabase::await(const std::function<int()>& send)
 {
-    const ServerAnswer answer = sendAndAwait(m_connection, send, m_answerLimitSeconds);
+    const ServerAnswer answer = sendAndAwait(m_connection, send, m_answerLimitSeconds, m_breaker.get());
+    if (answer.broken)
+        throw Error(ErrorKind::Connection,
+                    std::string(
+                        "the wait for the server was given up (its window closed), so the connection was closed") +
+                        (m_inTransaction ? " and the server rolls back the transaction" : ""),
+                    "08006");
     if (answer.silent)
         throw Error(ErrorKind::Connection,
                     "the server sent nothing for " + std::to_string(m_answerLimitSeconds) +
@@ -321,6 +328,8 @@ void PostgresDatabase::ensureConnected()
 
 void PostgresDatabase::reconnect()
 {
+    if (m_breaker && m_breaker->tripped()) // a connect may wait its connect_timeout: not after that
+        throw Error(ErrorKind::Connection, "not connecting again: the wait for the server was given up", "08006");
     PQreset(m_connection);
     if (PQstatus(m_connection) != CONNECTION_OK)
         throw Error(ErrorKind::Connection, trimmed(PQerrorMessage(m_connection)), "08001");

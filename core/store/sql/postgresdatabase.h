@@ -32,6 +32,7 @@ public:
     void ensureConnected();
     bool inTransaction() const { return m_inTransaction; }
     void setOnReconnect(std::function<void()> restore) override { m_onReconnect = std::move(restore); }
+    void setWaitBreaker(std::shared_ptr<const WaitBreaker> breaker) override { m_breaker = std::move(breaker); }
     /// Sends a statement with `send` (a PQsendQuery* call) and returns its result as PQexec would;
     /// a server silent for the answer limit (store/sql/postgresanswer.h) is a connection error.
     pg_result* await(const std::function<int()>& send);
@@ -41,6 +42,7 @@ private:
     int m_answerLimitSeconds = 30; ///< serverAnswerLimitSeconds(), read once per connection
     bool m_inTransaction = false;
     std::function<void()> m_onReconnect;
+    std::shared_ptr<const WaitBreaker> m_breaker;
     bool m_restoring = false;      ///< inside m_onReconnect: its own statements do not call it again
     bool m_restorePending = false; ///< a new connection whose m_onReconnect has not yet succeeded
     void restoreSession();

@@ -13,6 +13,10 @@
 
 #include "store/sql/sqlerror.h"
 
+namespace d2dpo {
+class WaitBreaker;
+}
+
 namespace d2dpo::sql {
 
 enum class Engine { SQLite, PostgreSQL };
@@ -112,6 +116,10 @@ public:
     /// on it: what the server kept per session (advisory locks) is gone with the old one. Only a
     /// server's connection is ever lost; a file's never is.
     virtual void setOnReconnect(std::function<void()> restore) { (void)restore; }
+    /// Once `breaker` is tripped, a statement waiting on the server ends at once as a lost
+    /// connection, and none connects again. Only a server's waits can be broken; a file's are its
+    /// lock's busy timeout.
+    virtual void setWaitBreaker(std::shared_ptr<const WaitBreaker> breaker) { (void)breaker; }
 };
 
 /// A write transaction (Database::beginWrite), rolled back unless committed.
