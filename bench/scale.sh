@@ -10,8 +10,10 @@
 #     bash bench/scale.sh                     # 8M at 150 and 300, 35M at 150; 1 and 2 threads
 #     SIZES="8M 35M 150M" LENGTHS="150 300" THREADS="1 2" TIME=1 bash bench/scale.sh
 #     DEVICE=cuda THREADS=4 bash bench/scale.sh   # on a GPU: peak MiB is then the GPU's (nvidia-smi)
-#     PLAIN=1 bash bench/scale.sh   # also each step with the model's own attention code instead of
-#                                   # d2dpo's fused kernel (D2DPO_SCRIPT_ATTENTION=plain), as d2dpo's baseline
+#     PLAIN=1 bash bench/scale.sh   # also each step with the model's own code as LibTorch runs it:
+#                                   # its attention, not d2dpo's fused kernel, and its linear layers through
+#                                   # the system BLAS, not oneDNN (D2DPO_SCRIPT_ATTENTION=plain
+#                                   # D2DPO_SCRIPT_LINEAR=plain), as d2dpo's baseline
 # After `bash packaging/test.sh` (Debian's python3-torch). D2DPO names another d2dpo binary, PYTHON
 # another Python with torch (packaging/gpu-check.sh passes both).
 set -euo pipefail
@@ -95,9 +97,9 @@ for size in $sizes; do
                     "$("$python" -c "import json; print(1 / json.load(open('$work/bench.json'))['results'][0]['dpo_steps_per_second'])")" \
                     "$("$python" -c "import json,sys; print(json.loads(sys.argv[1])['dpo_seconds_per_step_$p'])" "$peer")"
                 if [ -n "${PLAIN:-}" ]; then
-                    D2DPO_SCRIPT_ATTENTION=plain "$d2dpo" bench -c "$work/m.d2dpo" --batch "$p" --sampling-steps 1 \
+                    D2DPO_SCRIPT_ATTENTION=plain D2DPO_SCRIPT_LINEAR=plain "$d2dpo" bench -c "$work/m.d2dpo" --batch "$p" --sampling-steps 1 \
                         --threads "$t" --device "$device" --json --min-seconds "$seconds" >"$work/plain.json" 2>/dev/null
-                    row "  the same, model's attention" \
+                    row "  the same, model's own code" \
                         "$("$python" -c "import json; print(1 / json.load(open('$work/plain.json'))['results'][0]['dpo_steps_per_second'])")" \
                         "$("$python" -c "import json,sys; print(json.loads(sys.argv[1])['dpo_seconds_per_step_$p'])" "$peer")"
                 fi

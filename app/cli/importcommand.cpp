@@ -41,6 +41,8 @@ int run(ImportOptions o)
     if (outcome->fusedAttention > 0)
         std::cout << "attention: " << outcome->fusedAttention
                   << " of its softmax(q k^T) v expressions run by d2dpo's fused kernel, to rounding the same\n";
+    if (outcome->onednnLinears > 0)
+        std::cout << "linear layers: " << outcome->onednnLinears << " run through oneDNN's sgemm, to rounding the same\n";
     const ModelVocabulary& v = spec.model.vocabulary;
     std::cout << "task: " << spec.task.name << ", symbols '" << v.symbols << "'" << (v.padded() ? " + pad" : "")
               << ", length " << spec.task.length << (v.begin.empty() && v.end.empty() ? "" : " (framed by ")

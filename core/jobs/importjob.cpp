@@ -198,6 +198,7 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
     outcome.parameters = parameterCount(model.value());
     // The kernel is the CPU's; on a GPU the model's own attention runs (torchscriptdenoiser.cpp).
     outcome.fusedAttention = device.value().is_cpu() ? model.value()->fusedAttention() : 0;
+    outcome.onednnLinears = device.value().is_cpu() ? model.value()->onednnLinears() : 0;
     advance("loaded " + outcome.signature + ", " + std::to_string(outcome.parameters) + " parameters");
     if (cancelled())
         return stoppedOutcome(outcome);

@@ -50,6 +50,7 @@ struct ImportJobOutcome {
     int64_t modelVocabularySize = 0; ///< V, the model's logits per position
     std::string signature;           ///< its forward, as TorchScript prints it
     int64_t fusedAttention = 0;      ///< attention expressions run by d2dpo's kernel
+    int64_t onednnLinears = 0;       ///< linear layers run through oneDNN's sgemm
     ModelSpec spec;                  ///< the task and the vocabulary as stored
     bool measured = false;
     SampleMetrics metrics;           ///< the imported model's measurement (stored in the checkpoint)

@@ -18,6 +18,7 @@
 #include <torch/script.h>
 
 #include "kernels/attention.h"
+#include "model/scriptlinear.h"
 
 namespace d2dpo {
 
@@ -185,12 +186,10 @@ torch::Tensor scriptAttention(const torch::Tensor& q, const torch::Tensor& k, co
     return (grouped ? out.squeeze(1) : out).contiguous();
 }
 
-FusedForward fuseScriptAttention(const torch::jit::Module& module)
+namespace {
+
+void fuseAttention(std::shared_ptr<torch::jit::Graph>& graph)
 {
-    if (const char* choice = std::getenv("D2DPO_SCRIPT_ATTENTION"); choice && std::string_view(choice) == "plain")
-        return {};
-    auto graph = module.get_method("forward").graph()->copy();
-    inlineEverything(*graph);
     const auto filter = [&graph](const torch::jit::Match& match,
                                  const std::unordered_map<std::string, torch::jit::Value*>& values) {
         return replaceable(graph, match, values);
@@ -203,9 +202,27 @@ FusedForward fuseScriptAttention(const torch::jit::Module& module)
     torch::jit::SubgraphRewriter unscaled;
     unscaled.RegisterRewritePattern(unscaledPattern(), unscaledReplacement());
     unscaled.runOnGraph(graph, filter);
+}
+
+bool plain(const char* variable)
+{
+    const char* choice = std::getenv(variable);
+    return choice && std::string_view(choice) == "plain";
+}
+
+} // namespace
+
+FusedForward fuseScriptForward(const torch::jit::Module& module)
+{
+    auto graph = module.get_method("forward").graph()->copy();
+    inlineEverything(*graph);
     FusedForward fused;
-    fused.rewritten = countNodes(graph->block(), {c10::Symbol::fromQualString("d2dpo::attention")});
-    if (fused.rewritten > 0) {
+    if (!plain("D2DPO_SCRIPT_ATTENTION")) {
+        fuseAttention(graph);
+        fused.rewritten = countNodes(graph->block(), {c10::Symbol::fromQualString("d2dpo::attention")});
+    }
+    fused.linears = routeScriptLinears(*graph); // none when D2DPO_SCRIPT_LINEAR is "plain"
+    if (fused.rewritten > 0 || fused.linears > 0) {
         fused.function = std::make_shared<torch::jit::GraphFunction>("d2dpo_fused_forward", graph, nullptr);
         fused.function->getSchema(); // made lazily and unlocked: made here, before any thread calls it
     }

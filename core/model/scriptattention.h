@@ -33,14 +33,16 @@ struct GraphFunction;
 namespace d2dpo {
 
 struct FusedForward {
-    /// The forward with the attention rewritten, called with (the module, tokens, t); null when
-    /// the forward holds no expression the rewrite knows, or when the environment variable
-    /// D2DPO_SCRIPT_ATTENTION is "plain" (to compare against the model's own code).
+    /// The forward with the attention rewritten and the linear layers routed through oneDNN
+    /// (model/scriptlinear.h), called with (the module, tokens, t); null when neither found
+    /// anything, or when the environment variables D2DPO_SCRIPT_ATTENTION and D2DPO_SCRIPT_LINEAR
+    /// are "plain" (to compare against the model's own code).
     std::shared_ptr<torch::jit::GraphFunction> function;
     int64_t rewritten = 0; ///< attention expressions replaced
+    int64_t linears = 0;   ///< aten::linear nodes routed through oneDNN's sgemm
 };
 
-FusedForward fuseScriptAttention(const torch::jit::Module& module);
+FusedForward fuseScriptForward(const torch::jit::Module& module);
 
 /// What d2dpo::attention computes: softmax(q @ k.transpose(t0, t1) / c, dim, dtype) @ v where
 /// `divide`, else with * c. Through the fused kernel where that is the same arithmetic.

@@ -26,13 +26,13 @@ struct TorchScriptDenoiser::Module {
 
     explicit Module(torch::jit::Module m)
         : module(std::move(m))
-        , fused(fuseScriptAttention(module))
+        , fused(fuseScriptForward(module))
     {
     }
     torch::Tensor forward(const torch::Tensor& ids, const torch::Tensor& t)
     {
-        // d2dpo's attention kernel is the CPU's: on a GPU the model's own forward runs, so the
-        // rewritten graph's op-for-op fallback never stands between the model and its device.
+        // d2dpo's attention kernel and oneDNN's sgemm are the CPU's: on a GPU the model's own
+        // forward runs, so the rewritten graph's fallbacks never stand between it and its device.
         if (fused.function && ids.device().is_cpu())
             return (*fused.function)({module._ivalue(), ids, t}).toTensor();
         return module.forward({ids, t}).toTensor();
@@ -343,6 +343,7 @@ std::string TorchScriptDenoiser::archive() const
 }
 
 int64_t TorchScriptDenoiser::fusedAttention() const { return m_module->fused.rewritten; }
+int64_t TorchScriptDenoiser::onednnLinears() const { return m_module->fused.linears; }
 
 std::string TorchScriptDenoiser::signature() const
 {

@@ -56,6 +56,8 @@ public:
     std::string archive() const;
     /// The attention expressions of the forward that d2dpo's fused kernel runs (model/scriptattention.h).
     int64_t fusedAttention() const;
+    /// The linear layers of the forward that run through oneDNN's sgemm (model/scriptlinear.h).
+    int64_t onednnLinears() const;
     /// forward()'s signature as TorchScript prints it, for messages.
     std::string signature() const;
     const ModelVocabulary& vocabulary() const { return m_vocabulary; }
