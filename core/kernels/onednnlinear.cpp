@@ -21,11 +21,15 @@ Sgemm findSgemm()
 {
     if (const char* choice = std::getenv("D2DPO_ONEDNN_GEMM"); choice && std::string_view(choice) == "off")
         return nullptr;
-    for (const char* name : {"libdnnl.so.3", "libdnnl.so.2"})
-        if (void* library = dlopen(name, RTLD_NOW | RTLD_LOCAL))
-            if (void* symbol = dlsym(library, "dnnl_sgemm"))
-                return reinterpret_cast<Sgemm>(symbol);
-    return reinterpret_cast<Sgemm>(dlsym(RTLD_DEFAULT, "dnnl_sgemm"));
+    // The oneDNN LibTorch already loaded first (one runtime, the one measured), then either version.
+    if (void* symbol = dlsym(RTLD_DEFAULT, "dnnl_sgemm"))
+        return reinterpret_cast<Sgemm>(symbol);
+    for (const int flags : {RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD, RTLD_NOW | RTLD_LOCAL})
+        for (const char* name : {"libdnnl.so.2", "libdnnl.so.3"})
+            if (void* library = dlopen(name, flags))
+                if (void* symbol = dlsym(library, "dnnl_sgemm"))
+                    return reinterpret_cast<Sgemm>(symbol);
+    return nullptr;
 }
 
 Sgemm sgemm()
@@ -75,6 +79,9 @@ public:
 
     static tensor_list backward(AutogradContext* ctx, tensor_list gradOutputs)
     {
+        // The products below are not recorded: a gradient of these gradients would be silently zero.
+        TORCH_CHECK(!torch::GradMode::is_enabled(), "d2dpo's oneDNN linear layer has no second derivative "
+                                                    "(set D2DPO_SCRIPT_LINEAR=plain for create_graph)");
         const auto saved = ctx->get_saved_variables();
         const auto &rows = saved[0], &w = saved[1];
         const auto grad = gradOutputs[0].contiguous();

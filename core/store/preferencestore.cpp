@@ -212,10 +212,11 @@ std::string PreferenceStore::defaultPath()
     return (base / "d2dpo-studio" / "preferences.sqlite").string();
 }
 
-Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string& path, OpenMode mode)
+Result<std::unique_ptr<PreferenceStore>> PreferenceStore::open(const std::string& path, OpenMode mode,
+                                                               std::shared_ptr<const WaitBreaker> breaker)
 {
     if (sql::isPostgresUrl(path))
-        return openTeamStore(path, mode);
+        return openTeamStore(path, mode, std::move(breaker));
     if (path.empty())
         return makeError("no preference store was named (and there is no home folder for the default one): "
                          "name one with --db");

@@ -55,8 +55,10 @@ public:
     /// empty database by a role that may create them (`d2dpo store init URL`). Refuses, without changing the file, one that is
     /// not a database, is corrupt, comes from a newer schema, or cannot be written. Runs left
     /// "running" by a process that died (its run lock is free) are marked "interrupted".
+    /// `breaker`: as giveUpWaitsWhen(), from the open's first statement on.
     static Result<std::unique_ptr<PreferenceStore>> open(const std::string& path,
-                                                         OpenMode mode = OpenMode::CreateIfMissing);
+                                                         OpenMode mode = OpenMode::CreateIfMissing,
+                                                         std::shared_ptr<const WaitBreaker> breaker = nullptr);
     /// $XDG_DATA_HOME/d2dpo-studio/preferences.sqlite, else ~/.local/share/d2dpo-studio/...
     static std::string defaultPath();
 
@@ -94,7 +96,8 @@ public:
     Result<std::string> integrityCheck();
 
 private:
-    static Result<std::unique_ptr<PreferenceStore>> openTeamStore(const std::string& url, OpenMode mode);
+    static Result<std::unique_ptr<PreferenceStore>> openTeamStore(const std::string& url, OpenMode mode,
+                                                                  std::shared_ptr<const WaitBreaker> breaker);
     explicit PreferenceStore(std::unique_ptr<StoreImpl> impl);
 };
 

@@ -59,11 +59,14 @@ bool PreferenceStore::isTeamStore() const { return m_own->team(); }
 const std::string& PreferenceStore::teamIdentity() const { return m_own->identity; }
 bool PreferenceStore::canMaintain() const { return m_own->maintainer; }
 
-Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const std::string& url, OpenMode mode)
+Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const std::string& url, OpenMode mode,
+                                                                        std::shared_ptr<const WaitBreaker> breaker)
 {
     const std::string where = "team store '" + storeNameForMessages(url) + "': ";
     try {
-        auto impl = std::make_unique<StoreImpl>(url, std::make_unique<sql::PostgresDatabase>(url));
+        auto server = std::make_unique<sql::PostgresDatabase>(url); // the connect itself hears no breaker
+        server->setWaitBreaker(std::move(breaker));
+        auto impl = std::make_unique<StoreImpl>(url, std::move(server));
         sql::Database& db = impl->db;
         const int latest = latestSchemaVersion();
         auto hasStore = [&] { return db.execAndGet("SELECT to_regclass('store_meta') IS NOT NULL").getInt() != 0; };

@@ -100,6 +100,8 @@ private Q_SLOTS:
     void theOperationIsTorchLinearWithItsGradients()
     {
         QFETCH(bool, bias);
+        if (!onednnGemmAvailable())
+            QSKIP("no oneDNN here: the operation is torch::linear itself");
         torch::manual_seed(7);
         const auto x = torch::randn({7, 3, 40}), w = torch::randn({33, 40}) / 6.0;
         const auto b = bias ? torch::randn({33}) : torch::Tensor();
@@ -121,6 +123,9 @@ private Q_SLOTS:
         onednnLinear(xs, w, std::nullopt).sum().backward();
         QVERIFY(xs.grad().defined() && !w.grad().defined());
         QVERIFY(maxAbsDiff(xs.grad(), torch::ones({7, 3, 33}).matmul(w)) < 1e-4);
+        // One input row alone ([K] -> [N]).
+        const auto row = torch::randn({40});
+        QVERIFY(maxAbsDiff(onednnLinear(row, w, std::nullopt), torch::linear(row, w)) < 1e-4);
         // Doubles, and nothing to multiply: torch::linear itself.
         const auto xd = x.to(torch::kDouble), wd = w.to(torch::kDouble);
         QVERIFY(torch::equal(onednnLinear(xd, wd, std::nullopt), torch::linear(xd, wd)));
@@ -139,10 +144,22 @@ private Q_SLOTS:
         QCOMPARE(plain->onednnLinears(), int64_t(0));
         torch::manual_seed(5);
         const auto tokens = torch::randint(0, 3, {4, kLength}, torch::kLong);
-        const auto t = torch::rand({4});
         const auto upstream = torch::randn({4, kLength, 2});
+        for (const double sign : {1.0, -1.0}) // each branch of the model's `if`
+            compareOn(*routed, *plain, tokens, torch::rand({4}) * sign, upstream);
+        const auto t = torch::rand({4});
+        c10::InferenceMode inference; // sampling's forwards
+        QVERIFY(maxAbsDiff(routed->forward(tokens, t), plain->forward(tokens, t)) <= 1e-4);
+        // The model's own code is what is exported.
+        QVERIFY(routed->archive().find("d2dpo") == std::string::npos);
+    }
+
+private:
+    static void compareOn(TorchScriptDenoiser& routed, TorchScriptDenoiser& plain, const torch::Tensor& tokens,
+                          const torch::Tensor& t, const torch::Tensor& upstream)
+    {
         std::vector<std::vector<torch::Tensor>> results;
-        for (auto* model : {routed.get(), plain.get()}) {
+        for (auto* model : {&routed, &plain}) {
             for (auto& p : model->parameters())
                 p.mutable_grad() = torch::Tensor();
             const auto logits = model->forward(tokens, t);
@@ -157,10 +174,6 @@ private Q_SLOTS:
                 maxAbsDiff(results[0][i], results[1][i]) / (1.0 + results[1][i].abs().max().item<double>());
             QVERIFY2(gap <= 2e-5, qPrintable(QStringLiteral("tensor %1: %2").arg(i).arg(gap)));
         }
-        c10::InferenceMode inference; // sampling's forwards
-        QVERIFY(maxAbsDiff(routed->forward(tokens, t), plain->forward(tokens, t)) <= 1e-4);
-        // The model's own code is what is exported.
-        QVERIFY(routed->archive().find("d2dpo") == std::string::npos);
     }
 };
 

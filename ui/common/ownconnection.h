@@ -29,11 +29,10 @@ public:
         if (!m_store) {
             if (m_breaker->tripped()) // an open may wait its connect_timeout: none after giveUp()
                 return makeError(ErrorCode::Unreachable, "the wait for the store was given up");
-            auto opened = PreferenceStore::open(m_url, PreferenceStore::OpenMode::MustExist);
+            auto opened = PreferenceStore::open(m_url, PreferenceStore::OpenMode::MustExist, m_breaker);
             if (!opened) // whatever the reason, nothing can be read or sent until it opens
                 return makeError(ErrorCode::Unreachable, opened.error());
             m_store = std::move(opened.value());
-            m_store->giveUpWaitsWhen(m_breaker);
         }
         return m_store.get();
     }

@@ -5,6 +5,7 @@
 #include <QHash>
 #include <QHeaderView>
 #include <QStyledItemDelegate>
+#include <QTimer>
 #include <QTreeWidget>
 
 #include <algorithm>
@@ -70,15 +71,19 @@ void setUpModelTree(QTreeWidget* tree)
     tree->setItemDelegateForColumn(kName, new WrappedNameDelegate(tree));
     tree->setTextElideMode(Qt::ElideMiddle);
     // QTreeView sizes its rows once, at layout, not when a column's width changes later: the name
-    // column stretches with the window, so its rows are laid out again then (queued, as one pass).
-    QObject::connect(
-        tree->header(), &QHeaderView::sectionResized, tree,
-        [tree](int section, int oldSize, int newSize) {
-            if (section == kName && oldSize != newSize)
-                tree->doItemsLayout();
-        },
-        Qt::QueuedConnection);
+    // column stretches with the window, so its rows are laid out again then, once per burst of
+    // resizes (a window dragged wider resizes the column at every step).
+    auto* relayout = new QTimer(tree);
+    relayout->setSingleShot(true);
+    relayout->setInterval(0);
+    QObject::connect(relayout, &QTimer::timeout, tree, [tree] { tree->doItemsLayout(); });
+    QObject::connect(tree->header(), &QHeaderView::sectionResized, relayout,
+                     [relayout](int section, int oldSize, int newSize) {
+                         if (section == kName && oldSize != newSize)
+                             relayout->start();
+                     });
     tree->header()->setStretchLastSection(false);
+    tree->header()->setSectionsMovable(false); // the name stays first: the delegate indents it
     tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     tree->header()->setSectionResizeMode(kName, QHeaderView::Stretch);
     tree->header()->setMinimumSectionSize(60);

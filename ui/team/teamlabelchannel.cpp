@@ -70,13 +70,15 @@ TeamLabelChannel::~TeamLabelChannel()
     if (m_thread->wait(kGiveUpWaitMs)) {
         delete m_worker;
         delete m_thread;
-        qWarning("d2dpo-studio: the team store did not answer within %d s; unsent choices stay kept in %s",
+        qWarning("d2dpo-studio: the team store did not answer within %d s, so the last send was given up; "
+                 "unsent choices stay kept in %s",
                  kCloseWaitMs / 1000, m_outbox->path().c_str());
         return;
     }
     // Still connecting (libpq's connect waits up to its connect_timeout and hears no breaker): the
     // thread is left to end with the process; what it could not send stays in the outbox on disk.
-    qWarning("d2dpo-studio: the team store did not answer within %d s; unsent choices stay kept in %s",
+    qWarning("d2dpo-studio: the team store was still being connected to after %d s: its thread is left to end "
+             "with the program; unsent choices stay kept in %s",
              kCloseWaitMs / 1000, m_outbox->path().c_str());
 }
 

@@ -67,6 +67,8 @@ ServerAnswer sendAndAwait(PGconn* connection, const std::function<int()>& send, 
                           const WaitBreaker* breaker)
 {
     const int limitMs = limitSeconds * 1000;
+    if (breaker && breaker->tripped()) // given up already: the statement is not sent at all
+        return {nullptr, false, true};
     // Non-blocking, so that sending a large statement (a checkpoint's bytes) to a server that
     // stopped reading cannot block in the kernel either.
     PQsetnonblocking(connection, 1);

@@ -295,9 +295,9 @@ PGresult* PostgresDatabase::await(const std::function<int()>& send)
     const ServerAnswer answer = sendAndAwait(m_connection, send, m_answerLimitSeconds, m_breaker.get());
     if (answer.broken)
         throw Error(ErrorKind::Connection,
-                    std::string(
-                        "the wait for the server was given up (its window closed), so the connection was closed") +
-                        (m_inTransaction ? " and the server rolls back the transaction" : ""),
+                    std::string("the wait for the server was given up (its window is closing): nothing more is "
+                                "sent on this connection") +
+                        (m_inTransaction ? ", and the server rolls back the transaction" : ""),
                     "08006");
     if (answer.silent)
         throw Error(ErrorKind::Connection,
