@@ -18,6 +18,7 @@
 #include "store/preferencestore.h"
 #include "support/pgbackends.h"
 #include "support/pgserver.h"
+#include "support/teamwindowsetup.h"
 #include "support/storerecords.h"
 #include "support/tinycheckpoint.h"
 #include "ui/common/ownconnection.h"
@@ -38,17 +39,13 @@ class TestTeamClosing final : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
         QVERIFY(m_data.isValid());
-        qputenv("XDG_DATA_HOME", m_data.path().toUtf8()); // never the home folder's outboxes
-        m_server = PostgresServer::shared();
+        m_server = teamWindowSetUp(m_data);
         if (!m_server)
             QSKIP(("no PostgreSQL server: " + PostgresServer::unavailableReason()).c_str());
         QVERIFY(openOrFail(m_server->superuserUrl(m_server->createDatabase("closing")))); // the roles
         std::string error;
-        QVERIFY2(m_server->createLoginRole("cleo", "cleo-secret", &error), error.c_str());
-        QVERIFY2(m_server->exec("postgres", "GRANT d2dpo_maintainer TO cleo", &error), error.c_str());
+        QVERIFY2(makeRoleIn(*m_server, "cleo", "cleo-secret", "d2dpo_maintainer", &error), error.c_str());
     }
 
     void aBrokenWaitEndsAStatementOnAStoppedServerAtOnce()

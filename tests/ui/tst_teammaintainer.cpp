@@ -25,6 +25,7 @@
 #include "store/preferencestore.h"
 #include "support/pgbackends.h"
 #include "support/pgserver.h"
+#include "support/teamwindowsetup.h"
 #include "support/referencestore.h"
 #include "support/storerecords.h"
 #include "support/tinycheckpoint.h"
@@ -80,17 +81,13 @@ class TestTeamMaintainer final : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
         QVERIFY(m_data.isValid());
-        qputenv("XDG_DATA_HOME", m_data.path().toUtf8()); // never the home folder's outboxes
-        m_server = PostgresServer::shared();
+        m_server = teamWindowSetUp(m_data);
         if (!m_server)
             QSKIP(("no PostgreSQL server: " + PostgresServer::unavailableReason()).c_str());
         QVERIFY(openOrFail(m_server->superuserUrl(m_server->createDatabase("maintainer")))); // the roles
         std::string error;
-        QVERIFY2(m_server->createLoginRole("mona", "mona-secret", &error), error.c_str());
-        QVERIFY2(m_server->exec("postgres", "GRANT d2dpo_maintainer TO mona", &error), error.c_str());
+        QVERIFY2(makeRoleIn(*m_server, "mona", "mona-secret", "d2dpo_maintainer", &error), error.c_str());
     }
 
     void theLabelViewGeneratesAndAutoLabelsWithTheServerStopped()

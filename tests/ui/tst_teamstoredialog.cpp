@@ -25,6 +25,7 @@
 #include "store/preferencestore.h"
 #include "support/pgbackends.h"
 #include "support/pgserver.h"
+#include "support/teamwindowsetup.h"
 #include "support/storerecords.h"
 #include "ui/label/labelview.h"
 #include "ui/shell/mainwindow.h"
@@ -52,19 +53,15 @@ class TestTeamStoreDialog final : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
         QVERIFY(m_data.isValid());
-        qputenv("XDG_DATA_HOME", m_data.path().toUtf8()); // never the home folder's outboxes
-        m_server = PostgresServer::shared();
+        m_server = teamWindowSetUp(m_data);
         if (!m_server)
             QSKIP(("no PostgreSQL server: " + PostgresServer::unavailableReason()).c_str());
         m_database = m_server->createDatabase("dialog");
         auto owner = openOrFail(m_server->superuserUrl(m_database));
         QVERIFY(owner && owner->addPairs(somePairs(3), "generated"));
         std::string error;
-        QVERIFY2(m_server->createLoginRole("dora", "dora-secret", &error), error.c_str());
-        QVERIFY2(m_server->exec("postgres", "GRANT d2dpo_labeler TO dora", &error), error.c_str());
+        QVERIFY2(makeRoleIn(*m_server, "dora", "dora-secret", "d2dpo_labeler", &error), error.c_str());
     }
 
     void aWorkingUrlSaysWhoAndOpens()
