@@ -16,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QThreadPool>
 #include <QTreeWidget>
+#include <QSplitter>
+#include <QTabWidget>
 #include <QtTest/QtTest>
 
 #include <memory>
@@ -27,6 +29,7 @@
 #include "ui/common/longjobs.h"
 #include "ui/common/metricplot.h"
 #include "ui/models/modelexporter.h"
+#include "ui/models/modelfigures.h"
 #include "ui/models/modelsview.h"
 #include "ui/common/qcustomplotinclude.h"
 #include "ui/train/runhistory.h"
@@ -212,6 +215,14 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("a row of %1 px for %2 px of wrapped name")
                                 .arg(tree->visualItemRect(child).height())
                                 .arg(wrapped.height())));
+        // The figures' tabs (the per-position logos) get most of the height, the sample list a few
+        // lines, with the boundary the user's to move.
+        auto* figures = view.findChild<ui::ModelFigures*>();
+        auto* samples = view.findChild<QPlainTextEdit*>(QStringLiteral("samples"));
+        QVERIFY(figures && samples && view.findChild<QSplitter*>(QStringLiteral("figuresOverSamples")));
+        qInfo("figures %d px over samples %d px", figures->height(), samples->height());
+        QVERIFY2(figures->height() >= 5 * samples->height() / 2,
+                 qPrintable(QStringLiteral("figures %1 px, samples %2 px").arg(figures->height()).arg(samples->height())));
         if (const QString folder = qEnvironmentVariable("D2DPO_SCREENSHOTS"); !folder.isEmpty())
             view.grab().save(folder + QStringLiteral("/models-long-names-1012x560.png"));
         // The tree's "Rule share" is named as such beside its metric in the details.

@@ -111,8 +111,17 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     sampling->addWidget(m_progress, 1);
     sampling->addWidget(m_cancel);
     rightLayout->addLayout(sampling);
-    rightLayout->addWidget(m_figures, 2);
-    rightLayout->addWidget(m_samples, 1);
+    // The figures over the sample list, the boundary the user's to move: at 1024x640 the logos
+    // of the per-position tab need most of the height, the list a few lines (3:1 at first).
+    auto* figuresOverSamples = new QSplitter(Qt::Vertical, right);
+    figuresOverSamples->setObjectName(QStringLiteral("figuresOverSamples"));
+    figuresOverSamples->addWidget(m_figures);
+    figuresOverSamples->addWidget(m_samples);
+    figuresOverSamples->setStretchFactor(0, 3);
+    figuresOverSamples->setStretchFactor(1, 1);
+    figuresOverSamples->setChildrenCollapsible(false);
+    m_samples->setMinimumHeight(m_samples->fontMetrics().lineSpacing() * 3);
+    rightLayout->addWidget(figuresOverSamples, 1);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(m_tree);
