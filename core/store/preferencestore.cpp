@@ -75,10 +75,21 @@ Result<int> checkOpenedFile(sql::SqliteDatabase& sqlite, sql::Database& db, Pref
 {
     int version = 0;
     int applicationId = 0;
+    int tables = 0;
     try {
+        // One read transaction: a store another process is making right now is seen whole or not
+        // at all. Read apart, its tables could show up after its (still zero) application id was
+        // read, and the file would be refused as another application's.
+        db.exec("BEGIN");
         version = db.execAndGet("PRAGMA user_version").getInt();
         applicationId = db.execAndGet("PRAGMA application_id").getInt();
+        tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
+        db.exec("COMMIT");
     } catch (const sql::Error& e) {
+        try {
+            db.exec("ROLLBACK");
+        } catch (const sql::Error&) { // none was open, or the file is not a database: the first error counts
+        }
         if (isBusy(e))
             throw;
         if (e.kind() == sql::ErrorKind::NotADatabase)
@@ -86,7 +97,6 @@ Result<int> checkOpenedFile(sql::SqliteDatabase& sqlite, sql::Database& db, Pref
         return makeError(where + "cannot read it (" + e.what() +
                          "; a full disk or a failing device?); nothing was changed");
     }
-    const int tables = db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
     if (applicationId != kApplicationId && (applicationId != 0 || tables > 0))
         return makeError(where + "an SQLite database of another application; nothing was changed");
     // A command that only reads (or changes what is there) never makes a store, not even in an
