@@ -187,10 +187,6 @@ PreferenceStore::~PreferenceStore()
 const std::string& PreferenceStore::path() const { return m_own->path; }
 std::string PreferenceStore::displayName() const { return m_own->displayName(); }
 int PreferenceStore::schemaVersion() const { return m_own->version; }
-void PreferenceStore::giveUpWaitsWhen(std::shared_ptr<const WaitBreaker> breaker)
-{
-    m_own->db.setWaitBreaker(std::move(breaker));
-}
 
 int PreferenceStore::latestSchemaVersion() { return int(storeMigrations().size()); }
 

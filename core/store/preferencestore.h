@@ -55,7 +55,10 @@ public:
     /// empty database by a role that may create them (`d2dpo store init URL`). Refuses, without changing the file, one that is
     /// not a database, is corrupt, comes from a newer schema, or cannot be written. Runs left
     /// "running" by a process that died (its run lock is free) are marked "interrupted".
-    /// `breaker`: as giveUpWaitsWhen(), from the open's first statement on.
+    /// Once `breaker` (if any) is tripped, from any thread, a team store's statement waiting on
+    /// its server fails at once as a lost connection, and none connects again: a closing window's
+    /// worker ends now, not at the answer limit. Heard from the open's first statement on; nothing
+    /// changes on an SQLite store.
     static Result<std::unique_ptr<PreferenceStore>> open(const std::string& path,
                                                          OpenMode mode = OpenMode::CreateIfMissing,
                                                          std::shared_ptr<const WaitBreaker> breaker = nullptr);
@@ -81,10 +84,6 @@ public:
     /// Ok while the file this store opened is still the one at its path; an error when it was
     /// deleted or replaced since (writes would go nowhere a later open could see).
     Status stillAtItsPath() const;
-    /// Once `breaker` is tripped (from any thread), a team store's statement waiting on its server
-    /// fails at once as a lost connection, and none connects again: a closing window's worker
-    /// ends now, not at the answer limit. Nothing changes on an SQLite store.
-    void giveUpWaitsWhen(std::shared_ptr<const WaitBreaker> breaker);
 
     /// Copies every record of `from` (models with lineage, tasks, evaluations, sequences, pairs, labels
     /// with history, imports, comparisons, runs with series, queue settings; not leases) into `to`,

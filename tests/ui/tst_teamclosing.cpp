@@ -52,10 +52,11 @@ private Q_SLOTS:
     {
         const std::string db = m_server->createDatabase("breaker");
         QVERIFY(openOrFail(m_server->superuserUrl(db)));
-        auto store = openOrFail(m_server->url("cleo", "cleo-secret", db));
-        QVERIFY(store);
         auto breaker = std::make_shared<WaitBreaker>();
-        store->giveUpWaitsWhen(breaker);
+        auto opened = PreferenceStore::open(m_server->url("cleo", "cleo-secret", db),
+                                            PreferenceStore::OpenMode::MustExist, breaker);
+        QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().c_str());
+        auto store = std::move(opened.value());
         QVERIFY(store->models().ok());
         StoppedBackends stopped(backendsOf(*m_server, "cleo"));
         QVERIFY(stopped.stopped());
