@@ -6,13 +6,12 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <random>
 #include <string_view>
 #include <tuple>
 
-#include <torch/serialize/input-archive.h>
-#include <torch/serialize/output-archive.h>
 #include <torch/torch.h>
 #include <zlib.h>
 
@@ -21,10 +20,11 @@
 #include "base/failurereport.h"
 #include "base/safeoutput.h"
 #include "base/untrustedtext.h"
-#include "model/torchscriptdenoiser.h"
+#include "io/checkpointpayload.h"
+#include "io/legacycheckpoint.h"
+#include "io/safetensors.h"
 #include "model/loradenoiser.h"
-#include "model/memoryarchive.h"
-#include "model/scriptoperations.h"
+#include "model/torchscriptdenoiser.h"
 #include "model/transformerdenoiser.h"
 #include "tasks/task.h"
 
@@ -33,7 +33,11 @@ namespace d2dpo {
 namespace {
 
 constexpr char kMagic[8] = {'D', '2', 'D', 'P', 'O', 'C', 'K', 'P'};
-constexpr uint32_t kFormatVersion = 1;
+// Format 1: the payload is LibTorch's serialize archive (a TorchScript archive; read only, through
+// io/legacycheckpoint.h). Format 2: the payload is a safetensors file (docs/checkpoints.md).
+constexpr uint32_t kFormatVersion = 2;
+constexpr char kFormatName[] = "d2dpo-checkpoint";
+constexpr char kScriptTensor[] = "d2dpo.torchscript"; ///< an imported model's archive, as bytes
 constexpr size_t kHeaderSize = sizeof(kMagic) + sizeof(uint32_t) + sizeof(uint64_t) + sizeof(uint32_t);
 
 uint32_t crc32Of(std::string_view bytes)
@@ -76,6 +80,8 @@ std::string infoToJson(const CheckpointInfo& info)
 
 Result<CheckpointInfo> infoFromJson(const std::string& text)
 {
+    if (Status s = checkJsonDepth(text, 32); !s)
+        return makeError("its metadata is " + s.error());
     try {
         const auto j = nlohmann::json::parse(text);
         CheckpointInfo info;
@@ -109,6 +115,87 @@ Result<CheckpointInfo> infoFromJson(const std::string& text)
     }
 }
 
+/// A format-2 payload: a safetensors file whose metadata holds the description.
+Result<CheckpointPayload> readCheckpointPayload(std::string_view payload)
+{
+    auto file = readSafetensors(payload);
+    if (!file)
+        return makeError(file.error());
+    const auto& metadata = file.value().metadata;
+    if (metadata.count("format") == 0 || metadata.at("format") != kFormatName || metadata.count("info") == 0)
+        return makeError("its safetensors metadata is not a d2dpo checkpoint's (format, info)");
+    CheckpointPayload out;
+    out.infoJson = metadata.at("info");
+    for (auto& [name, tensor] : file.value().tensors) {
+        if (name != kScriptTensor) {
+            out.weights.emplace_back(name, std::move(tensor));
+            continue;
+        }
+        if (tensor.scalar_type() != torch::kUInt8 || tensor.dim() != 1)
+            return makeError("its TorchScript module is not stored as bytes (U8, one dimension)");
+        out.torchscript.assign(reinterpret_cast<const char*>(tensor.data_ptr<uint8_t>()), size_t(tensor.numel()));
+    }
+    return out;
+}
+
+/// The model a payload describes, its weights in place: every one of the model's tensors must be
+/// there with its shape and type, and nothing else may be.
+Result<LoadedCheckpoint> modelFrom(const CheckpointPayload& contents)
+{
+    auto info = infoFromJson(contents.infoJson);
+    if (!info)
+        return makeError(info.error());
+    LoadedCheckpoint loaded;
+    loaded.info = info.value();
+    auto task = makeTask(loaded.info.spec.task);
+    if (!task)
+        return makeError(task.error());
+    if (loaded.info.spec.model.isTorchScript()) {
+        if (contents.torchscript.empty())
+            return makeError("its TorchScript module is missing");
+        auto scripted = TorchScriptDenoiser::load(contents.torchscript, loaded.info.spec.model.vocabulary,
+                                                  loaded.info.spec.task.length);
+        if (!scripted)
+            return makeError(scripted.error());
+        loaded.model = scripted.value();
+    } else {
+        if (!contents.torchscript.empty())
+            return makeError("it says it holds a native model but carries TorchScript code");
+        loaded.model = makeDenoiser(loaded.info.spec, task.value()->vocabSize(), torch::Device(torch::kCPU));
+    }
+    // A model brought in carries its weights in its archive (format-1 files from before
+    // 2026-11-27 have them apart too, and then those are read).
+    if (contents.weights.empty() && loaded.info.spec.model.isTorchScript())
+        return loaded;
+    std::map<std::string, const torch::Tensor*> stored;
+    for (const auto& [name, tensor] : contents.weights)
+        stored.emplace(name, &tensor);
+    torch::NoGradGuard noGrad;
+    size_t used = 0;
+    auto copyInto = [&](const std::string& name, torch::Tensor target) -> Status {
+        const auto found = stored.find(name);
+        if (found == stored.end())
+            return makeError("its weight '" + name + "' is missing");
+        const torch::Tensor& from = *found->second;
+        if (from.sizes() != target.sizes() || from.scalar_type() != target.scalar_type())
+            return makeError("its weight '" + name + "' has the wrong shape or type");
+        target.copy_(from);
+        ++used;
+        return Ok{};
+    };
+    for (const auto& item : loaded.model->named_parameters())
+        if (Status s = copyInto(item.key(), item.value()); !s)
+            return makeError(s.error());
+    for (const auto& item : loaded.model->named_buffers())
+        if (Status s = copyInto(item.key(), item.value()); !s)
+            return makeError(s.error());
+    if (used != stored.size())
+        for (const auto& [name, tensor] : stored)
+            if (!loaded.model->named_parameters().contains(name) && !loaded.model->named_buffers().contains(name))
+                return makeError("it holds a tensor '" + excerpt(name, 80) + "' that its model does not have");
+    return loaded;
+}
+
 } // namespace
 
 std::string newCheckpointId()
@@ -132,29 +219,23 @@ Status saveCheckpoint(const std::string& path, const Denoiser& model, const Chec
     std::string payload;
     bool outOfMemory = false;
     try {
-        torch::serialize::OutputArchive archive;
-        archive.write("info", c10::IValue(infoToJson(info)));
+        std::vector<std::pair<std::string, torch::Tensor>> tensors;
         std::string scriptedBytes;
-        int64_t weightBytes = 0;
         if (const auto* scripted = dynamic_cast<const TorchScriptDenoiser*>(model.get())) {
             // A model brought in travels with its code: its TorchScript archive, as bytes, which
             // hold its current weights too, so they are not written a second time.
             scriptedBytes = scripted->archive();
-            weightBytes = int64_t(scriptedBytes.size());
-            archive.write("torchscript",
-                          torch::from_blob(scriptedBytes.data(), {weightBytes}, torch::dtype(torch::kUInt8)));
+            tensors.emplace_back(kScriptTensor, torch::from_blob(scriptedBytes.data(), {int64_t(scriptedBytes.size())},
+                                                                 torch::dtype(torch::kUInt8)));
         } else {
-            torch::serialize::OutputArchive weights;
-            for (const auto& item : model->named_parameters()) {
-                weights.write(item.key(), item.value().detach().to(torch::kCPU));
-                weightBytes += item.value().numel() * int64_t(item.value().element_size());
-            }
+            for (const auto& item : model->named_parameters())
+                tensors.emplace_back(item.key(), item.value());
             for (const auto& item : model->named_buffers())
-                weights.write(item.key(), item.value().to(torch::kCPU), /*is_buffer=*/true);
-            archive.write("weights", weights);
+                tensors.emplace_back(item.key(), item.value());
         }
-        payload.reserve(size_t(weightBytes + weightBytes / 64 + (int64_t(16) << 20)));
-        archive.save_to(appendingArchiveWriter(payload, outOfMemory));
+        const std::map<std::string, std::string> metadata{{"format", kFormatName}, {"info", infoToJson(info)}};
+        payload.reserve(size_t(safetensorsBytes(tensors, metadata)));
+        outOfMemory = !appendSafetensors(payload, tensors, metadata);
     } catch (const std::bad_alloc&) {
         outOfMemory = true;
     } catch (const std::exception& e) {
@@ -199,6 +280,8 @@ Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device d
     if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
         return makeError(where + "not a d2dpo checkpoint (wrong file type)");
     const auto version = readRaw<uint32_t>(bytes, sizeof kMagic);
+    if (version == 0)
+        return makeError(where + "not a d2dpo checkpoint (format 0)");
     if (version > kFormatVersion)
         return makeError(where + "written by a newer d2dpo (format " + std::to_string(version) +
                          ", this build reads up to " + std::to_string(kFormatVersion) + ")");
@@ -211,67 +294,21 @@ Result<LoadedCheckpoint> loadCheckpoint(const std::string& path, torch::Device d
     if (crc32Of(payload) != crc)
         return makeError(where + "corrupt (checksum mismatch)");
 
+    auto contents = version == 1 ? readLegacyCheckpoint(payload) : readCheckpointPayload(payload);
+    std::string().swap(bytes); // every tensor is copied out now: the file's bytes go before the model is built
+    if (!contents)
+        return makeError(where + contents.error());
     try {
-        // The payload is a TorchScript archive: checked before it is loaded, as a model's is.
-        if (Status s = checkArchiveBeforeLoading(payload); !s)
-            return makeError(where + s.error());
-        torch::serialize::InputArchive archive;
-        archive.load_from(payload.data(), payload.size(), torch::Device(torch::kCPU));
-        std::string().swap(bytes); // every record is read now: the file's bytes go before the model is built
-        c10::IValue infoValue;
-        archive.read("info", infoValue);
-        auto info = infoFromJson(infoValue.toStringRef());
-        if (!info)
-            return makeError(where + info.error());
-
-        LoadedCheckpoint loaded;
-        loaded.info = info.value();
-        auto task = makeTask(loaded.info.spec.task);
-        if (!task)
-            return makeError(where + task.error());
-        if (loaded.info.spec.model.isTorchScript()) {
-            torch::Tensor code;
-            if (!archive.try_read("torchscript", code))
-                return makeError(where + "its TorchScript module is missing");
-            code = code.contiguous();
-            const auto* data = reinterpret_cast<const char*>(code.data_ptr<uint8_t>());
-            auto scripted = TorchScriptDenoiser::load(std::string_view(data, size_t(code.numel())),
-                                                      loaded.info.spec.model.vocabulary, loaded.info.spec.task.length);
-            if (!scripted)
-                return makeError(where + scripted.error());
-            loaded.model = scripted.value();
-        } else {
-            loaded.model = makeDenoiser(loaded.info.spec, task.value()->vocabSize(), torch::Device(torch::kCPU));
-        }
-        // A model brought in carries its weights in its TorchScript archive; checkpoints written
-        // before 2026-11-27 also have them apart, and those are the ones read then.
-        torch::serialize::InputArchive weights;
-        const bool apart = archive.try_read("weights", weights);
-        if (!apart && !loaded.info.spec.model.isTorchScript())
-            return makeError(where + "its weights are missing");
-        torch::NoGradGuard noGrad;
-        auto copyInto = [&](const std::string& name, torch::Tensor& target, bool isBuffer) -> Status {
-            torch::Tensor stored;
-            if (!weights.try_read(name, stored, isBuffer))
-                return makeError(where + "weight '" + name + "' is missing");
-            if (stored.sizes() != target.sizes())
-                return makeError(where + "weight '" + name + "' has the wrong shape");
-            target.copy_(stored);
-            return Ok{};
-        };
-        for (auto& item : loaded.model->named_parameters())
-            if (Status s = apart ? copyInto(item.key(), item.value(), false) : Status(Ok{}); !s)
-                return makeError(s.error());
-        for (auto& item : loaded.model->named_buffers())
-            if (Status s = apart ? copyInto(item.key(), item.value(), true) : Status(Ok{}); !s)
-                return makeError(s.error());
+        auto model = modelFrom(contents.value());
+        if (!model)
+            return makeError(where + model.error());
         // A checksum proves the bytes are the ones written, not that the weights are numbers: a
         // model whose training diverged would evaluate and export as if it were sound.
-        if (!allFinite(loaded.model))
+        if (!allFinite(model->model))
             return makeError(where + "its weights hold NaN or infinite values (training diverged before it was "
                                      "written); it cannot be used");
-        loaded.model->to(device);
-        return loaded;
+        model->model->to(device);
+        return model;
     } catch (const std::exception& e) {
         return makeError(where + "unreadable contents: " + userMessage(e));
     }

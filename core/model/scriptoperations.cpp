@@ -1,16 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/scriptoperations.h"
 
-#include "base/ziprecords.h"
-#include "model/memoryarchive.h"
-
 #include <algorithm>
 #include <array>
 #include <unordered_set>
 
 #include <sstream>
 
-#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/script.h>
 
@@ -103,7 +99,7 @@ constexpr std::array kOperations = {
     "convolution", "dot", "einsum", "embedding", "embedding_bag", "linear", "matmul", "mm", "mv", "outer",
     "scaled_dot_product_attention", "_native_multi_head_attention", "_transformer_encoder_layer_fwd", "_masked_softmax",
     "_nested_tensor_from_mask", "to_padded_tensor", "avg_pool1d", "max_pool1d", "adaptive_avg_pool1d",
-    "adaptive_max_pool1d", "one_hot", "pad", "constant_pad_nd", "_pad_packed_sequence", "cosine_similarity",
+    "adaptive_max_pool1d", "one_hot", "pad", "constant_pad_nd", "cosine_similarity",
     "pairwise_distance", "cdist", "linalg_vector_norm", "norm", "frobenius_norm", "cross_entropy_loss", "nll_loss",
     "mse_loss",
     // reductions and scans
@@ -125,7 +121,7 @@ constexpr std::array kOperations = {
     "scatter_reduce", "select", "size", "slice", "split", "split_with_sizes", "squeeze", "squeeze_", "stack", "stride",
     "swapaxes", "swapdims", "t", "take", "take_along_dim", "tensor_split", "tile", "transpose", "transpose_", "tril",
     "tril_", "triu", "triu_", "type_as", "unbind", "unflatten", "unsqueeze", "unsqueeze_", "view", "view_as", "vstack",
-    "unique_consecutive", "_unique2", "bucketize", "searchsorted", "clone", "alias", "masked_fill", "resolve_conj",
+    "unique_consecutive", "_unique2", "clone", "alias", "masked_fill", "resolve_conj",
     "resolve_neg", "real", "imag", "view_as_real", "view_as_complex", "lift_fresh", "_shape_as_tensor", "sym_size",
     "sym_numel", "sym_stride", "_assert_async",
     // dtypes, devices and properties
@@ -157,11 +153,38 @@ const std::unordered_set<std::string_view>& allowed()
     return names;
 }
 
-/// The first node of `block` (its nested blocks included) whose operation is not allowed.
+/// The TorchBind class (a C++ class registered with LibTorch, "__torch__.torch.classes.ns.Name")
+/// that `type` is or holds, or "". Its methods are native code the op allowlist never sees.
+std::string torchBindClassIn(const c10::TypePtr& type, int depth = 0)
+{
+    if (!type || depth > 8) // a class may hold itself; deeper nesting has nothing new to show
+        return {};
+    if (const auto cls = type->cast<c10::ClassType>())
+        if (const auto& name = cls->name(); name && name->qualifiedName().rfind("__torch__.torch.classes.", 0) == 0)
+            return name->qualifiedName().substr(10);
+    for (const c10::TypePtr& inner : type->containedTypes())
+        if (std::string found = torchBindClassIn(inner, depth + 1); !found.empty())
+            return found;
+    return {};
+}
+
+std::string torchBindClassOf(const torch::jit::Node* node)
+{
+    for (const torch::jit::Value* value : node->outputs())
+        if (std::string found = torchBindClassIn(value->type()); !found.empty())
+            return found;
+    for (const torch::jit::Value* value : node->inputs())
+        if (std::string found = torchBindClassIn(value->type()); !found.empty())
+            return found;
+    return {};
+}
+
+/// The first node of `block` (its nested blocks included) whose operation is not allowed, or
+/// that makes, takes or calls a TorchBind object.
 const torch::jit::Node* firstRefused(const torch::jit::Block* block)
 {
     for (const torch::jit::Node* node : block->nodes()) {
-        if (!isAllowedScriptOperation(node->kind().toQualString()))
+        if (!isAllowedScriptOperation(node->kind().toQualString()) || !torchBindClassOf(node).empty())
             return node;
         for (const torch::jit::Block* inner : node->blocks())
             if (const torch::jit::Node* refused = firstRefused(inner))
@@ -194,6 +217,10 @@ Status checkScriptOperations(const torch::jit::Module& module)
                              "' that is not TorchScript (a native builtin): it is never run");
         const auto graph = torch::jit::toGraphFunction(*function).graph();
         if (const torch::jit::Node* refused = firstRefused(graph->block())) {
+            if (const std::string bound = torchBindClassOf(refused); !bound.empty())
+                return makeError("its code uses the TorchBind class " + bound.substr(0, 80) + " (in " +
+                                 shownName(*function) + "): a class built into LibTorch whose methods are native "
+                                 "code outside the op allowlist; a denoiser needs none, so the model is never run");
             const std::string kind = refused->kind().toQualString();
             const bool aten = kind.rfind("aten::", 0) == 0 || kind.rfind("prim::", 0) == 0;
             return makeError("its code uses " + kind.substr(0, 80) + " (in " + shownName(*function) + "), " +
@@ -202,23 +229,6 @@ Status checkScriptOperations(const torch::jit::Module& module)
                              ". A model runs as whoever opens it, so one that could read or write files, start "
                              "processes or reach the network is never run; remove the call and save it again");
         }
-    }
-    return Ok{};
-}
-
-Status checkArchiveBeforeLoading(std::string_view bytes)
-{
-    if (Status s = checkZipBudget(bytes); !s)
-        return s;
-    caffe2::serialize::PyTorchStreamReader reader(memoryArchiveReader(bytes));
-    for (const std::string& name : reader.getAllRecords()) {
-        if (name.rfind("code/", 0) != 0)
-            continue;
-        const auto [data, size] = reader.getRecord(name);
-        if (std::string_view(static_cast<const char*>(data.get()), size).find("__setstate__") != std::string_view::npos)
-            return makeError("its code (" + name.substr(0, 120) +
-                             ") defines __setstate__, which TorchScript runs while loading the archive, before "
-                             "anything could check it; a denoiser needs none, so the archive is never loaded");
     }
     return Ok{};
 }

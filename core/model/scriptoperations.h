@@ -25,10 +25,4 @@ bool isAllowedScriptOperation(std::string_view kind);
 /// that is not, in a sentence naming it and the function it is in.
 Status checkScriptOperations(const torch::jit::Module& module);
 
-/// Before a TorchScript archive (a model's, or a checkpoint's payload) is loaded: what each record
-/// says it inflates to is within what the archive can need (base/ziprecords.h), and no code record
-/// defines __setstate__, which TorchScript runs while loading, before any check could read the
-/// compiled code (a denoiser needs none). Nothing is unpickled or compiled here.
-Status checkArchiveBeforeLoading(std::string_view bytes);
-
 } // namespace d2dpo

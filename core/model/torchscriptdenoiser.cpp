@@ -16,6 +16,7 @@
 #include "model/loradenoiser.h"
 #include "model/memoryarchive.h"
 #include "model/scriptattention.h"
+#include "model/archivegate.h"
 #include "model/scriptoperations.h"
 
 namespace d2dpo {

@@ -10,6 +10,8 @@
 #include "base/failurereport.h"
 #include "base/safeoutput.h"
 #include "io/checkpoint.h"
+#include "base/untrustedtext.h"
+#include "model/archivegate.h"
 #include "model/device.h"
 #include "model/loradenoiser.h"
 #include "model/torchscriptdenoiser.h"
@@ -137,8 +139,15 @@ DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
         m_optimizer = std::make_unique<FusedAdam>(m_policy->parameters(),
                                                            torch::optim::AdamOptions(m_config.learningRate));
         if (!m_optimizerStateToLoad.empty()) {
+            // Adam's state is LibTorch's serialize archive, a TorchScript archive: a file beside a
+            // checkpoint someone shared passes the same gate as a format-1 checkpoint (no function).
+            auto bytes = readBoundedRegularFile(m_optimizerStateToLoad, uint64_t(1) << 40);
+            if (!bytes)
+                throw std::runtime_error("Adam's state '" + m_optimizerStateToLoad + "': " + bytes.error());
+            if (Status s = checkArchiveBeforeLoading(bytes.value(), ArchiveCode::None); !s)
+                throw std::runtime_error("Adam's state '" + m_optimizerStateToLoad + "' is refused: " + s.error());
             torch::serialize::InputArchive archive;
-            archive.load_from(m_optimizerStateToLoad, device);
+            archive.load_from(bytes.value().data(), bytes.value().size(), device);
             m_optimizer->load(archive);
         }
         m_policy->train();

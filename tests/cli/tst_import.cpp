@@ -214,6 +214,7 @@ private Q_SLOTS:
         QTest::newRow("mask is a symbol") << "tiny" << "mask-is-symbol" << "ids collide: symbol '1' and the mask";
         QTest::newRow("symbol of two characters") << "tiny" << "long-symbol" << "is not one character";
         QTest::newRow("a vocabulary as the model") << "tiny.vocab.json" << "tiny" << "not a TorchScript archive";
+        QTest::newRow("a NUL byte, then more") << "tiny" << "nul" << "holds a NUL byte at offset 40";
         QTest::newRow("100,000 nested objects") << "tiny" << "deep" << "nested more than 8 arrays or objects deep";
         QTest::newRow("100,000 nested lists") << "tiny" << "deep-begin" << "nested more than 8 arrays or objects deep";
         QTest::newRow("an escape character as a symbol") << "tiny" << "control" << "symbol \"\\x1b\" is a control character";
@@ -222,6 +223,16 @@ private Q_SLOTS:
                                                     << "uses aten::from_file (in WritesAFile.forward)";
         QTest::newRow("torch.save in forward") << "saves-a-file" << "tiny" << "uses aten::save (in SavesAFile.forward)";
         QTest::newRow("code run while loading") << "writes-while-loading" << "tiny" << "defines __setstate__";
+        // The loader finds records case-blind: each dressing of that archive is refused by its names.
+        QTest::newRow("its code under CODE/") << "upper-case-code" << "tiny" << "is not one TorchScript writes";
+        QTest::newRow("its code under Code/") << "mixed-case-code" << "tiny" << "is not one TorchScript writes";
+        QTest::newRow("its code under .data/") << "code-under-data" << "tiny" << "is not one TorchScript writes";
+        QTest::newRow("a record TorchScript never writes") << "extra-record" << "tiny" << "is not one TorchScript writes";
+        QTest::newRow("a code record named twice") << "duplicate-name" << "tiny" << "holds two records named";
+        QTest::newRow("names that differ only in case") << "case-twins" << "tiny" << "which differ only in case";
+        QTest::newRow("searchsorted, whose sorter LibTorch 1.13 never checks")
+            << "searches-out-of-bounds" << "tiny" << "uses aten::searchsorted";
+        QTest::newRow("a TorchBind class") << "uses-torchbind" << "tiny" << "TorchBind class";
         QTest::newRow("a custom op") << "custom-op" << "tiny" << "d2dpo_test_custom::touch";
         QTest::newRow("a code record that inflates to 100 MiB") << "code-bomb" << "tiny" << "a zip bomb is never read";
         QTest::newRow("a tensor record that inflates to 300 MiB") << "data-bomb" << "tiny" << "a zip bomb is never read";
@@ -309,13 +320,47 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(path("bad/refused.d2dpo")));
     }
 
+    void aStopDuringAHangingMeasurementEndsTheImportAtOnce()
+    {
+        // The forward passes the probe and hangs on the measurement's first batch: the first
+        // Ctrl-C ends the import within 2 s, and it says truthfully that nothing was written.
+        QProcess import;
+        import.start(d2dpo::test::kCli, {"import", "--torchscript", path("bad/loops-above-four.pt"), "--vocabulary",
+                                         path("bad/tiny.vocab.json"), "--task", "binary-integers", "--eval-samples",
+                                         "16", "-o", path("bad/hangs.d2dpo")});
+        QVERIFY(import.waitForStarted());
+        QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += import.readAllStandardError()).contains("probed:"), 60000);
+        QTest::qWait(2000); // into the measurement's first batch, which never returns
+        QElapsedTimer clock;
+        clock.start();
+        ::kill(pid_t(import.processId()), SIGINT);
+        QVERIFY(import.waitForFinished(10000));
+        const qint64 took = clock.elapsed();
+        qInfo("the first Ctrl-C ended a hanging measurement after %lld ms", static_cast<long long>(took));
+        QVERIFY2(took < 2000 + 1000, qPrintable(QString::number(took))); // 2 s, and the process's own exit
+        QCOMPARE(import.exitCode(), 128 + SIGINT);
+        const QByteArray out = import.readAllStandardOutput();
+        QVERIFY2(out.contains("nothing was written"), out.constData());
+        QVERIFY(!QFile::exists(path("bad/hangs.d2dpo")));
+    }
+
     void aCheckpointWhoseArchiveRunsCodeWhileLoadingIsRefused()
     {
         // A .d2dpo is an archive too: one whose payload defines __setstate__ (the checksum made
         // right) is refused before it is loaded, by every command that opens a checkpoint.
-        for (const QStringList& command : {QStringList{"eval", "-n", "4"}, QStringList{"sample", "-n", "2"}})
-            expectRefusal(command + QStringList{"-c", path("bad/writes-while-loading.d2dpo")}, "defines __setstate__",
-                          kExitFailure);
+        // The same payload under names the loader reads case-blind, or twice, is refused by its names.
+        const std::vector<std::pair<QString, QString>> checkpoints{
+            {"writes-while-loading", "defines __setstate__"},
+            {"upper-case-code", "is not one TorchScript writes"},
+            {"mixed-case-code", "is not one TorchScript writes"},
+            {"duplicate-name", "holds two records named"},
+            {"case-twins", "which differ only in case"}};
+        for (const auto& [name, phrase] : checkpoints)
+            for (const QStringList& command :
+                 {QStringList{"eval", "-n", "4"}, QStringList{"sample", "-n", "2"},
+                  QStringList{"export", "-n", "0", "-o", path("bad/export-" + name)}})
+                expectRefusal(command + QStringList{"-c", path("bad/" + name + ".d2dpo")}, phrase, kExitFailure);
         // Nothing refused here or above touched the file the models aim at.
         QFile victim(path("bad/victim.sh"));
         QVERIFY(victim.open(QIODevice::ReadOnly));

@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "support/tinyscripted.h"
 
 #include "io/checkpoint.h"
+#include "io/safetensors.h"
 #include "model/transformerdenoiser.h"
 #include "jobs/exporter.h"
 
@@ -30,6 +32,33 @@ using test::writeAll;
 
 /// A checkpoint's header: magic (8 bytes), format version (4), payload size (8), its CRC-32 (4).
 constexpr size_t kCheckpointHeaderBytes = 8 + 4 + 8 + 4;
+
+/// A checkpoint file of format `version` around `payload`, its checksum right.
+std::string withHeader(uint32_t version, const std::string& payload)
+{
+    std::string file("D2DPOCKP");
+    const uint64_t size = payload.size();
+    const auto crc = uint32_t(
+        crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(payload.data()), uInt(payload.size())));
+    file.append(reinterpret_cast<const char*>(&version), sizeof version);
+    file.append(reinterpret_cast<const char*>(&size), sizeof size);
+    file.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+    return file + payload;
+}
+
+/// The safetensors payload of a format-2 checkpoint file.
+SafetensorsContents payloadOf(const std::string& file)
+{
+    return readSafetensors(std::string_view(file).substr(kCheckpointHeaderBytes)).value();
+}
+
+/// A format-2 checkpoint with `contents` as its payload.
+std::string rewritten(const SafetensorsContents& contents)
+{
+    std::string payload;
+    appendSafetensors(payload, contents.tensors, contents.metadata);
+    return withHeader(2, payload);
+}
 
 } // namespace
 
@@ -170,9 +199,10 @@ private Q_SLOTS:
         const size_t archiveBytes = scripted->archive().size();
         QVERIFY2(written.size() < archiveBytes + 4096,
                  qPrintable(QStringLiteral("%1 bytes for an archive of %2").arg(written.size()).arg(archiveBytes)));
-        torch::serialize::InputArchive payload, apart;
-        payload.load_from(written.data() + kCheckpointHeaderBytes, written.size() - kCheckpointHeaderBytes);
-        QVERIFY(!payload.try_read("weights", apart));
+        const SafetensorsContents payload = payloadOf(written);
+        QCOMPARE(payload.tensors.size(), size_t(1));
+        QCOMPARE(payload.tensors.front().first, std::string("d2dpo.torchscript"));
+        QCOMPARE(payload.tensors.front().second.scalar_type(), torch::kUInt8);
         auto loaded = loadCheckpoint(file, torch::kCPU);
         QVERIFY2(loaded, loaded ? "" : loaded.error().c_str());
         const auto before = scripted->named_parameters();
@@ -189,34 +219,97 @@ private Q_SLOTS:
         auto scripted = test::tinyScriptedModel(6);
         CheckpointInfo info{newCheckpointId(), "", "d2dpo", test::tinyScriptedSpec(6), "{}", "{}", 3, utcNow()};
         QVERIFY(saveCheckpoint(path("current.d2dpo"), scripted, info));
-        const std::string current = readAll(path("current.d2dpo"));
-        torch::serialize::InputArchive in;
-        in.load_from(current.data() + kCheckpointHeaderBytes, current.size() - kCheckpointHeaderBytes);
-        c10::IValue infoValue;
-        in.read("info", infoValue);
-        torch::Tensor code;
-        in.read("torchscript", code);
+        const SafetensorsContents current = payloadOf(readAll(path("current.d2dpo")));
         torch::serialize::OutputArchive out, weights;
-        out.write("info", infoValue);
+        out.write("info", c10::IValue(current.metadata.at("info")));
         for (const auto& item : scripted->named_parameters())
             weights.write(item.key(), item.value().detach() - 1.5);
         out.write("weights", weights);
-        out.write("torchscript", code);
+        out.write("torchscript", current.tensors.front().second);
         std::ostringstream payloadStream;
         out.save_to(payloadStream);
-        const std::string payload = payloadStream.str();
-        std::string file = current.substr(0, 12); // the magic and the format version
-        const uint64_t size = payload.size();
-        const auto crc = uint32_t(crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(payload.data()),
-                                        uInt(payload.size())));
-        file.append(reinterpret_cast<const char*>(&size), sizeof size);
-        file.append(reinterpret_cast<const char*>(&crc), sizeof crc);
-        writeAll(path("apart.d2dpo"), file + payload);
+        const std::string file = withHeader(1, payloadStream.str());
+        writeAll(path("apart.d2dpo"), file);
         auto loaded = loadCheckpoint(path("apart.d2dpo"), torch::kCPU);
         QVERIFY2(loaded, loaded ? "" : loaded.error().c_str());
         const auto after = loaded->model->named_parameters();
         for (const auto& item : scripted->named_parameters())
             QVERIFY2(torch::equal(item.value() - 1.5, after[item.key()]), item.key().c_str());
+    }
+
+    void aBuiltInModelsWeightsAreSafetensorsData()
+    {
+        // Format 2: after the header, a safetensors file holding each parameter and buffer under
+        // its own name and the description in its metadata; no zip, no TorchScript, no code.
+        const std::string file = readAll(m_path);
+        uint32_t version = 0;
+        std::memcpy(&version, file.data() + 8, sizeof version);
+        QCOMPARE(version, uint32_t(2));
+        QVERIFY(file.find("PK\x03\x04") == std::string::npos);
+        const SafetensorsContents payload = payloadOf(file);
+        QCOMPARE(payload.metadata.at("format"), std::string("d2dpo-checkpoint"));
+        QVERIFY(payload.metadata.at("info").find(m_info.id) != std::string::npos);
+        const auto parameters = m_model->named_parameters();
+        const auto buffers = m_model->named_buffers();
+        QCOMPARE(payload.tensors.size(), parameters.size() + buffers.size());
+        for (const auto& [name, tensor] : payload.tensors) {
+            const torch::Tensor* original = parameters.find(name) ? parameters.find(name) : buffers.find(name);
+            QVERIFY2(original, name.c_str());
+            QVERIFY2(torch::equal(tensor, *original), name.c_str());
+        }
+    }
+
+    void aBuiltInCheckpointMustHoldExactlyItsModelsTensors()
+    {
+        const SafetensorsContents whole = payloadOf(readAll(m_path));
+        SafetensorsContents extra = whole;
+        extra.tensors.emplace_back("stowaway", torch::zeros({3}));
+        writeAll(path("extra.d2dpo"), rewritten(extra));
+        expectRefused(path("extra.d2dpo"), "it holds a tensor 'stowaway' that its model does not have");
+        SafetensorsContents missing = whole;
+        const std::string gone = missing.tensors.back().first;
+        missing.tensors.pop_back();
+        writeAll(path("missing-weight.d2dpo"), rewritten(missing));
+        expectRefused(path("missing-weight.d2dpo"), ("its weight '" + gone + "' is missing").c_str());
+        SafetensorsContents retyped = whole;
+        retyped.tensors.front().second = retyped.tensors.front().second.to(torch::kDouble);
+        writeAll(path("retyped.d2dpo"), rewritten(retyped));
+        expectRefused(path("retyped.d2dpo"), "has the wrong shape or type");
+        // Code under a built-in model's description is never loaded.
+        SafetensorsContents code = whole;
+        const std::string archive = test::tinyScriptedModel(6)->archive();
+        code.tensors.emplace_back("d2dpo.torchscript",
+                                  torch::from_blob(const_cast<char*>(archive.data()), {int64_t(archive.size())},
+                                                   torch::kUInt8));
+        writeAll(path("code.d2dpo"), rewritten(code));
+        expectRefused(path("code.d2dpo"), "it says it holds a native model but carries TorchScript code");
+        SafetensorsContents foreign = whole;
+        foreign.metadata.erase("format");
+        writeAll(path("foreign-metadata.d2dpo"), rewritten(foreign));
+        expectRefused(path("foreign-metadata.d2dpo"), "not a d2dpo checkpoint's");
+    }
+
+    void aFormatOneCheckpointLoadsThroughTheGate()
+    {
+        // As d2dpo wrote it before 2026-11-28: LibTorch's OutputArchive with the description and
+        // the weights. It declares modules and holds tensors, so it passes the gate and loads.
+        torch::serialize::OutputArchive out, weights;
+        out.write("info", c10::IValue(payloadOf(readAll(m_path)).metadata.at("info")));
+        for (const auto& item : m_model->named_parameters())
+            weights.write(item.key(), item.value().detach());
+        for (const auto& item : m_model->named_buffers())
+            weights.write(item.key(), item.value(), /*is_buffer=*/true);
+        out.write("weights", weights);
+        std::ostringstream payload;
+        out.save_to(payload);
+        writeAll(path("format-1.d2dpo"), withHeader(1, payload.str()));
+        auto loaded = loadCheckpoint(path("format-1.d2dpo"), torch::kCPU);
+        QVERIFY2(loaded, loaded ? "" : loaded.error().c_str());
+        for (const auto& item : m_model->named_parameters())
+            QVERIFY2(torch::equal(item.value(), loaded->model->named_parameters()[item.key()]), item.key().c_str());
+        // One whose payload is a model's archive, with functions: someone's code, never loaded.
+        writeAll(path("format-1-code.d2dpo"), withHeader(1, test::tinyScriptedModel(6)->archive()));
+        expectRefused(path("format-1-code.d2dpo"), "defines a function");
     }
 
     void refusedLoadLeavesTheFileAlone()

@@ -85,6 +85,16 @@ class Loops(Tiny):
         return self.head(self.embed(tokens) + t[:, None, None]) + n
 
 
+class LoopsAboveFour(Tiny):
+    """Passes the probe (4 rows); never returns on a sampling batch: hangs the measurement."""
+
+    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        n = 0
+        while tokens.shape[0] > 4 and n >= 0:
+            n = n + 1
+        return self.head(self.embed(tokens) + t[:, None, None]) + n
+
+
 # Models that act on the user's files: each names the file it touches, set by main() (TorchScript
 # keeps a string attribute's value in the archive). The victim must read as before afterwards.
 class WritesAFile(Tiny):
@@ -121,6 +131,26 @@ class WritesWhileLoading(WritesAFile):
         self.training = state[3] or bool(x.sum() < 0)
 
 
+class SearchesOutOfBounds(Tiny):
+    """torch.searchsorted's sorter is not bounds-checked in LibTorch 1.13: it reads past the tensor."""
+
+    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        boundaries = torch.arange(16, dtype=torch.float32)
+        sorter = torch.arange(16) + (1 << 40)
+        n = torch.searchsorted(boundaries, t, sorter=sorter).sum() * 0
+        return self.head(self.embed(tokens) + t[:, None, None]) + n
+
+
+class UsesTorchBind(Tiny):
+    """A TorchBind class: native code behind an object, outside the op allowlist."""
+
+    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        profile = torch.classes.profiling._ScriptProfile()
+        profile.enable()
+        profile.disable()
+        return self.head(self.embed(tokens) + t[:, None, None])
+
+
 def custom_op_model():
     library = torch.library.Library("d2dpo_test_custom", "DEF")
     library.define("touch(Tensor x) -> Tensor")
@@ -141,6 +171,49 @@ def rewrite_zip(source, target, inflate):
             zout.writestr(info.filename, data, zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED)
 
 
+def rename_records(source, target, rename, extra=()):
+    """Copies a zip with each record's name through rename(name), then appends (name, bytes) extras."""
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w") as zout:
+        for info in zin.infolist():
+            zout.writestr(rename(info.filename), zin.read(info.filename))
+        for name, data in extra:
+            zout.writestr(name, data)
+
+
+def write_checkpoint(path, payload, version=1):
+    """The .d2dpo header (magic, format, size, CRC-32) over `payload`."""
+    with open(path, "wb") as f:
+        f.write(b"D2DPOCKP" + struct.pack("<IQI", version, len(payload), zlib.crc32(payload)) + payload)
+
+
+def loader_bypasses(out):
+    """The archive that runs code while loading, dressed so that a check reading names as written
+    misses it: the loader finds records case-blind, so CODE/ and Code/ are read as code/."""
+    hostile = os.path.join(out, "writes-while-loading.pt")
+
+    def in_folder(folder):
+        return lambda name: name.replace("/code/", "/" + folder + "/", 1)
+
+    rename_records(hostile, os.path.join(out, "upper-case-code.pt"), in_folder("CODE"))
+    rename_records(hostile, os.path.join(out, "mixed-case-code.pt"), in_folder("Code"))
+    rename_records(hostile, os.path.join(out, "code-under-data.pt"), in_folder(".data/ts_code/code"))
+    with zipfile.ZipFile(hostile) as z:
+        code = [n for n in z.namelist() if "/code/" in n and n.endswith(".py")]
+        hostile_code = {n: z.read(n) for n in code}
+    with zipfile.ZipFile(os.path.join(out, "tiny.pt")) as z:
+        tiny_code = [n for n in z.namelist() if "/code/" in n and n.endswith(".py")]
+    # tiny.pt with a second record under the name of its code, holding the hostile class.
+    rename_records(os.path.join(out, "tiny.pt"), os.path.join(out, "duplicate-name.pt"), lambda n: n,
+                   [(tiny_code[0], next(iter(hostile_code.values())))])
+    # The same record twice in names that differ only in case.
+    rename_records(hostile, os.path.join(out, "case-twins.pt"), lambda n: n,
+                   [(n.replace("/code/", "/CODE/", 1), b"") for n in code[:1]])
+    rename_records(hostile, os.path.join(out, "extra-record.pt"), lambda n: n, [("writes-while-loading/extra/x", b"")])
+    for name in ["upper-case-code", "mixed-case-code", "duplicate-name", "case-twins"]:
+        with open(os.path.join(out, name + ".pt"), "rb") as f:
+            write_checkpoint(os.path.join(out, name + ".d2dpo"), f.read())
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -149,7 +222,7 @@ def main():
     for name, cls in [("one-argument", OneArgument), ("wrong-shape", WrongShape), ("not-finite", NotFinite),
                       ("throws", Throws), ("loops", Loops), ("not-finite-in-a-band", NotFiniteInABand),
                       ("not-finite-in-a-narrow-band", NotFiniteInANarrowBand),
-                      ("wrong-shape-above-four", WrongShapeAboveFour)]:
+                      ("wrong-shape-above-four", WrongShapeAboveFour), ("loops-above-four", LoopsAboveFour)]:
         torch.jit.script(cls()).save(os.path.join(out, name + ".pt"))
     victim = os.path.join(out, "victim.sh")
     with open(victim, "w") as f:
@@ -157,6 +230,8 @@ def main():
     for name, cls in [("writes-a-file", WritesAFile), ("saves-a-file", SavesAFile),
                       ("writes-while-loading", WritesWhileLoading)]:
         torch.jit.script(cls(victim)).save(os.path.join(out, name + ".pt"))
+    for name, cls in [("searches-out-of-bounds", SearchesOutOfBounds), ("uses-torchbind", UsesTorchBind)]:
+        torch.jit.script(cls()).save(os.path.join(out, name + ".pt"))
     scripted, _library = custom_op_model()
     scripted.save(os.path.join(out, "custom-op.pt"))
     # Zip bombs: a code record and a tensor record that inflate to far more than the file holds.
@@ -169,8 +244,8 @@ def main():
     # A checkpoint whose payload is itself such an archive (the .d2dpo header over its bytes).
     with open(os.path.join(out, "writes-while-loading.pt"), "rb") as f:
         payload = f.read()
-    with open(os.path.join(out, "writes-while-loading.d2dpo"), "wb") as f:
-        f.write(b"D2DPOCKP" + struct.pack("<IQI", 1, len(payload), zlib.crc32(payload)) + payload)
+    write_checkpoint(os.path.join(out, "writes-while-loading.d2dpo"), payload)
+    loader_bypasses(out)
     torch.save(Tiny().state_dict(), os.path.join(out, "state-dict.pt"))
     torch.save(Tiny().state_dict(), os.path.join(out, "legacy-pickle.pt"), _use_new_zipfile_serialization=False)
 
@@ -192,6 +267,8 @@ def main():
         f.write('{"symbols": {"0": 0, "1": 1}, "mask": 2, "begin": ' + "[" * 100000 + "]" * 100000 + "}")
     with open(os.path.join(out, "control.vocab.json"), "w") as f:
         json.dump({"symbols": {"\x1b": 0, "1": 1}, "mask": 2}, f)
+    with open(os.path.join(out, "nul.vocab.json"), "wb") as f:  # the parser would stop at the NUL
+        f.write(b'{"symbols": {"0": 0, "1": 1}, "mask": 2}\x00{"mask": 1}')
     with open(os.path.join(out, "twice-mask.vocab.json"), "w") as f:
         f.write('{"symbols": {"0": 0, "1": 1}, "mask": 2, "mask": 1}\n')
     print("ok")
