@@ -48,6 +48,11 @@ int run(ImportOptions o)
               << ", length " << spec.task.length << (v.begin.empty() && v.end.empty() ? "" : " (framed by ")
               << (v.begin.empty() && v.end.empty() ? "" : std::to_string(v.begin.size() + v.end.size()) + " fixed ids)")
               << "\n";
+    if (outcome->abandoned) { // its thread may still be inside the model: nothing may write it
+        std::cout << "stopped: the model's forward was still running " << kMeasurementGraceSeconds
+                  << " s after the stop, so it was left behind and nothing was written\n";
+        return exitCodeAfterStop(130);
+    }
     if (outcome->measured)
         std::cout << "imported: " << formatMetrics(outcome->metrics) << "\n";
     if (const std::string advice = outcome->measured ? weakModelAdvice(outcome->metrics) : ""; !advice.empty())

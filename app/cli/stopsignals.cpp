@@ -37,8 +37,9 @@ const StopToken& stopOnSignals(SignalStops what)
 {
     switch (what) {
     case SignalStops::Import:
-        g_message.store("\nd2dpo: stopping: a model that has passed its checks is written without its measurement, "
-                        "otherwise nothing is; press Ctrl-C again to end at once\n");
+        g_message.store("\nd2dpo: stopping: a model that has passed its checks is written without its measurement "
+                        "once its forward returns (within 1.5 s), otherwise nothing is; press Ctrl-C again to end at "
+                        "once\n");
         break;
     case SignalStops::LabelStudy:
         g_message.store("\nd2dpo: stopping after the current training step; a label study writes its folder only "

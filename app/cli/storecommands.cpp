@@ -213,9 +213,6 @@ int runPrefsList(const std::string& db)
 
 int runPrefsImport(const PrefsOptions& o)
 {
-    auto store = PreferenceStore::open(o.db);
-    if (!store)
-        return fail("prefs import", store.error());
     Result<TaskInfo> task =
         makeError("name the sequences' task: --checkpoint MODEL, or --length N for binary integers");
     if (!o.checkpoint.empty())
@@ -227,11 +224,18 @@ int runPrefsImport(const PrefsOptions& o)
     }
     if (!task)
         return fail("prefs import", task.error());
-    if (Status s = task->recordIn(*store.value()); !s)
-        return fail("prefs import", s.error());
     const TaskInfo info = task.value();
     JsonlRules rules{info.key(), [info](const std::string& text) { return info.check(text); }};
-    auto imported = importPreferencesJsonl(*store.value(), o.file, rules);
+    // The whole file is read and checked first: a bad one leaves no store file behind.
+    auto records = readPreferencesJsonl(o.file, rules);
+    if (!records)
+        return fail("prefs import", records.error());
+    auto store = PreferenceStore::open(o.db);
+    if (!store)
+        return fail("prefs import", store.error());
+    if (Status s = task->recordIn(*store.value()); !s)
+        return fail("prefs import", s.error());
+    auto imported = importPreferenceRecords(*store.value(), records.value(), o.file);
     if (!imported)
         return fail("prefs import", imported.error());
     std::cout << "imported " << imported->imported << " labels into " << storeNameForMessages(o.db);

@@ -4,9 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+
+#include <sys/resource.h>
 
 namespace d2dpo {
 
@@ -92,19 +96,37 @@ int64_t estimateDpoPeakBytes(const ModelSpec& spec, const DpoConfig& dpo, const 
 
 int64_t estimateParameterCount(const ModelSpec& spec) { return int64_t(parameterCount(spec)); }
 
-int64_t availableHostMemoryBytes()
+namespace {
+
+/// The value in KiB of the line starting with `key` in a /proc file, or -1.
+int64_t procKibibytes(const char* file, std::string_view key)
 {
-    std::ifstream meminfo("/proc/meminfo");
+    std::ifstream in(file);
     std::string line;
-    while (std::getline(meminfo, line)) {
-        if (line.rfind("MemAvailable:", 0) == 0) {
-            std::istringstream fields(line.substr(13));
+    while (std::getline(in, line))
+        if (line.rfind(key, 0) == 0) {
+            std::istringstream fields(line.substr(key.size()));
             int64_t kib = -1;
             fields >> kib;
             return kib < 0 ? -1 : kib * 1024;
         }
-    }
     return -1;
+}
+
+} // namespace
+
+int64_t availableHostMemoryBytes()
+{
+    int64_t available = procKibibytes("/proc/meminfo", "MemAvailable:");
+    // `ulimit -v` caps the address space, whatever the machine has free: what is left of it is
+    // the limit less what the process maps already (LibTorch's libraries and threads included).
+    rlimit limit{};
+    if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+        const int64_t mapped = std::max<int64_t>(0, procKibibytes("/proc/self/status", "VmSize:"));
+        const int64_t left = std::max<int64_t>(0, int64_t(std::min<rlim_t>(limit.rlim_cur, rlim_t(INT64_MAX))) - mapped);
+        available = available < 0 ? left : std::min(available, left);
+    }
+    return available;
 }
 
 Status checkFitsInMemory(const ModelSpec& spec, const DpoConfig& dpo, const SamplingConfig& sampling,

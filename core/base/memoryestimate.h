@@ -19,7 +19,8 @@ int64_t estimateDpoPeakBytes(const ModelSpec& spec, const DpoConfig& dpo, const 
 /// recorded count for a TorchScript model), for people choosing a size.
 int64_t estimateParameterCount(const ModelSpec& spec);
 
-/// MemAvailable from /proc/meminfo, or -1 when unknown.
+/// MemAvailable from /proc/meminfo, and no more than the address space RLIMIT_AS (`ulimit -v`)
+/// leaves the process; -1 when unknown.
 int64_t availableHostMemoryBytes();
 
 /// Ok, or why the settings would not fit in `availableBytes` (unknown (-1): always Ok).

@@ -67,6 +67,9 @@ int64_t ModelVocabulary::largestId() const
 
 Result<ModelVocabulary> parseModelVocabulary(const std::string& text)
 {
+    // The JSON parser stops at a NUL byte: what follows it would be left unread without a word.
+    if (const size_t nul = text.find('\0'); nul != std::string::npos)
+        return makeError("it holds a NUL byte at offset " + std::to_string(nul) + ": a vocabulary is JSON text");
     if (Status s = checkJsonDepth(text, 8); !s) // a vocabulary is two levels deep
         return makeError(s.error());
     const json object = json::parse(text, nullptr, /*allow_exceptions=*/false);

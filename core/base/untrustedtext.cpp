@@ -137,8 +137,14 @@ bool isTimestamp(std::string_view text)
     if (text.size() > 40 || !std::regex_match(text.begin(), text.end(), m, form))
         return false;
     const auto field = [&m](int i) { return std::stoi(m[i].str()); };
-    return field(2) >= 1 && field(2) <= 12 && field(3) >= 1 && field(3) <= 31 && field(4) <= 23 && field(5) <= 59 &&
-           field(6) <= 60; // 60: a leap second
+    const int year = field(1), month = field(2), day = field(3);
+    if (month < 1 || month > 12 || day < 1)
+        return false;
+    // The days of the month, February's by the Gregorian rule: February 30 is no time.
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const int days = kDays[month - 1] + (month == 2 && leap ? 1 : 0);
+    return day <= days && field(4) <= 23 && field(5) <= 59 && field(6) <= 60; // 60: a leap second
 }
 
 bool isPlainId(std::string_view text)

@@ -195,7 +195,7 @@ private:
         std::error_code ec;
         require(!m_resuming || std::filesystem::is_directory(m_spec.outputFolder, ec),
                 "the run's checkpoint folder " + m_spec.outputFolder + " no longer exists; it cannot be resumed");
-        std::filesystem::create_directories(m_spec.outputFolder, ec);
+        ec = makeRunFolder(m_spec.outputFolder, m_madeFolder);
         require(!ec, "cannot create the checkpoint folder " + m_spec.outputFolder + ": " + ec.message());
         m_lock = take(RunLock::acquire(runLockPath(m_spec.outputFolder)));
         // Checked again under the lock: another run may have started in the folder meanwhile.
@@ -318,7 +318,11 @@ private:
         }
         if (!recorder.lastModelId().empty())
             m_outcome.resultModelId = recorder.lastModelId();
-        if (!recorder.lostStore().empty()) {
+        if (recorder.lostStore().empty() && !recorder.failedWrite().empty()) { // a full disk, a read-only file
+            finished.error = unrecordedEndMessage(finished.status, finished.error, recorder.failedWrite(),
+                                                  finished.lastCheckpointPath);
+            finished.status = RunStatus::Failed;
+        } else if (!recorder.lostStore().empty()) {
             finished.status = RunStatus::Failed;
             finished.error =
                 recorder.lostStore() + "; the run could not be recorded and was stopped" +
@@ -339,23 +343,22 @@ private:
                                                   },
                                                   "the run's end", m_listener, m_stop, m_spec.storeWaitSeconds)
                                             : makeError(ErrorCode::Unreachable, m_unrecorded);
-            if (!s && s.errorCode() == ErrorCode::Unreachable) {
-                // Never an exit that looks like success with the end unrecorded: say what to run later.
-                finished.error =
-                    std::string("the run ended (") + toString(finished.status) +
-                    (finished.error.empty() ? std::string() : ": " + finished.error) +
-                    ") but the store could not record it: " + s.error() +
-                    (finished.lastCheckpointPath.empty() ? std::string()
-                                                         : "; its checkpoint: " + finished.lastCheckpointPath) +
-                    "; when the server is back, record it with: " +
-                    recordRunLaterCommand(m_spec.storePath, m_outcome.runId, finished.status,
-                                          finished.lastCheckpointPath);
+            if (!s) {
+                // Never an exit that looks like success with the end unrecorded: a server out of
+                // reach gets the command that records it later; a full disk, the checkpoint's path.
+                const bool later = s.errorCode() == ErrorCode::Unreachable;
+                finished.error = unrecordedEndMessage(
+                    finished.status, finished.error, s.error(), finished.lastCheckpointPath,
+                    later ? "when the server is back, record it with: " +
+                                recordRunLaterCommand(m_spec.storePath, m_outcome.runId, finished.status,
+                                                      finished.lastCheckpointPath)
+                          : std::string());
                 finished.status = RunStatus::Failed;
-            } else if (!s) {
-                m_listener.onLog("warning: " + s.error());
             }
         }
         m_lock.release(); // after the status is written: a live lock always means a live run
+        if (finished.status == RunStatus::Failed && m_madeFolder)
+            removeIfEmpty(m_spec.outputFolder); // a failed run leaves no empty folder behind
         m_outcome.finished = std::move(finished);
         m_listener.onFinished(m_outcome.finished);
         return m_outcome;
@@ -372,18 +375,13 @@ private:
     std::unique_ptr<PreferenceStore> m_store;
     std::string m_unrecorded; ///< why what the run kept could not be sent to its store; "" when it was
     RunLock m_lock;
+    bool m_madeFolder = false; ///< the output folder did not exist before this run
     torch::Tensor m_winners, m_losers;
     std::optional<DpoResumePoint> m_resumePoint;
     Denoiser m_resumedPolicy{nullptr};
 };
 
 } // namespace
-
-std::string runLockPath(const std::string& outputFolder)
-{
-    std::error_code ec;
-    return (std::filesystem::absolute(outputFolder, ec).lexically_normal() / "run.lock").string();
-}
 
 std::string preferenceSourceJson(PreferenceSource source, int64_t pairs, const std::string& rule)
 {

@@ -14,6 +14,7 @@
 #include "base/config.h"
 #include "base/result.h"
 #include "base/trainlistener.h"
+#include "jobs/runfolder.h"
 
 namespace d2dpo {
 
@@ -61,9 +62,6 @@ struct DpoJobOutcome {
 /// model of the run when written. Stored paths are absolute. Reports through `listener` (onFinished
 /// is always called exactly once). Never throws: every failure ends as RunStatus::Failed with a message.
 DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const StopToken& stop);
-
-/// The lock file a run in `outputFolder` holds while it lives (and records as its lockPath).
-std::string runLockPath(const std::string& outputFolder);
 
 /// What the job records as the run's preference source: {"source": ..., "pairs": N}.
 std::string preferenceSourceJson(PreferenceSource source, int64_t pairs, const std::string& rule);

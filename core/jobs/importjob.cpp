@@ -12,6 +12,7 @@
 #include "base/safeoutput.h"
 #include "base/timeutil.h"
 #include "io/checkpoint.h"
+#include "jobs/importmeasurement.h"
 #include "jobs/modelinstore.h"
 #include "model/device.h"
 #include "model/torchscriptdenoiser.h"
@@ -227,16 +228,21 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
     denoiser->eval();
     if (spec.evaluationSamples > 0 && !stop.stopRequested()) {
         listener.onPhase("evaluate-reference", 0);
-        auto generator = makeGenerator(spec.seed + 1000, device.value());
         try {
-            SamplingConfig sampling = spec.sampling;
-            const FittedCount count = fittedEvaluationCount(denoiser, *task.value(), modelSpec.noise, sampling,
-                                                            {spec.evaluationSamples, spec.evaluationSeconds}, listener);
-            outcome.metrics = evaluateModel(denoiser, *task.value(), modelSpec.noise, sampling, count.samples,
-                                            generator, &stop, evaluationProgress);
-            outcome.metrics.seed = spec.seed + 1000;
-            outcome.measured = true;
-        } catch (const EvaluationStopped&) { // written without its measurement, or not at all
+            const ImportMeasurement measured = measureImportedModel(
+                denoiser, std::shared_ptr<const Task>(std::move(task.value())), modelSpec.noise, spec.sampling,
+                {spec.evaluationSamples, spec.evaluationSeconds}, spec.seed + 1000, device.value(), listener, stop,
+                evaluationProgress);
+            if (measured.end == MeasurementEnd::Abandoned) { // its thread may still be inside the model
+                outcome.stopped = true;
+                outcome.abandoned = true;
+                return stoppedOutcome(outcome);
+            }
+            outcome.measured = measured.end == MeasurementEnd::Measured;
+            if (outcome.measured) {
+                outcome.metrics = measured.metrics;
+                outcome.metrics.seed = spec.seed + 1000;
+            }
         } catch (const std::exception& e) {
             return makeError(where + "sampling from it failed: " + userMessage(e));
         }

@@ -44,6 +44,10 @@ struct ImportJobSpec {
     bool keepWhenStopped = true;
 };
 
+/// How long a stopped measurement may take to end at its next batch before its forward is
+/// abandoned and nothing is written (jobs/importmeasurement.h).
+inline constexpr double kMeasurementGraceSeconds = 1.5;
+
 struct ImportJobOutcome {
     std::string checkpointId;
     int64_t parameters = 0;
@@ -55,7 +59,8 @@ struct ImportJobOutcome {
     bool measured = false;
     SampleMetrics metrics;           ///< the imported model's measurement (stored in the checkpoint)
     bool stopped = false;            ///< a stop came: written (unmeasured if it cut the measurement
-                                     ///< short), or nothing (!keepWhenStopped)
+                                     ///< short), or nothing (!keepWhenStopped, or abandoned)
+    bool abandoned = false;          ///< its forward had not returned after the stop: nothing written
 };
 
 /// Runs in the calling thread; `listener` hears the phases "import" (3 steps: read and check the

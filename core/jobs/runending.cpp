@@ -47,6 +47,15 @@ Status recordRunEnd(PreferenceStore& store, int64_t runId, RunStatus status, con
     return store.finishRun(runId, status, error, resultModelId);
 }
 
+std::string unrecordedEndMessage(RunStatus status, const std::string& error, const std::string& storeError,
+                                 const std::string& checkpointPath, const std::string& then)
+{
+    return std::string("the run ended (") + toString(status) + (error.empty() ? std::string() : ": " + error) +
+           ") but the store could not record it: " + storeError +
+           (checkpointPath.empty() ? std::string() : "; its checkpoint: " + checkpointPath) +
+           (then.empty() ? std::string() : "; " + then);
+}
+
 std::string recordRunLaterCommand(const std::string& storePath, int64_t runId, RunStatus status,
                                   const std::string& checkpointPath)
 {

@@ -23,6 +23,11 @@ Result<std::string> recordRunCheckpoint(PreferenceStore& store, int64_t runId, c
 Status recordRunEnd(PreferenceStore& store, int64_t runId, RunStatus status, const std::string& error,
                     const std::string& checkpointPath);
 
+/// A run's error once its store could not record its end: how it ended (`status`, `error`), why the
+/// store refused (`storeError`), where its checkpoint is, and `then` (how to record it later).
+std::string unrecordedEndMessage(RunStatus status, const std::string& error, const std::string& storeError,
+                                 const std::string& checkpointPath, const std::string& then = "");
+
 /// The command that records such an end later, as a user types it (the store without a password).
 std::string recordRunLaterCommand(const std::string& storePath, int64_t runId, RunStatus status,
                                   const std::string& checkpointPath);

@@ -44,4 +44,25 @@ std::string newRunFolder(const std::string& storePath, const std::string& refere
     return folder.string();
 }
 
+std::string runLockPath(const std::string& outputFolder)
+{
+    std::error_code ec;
+    return (std::filesystem::absolute(outputFolder, ec).lexically_normal() / "run.lock").string();
+}
+
+std::error_code makeRunFolder(const std::string& folder, bool& made)
+{
+    std::error_code ec;
+    made = !std::filesystem::exists(folder, ec);
+    std::filesystem::create_directories(folder, ec);
+    return ec;
+}
+
+void removeIfEmpty(const std::string& folder)
+{
+    std::error_code ec;
+    if (std::filesystem::is_directory(folder, ec) && std::filesystem::is_empty(folder, ec))
+        std::filesystem::remove(folder, ec);
+}
+
 } // namespace d2dpo

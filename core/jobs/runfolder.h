@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <system_error>
 
 namespace d2dpo {
 
@@ -16,5 +17,15 @@ std::string storeFolder(const std::string& storePath);
 
 /// <storeFolder>/runs/<local time yyyyMMdd-HHmmss>-<reference model id>, made unique.
 std::string newRunFolder(const std::string& storePath, const std::string& referenceModelId);
+
+/// The lock file a run in `outputFolder` holds while it lives (and records as its lockPath).
+std::string runLockPath(const std::string& outputFolder);
+
+/// Makes `folder` (and its parents) for a run; `made` says whether it did not exist before, so that
+/// a run that fails can leave nothing behind (removeIfEmpty).
+std::error_code makeRunFolder(const std::string& folder, bool& made);
+
+/// Removes `folder` when it holds nothing (a failed run's, made by it); never a folder with files.
+void removeIfEmpty(const std::string& folder);
 
 } // namespace d2dpo

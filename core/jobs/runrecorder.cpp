@@ -60,10 +60,17 @@ void RunRecorder::onCheckpoint(const CheckpointEvent& e)
             m_unrecordedCheckpoints.push_back(e.path); // recorded when the server is back
             noteUnreachable(s.error());
         } else {
-            m_forward.onLog("warning: " + s.error());
+            noteFailedWrite(s.error());
         }
     }
     m_forward.onCheckpoint(e);
+}
+
+void RunRecorder::noteFailedWrite(const std::string& error)
+{
+    m_forward.onLog("warning: " + error);
+    if (m_failedWrite.empty())
+        m_failedWrite = error;
 }
 
 void RunRecorder::noteUnreachable(const std::string& error)
@@ -120,7 +127,7 @@ void RunRecorder::flush()
                 }
                 return;
             }
-            m_forward.onLog("warning: " + s.error());
+            noteFailedWrite(s.error());
         } else if (m_unreachable) {
             m_forward.onLog("the store is back: " + std::to_string(m_pending.size()) +
                             " metric points kept while it could not be reached are written" +
@@ -134,7 +141,7 @@ void RunRecorder::flush()
     for (size_t i = 0; i < checkpoints.size(); ++i)
         if (Status s = recordCheckpoint(checkpoints[i]); !s) {
             if (s.errorCode() != ErrorCode::Unreachable) {
-                m_forward.onLog("warning: " + s.error());
+                noteFailedWrite(s.error());
                 continue;
             }
             noteUnreachable(s.error());

@@ -39,6 +39,9 @@ public:
     Status recordCheckpoint(const std::string& path);
     /// Why the store can no longer record the run ("" while it can).
     const std::string& lostStore() const { return m_lostStore; }
+    /// The first write the store refused for a reason other than being out of reach (a full disk,
+    /// a read-only file): "" while every write landed. A run with one must not end as a success.
+    const std::string& failedWrite() const { return m_failedWrite; }
     /// Sends what waits (metrics and checkpoints kept while a team store could not be reached);
     /// true when nothing is left waiting.
     bool everythingRecorded();
@@ -49,6 +52,8 @@ public:
 private:
     void record(int64_t step, const std::string& name, double value);
     void flush();
+    /// Says a refused write as a warning now, and keeps the first for failedWrite().
+    void noteFailedWrite(const std::string& error);
     /// Says once, while it lasts, that the store cannot be reached and what is kept.
     void noteUnreachable(const std::string& error);
     /// False (and the run asked to stop) once the store's file is gone from its path.
@@ -62,6 +67,7 @@ private:
     std::string m_lastModelId;
     StopToken& m_stopWhenLost;
     std::string m_lostStore;
+    std::string m_failedWrite;
     std::vector<std::string> m_unrecordedCheckpoints; ///< written while the store could not be reached
     bool m_unreachable = false;
     bool m_droppedPoints = false;

@@ -2,6 +2,7 @@
 #include "store/preferencejsonl.h"
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -187,7 +188,7 @@ Result<PreferenceRecord> parsePreferenceLine(const std::string& line, int64_t li
     return r;
 }
 
-Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::string& path, const JsonlRules& rules)
+Result<std::vector<PreferenceRecord>> readPreferencesJsonl(const std::string& path, const JsonlRules& rules)
 {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
@@ -200,6 +201,8 @@ Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::
     if (rules.task.empty())
         return makeError("an import needs the task its sequences belong to; nothing was imported");
     std::vector<PreferenceRecord> records;
+    // A labeler labels a pair once: the first line of each (pair, labeler), to name both lines.
+    std::map<std::pair<std::string, std::string>, std::pair<int64_t, std::string>> labelOf;
     std::string line;
     int64_t number = 0;
     for (LineRead read; (read = readBoundedLine(in, line)) != LineRead::End;) {
@@ -212,16 +215,40 @@ Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::
         auto record = parsePreferenceLine(line, number, rules);
         if (!record)
             return makeError("'" + path + "' " + record.error() + "; nothing was imported");
+        if (const PreferenceRecord& r = record.value(); !r.pairKey.empty()) {
+            const std::string labeler = r.labeler.empty() ? std::string("import") : r.labeler;
+            const auto [first, fresh] = labelOf.try_emplace({r.pairKey, labeler}, number, toJsonLine(r));
+            if (!fresh && first->second.second != toJsonLine(r)) // the same line twice is one label
+                return makeError("'" + path + "' lines " + std::to_string(first->second.first) + " and " +
+                                 std::to_string(number) + ": labeler '" + excerpt(labeler) + "' labels pair '" +
+                                 excerpt(r.pairKey) + "' twice, differently (a labeler labels a pair once); nothing "
+                                 "was imported");
+        }
         records.push_back(std::move(record.value()));
     }
     if (in.bad())
         return makeError("reading '" + path + "' failed; nothing was imported");
     if (records.empty())
         return makeError("'" + path + "' holds no labels; nothing was imported");
+    return records;
+}
+
+Result<ImportOutcome> importPreferenceRecords(PreferenceStore& store, const std::vector<PreferenceRecord>& records,
+                                              const std::string& path)
+{
+    std::error_code ec;
     auto outcome = store.importPreferences(records, std::filesystem::absolute(path, ec).string());
     if (!outcome)
         return makeError(outcome.error() + "; nothing was imported");
     return outcome.value();
+}
+
+Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::string& path, const JsonlRules& rules)
+{
+    auto records = readPreferencesJsonl(path, rules);
+    if (!records)
+        return makeError(records.error());
+    return importPreferenceRecords(store, records.value(), path);
 }
 
 } // namespace d2dpo

@@ -30,8 +30,17 @@ Result<std::string> preferencesJsonl(PreferenceStore& store, int64_t& count, boo
 /// a device or a folder: base/safeoutput.h); returns how many lines.
 Result<int64_t> exportPreferencesJsonl(PreferenceStore& store, const std::string& path, bool withUndecided = false);
 
-/// Reads `path` (a regular file; lines up to 1 MB), validates every line, then imports all in one
-/// transaction, leaving out exact duplicates of stored preferences (PreferenceStore::importPreferences).
+/// Reads `path` (a regular file; lines up to 1 MB) and validates every line, and the lines together
+/// (one labeler labels one pair once), without a store: a caller can refuse a bad file before it
+/// creates one. The error names the line and ends "; nothing was imported".
+Result<std::vector<PreferenceRecord>> readPreferencesJsonl(const std::string& path, const JsonlRules& rules);
+
+/// Imports what readPreferencesJsonl() read from `path` in one transaction, leaving out exact
+/// duplicates of stored preferences (PreferenceStore::importPreferences).
+Result<ImportOutcome> importPreferenceRecords(PreferenceStore& store, const std::vector<PreferenceRecord>& records,
+                                              const std::string& path);
+
+/// readPreferencesJsonl(), then importPreferenceRecords().
 Result<ImportOutcome> importPreferencesJsonl(PreferenceStore& store, const std::string& path, const JsonlRules& rules);
 
 /// Parses one line (1-based `lineNumber` for messages) into a record.

@@ -311,6 +311,68 @@ private Q_SLOTS:
         checkIntegrity();
     }
 
+    void aStoreThatCannotRecordTheRunFailsTheCommand()
+    {
+        // The store on a tmpfs that fills up mid-run, the checkpoints on another disk: the run's
+        // metrics and checkpoints cannot be recorded, so the command fails and says why, and the
+        // run's record (room made again before it ends) says so too. Needs root, as above.
+        const QString disk = path("store-disk");
+        QVERIFY(QDir().mkpath(disk));
+        const QString size = QStringLiteral("size=%1k").arg(QFileInfo(m_store).size() / 1024 + 1024);
+        if (QProcess::execute(QStringLiteral("mount"), {"-t", "tmpfs", "-o", size, "tmpfs", disk}) != 0)
+            QSKIP("cannot mount a tmpfs here (not root)");
+        struct Unmount {
+            QString at;
+            ~Unmount() { QProcess::execute(QStringLiteral("umount"), {at}); }
+        } unmount{disk};
+        const QString store = disk + "/store.sqlite";
+        QVERIFY(QFile::copy(m_store, store));
+        QProcess train;
+        train.start(kCli, {"train", "-c", m_reference, "--db", store, "-o", path("runs/store-fills"), "--steps",
+                           "3000", "--checkpoint-every", "20", "--eval-every", "0", "--eval-samples", "50", "--batch",
+                           "16", "--threads", "1"});
+        QVERIFY(train.waitForStarted());
+        QString err;
+        waitForOutput(train, QStringLiteral("checkpoint @ step 20"), err);
+        const QString filler = disk + "/filler";
+        {
+            QFile file(filler);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            const QByteArray chunk(64 * 1024, 'x');
+            while (file.write(chunk) == chunk.size() && file.flush()) {
+            }
+        }
+        waitForOutput(train, QStringLiteral("warning: "), err);
+        QVERIFY(QFile::remove(filler));
+        QVERIFY(train.waitForFinished(300000));
+        err += QString::fromUtf8(train.readAllStandardError());
+        QCOMPARE(train.exitCode(), 1);
+        QVERIFY2(err.contains(QStringLiteral("but the store could not record it")), qPrintable(err));
+        auto opened = PreferenceStore::open(store.toStdString());
+        QVERIFY2(opened, opened ? "" : opened.error().c_str());
+        const RunRecord run = opened.value()->runs().value().back();
+        QCOMPARE(run.status, RunStatus::Failed);
+        QVERIFY2(run.error.find("could not record") != std::string::npos, run.error.c_str());
+        QCOMPARE(opened.value()->integrityCheck().value(), std::string("ok"));
+    }
+
+    void aFailedRunLeavesNoEmptyFolder()
+    {
+        // A run that fails before its first checkpoint (a store without labels of the model's
+        // task) leaves no folder it made; one the user made stays.
+        const QString empty = path("no-labels.sqlite");
+        const QString folder = path("runs/never-used");
+        const Run train = runCli({"train", "-c", m_reference, "--db", empty, "-o", folder, "--steps", "5",
+                                  "--eval-samples", "0", "--threads", "1"});
+        QCOMPARE(train.exitCode, 1);
+        QVERIFY2(!QFileInfo::exists(folder), qPrintable(train.err));
+        QVERIFY(QDir().mkpath(path("runs/made-by-hand")));
+        const Run again = runCli({"train", "-c", m_reference, "--db", empty, "-o", path("runs/made-by-hand"),
+                                  "--steps", "5", "--eval-samples", "0", "--threads", "1"});
+        QCOMPARE(again.exitCode, 1);
+        QVERIFY(QFileInfo(path("runs/made-by-hand")).isDir());
+    }
+
     void aRealFullDiskLosesNoCompletedCheckpointOrLabel()
     {
         // A small tmpfs (needs root: skipped elsewhere; the file-size limit above runs everywhere).

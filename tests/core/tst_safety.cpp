@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -16,6 +17,7 @@
 #include "support/tinycheckpoint.h"
 
 #include "base/failurereport.h"
+#include "base/memoryestimate.h"
 #include "base/runlock.h"
 #include "base/safeoutput.h"
 #include "io/checkpoint.h"
@@ -122,6 +124,33 @@ private Q_SLOTS:
         QCOMPARE(readAll(target), std::string("earlier contents"));
         for (const auto& entry : fs::directory_iterator(m_dir.path().toStdString()))
             QVERIFY2(entry.path().filename().string().find("kept.txt.tmp") == std::string::npos, entry.path().c_str());
+    }
+
+    void theMemoryCheckHonoursTheAddressSpaceLimit()
+    {
+        // `ulimit -v` caps what the process may map, whatever the machine has free: in a child
+        // limited to 256 MiB more than it maps now, at most those 256 MiB are available.
+        const pid_t child = fork();
+        if (child == 0) {
+            const int64_t before = availableHostMemoryBytes();
+            std::ifstream status("/proc/self/status");
+            std::string line;
+            int64_t mapped = -1;
+            while (std::getline(status, line))
+                if (line.rfind("VmSize:", 0) == 0)
+                    mapped = std::stoll(line.substr(7)) * 1024;
+            const rlim_t cap = rlim_t(mapped + (int64_t(256) << 20));
+            rlimit limit{cap, cap};
+            setrlimit(RLIMIT_AS, &limit);
+            const int64_t after = availableHostMemoryBytes();
+            const bool ok = before > (int64_t(1) << 30) && after > 0 && after <= (int64_t(256) << 20) &&
+                            after > (int64_t(200) << 20);
+            _exit(ok ? 0 : 1);
+        }
+        int status = 0;
+        QCOMPARE(waitpid(child, &status, 0), child);
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0);
     }
 
     void anOutputFolderMustBeNewOrEmpty()

@@ -131,6 +131,16 @@ private Q_SLOTS:
         QVERIFY(!joined.ok());
         QVERIFY2(joined.error().find("two lines of pair '7' show different sequences") != std::string::npos,
                  joined.error().c_str());
+        // One labeler's two different labels of one pair: refused with both lines, before any store.
+        writeAll(path("twice.jsonl"),
+                 std::string(R"({"chosen": "10000000", "rejected": "11000000", "pair": 9, "labeler": "ana"})") + "\n" +
+                     R"({"chosen": "11000000", "rejected": "10000000", "pair": 9, "labeler": "ana", "chosen_side": "right"})" +
+                     "\n");
+        auto twice = readPreferencesJsonl(path("twice.jsonl"), binaryRules(8));
+        QVERIFY(!twice.ok());
+        QVERIFY2(twice.error().find("lines 1 and 2: labeler 'ana' labels pair '9' twice") != std::string::npos,
+                 twice.error().c_str());
+        QVERIFY(!importPreferencesJsonl(*target, path("twice.jsonl"), binaryRules(8)).ok());
     }
 
     void modelIdsFromElsewhereComeBackOnExport()
@@ -184,6 +194,13 @@ private Q_SLOTS:
         QTest::newRow("not a time") << R"({"chosen": "1000", "rejected": "1100", "labelled_at": "yesterday"})"
                                     << "'labelled_at' is not a time";
         QTest::newRow("month 13") << R"({"chosen": "1000", "rejected": "1100", "labelled_at": "2026-13-01T00:00:00Z"})"
+                                  << "'labelled_at' is not a time";
+        QTest::newRow("February 30") << R"({"chosen": "1000", "rejected": "1100", "labelled_at": "2026-02-30T00:00:00Z"})"
+                                     << "'labelled_at' is not a time";
+        QTest::newRow("February 29 of a year that is not leap")
+            << R"({"chosen": "1000", "rejected": "1100", "labelled_at": "2100-02-29T00:00:00Z"})"
+            << "'labelled_at' is not a time";
+        QTest::newRow("April 31") << R"({"chosen": "1000", "rejected": "1100", "labelled_at": "2026-04-31T00:00:00Z"})"
                                   << "'labelled_at' is not a time";
         QTest::newRow("a model id that is not an id")
             << R"({"chosen": "1000", "rejected": "1100", "chosen_model_id": "m; rm -rf ~"})" << "a model id must be";
