@@ -325,9 +325,9 @@ private Q_SLOTS:
         // The forward passes the probe and hangs on the measurement's first batch: the first
         // Ctrl-C ends the import within 2 s, and it says truthfully that nothing was written.
         QProcess import;
-        import.start(d2dpo::test::kCli, {"import", "--torchscript", path("bad/loops-above-four.pt"), "--vocabulary",
-                                         path("bad/tiny.vocab.json"), "--task", "binary-integers", "--eval-samples",
-                                         "16", "-o", path("bad/hangs.d2dpo")});
+        import.start(d2dpo::test::kCli, {"import", "--torchscript", path("bad/loops-on-large-batches.pt"),
+                                         "--vocabulary", path("bad/tiny.vocab.json"), "--task", "binary-integers",
+                                         "--eval-samples", "64", "-o", path("bad/hangs.d2dpo")});
         QVERIFY(import.waitForStarted());
         QByteArray err;
         QTRY_VERIFY_WITH_TIMEOUT((err += import.readAllStandardError()).contains("probed:"), 60000);

@@ -85,12 +85,12 @@ class Loops(Tiny):
         return self.head(self.embed(tokens) + t[:, None, None]) + n
 
 
-class LoopsAboveFour(Tiny):
-    """Passes the probe (4 rows); never returns on a sampling batch: hangs the measurement."""
+class LoopsOnLargeBatches(Tiny):
+    """Passes the probe (4 rows, then 33); never returns on a sampling batch of 50: hangs the measurement."""
 
     def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         n = 0
-        while tokens.shape[0] > 4 and n >= 0:
+        while tokens.shape[0] > 33 and n >= 0:
             n = n + 1
         return self.head(self.embed(tokens) + t[:, None, None]) + n
 
@@ -222,7 +222,7 @@ def main():
     for name, cls in [("one-argument", OneArgument), ("wrong-shape", WrongShape), ("not-finite", NotFinite),
                       ("throws", Throws), ("loops", Loops), ("not-finite-in-a-band", NotFiniteInABand),
                       ("not-finite-in-a-narrow-band", NotFiniteInANarrowBand),
-                      ("wrong-shape-above-four", WrongShapeAboveFour), ("loops-above-four", LoopsAboveFour)]:
+                      ("wrong-shape-above-four", WrongShapeAboveFour), ("loops-on-large-batches", LoopsOnLargeBatches)]:
         torch.jit.script(cls()).save(os.path.join(out, name + ".pt"))
     victim = os.path.join(out, "victim.sh")
     with open(victim, "w") as f:
