@@ -135,6 +135,9 @@ Result<CheckpointPayload> readCheckpointPayload(std::string_view payload)
             return makeError("its TorchScript module is not stored as bytes (U8, one dimension)");
         out.torchscript.assign(reinterpret_cast<const char*>(tensor.data_ptr<uint8_t>()), size_t(tensor.numel()));
     }
+    // Written by this format from 2026-11-28 on: the code alone, its weights beside it. The first
+    // format-2 files of that day held the archive whole, and no weights.
+    out.scriptWeightsApart = !out.torchscript.empty() && !out.weights.empty();
     return out;
 }
 
@@ -154,10 +157,13 @@ Result<LoadedCheckpoint> modelFrom(const CheckpointPayload& contents)
         if (contents.torchscript.empty())
             return makeError("its TorchScript module is missing");
         auto scripted = TorchScriptDenoiser::load(contents.torchscript, loaded.info.spec.model.vocabulary,
-                                                  loaded.info.spec.task.length);
+                                                  loaded.info.spec.task.length,
+                                                  contents.scriptWeightsApart ? &contents.weights : nullptr);
         if (!scripted)
             return makeError(scripted.error());
         loaded.model = scripted.value();
+        if (contents.scriptWeightsApart)
+            return loaded;
     } else {
         if (!contents.torchscript.empty())
             return makeError("it says it holds a native model but carries TorchScript code");
@@ -222,17 +228,16 @@ Status saveCheckpoint(const std::string& path, const Denoiser& model, const Chec
         std::vector<std::pair<std::string, torch::Tensor>> tensors;
         std::string scriptedBytes;
         if (const auto* scripted = dynamic_cast<const TorchScriptDenoiser*>(model.get())) {
-            // A model brought in travels with its code: its TorchScript archive, as bytes, which
-            // hold its current weights too, so they are not written a second time.
-            scriptedBytes = scripted->archive();
+            // A model brought in travels with its code: its TorchScript archive, as bytes, with
+            // empty tensors in its weights' places; its weights follow as data, like a native one's.
+            scriptedBytes = scripted->codeArchive();
             tensors.emplace_back(kScriptTensor, torch::from_blob(scriptedBytes.data(), {int64_t(scriptedBytes.size())},
                                                                  torch::dtype(torch::kUInt8)));
-        } else {
-            for (const auto& item : model->named_parameters())
-                tensors.emplace_back(item.key(), item.value());
-            for (const auto& item : model->named_buffers())
-                tensors.emplace_back(item.key(), item.value());
         }
+        for (const auto& item : model->named_parameters())
+            tensors.emplace_back(item.key(), item.value());
+        for (const auto& item : model->named_buffers())
+            tensors.emplace_back(item.key(), item.value());
         const std::map<std::string, std::string> metadata{{"format", kFormatName}, {"info", infoToJson(info)}};
         payload.reserve(size_t(safetensorsBytes(tensors, metadata)));
         outOfMemory = !appendSafetensors(payload, tensors, metadata);

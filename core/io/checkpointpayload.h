@@ -14,7 +14,10 @@ namespace d2dpo {
 struct CheckpointPayload {
     std::string infoJson; ///< CheckpointInfo as JSON
     std::vector<std::pair<std::string, torch::Tensor>> weights; ///< a native model's parameters and buffers, by name
-    std::string torchscript; ///< an imported model's TorchScript archive (its code and its weights); else empty
+    std::string torchscript; ///< an imported model's TorchScript archive; else empty
+    /// Format 2: `torchscript` is its code alone and `weights` are its tensors, put in after the
+    /// code's checks. Format 1: the archive holds its weights (and older files hold them apart too).
+    bool scriptWeightsApart = false;
 };
 
 } // namespace d2dpo

@@ -15,9 +15,11 @@
 #include "model/device.h"
 #include "model/loradenoiser.h"
 #include "model/memoryarchive.h"
+#include "model/modelwarnings.h"
 #include "model/scriptattention.h"
 #include "model/archivegate.h"
 #include "model/scriptoperations.h"
+#include "model/scriptweights.h"
 
 namespace d2dpo {
 
@@ -150,11 +152,13 @@ TorchScriptDenoiser::TorchScriptDenoiser(std::shared_ptr<Module> module, ModelVo
     m_end = idTensor(m_vocabulary.end);
 }
 
-Result<std::shared_ptr<TorchScriptDenoiser>> TorchScriptDenoiser::load(std::string_view archive,
-                                                                        const ModelVocabulary& vocabulary, int64_t length)
+Result<std::shared_ptr<TorchScriptDenoiser>>
+TorchScriptDenoiser::load(std::string_view archive, const ModelVocabulary& vocabulary, int64_t length,
+                          const std::vector<std::pair<std::string, torch::Tensor>>* weights)
 {
     if (Status s = checkArchiveKind(archive); !s)
         return makeError(s.error());
+    installModelWarningFilter(); // its warnings are its own text, said once each
     // TorchScript's optimising executor keeps tensors it makes while specialising a graph
     // (folded constants) and reuses them in later calls: specialised while sampling under
     // inference mode, they refuse to be saved for backward when training resumes. The plain
@@ -170,6 +174,9 @@ Result<std::shared_ptr<TorchScriptDenoiser>> TorchScriptDenoiser::load(std::stri
         return makeError(s.error());
     if (Status s = checkSignature(loaded); !s)
         return makeError(s.error());
+    if (weights) // after every check of its code: the weights are data, the code is now trusted to run
+        if (Status s = putWeights(loaded, *weights); !s)
+            return makeError(s.error());
     auto module = std::make_shared<Module>(std::move(loaded));
     int64_t parameters = 0;
     for (auto p : module->module.parameters()) {
@@ -261,19 +268,6 @@ torch::OrderedDict<std::string, torch::Tensor> TorchScriptDenoiser::named_buffer
     return out;
 }
 
-namespace {
-
-/// The module holding the slot `name` ("a.b.weight": submodule a.b) and the slot's own name.
-std::pair<torch::jit::Module, std::string> slotOwner(const torch::jit::Module& root, const std::string& name)
-{
-    torch::jit::Module owner = root; // a handle: the same object
-    size_t start = 0;
-    for (size_t dot; (dot = name.find('.', start)) != std::string::npos; start = dot + 1)
-        owner = owner.attr(name.substr(start, dot - start)).toModule();
-    return {owner, name.substr(start)};
-}
-
-} // namespace
 
 torch::Tensor TorchScriptDenoiser::parameterSlot(const std::string& name) const
 {
@@ -338,6 +332,18 @@ std::string TorchScriptDenoiser::archive() const
         onHost.to(torch::kCPU);
         torch::jit::ExportModule(onHost, appendingArchiveWriter(out, failed));
     }
+    if (failed)
+        throw std::bad_alloc();
+    return out;
+}
+
+std::string TorchScriptDenoiser::codeArchive() const
+{
+    std::string out;
+    out.reserve(size_t(16) << 20);
+    bool failed = false;
+    torch::NoGradGuard noGrad;
+    torch::jit::ExportModule(withoutWeights(m_module->module), appendingArchiveWriter(out, failed));
     if (failed)
         throw std::bad_alloc();
     return out;

@@ -13,6 +13,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 #include <string_view>
 
 #include "base/modelvocabulary.h"
@@ -29,8 +31,12 @@ public:
     /// a torch.save file (a pickled object such as a state dict) and an archive without TorchScript
     /// code. Refused after loading: a forward that does not take (tokens, t) or return one tensor,
     /// and a module without parameters to train.
-    static Result<std::shared_ptr<TorchScriptDenoiser>> load(std::string_view archive,
-                                                             const ModelVocabulary& vocabulary, int64_t length);
+    /// With `weights` (a checkpoint's tensors, read as data), the archive is its code alone
+    /// (codeArchive()): after every check, each parameter and buffer is taken from `weights` by its
+    /// dotted name, and every one must be there, of its type, with nothing left over.
+    static Result<std::shared_ptr<TorchScriptDenoiser>>
+    load(std::string_view archive, const ModelVocabulary& vocabulary, int64_t length,
+         const std::vector<std::pair<std::string, torch::Tensor>>* weights = nullptr);
 
     torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& t) override;
     std::string kind() const override { return "torchscript"; }
@@ -54,6 +60,9 @@ public:
     torch::Tensor modelIds(const torch::Tensor& tokens) const;
     /// The module as a TorchScript archive with its current weights, on the CPU.
     std::string archive() const;
+    /// The module's code alone: its archive with every parameter and buffer an empty tensor of its
+    /// type (a checkpoint carries the weights apart, as data).
+    std::string codeArchive() const;
     /// The attention expressions of the forward that d2dpo's fused kernel runs (model/scriptattention.h).
     int64_t fusedAttention() const;
     /// The linear layers of the forward that run through oneDNN's sgemm (model/scriptlinear.h).

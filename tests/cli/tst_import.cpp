@@ -345,6 +345,19 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(path("bad/hangs.d2dpo")));
     }
 
+    void aModelsWarningsAreSaidOnceAndShort()
+    {
+        // warnings.warn with 8 MB on every forward: said once, as an excerpt, not a flood.
+        const Run import = runCli({"import", "--torchscript", path("bad/warns-loudly.pt"), "--vocabulary",
+                                   path("bad/tiny.vocab.json"), "--task", "binary-integers", "--eval-samples", "8",
+                                   "-o", path("bad/loud.d2dpo")});
+        QVERIFY2(import.exitCode == 0, qPrintable(import.err.left(2000)));
+        const QStringList lines = import.err.split('\n');
+        QCOMPARE(lines.filter(QStringLiteral("Warning: loud loud")).size(), 1);
+        for (const QString& line : lines)
+            QVERIFY2(line.size() < 600, qPrintable(QString("a line of %1 characters").arg(line.size())));
+    }
+
     void aCheckpointWhoseArchiveRunsCodeWhileLoadingIsRefused()
     {
         // A .d2dpo is an archive too: one whose payload defines __setstate__ (the checksum made

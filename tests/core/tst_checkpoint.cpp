@@ -18,6 +18,7 @@
 
 #include "io/checkpoint.h"
 #include "io/safetensors.h"
+#include "model/torchscriptdenoiser.h"
 #include "model/transformerdenoiser.h"
 #include "jobs/exporter.h"
 
@@ -199,10 +200,20 @@ private Q_SLOTS:
         const size_t archiveBytes = scripted->archive().size();
         QVERIFY2(written.size() < archiveBytes + 4096,
                  qPrintable(QStringLiteral("%1 bytes for an archive of %2").arg(written.size()).arg(archiveBytes)));
+        // Its code as an archive whose weights are empty tensors, then its weights as data.
         const SafetensorsContents payload = payloadOf(written);
-        QCOMPARE(payload.tensors.size(), size_t(1));
         QCOMPARE(payload.tensors.front().first, std::string("d2dpo.torchscript"));
         QCOMPARE(payload.tensors.front().second.scalar_type(), torch::kUInt8);
+        const auto parameters = scripted->named_parameters();
+        QCOMPARE(payload.tensors.size(), 1 + parameters.size());
+        for (size_t i = 1; i < payload.tensors.size(); ++i)
+            QVERIFY2(torch::equal(payload.tensors[i].second, parameters[payload.tensors[i].first]),
+                     payload.tensors[i].first.c_str());
+        const std::string code(static_cast<const char*>(payload.tensors.front().second.data_ptr()),
+                               size_t(payload.tensors.front().second.numel()));
+        auto bare = TorchScriptDenoiser::load(code, test::tinyScriptedSpec(6).model.vocabulary, 6);
+        QVERIFY(!bare.ok()); // without its weights it has no parameters to train
+        QVERIFY2(bare.error().find("no parameters") != std::string::npos, bare.error().c_str());
         auto loaded = loadCheckpoint(file, torch::kCPU);
         QVERIFY2(loaded, loaded ? "" : loaded.error().c_str());
         const auto before = scripted->named_parameters();
@@ -225,7 +236,9 @@ private Q_SLOTS:
         for (const auto& item : scripted->named_parameters())
             weights.write(item.key(), item.value().detach() - 1.5);
         out.write("weights", weights);
-        out.write("torchscript", current.tensors.front().second);
+        const std::string whole = scripted->archive(); // that writer's: the archive with its weights
+        out.write("torchscript", torch::from_blob(const_cast<char*>(whole.data()), {int64_t(whole.size())},
+                                                  torch::kUInt8));
         std::ostringstream payloadStream;
         out.save_to(payloadStream);
         const std::string file = withHeader(1, payloadStream.str());
@@ -287,6 +300,27 @@ private Q_SLOTS:
         foreign.metadata.erase("format");
         writeAll(path("foreign-metadata.d2dpo"), rewritten(foreign));
         expectRefused(path("foreign-metadata.d2dpo"), "not a d2dpo checkpoint's");
+    }
+
+    void anImportedModelsWeightsMustAllBeThere()
+    {
+        auto scripted = test::tinyScriptedModel(6);
+        CheckpointInfo info{newCheckpointId(), "", "d2dpo", test::tinyScriptedSpec(6), "{}", "{}", 3, utcNow()};
+        QVERIFY(saveCheckpoint(path("weights-apart.d2dpo"), scripted, info));
+        const SafetensorsContents whole = payloadOf(readAll(path("weights-apart.d2dpo")));
+        SafetensorsContents missing = whole;
+        const std::string gone = missing.tensors.back().first;
+        missing.tensors.pop_back();
+        writeAll(path("imported-missing.d2dpo"), rewritten(missing));
+        expectRefused(path("imported-missing.d2dpo"), ("its weight '" + gone + "' is missing").c_str());
+        SafetensorsContents extra = whole;
+        extra.tensors.emplace_back("stowaway", torch::zeros({2}));
+        writeAll(path("imported-extra.d2dpo"), rewritten(extra));
+        expectRefused(path("imported-extra.d2dpo"), "a tensor 'stowaway' that its model does not have");
+        SafetensorsContents retyped = whole;
+        retyped.tensors.back().second = retyped.tensors.back().second.to(torch::kDouble);
+        writeAll(path("imported-retyped.d2dpo"), rewritten(retyped));
+        expectRefused(path("imported-retyped.d2dpo"), "has the wrong type");
     }
 
     void aFormatOneCheckpointLoadsThroughTheGate()

@@ -6,6 +6,7 @@ import json
 import os
 import struct
 import sys
+import warnings
 import zipfile
 import zlib
 from typing import Tuple
@@ -93,6 +94,18 @@ class LoopsOnLargeBatches(Tiny):
         while tokens.shape[0] > 33 and n >= 0:
             n = n + 1
         return self.head(self.embed(tokens) + t[:, None, None]) + n
+
+
+class WarnsLoudly(Tiny):
+    """Warns 8 MB on every call (warnings.warn is allowed: a warning is text)."""
+
+    def __init__(self):
+        super().__init__()
+        self.message = "loud " * 1_600_000
+
+    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        warnings.warn(self.message)
+        return self.head(self.embed(tokens) + t[:, None, None])
 
 
 # Models that act on the user's files: each names the file it touches, set by main() (TorchScript
@@ -222,7 +235,8 @@ def main():
     for name, cls in [("one-argument", OneArgument), ("wrong-shape", WrongShape), ("not-finite", NotFinite),
                       ("throws", Throws), ("loops", Loops), ("not-finite-in-a-band", NotFiniteInABand),
                       ("not-finite-in-a-narrow-band", NotFiniteInANarrowBand),
-                      ("wrong-shape-above-four", WrongShapeAboveFour), ("loops-on-large-batches", LoopsOnLargeBatches)]:
+                      ("wrong-shape-above-four", WrongShapeAboveFour), ("loops-on-large-batches", LoopsOnLargeBatches),
+                      ("warns-loudly", WarnsLoudly)]:
         torch.jit.script(cls()).save(os.path.join(out, name + ".pt"))
     victim = os.path.join(out, "victim.sh")
     with open(victim, "w") as f:
