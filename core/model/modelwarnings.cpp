@@ -47,11 +47,14 @@ private:
 
 } // namespace
 
-void installModelWarningFilter()
+void useModelWarningFilter()
 {
-    static BoundedWarnings filter;
-    static std::once_flag installed;
-    std::call_once(installed, [] { c10::Warning::set_warning_handler(&filter); });
+    static BoundedWarnings filter; // one for the process: a warning said on one thread is said
+    thread_local bool installed = false;
+    if (!installed) {
+        c10::Warning::set_warning_handler(&filter);
+        installed = true;
+    }
 }
 
 int64_t modelWarningsRaised() { return g_raised.load(std::memory_order_relaxed); }

@@ -14,8 +14,10 @@ inline constexpr int kShownModelWarnings = 20;
 /// The most bytes of one warning that are shown.
 inline constexpr int kWarningExcerptBytes = 300;
 
-/// Installs the filter as LibTorch's warning handler, once per process (later calls do nothing).
-void installModelWarningFilter();
+/// Makes the filter LibTorch's warning handler on the calling thread. LibTorch 1.13 keeps one
+/// handler per thread, so whatever runs a model's code (its forward, its loading) calls this first;
+/// a thread's second call costs a branch.
+void useModelWarningFilter();
 
 /// Warnings raised since the filter was installed, shown or not.
 int64_t modelWarningsRaised();

@@ -158,7 +158,7 @@ TorchScriptDenoiser::load(std::string_view archive, const ModelVocabulary& vocab
 {
     if (Status s = checkArchiveKind(archive); !s)
         return makeError(s.error());
-    installModelWarningFilter(); // its warnings are its own text, said once each
+    useModelWarningFilter(); // its warnings are its own text, said once each
     // TorchScript's optimising executor keeps tensors it makes while specialising a graph
     // (folded constants) and reuses them in later calls: specialised while sampling under
     // inference mode, they refuse to be saved for backward when training resumes. The plain
@@ -199,6 +199,7 @@ torch::Tensor TorchScriptDenoiser::modelIds(const torch::Tensor& tokens) const
 
 torch::Tensor TorchScriptDenoiser::modelLogits(const torch::Tensor& ids, const torch::Tensor& t)
 {
+    useModelWarningFilter(); // on whichever thread runs it
     if (c10::InferenceMode::is_enabled()) {
         // The samplers run in inference mode, but TorchScript's executor keeps tensors it makes
         // while optimising a graph (folded constants) and reuses them when training: made as
