@@ -216,8 +216,12 @@ Result<std::vector<PreferenceRecord>> readPreferencesJsonl(const std::string& pa
         if (!record)
             return makeError("'" + path + "' " + record.error() + "; nothing was imported");
         if (const PreferenceRecord& r = record.value(); !r.pairKey.empty()) {
+            // Keyed by the pair as shown too: lines that show other sequences under one pair key are
+            // the store's to name (importPreferences).
+            const bool chosenLeft = r.choice != Choice::Right;
+            const std::string shown = (chosenLeft ? r.chosen : r.rejected) + '\x1f' + (chosenLeft ? r.rejected : r.chosen);
             const std::string labeler = r.labeler.empty() ? std::string("import") : r.labeler;
-            const auto [first, fresh] = labelOf.try_emplace({r.pairKey, labeler}, number, toJsonLine(r));
+            const auto [first, fresh] = labelOf.try_emplace({r.pairKey + '\x1f' + shown, labeler}, number, toJsonLine(r));
             if (!fresh && first->second.second != toJsonLine(r)) // the same line twice is one label
                 return makeError("'" + path + "' lines " + std::to_string(first->second.first) + " and " +
                                  std::to_string(number) + ": labeler '" + excerpt(labeler) + "' labels pair '" +

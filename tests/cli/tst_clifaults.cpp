@@ -318,7 +318,7 @@ private Q_SLOTS:
         // run's record (room made again before it ends) says so too. Needs root, as above.
         const QString disk = path("store-disk");
         QVERIFY(QDir().mkpath(disk));
-        const QString size = QStringLiteral("size=%1k").arg(QFileInfo(m_store).size() / 1024 + 1024);
+        const QString size = QStringLiteral("size=%1k").arg(QFileInfo(m_store).size() / 1024 + 32 * 1024);
         if (QProcess::execute(QStringLiteral("mount"), {"-t", "tmpfs", "-o", size, "tmpfs", disk}) != 0)
             QSKIP("cannot mount a tmpfs here (not root)");
         struct Unmount {
@@ -361,14 +361,16 @@ private Q_SLOTS:
         // A run that fails before its first checkpoint (a store without labels of the model's
         // task) leaves no folder it made; one the user made stays.
         const QString empty = path("no-labels.sqlite");
+        const Run init = runCli({"store", "init", empty});
+        QVERIFY2(init.exitCode == 0, qPrintable(init.err));
         const QString folder = path("runs/never-used");
         const Run train = runCli({"train", "-c", m_reference, "--db", empty, "-o", folder, "--steps", "5",
-                                  "--eval-samples", "0", "--threads", "1"});
+                                  "--eval-samples", "10", "--threads", "1"});
         QCOMPARE(train.exitCode, 1);
         QVERIFY2(!QFileInfo::exists(folder), qPrintable(train.err));
         QVERIFY(QDir().mkpath(path("runs/made-by-hand")));
         const Run again = runCli({"train", "-c", m_reference, "--db", empty, "-o", path("runs/made-by-hand"),
-                                  "--steps", "5", "--eval-samples", "0", "--threads", "1"});
+                                  "--steps", "5", "--eval-samples", "10", "--threads", "1"});
         QCOMPARE(again.exitCode, 1);
         QVERIFY(QFileInfo(path("runs/made-by-hand")).isDir());
     }
