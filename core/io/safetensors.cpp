@@ -99,8 +99,8 @@ Result<Entry> entryOf(const std::string& name, const nlohmann::json& value, uint
     uint64_t elements = 1;
     for (const auto& size : shape) {
         int64_t n = 0;
-        if (!readUnsigned(size, n))
-            return makeError(where + "has a size that is not a whole number from 0");
+        if (!readUnsigned(size, n) || n > (int64_t(1) << 40)) // strides of larger sizes overflow
+            return makeError(where + "has a size that is not a whole number from 0 to 2^40");
         if (n != 0 && elements > std::numeric_limits<uint64_t>::max() / uint64_t(n))
             return makeError(where + "states more elements than any file holds");
         elements *= uint64_t(n);

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <caffe2/serialize/inline_container.h>
 
@@ -110,6 +112,11 @@ bool definesAFunction(std::string_view source)
 
 std::string shown(std::string_view name) { return excerpt(std::string(name), 120); }
 
+Status checkRecordsAsTheLoaderReadsThem(std::string_view bytes, const std::vector<ZipRecord>& records,
+                                        const std::string& folder,
+                                        const std::vector<std::pair<std::string, RecordKind>>& toRead,
+                                        ArchiveCode code);
+
 } // namespace
 
 Status checkArchiveBeforeLoading(std::string_view bytes, ArchiveCode code)
@@ -149,7 +156,33 @@ Status checkArchiveBeforeLoading(std::string_view bytes, ArchiveCode code)
     if (Status s = checkZipBudget(bytes); !s)
         return s;
 
+    try {
+        return checkRecordsAsTheLoaderReadsThem(bytes, records.value(), folder, toRead, code);
+    } catch (const std::exception& e) { // miniz disagrees with the directory read above
+        return makeError("its zip directory is not read alike by every reader: " + excerpt(e.what(), 200));
+    }
+}
+
+namespace {
+
+Status checkRecordsAsTheLoaderReadsThem(std::string_view bytes, const std::vector<ZipRecord>& records,
+                                        const std::string& folder,
+                                        const std::vector<std::pair<std::string, RecordKind>>& toRead,
+                                        ArchiveCode code)
+{
     caffe2::serialize::PyTorchStreamReader reader(memoryArchiveReader(bytes));
+    // The loader's own list must be the one judged: a second directory (zip64 read where the
+    // end record has no markers, say) would hide records from every check above.
+    std::vector<std::string> listed = reader.getAllRecords();
+    std::vector<std::string> judged;
+    for (const ZipRecord& record : records)
+        judged.push_back(record.name.substr(folder.size() + 1));
+    std::sort(listed.begin(), listed.end());
+    std::sort(judged.begin(), judged.end());
+    if (listed != judged)
+        return makeError("its zip holds another list of records for the loader than its directory states (" +
+                         std::to_string(listed.size()) + " against " + std::to_string(judged.size()) +
+                         "): a second directory is never trusted");
     for (const auto& [inside, kind] : toRead) {
         const auto [data, size] = reader.getRecord(inside);
         const std::string_view text(static_cast<const char*>(data.get()), size);
@@ -168,5 +201,7 @@ Status checkArchiveBeforeLoading(std::string_view bytes, ArchiveCode code)
     }
     return Ok{};
 }
+
+} // namespace
 
 } // namespace d2dpo

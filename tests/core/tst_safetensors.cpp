@@ -109,9 +109,12 @@ private Q_SLOTS:
                      f32x2), "names 'w' twice");
         row("an unknown dtype", craft(one(R"({"dtype":"F8","shape":[2],"data_offsets":[0,8]})"), f32x2), "has a dtype this program does not read");
         row("a missing field", craft(one(R"({"dtype":"F32","shape":[2]})"), f32x2), "exactly dtype, shape and data_offsets");
-        row("a negative size", craft(one(R"({"dtype":"F32","shape":[-2],"data_offsets":[0,8]})"), f32x2), "not a whole number from 0");
+        row("a negative size", craft(one(R"({"dtype":"F32","shape":[-2],"data_offsets":[0,8]})"), f32x2), "not a whole number from 0 to 2^40");
         row("a shape against its bytes", craft(one(R"({"dtype":"F32","shape":[3],"data_offsets":[0,8]})"), f32x2), "takes 8 bytes");
-        row("a shape whose size wraps around", craft(one(R"({"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,8]})"), f32x2), "states more elements than any file holds");
+        row("a size past 2^40 in an empty tensor",
+            craft(one(R"({"dtype":"F32","shape":[0,4611686018427387904,4611686018427387904],"data_offsets":[0,0]})"), ""),
+            "not a whole number from 0 to 2^40");
+        row("a shape whose size wraps around", craft(one(R"({"dtype":"F32","shape":[549755813888,549755813888,549755813888],"data_offsets":[0,8]})"), f32x2), "states more elements than any file holds");
         row("a range past the end", craft(one(R"({"dtype":"F32","shape":[4],"data_offsets":[0,16]})"), f32x2), "not a range inside");
         row("a range backwards", craft(one(R"({"dtype":"F32","shape":[0],"data_offsets":[8,0]})"), f32x2), "not a range inside");
         row("an offset of 2^64", craft(one(R"({"dtype":"F32","shape":[1],"data_offsets":[18446744073709551612,0]})"), f32x2), "not a range inside");
