@@ -39,11 +39,11 @@ Status putWeights(torch::jit::Module& module, const std::vector<std::pair<std::s
     for (const auto& [name, tensor] : weights)
         stored.emplace(name, &tensor);
     size_t used = 0;
-    const auto put = [&](const std::string& name, const torch::Tensor& placeholder, bool buffer) -> Status {
+    const auto put = [&](const std::string& name, const torch::Tensor& inSlot, bool buffer) -> Status {
         const auto found = stored.find(name);
         if (found == stored.end())
             return makeError("its weight '" + excerpt(name, 80) + "' is missing");
-        if (found->second->scalar_type() != placeholder.scalar_type())
+        if (found->second->scalar_type() != inSlot.scalar_type())
             return makeError("its weight '" + excerpt(name, 80) + "' has the wrong type");
         auto [owner, slot] = slotOwner(module, name);
         if (buffer)
@@ -59,11 +59,11 @@ Status putWeights(torch::jit::Module& module, const std::vector<std::pair<std::s
         parameters.emplace_back(item.name, item.value);
     for (const auto& item : module.named_buffers())
         buffers.emplace_back(item.name, item.value);
-    for (const auto& [name, placeholder] : parameters)
-        if (Status s = put(name, placeholder, false); !s)
+    for (const auto& [name, inSlot] : parameters)
+        if (Status s = put(name, inSlot, false); !s)
             return s;
-    for (const auto& [name, placeholder] : buffers)
-        if (Status s = put(name, placeholder, true); !s)
+    for (const auto& [name, inSlot] : buffers)
+        if (Status s = put(name, inSlot, true); !s)
             return s;
     if (used != stored.size())
         for (const auto& [name, tensor] : stored) {
