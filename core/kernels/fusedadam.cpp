@@ -58,7 +58,40 @@ Key adamStateKey(c10::TensorImpl* impl)
     }
 }
 
+bool fits(const torch::Tensor& moment, const torch::Tensor& p)
+{
+    return moment.defined() && moment.sizes() == p.sizes() && moment.scalar_type() == p.scalar_type() &&
+           moment.device() == p.device() && moment.is_contiguous() && !moment.is_sparse();
+}
+
+std::string shapeOf(const torch::Tensor& t)
+{
+    if (!t.defined())
+        return "no tensor";
+    std::ostringstream out;
+    out << t.sizes() << " " << t.scalar_type();
+    return out.str();
+}
+
 } // namespace
+
+std::string FusedAdam::stateMismatch() const
+{
+    size_t index = 0;
+    for (const auto& group : param_groups())
+        for (const auto& p : group.params()) {
+            const auto found = state_.find(adamStateKey<decltype(state_)::key_type>(p.unsafeGetTensorImpl()));
+            if (found != state_.end() && found->second) {
+                const auto& state = static_cast<const torch::optim::AdamParamState&>(*found->second);
+                for (const torch::Tensor& moment : {state.exp_avg(), state.exp_avg_sq()})
+                    if (!fits(moment, p))
+                        return "parameter " + std::to_string(index) + " is " + shapeOf(p) + " but its moment is " +
+                               shapeOf(moment);
+            }
+            ++index;
+        }
+    return {};
+}
 
 torch::Tensor FusedAdam::step(LossClosure closure)
 {
@@ -91,6 +124,10 @@ torch::Tensor FusedAdam::step(LossClosure closure)
                 slot = std::move(fresh);
             }
             auto& state = static_cast<torch::optim::AdamParamState&>(*slot);
+            // The kernel below writes p.numel() values through the moments' pointers.
+            TORCH_CHECK(fits(state.exp_avg(), p) && fits(state.exp_avg_sq(), p),
+                        "Adam's moments do not fit their parameter: ", shapeOf(p), " against ",
+                        shapeOf(state.exp_avg()), " and ", shapeOf(state.exp_avg_sq()));
             state.step(state.step() + 1);
             const auto [beta1, beta2] = options.betas();
             const double biasCorrection1 = 1 - std::pow(beta1, double(state.step()));

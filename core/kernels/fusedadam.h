@@ -8,6 +8,8 @@
 // it matches torch::optim::Adam to float rounding (tests/core/tst_kernels.cpp).
 #pragma once
 
+#include <string>
+
 #include <torch/optim/adam.h>
 
 namespace d2dpo {
@@ -19,6 +21,10 @@ public:
     /// The fused update where every parameter with a gradient is a contiguous CPU float tensor
     /// and no group uses amsgrad; otherwise torch::optim::Adam::step.
     torch::Tensor step(LossClosure closure = nullptr) override;
+
+    /// Empty when every parameter's state (after load(), from a file someone else may have
+    /// written) has moments of its parameter's shape, dtype and device; else which one does not.
+    std::string stateMismatch() const;
 };
 
 } // namespace d2dpo

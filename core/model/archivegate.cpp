@@ -14,6 +14,7 @@
 #include "base/untrustedtext.h"
 #include "base/ziprecords.h"
 #include "model/memoryarchive.h"
+#include "model/scriptsource.h"
 
 namespace d2dpo {
 
@@ -95,19 +96,6 @@ bool containsIgnoringCase(std::string_view text, std::string_view word)
     return std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
                return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
            }) != text.end();
-}
-
-/// A `def` keyword anywhere in Python source (as a whole word).
-bool definesAFunction(std::string_view source)
-{
-    const auto identifier = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    for (size_t at = source.find("def"); at != std::string_view::npos; at = source.find("def", at + 1)) {
-        const bool before = at == 0 || !identifier(source[at - 1]);
-        const bool after = at + 3 == source.size() || !identifier(source[at + 3]);
-        if (before && after)
-            return true;
-    }
-    return false;
 }
 
 std::string shown(std::string_view name) { return excerpt(std::string(name), 120); }
@@ -195,9 +183,9 @@ Status checkRecordsAsTheLoaderReadsThem(std::string_view bytes, const std::vecto
         if (containsIgnoringCase(text, "torch.classes"))
             return makeError("its record '" + shown(inside) + "' uses a TorchBind class (torch.classes), native code "
                              "outside the op allowlist that loading would already run; a denoiser needs none");
-        if (code == ArchiveCode::None && kind == RecordKind::Code && definesAFunction(text))
-            return makeError("its record '" + shown(inside) + "' defines a function, where a checkpoint's own "
-                             "archive holds weights only: it was not written by d2dpo and is never loaded");
+        if (kind == RecordKind::Code)
+            if (Status s = checkScriptSource(text, inside, code); !s)
+                return s;
     }
     return Ok{};
 }

@@ -149,6 +149,10 @@ DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
             torch::serialize::InputArchive archive;
             archive.load_from(bytes.value().data(), bytes.value().size(), device);
             m_optimizer->load(archive);
+            if (const std::string wrong = m_optimizer->stateMismatch(); !wrong.empty())
+                throw std::runtime_error("Adam's state '" + m_optimizerStateToLoad + "' does not fit this model (" +
+                                         wrong + "): it belongs to another model; resume without it to start "
+                                         "Adam afresh");
         }
         m_policy->train();
     }

@@ -220,8 +220,13 @@ private Q_SLOTS:
         QTest::newRow("an escape character as a symbol") << "tiny" << "control" << "symbol \"\\x1b\" is a control character";
         // A model is code: whatever it could do to the user's files is refused before it runs.
         QTest::newRow("torch.from_file in forward") << "writes-a-file" << "tiny"
-                                                    << "uses aten::from_file (in WritesAFile.forward)";
-        QTest::newRow("torch.save in forward") << "saves-a-file" << "tiny" << "uses aten::save (in SavesAFile.forward)";
+                                                    << "(code/__torch__.py, line 13) calls aten::from_file";
+        QTest::newRow("torch.save in forward") << "saves-a-file" << "tiny" << "calls aten::save, which is not";
+        QTest::newRow("an op reached as a method") << "sets-by-method" << "tiny" << "calls aten::set_, which is not";
+        // Values LibTorch computes while it compiles, before any graph could be checked.
+        QTest::newRow("a computed default") << "computed-default" << "tiny" << "parameter 'z' a default value that is computed";
+        QTest::newRow("a computed class constant") << "computed-constant" << "tiny" << "class 'Tiny' a value that is computed";
+        QTest::newRow("a computed annotation") << "computed-annotation" << "tiny" << "class 'Tiny' a value that is computed";
         QTest::newRow("code run while loading") << "writes-while-loading" << "tiny" << "defines __setstate__";
         // The loader finds records case-blind: each dressing of that archive is refused by its names.
         QTest::newRow("its code under CODE/") << "upper-case-code" << "tiny" << "is not one TorchScript writes";
@@ -231,7 +236,7 @@ private Q_SLOTS:
         QTest::newRow("a code record named twice") << "duplicate-name" << "tiny" << "holds two records named";
         QTest::newRow("names that differ only in case") << "case-twins" << "tiny" << "which differ only in case";
         QTest::newRow("searchsorted, whose sorter LibTorch 1.13 never checks")
-            << "searches-out-of-bounds" << "tiny" << "uses aten::searchsorted";
+            << "searches-out-of-bounds" << "tiny" << "calls aten::searchsorted";
         QTest::newRow("a TorchBind class") << "uses-torchbind" << "tiny" << "TorchBind class";
         QTest::newRow("a custom op") << "custom-op" << "tiny" << "d2dpo_test_custom::touch";
         QTest::newRow("a code record that inflates to 100 MiB") << "code-bomb" << "tiny" << "a zip bomb is never read";

@@ -343,7 +343,7 @@ private Q_SLOTS:
             QVERIFY2(torch::equal(item.value(), loaded->model->named_parameters()[item.key()]), item.key().c_str());
         // One whose payload is a model's archive, with functions: someone's code, never loaded.
         writeAll(path("format-1-code.d2dpo"), withHeader(1, test::tinyScriptedModel(6)->archive()));
-        expectRefused(path("format-1-code.d2dpo"), "defines a function");
+        expectRefused(path("format-1-code.d2dpo"), "defines the function 'forward'");
     }
 
     void refusedLoadLeavesTheFileAlone()

@@ -396,6 +396,42 @@ private Q_SLOTS:
         QCOMPARE(recorder.finished.front().status, RunStatus::Failed);
     }
 
+    /// Adam's state is a file beside a checkpoint: one written for other parameters (here one value
+    /// each, for as many parameters) must fail the run, never reach the fused kernel, which writes
+    /// a parameter's count of values through the moments.
+    void anAdamStateOfOtherShapesFailsTheRun()
+    {
+        QTemporaryDir dir;
+        const std::string adamPath = dir.filePath("other.adam").toStdString();
+        {
+            std::vector<torch::Tensor> small;
+            for (size_t i = 0; i < freshModel()->parameters().size(); ++i)
+                small.push_back(torch::zeros({1}, torch::requires_grad()));
+            torch::optim::Adam other(small, torch::optim::AdamOptions(1e-3));
+            for (auto& p : small)
+                p.mutable_grad() = torch::ones({1});
+            other.step();
+            torch::serialize::OutputArchive archive;
+            other.save(archive);
+            archive.save_to(adamPath);
+        }
+        DpoTrainer trainer(freshModel(), m_task, m_noise,
+                           DpoTrainerOptions(m_spec, test::tinyDpo(5))
+                               .schedule(test::tinySchedule())
+                               .sampling(m_sampling)
+                               .seed(3)
+                               .resume(DpoResumePoint{0, "", adamPath}));
+        auto generator = makeGenerator(8, torch::kCPU);
+        const auto [winners, losers] = m_task.rulePairs(64, generator, torch::kCPU).value();
+        trainer.setPreferences(winners, losers);
+        Recorder recorder;
+        StopToken stop;
+        const FinishedEvent done = trainer.run(recorder, stop);
+        QCOMPARE(done.status, RunStatus::Failed);
+        QVERIFY2(done.error.find("does not fit this model (parameter 0 is [") != std::string::npos, done.error.c_str());
+        QVERIFY2(done.error.find("but its moment is [1] Float") != std::string::npos, done.error.c_str());
+    }
+
     void aRunWithoutPreferencePairsFailsWithAMessage()
     {
         DpoTrainer trainer(freshModel(), m_task, m_noise, DpoTrainerOptions(m_spec, test::tinyDpo(5)).schedule(test::tinySchedule()).sampling(m_sampling).seed(3));

@@ -144,6 +144,15 @@ class WritesWhileLoading(WritesAFile):
         self.training = state[3] or bool(x.sum() < 0)
 
 
+class SetsByMethod(Tiny):
+    """An op off the allowlist called as a method (TorchScript writes it as torch.set_(x))."""
+
+    def forward(self, tokens: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        x = t.clone()
+        x.set_()
+        return self.head(self.embed(tokens) + t[:, None, None]) + x.sum()
+
+
 class SearchesOutOfBounds(Tiny):
     """torch.searchsorted's sorter is not bounds-checked in LibTorch 1.13: it reads past the tensor."""
 
@@ -227,6 +236,26 @@ def loader_bypasses(out):
             write_checkpoint(os.path.join(out, name + ".d2dpo"), f.read())
 
 
+def computed_while_loading(out, victim):
+    """tiny.pt with a value LibTorch computes while it compiles the archive, before any check of a
+    graph could run: a parameter's default, a class constant, an attribute's annotation. Each
+    writes "AAAA" over the victim. TorchScript never writes such code; an editor of the zip does."""
+    poke = 'int(torch.from_file("%s", True, 4, dtype=0).fill_(65).sum())' % victim
+    tiny = os.path.join(out, "tiny.pt")
+    edits = {
+        "computed-default": lambda c: c.replace("t: Tensor) -> Tensor:", "t: Tensor, z: int=%s) -> Tensor:" % poke),
+        "computed-constant": lambda c: c.replace("  training : bool\n", "  training : bool\n  k : Final[int] = %s\n" % poke),
+        "computed-annotation": lambda c: c.replace("  training : bool\n",
+                                                   "  training : bool\n  __annotations__[\"k\"] = %s\n" % poke),
+    }
+    for name, edit in edits.items():
+        rewrite_zip(tiny, os.path.join(out, name + ".pt"),
+                    lambda record, data: ((edit(data.decode()).encode() if record.endswith("code/__torch__.py")
+                                           else data), False))
+    with open(os.path.join(out, "computed-default.pt"), "rb") as f:
+        write_checkpoint(os.path.join(out, "computed-default.d2dpo"), f.read())
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -244,7 +273,8 @@ def main():
     for name, cls in [("writes-a-file", WritesAFile), ("saves-a-file", SavesAFile),
                       ("writes-while-loading", WritesWhileLoading)]:
         torch.jit.script(cls(victim)).save(os.path.join(out, name + ".pt"))
-    for name, cls in [("searches-out-of-bounds", SearchesOutOfBounds), ("uses-torchbind", UsesTorchBind)]:
+    for name, cls in [("searches-out-of-bounds", SearchesOutOfBounds), ("uses-torchbind", UsesTorchBind),
+                      ("sets-by-method", SetsByMethod)]:
         torch.jit.script(cls()).save(os.path.join(out, name + ".pt"))
     scripted, _library = custom_op_model()
     scripted.save(os.path.join(out, "custom-op.pt"))
@@ -260,6 +290,7 @@ def main():
         payload = f.read()
     write_checkpoint(os.path.join(out, "writes-while-loading.d2dpo"), payload)
     loader_bypasses(out)
+    computed_while_loading(out, victim)
     torch.save(Tiny().state_dict(), os.path.join(out, "state-dict.pt"))
     torch.save(Tiny().state_dict(), os.path.join(out, "legacy-pickle.pt"), _use_new_zipfile_serialization=False)
 
