@@ -166,6 +166,7 @@ PreferenceStore::PreferenceStore(std::unique_ptr<StoreImpl> impl)
     , RunLog(*m_own)
     , ComparisonBook(*m_own)
     , ImportLog(*m_own)
+    , AssayBook(*m_own)
 {
 }
 PreferenceStore::~PreferenceStore()

@@ -2,7 +2,8 @@
 // The preference store, on an SQLite file or a team's PostgreSQL server (store/sql/): opened here,
 // and used through its facets, one header each: the models (store/modelcatalog.h), the pairs, the
 // queue and the labels (store/labelqueue.h), the training runs (store/runlog.h), the blind
-// comparisons (store/comparisonbook.h) and the imports (store/importlog.h). A caller that needs
+// comparisons (store/comparisonbook.h), the imports (store/importlog.h) and the measurements
+// (store/assaybook.h). A caller that needs
 // one facet takes it (a RunLog&, say); PreferenceStore is all of them on one connection. Its
 // records are in store/records.h. Foreign keys (and WAL on SQLite), a schema version with forward
 // migrations; every label is committed the moment it is made. No torch and no Qt here.
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "store/assaybook.h"
 #include "store/comparisonbook.h"
 #include "store/importlog.h"
 #include "store/labelqueue.h"
@@ -43,7 +45,8 @@ class PreferenceStore final : private detail::StoreOwner,
                               public LabelQueue,
                               public RunLog,
                               public ComparisonBook,
-                              public ImportLog {
+                              public ImportLog,
+                              public AssayBook {
 public:
     enum class OpenMode {
         CreateIfMissing, ///< a new store file (not its folder) is created; the default path's folder too
@@ -86,7 +89,7 @@ public:
     Status stillAtItsPath() const;
 
     /// Copies every record of `from` (models with lineage, tasks, evaluations, sequences, pairs, labels
-    /// with history, imports, comparisons, runs with series, queue settings; not leases) into `to`,
+    /// with history, imports, comparisons, runs with series, queue settings, assays with their measurements; not leases) into `to`,
     /// which must hold none yet: one transaction, ids kept, each table's count checked against the
     /// source before it commits. Returns each table's name and count, in the order copied.
     static Result<std::vector<std::pair<std::string, int64_t>>> copyAll(PreferenceStore& from, PreferenceStore& to);

@@ -39,6 +39,9 @@ const Table kTables[] = {
     {"labels", "id, pair_id, choice, labeler, decide_ms, created_at, undone_at, import_key", "id", true},
     {"settings", "key, value", "key", false},
     {"model_files", "model_id, bytes, size, created_at", "model_id", false, 1},
+    {"assays", "name, direction, task, created_at", "name", false},
+    {"assay_imports", "id, assay, file, digest, created_at", "id", true},
+    {"measurements", "id, import_id, tokens, value, sd, replicates, line", "id", true},
 };
 
 std::string insertColumns(const char* columns)

@@ -223,6 +223,36 @@ CREATE TABLE model_files (
         R"sql(
 ALTER TABLE sequences ADD COLUMN made_by TEXT;
 )sql",
+        // Version 12: measurements (assays/). An assay names what was measured, which way is better
+        // and the task its sequences belong to; each imported file is recorded once per assay by its
+        // content's digest, so importing it again adds nothing, and a sequence measured twice keeps
+        // both values.
+        R"sql(
+CREATE TABLE assays (
+    name       TEXT PRIMARY KEY CHECK (length(name) > 0),
+    direction  TEXT NOT NULL CHECK (direction IN ('higher', 'lower')),
+    task       TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE assay_imports (
+    id         INTEGER PRIMARY KEY,
+    assay      TEXT NOT NULL REFERENCES assays(name),
+    file       TEXT NOT NULL,
+    digest     TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX assay_imports_once ON assay_imports(assay, digest);
+CREATE TABLE measurements (
+    id         INTEGER PRIMARY KEY,
+    import_id  INTEGER NOT NULL REFERENCES assay_imports(id),
+    tokens     TEXT NOT NULL CHECK (length(tokens) > 0),
+    value      REAL NOT NULL,
+    sd         REAL CHECK (sd IS NULL OR sd >= 0),
+    replicates INTEGER NOT NULL DEFAULT 1 CHECK (replicates >= 1),
+    line       INTEGER NOT NULL
+);
+CREATE INDEX measurements_by_import ON measurements(import_id);
+)sql",
     };
     return migrations;
 }

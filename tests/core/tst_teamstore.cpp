@@ -278,6 +278,8 @@ private Q_SLOTS:
             QVERIFY(source->addLabel(ids[2], Choice::Right, "rule:odd", 0));
             QVERIFY(source->saveEvaluation("m2", "s", 100, 7, R"({"odd_ratio":0.9})"));
             QVERIFY(source->setPairMargins({{ids[3], -0.25}}, "m2"));
+            QVERIFY(source->importMeasurements({"stability", "lower", "binary-integers:8", 0, 0, 0}, "dms.csv", "d1",
+                                               {{"0101", 0.1234567890123, 0.5, 2, 2, 0}, {"0110", -3, std::nullopt, 1, 3, 0}}));
         }
         const std::string db = m_server->createDatabase("copy");
         const std::string back = m_dir.filePath("back.sqlite").toStdString();
@@ -298,7 +300,10 @@ private Q_SLOTS:
                                                "SELECT * FROM labels",
                                                "SELECT * FROM evaluations",
                                                "SELECT * FROM settings ORDER BY key",
-                                               "SELECT * FROM tasks"};
+                                               "SELECT * FROM tasks",
+                                               "SELECT * FROM assays",
+                                               "SELECT * FROM assay_imports",
+                                               "SELECT * FROM measurements"};
         QCOMPARE(sqliteDump(back, dump), sqliteDump(file, dump));
         auto again = openOrFail(back);
         QCOMPARE(again->addPairs(somePairs(1), "generated").value()[0], int64_t(6)); // ids go on from the copied
