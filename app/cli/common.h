@@ -14,6 +14,10 @@
 #include "base/result.h"
 #include "base/samplemetrics.h"
 
+namespace d2dpo {
+struct AssayPairsSpec;
+}
+
 namespace d2dpo::cli {
 
 struct RuntimeOptions {
@@ -73,6 +77,9 @@ void registerExport(CLI::App& app, int& exitCode);
 void registerReproduce(CLI::App& app, int& exitCode);
 void registerBench(CLI::App& app, int& exitCode);
 void registerStoreCommands(CLI::App& app, int& exitCode);
+void registerMeasurementsCommands(CLI::App& app, int& exitCode);
+/// --assay, --strategy, --k, --margin, --budget, --pair-seed, --best-share (measurementscommands.cpp).
+void addMeasuredPairOptions(CLI::App* command, AssayPairsSpec& spec);
 /// Adds `label`: pending pairs labelled by their task's rule (a simulated expert).
 void registerLabelCommand(CLI::App& app, int& exitCode);
 /// Adds --db: a preference store, an SQLite file or a team store's postgresql:// URL.

@@ -14,6 +14,7 @@
 #include "jobs/dporesume.h"
 #include "facades/runtimeinfo.h"
 #include "jobs/dpojob.h"
+#include "jobs/assaypairs.h"
 
 namespace d2dpo::cli {
 
@@ -32,7 +33,22 @@ struct TrainOptions {
     bool evaluateReference = false;
     int64_t resume = 0; ///< continue this run of the store
     std::vector<std::string> labelers; ///< with --db: only these labelers' labels
+    std::string source = "labels";     ///< with --db: labels, measurements or labels,measurements
+    AssayPairsSpec measured;
+    double labelsWeight = 1.0, measurementsWeight = 1.0;
 };
+
+/// --source as a PreferenceSource (with --db), or why not.
+Result<PreferenceSource> sourceNamed(const std::string& source)
+{
+    if (source == "labels")
+        return PreferenceSource::StoreLabels;
+    if (source == "measurements")
+        return PreferenceSource::Measurements;
+    if (source == "labels,measurements" || source == "measurements,labels")
+        return PreferenceSource::LabelsAndMeasurements;
+    return makeError("--source is labels, measurements or labels,measurements, not '" + source + "'");
+}
 
 /// The outcome for the user: the checkpoint, and the exit code (128 + signal when a signal stopped it).
 int report(const DpoJobOutcome& outcome, const std::string& db)
@@ -78,7 +94,24 @@ int run(const TrainOptions& o)
     DpoJobSpec job;
     job.referencePath = o.checkpoint;
     job.storePath = o.db;
-    job.source = o.db.empty() ? PreferenceSource::RulePairs : PreferenceSource::StoreLabels;
+    job.source = PreferenceSource::RulePairs;
+    if (!o.db.empty()) {
+        const auto source = sourceNamed(o.source);
+        if (!source)
+            return fail("train", source.error());
+        job.source = source.value();
+    } else if (o.source != "labels") {
+        return fail("train", "--source " + o.source + " reads the store: name it with --db STORE");
+    }
+    if (job.source == PreferenceSource::Measurements || job.source == PreferenceSource::LabelsAndMeasurements) {
+        if (o.measured.assay.empty())
+            return fail("train", "--source " + o.source + " needs the assay: --assay NAME (d2dpo measurements list)");
+    } else if (!o.measured.assay.empty()) {
+        return fail("train", "--assay is for --source measurements or labels,measurements");
+    }
+    job.measured = o.measured;
+    job.labelsWeight = o.labelsWeight;
+    job.measurementsWeight = o.measurementsWeight;
     job.rulePairs = o.pairs;
     job.labelers = o.labelers;
     job.rule = o.rule;
@@ -117,6 +150,18 @@ void registerTrain(CLI::App& app, int& exitCode)
     c->add_option("--labeler", options->labelers,
                   "With --db: train only on this labeler's labels (repeat for several; default: every labeler's, "
                   "simulated rule:* ones included; `d2dpo prefs list` shows them)");
+    c->add_option("--source", options->source,
+                  "With --db: what to train on: labels (the experts'), measurements (pairs made from an assay's "
+                  "values, --assay) or labels,measurements (both, each at its --*-weight)")
+        ->capture_default_str();
+    addMeasuredPairOptions(c, options->measured);
+    c->add_option("--labels-weight", options->labelsWeight,
+                  "With --source labels,measurements: the labels' share of each batch, against --measurements-weight")
+        ->check(finitePositive())
+        ->capture_default_str();
+    c->add_option("--measurements-weight", options->measurementsWeight, "The measured pairs' share, likewise")
+        ->check(finitePositive())
+        ->capture_default_str();
     c->add_option("--out,-o", options->out, "New (or empty) folder for the run's checkpoints");
     c->add_option("--resume", options->resume,
                   "Continue this stopped or interrupted run of the --db store from its last checkpoint, with the "

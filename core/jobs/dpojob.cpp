@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/dpojob.h"
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "jobs/runfolder.h"
 #include "jobs/runrecorder.h"
 #include "jobs/storewait.h"
+#include "jobs/trainingpairs.h"
 #include "model/device.h"
 #include "model/loradenoiser.h"
 #include "model/torchscriptdenoiser.h"
@@ -111,8 +113,11 @@ private:
         require(validate(m_spec.sampling));
         require(m_spec.source != PreferenceSource::RulePairs || m_spec.rulePairs >= 1,
                 "the number of rule-made pairs must be at least 1");
-        require(!((m_spec.source == PreferenceSource::StoreLabels || m_resuming) && m_spec.storePath.empty()),
-                "training on the experts' labels, or resuming a run, needs a preference store");
+        require(!((m_spec.source != PreferenceSource::RulePairs || m_resuming) && m_spec.storePath.empty()),
+                "training on the experts' labels or on measurements, or resuming a run, needs a preference store");
+        require(std::isfinite(m_spec.labelsWeight) && std::isfinite(m_spec.measurementsWeight) &&
+                    m_spec.labelsWeight > 0 && m_spec.measurementsWeight > 0,
+                "each source's weight must be a positive number");
         require(!m_spec.outputFolder.empty(), "no folder was given for the checkpoints");
         // Each run writes into its own new folder: never over an earlier run's checkpoints.
         if (!m_resuming)
@@ -142,50 +147,17 @@ private:
     {
         if (m_spec.storePath.empty())
             return;
-        const bool mustExist = m_spec.source == PreferenceSource::StoreLabels || m_resuming;
+        const bool mustExist = m_spec.source != PreferenceSource::RulePairs || m_resuming;
         m_store = take(PreferenceStore::open(m_spec.storePath, mustExist ? PreferenceStore::OpenMode::MustExist
                                                                          : PreferenceStore::OpenMode::CreateIfMissing));
     }
 
-    /// The pairs to train on: the store's decisive labels of the reference's task by the chosen
-    /// labelers, or pairs the task's rule ranks apart.
+    /// The pairs to train on, by source (jobs/trainingpairs.h).
     void loadPreferences()
     {
-        const Task& task = *m_model.task;
-        if (m_spec.source == PreferenceSource::RulePairs) {
-            auto pairGenerator = makeGenerator(m_spec.seed + 2000, m_device);
-            std::tie(m_winners, m_losers) = take(task.rulePairs(m_spec.rulePairs, pairGenerator, m_device));
-            m_listener.onLog(std::to_string(m_spec.rulePairs) + " rule-made pairs (" + task.rule()->describe() + ")");
-        } else {
-            std::tie(m_winners, m_losers) = storedPairs(task);
-            m_listener.onLog(std::to_string(m_winners.size(0)) +
-                             " labelled pairs from the store (ties and skips left out)");
-        }
-        m_outcome.pairs = m_winners.size(0);
-    }
-
-    /// The store's selection (PreferenceStore::preferences) as (winners, losers) [P, D] int64.
-    std::pair<torch::Tensor, torch::Tensor> storedPairs(const Task& task)
-    {
-        const UsablePairs counted = take(m_store->usablePairs(task.key(), m_spec.labelers));
-        if (counted.otherTask > 0)
-            m_listener.onLog(std::to_string(counted.otherTask) +
-                             " labelled pairs of other tasks than the reference's (" + task.key() + ") are left out");
-        if (counted.otherLabelers > 0)
-            m_listener.onLog(std::to_string(counted.otherLabelers) +
-                             " labelled pairs by labelers not chosen are left out");
-        std::vector<int64_t> winners, losers;
-        for (const PreferenceRecord& r : take(m_store->preferences(task.key(), m_spec.labelers)))
-            for (const auto& [text, into] : {std::pair{&r.chosen, &winners}, std::pair{&r.rejected, &losers}}) {
-                auto tokens = task.parse(*text);
-                require(tokens.ok(), tokens.ok() ? "" : "a stored preference cannot be read: " + tokens.error());
-                into->insert(into->end(), tokens->begin(), tokens->end());
-            }
-        require(!winners.empty(), "the store has no decisive labels (left/right) of this task (" + task.key() + ")" +
-                                      (m_spec.labelers.empty() ? std::string() : " by the chosen labelers") +
-                                      " to train on; label some pairs first");
-        const int64_t count = int64_t(winners.size()) / task.length();
-        return {torch::tensor(winners).view({count, task.length()}), torch::tensor(losers).view({count, task.length()})};
+        m_pairs = take(gatherTrainingPairs(m_spec, m_store.get(), *m_model.task, m_device,
+                                           [this](const std::string& line) { m_listener.onLog(line); }));
+        m_outcome.pairs = m_pairs.winners.size(0);
     }
 
     /// The folder and its lock come before the run's record: a "running" run always has a lock.
@@ -243,7 +215,7 @@ private:
             json{{"dpo", json::parse(toJson(m_spec.dpo, m_spec.schedule))},
                  {"sampling", json::parse(toJson(m_spec.sampling))},
                  {"preferences",
-                  json::parse(preferenceSourceJson(m_spec.source, m_outcome.pairs, rule ? rule->spec() : ""))},
+                  json::parse(trainingPairsJson(m_spec, m_pairs, rule ? rule->spec() : ""))},
                  {"rule_pairs", m_spec.rulePairs},
                  {"rule", m_spec.rule},
                  {"labelers", m_spec.labelers},
@@ -281,7 +253,7 @@ private:
             try {
                 const SampleMetrics metrics =
                     referenceMetrics(m_store.get(), m_reference, frozenCopy(m_model.checkpoint.model), *m_model.task,
-                                     measurement, m_winners.slice(0, 0, 1), m_listener, &stop);
+                                     measurement, m_pairs.winners.slice(0, 0, 1), m_listener, &stop);
                 recorder.onEvaluation({0, metrics, true});
                 options.referenceVsr(metrics.vsr());
             } catch (const EvaluationStopped&) {
@@ -303,7 +275,7 @@ private:
             for (size_t k = 0; k < into.size(); ++k)
                 into[k].copy_(from[k]);
         }
-        trainer.setPreferences(m_winners, m_losers);
+        trainer.setPreferences(m_pairs.winners, m_pairs.losers, m_pairs.weights);
         trainer.run(recorder, stop);
         FinishedEvent finished = recorder.finished().value_or(failed("the trainer did not finish"));
         if (m_store) { // what a server that went away kept from the store: sent before the end is recorded
@@ -376,18 +348,12 @@ private:
     std::string m_unrecorded; ///< why what the run kept could not be sent to its store; "" when it was
     RunLock m_lock;
     bool m_madeFolder = false; ///< the output folder did not exist before this run
-    torch::Tensor m_winners, m_losers;
+    TrainingPairs m_pairs;
     std::optional<DpoResumePoint> m_resumePoint;
     Denoiser m_resumedPolicy{nullptr};
 };
 
 } // namespace
-
-std::string preferenceSourceJson(PreferenceSource source, int64_t pairs, const std::string& rule)
-{
-    return json{{"source", source == PreferenceSource::StoreLabels ? "store-labels" : "rule:" + rule}, {"pairs", pairs}}
-        .dump();
-}
 
 DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const StopToken& stop)
 {

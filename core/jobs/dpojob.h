@@ -14,13 +14,16 @@
 #include "base/config.h"
 #include "base/result.h"
 #include "base/trainlistener.h"
+#include "jobs/assaypairs.h"
 #include "jobs/runfolder.h"
 
 namespace d2dpo {
 
 enum class PreferenceSource {
-    StoreLabels, ///< the store's active left/right labels (ties and skips left out)
-    RulePairs,   ///< pairs of training sequences the task's rule ranks apart (the paper's experiment)
+    StoreLabels,           ///< the store's active left/right labels (ties and skips left out)
+    RulePairs,             ///< pairs of training sequences the task's rule ranks apart (the paper's experiment)
+    Measurements,          ///< pairs made from an assay's values in the store (DpoJobSpec::measured)
+    LabelsAndMeasurements, ///< both, each drawn at its weight
 };
 
 struct DpoJobSpec {
@@ -30,6 +33,9 @@ struct DpoJobSpec {
     int64_t rulePairs = 20000;     ///< with PreferenceSource::RulePairs
     std::string rule;              ///< the rule for rule-made pairs and the metrics; "" = the reference's task's
     std::vector<std::string> labelers; ///< with StoreLabels: whose labels count; empty = everyone's
+    AssayPairsSpec measured;       ///< with Measurements: the assay and how its pairs are made
+    double labelsWeight = 1.0;     ///< with LabelsAndMeasurements: each source's share of a batch is
+    double measurementsWeight = 1.0; ///< its weight over the two weights' sum
     DpoConfig dpo;
     DpoScheduleConfig schedule;
     SamplingConfig sampling;
@@ -63,7 +69,5 @@ struct DpoJobOutcome {
 /// is always called exactly once). Never throws: every failure ends as RunStatus::Failed with a message.
 DpoJobOutcome runDpoJob(const DpoJobSpec& spec, TrainListener& listener, const StopToken& stop);
 
-/// What the job records as the run's preference source: {"source": ..., "pairs": N}.
-std::string preferenceSourceJson(PreferenceSource source, int64_t pairs, const std::string& rule);
 
 } // namespace d2dpo

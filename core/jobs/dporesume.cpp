@@ -83,7 +83,22 @@ Result<DpoJobSpec> resumeJobSpec(const std::string& storePath, int64_t runId)
             return makeError(sampling.error());
         spec.sampling = sampling.value();
         const std::string source = config.at("preferences").at("source").get<std::string>();
-        spec.source = source == "store-labels" ? PreferenceSource::StoreLabels : PreferenceSource::RulePairs;
+        const json& preferences = config.at("preferences");
+        spec.source = source == "store-labels"                ? PreferenceSource::StoreLabels
+                      : source == "measurements"              ? PreferenceSource::Measurements
+                      : source == "store-labels+measurements" ? PreferenceSource::LabelsAndMeasurements
+                                                              : PreferenceSource::RulePairs;
+        if (spec.source == PreferenceSource::Measurements || spec.source == PreferenceSource::LabelsAndMeasurements) {
+            spec.measured.assay = preferences.at("assay").get<std::string>();
+            spec.measured.strategy = preferences.at("strategy").get<std::string>();
+            spec.measured.k = preferences.at("k").get<double>();
+            spec.measured.margin = preferences.at("margin").get<double>();
+            spec.measured.budget = preferences.at("budget").get<int64_t>();
+            spec.measured.seed = preferences.at("pair_seed").get<uint64_t>();
+            spec.measured.bestShare = preferences.at("best_share").get<double>();
+            spec.labelsWeight = preferences.at("labels_weight").get<double>();
+            spec.measurementsWeight = preferences.at("measurements_weight").get<double>();
+        }
         spec.rulePairs = config.value("rule_pairs", config.at("preferences").value("pairs", int64_t(20000)));
         spec.rule = config.value("rule", source.rfind("rule:", 0) == 0 ? source.substr(5) : std::string());
         spec.labelers = config.value("labelers", std::vector<std::string>());

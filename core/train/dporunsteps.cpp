@@ -85,6 +85,11 @@ private:
                              std::to_string(adapted->trainedCount()) + " numbers trained, the model's own frozen");
         if (t.m_winners.sizes() != t.m_losers.sizes() || t.m_winners.size(1) != t.m_task.length())
             throw std::runtime_error("preference pairs do not match the task's sequence length");
+        if (t.m_pairWeights.defined() &&
+            (t.m_pairWeights.dim() != 1 || t.m_pairWeights.size(0) != t.m_winners.size(0) ||
+             !torch::isfinite(t.m_pairWeights).all().item<bool>() || (t.m_pairWeights < 0).any().item<bool>() ||
+             t.m_pairWeights.sum().item<double>() <= 0))
+            throw std::runtime_error("the pairs' weights must be one finite, non-negative number per pair, not all 0");
     }
 
     /// DpoScheduleConfig::keepBest: the rule needs the reference's VSR, and a resumed run's

@@ -69,11 +69,12 @@ DpoTrainer::DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noi
     }
 }
 
-void DpoTrainer::setPreferences(const torch::Tensor& winners, const torch::Tensor& losers)
+void DpoTrainer::setPreferences(const torch::Tensor& winners, const torch::Tensor& losers, const torch::Tensor& weights)
 {
     const auto device = m_policy->parameters().front().device();
     m_winners = winners.to(device, torch::kLong);
     m_losers = losers.to(device, torch::kLong);
+    m_pairWeights = weights.defined() ? weights.to(device, torch::kFloat) : torch::Tensor();
 }
 
 std::string optimizerStatePath(const std::string& checkpointPath)
@@ -156,8 +157,10 @@ DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
         }
         m_policy->train();
     }
-    const auto index = torch::randint(0, m_winners.size(0), {m_config.batch}, *m_generator,
-                                      torch::dtype(torch::kLong).device(device));
+    const auto index = m_pairWeights.defined()
+                           ? torch::multinomial(m_pairWeights, m_config.batch, /*replacement=*/true, *m_generator)
+                           : torch::randint(0, m_winners.size(0), {m_config.batch}, *m_generator,
+                                            torch::dtype(torch::kLong).device(device));
     dropGradients(m_policy);
     const DpoTerms terms = d2dpoBackward(m_policy, m_reference, m_noise, m_winners.index_select(0, index),
                                          m_losers.index_select(0, index), m_config, *m_generator,

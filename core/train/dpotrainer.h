@@ -66,7 +66,11 @@ public:
     DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noise, DpoTrainerOptions options);
 
     /// The preference data: winners and losers [P, D] int64 (moved to the policy's device).
-    void setPreferences(const torch::Tensor& winners, const torch::Tensor& losers);
+    /// `weights` [P] float (optional): how often each pair is drawn, relative to the others (a
+    /// source's weight over its pair count, when labels and measurements train together); without
+    /// it every pair is drawn alike.
+    void setPreferences(const torch::Tensor& winners, const torch::Tensor& losers,
+                        const torch::Tensor& weights = {});
 
     /// The whole run, in the named steps of train/dporunsteps.cpp.
     FinishedEvent run(TrainListener& listener, const StopToken& stop);
@@ -119,6 +123,7 @@ private:
     std::optional<double> m_referenceVsr;
     torch::Tensor m_winners;
     torch::Tensor m_losers;
+    torch::Tensor m_pairWeights; ///< [P] float, or undefined: uniform draws
     std::string m_checkpointFolder;
     std::string m_parentId;
     int64_t m_startStep = 0;

@@ -92,6 +92,10 @@ QString runOrigin(PreferenceStore& store, std::map<std::string, QString>& names,
         trained = RunHistory::tr("%1 labelled pairs%2")
                       .arg(pairs)
                       .arg(who.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(who.join(QStringLiteral(", "))));
+    } else if (prefs.value(QStringLiteral("source")).toString().contains(QLatin1String("measurements"))) {
+        trained = RunHistory::tr("%1 pairs with measurements of %2")
+                      .arg(pairs)
+                      .arg(prefs.value(QStringLiteral("assay")).toString());
     } else if (!prefs.isEmpty()) {
         trained = RunHistory::tr("%1 rule-made pairs").arg(pairs);
     }
