@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `d2dpo measurements import|list|pairs|delete`: a lab's assay values in the store, checked
+// `d2dpo measurements import|list|pairs|eval|delete`: a lab's assay values in the store, checked
 // against a model's task on the way in (jobs/assayimport.h), and the preference pairs a strategy
 // makes of them (jobs/assaypairs.h): what `train --source measurements` trains on.
 #include <cstdio>
@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "jobs/assayeval.h"
 #include "jobs/assayimport.h"
 #include "jobs/assaypairs.h"
 #include "store/preferencestore.h"
@@ -25,6 +26,10 @@ struct PairsOptions {
     std::string db = PreferenceStore::defaultPath();
     AssayPairsSpec spec;
     int64_t show = 5;
+};
+
+struct EvalOptions {
+    AssayEvalSpec spec;
 };
 
 struct DeleteOptions {
@@ -103,6 +108,25 @@ int runPairs(const PairsOptions& o)
     return 0;
 }
 
+int runEval(const EvalOptions& o)
+{
+    const auto result = evaluateOnHeldOut(o.spec);
+    if (!result)
+        return fail("measurements eval", result.error());
+    const AssayEvalResult& r = result.value();
+    std::cout << "held out: " << r.heldOut << " sequences of the assay '" << o.spec.split.assay << "' (share "
+              << o.spec.split.heldOut << ", split seed " << o.spec.split.splitSeed << ")\n"
+              << "score: " << r.score << "\n";
+    if (r.selfReferenced) {
+        std::cout << "the model is its own reference (a pretrained model): its implicit reward is 0 for every "
+                     "sequence, so it ranks nothing; evaluate a model fine-tuned from it\n";
+        return 0;
+    }
+    std::printf("spearman %.4f  pair_accuracy %.4f  (%lld held-out pairs of different values)\n", r.spearman,
+                r.pairAccuracy, static_cast<long long>(r.pairs));
+    return 0;
+}
+
 int runDelete(const DeleteOptions& o)
 {
     auto store = PreferenceStore::open(o.db, PreferenceStore::OpenMode::MustExist);
@@ -139,6 +163,12 @@ void addPairOptions(CLI::App* c, AssayPairsSpec& spec, bool assayRequired)
     c->add_option("--best-share", spec.bestShare, "With --strategy best: the top share paired against the rest")
         ->check(CLI::Range(1e-9, 1.0))
         ->capture_default_str();
+    c->add_option("--held-out", spec.heldOut,
+                  "The share of sequences kept out of the pairs, for `measurements eval` (a random split by "
+                  "sequence; the same --held-out and --split-seed give the same split)")
+        ->check(CLI::Range(0.0, 0.95))
+        ->capture_default_str();
+    c->add_option("--split-seed", spec.splitSeed, "The held-out split's seed")->capture_default_str();
 }
 
 } // namespace
@@ -147,7 +177,8 @@ void addMeasuredPairOptions(CLI::App* command, AssayPairsSpec& spec) { addPairOp
 
 void registerMeasurementsCommands(CLI::App& app, int& exitCode)
 {
-    CLI::App* m = app.add_subcommand("measurements", "Assay values as preferences: import, list, make pairs, delete");
+    CLI::App* m = app.add_subcommand("measurements",
+                                     "Assay values as preferences: import, list, make pairs, evaluate on held-out values, delete");
     m->require_subcommand(1);
     {
         auto o = std::make_shared<ImportOptions>();
@@ -189,6 +220,31 @@ void registerMeasurementsCommands(CLI::App& app, int& exitCode)
         addPairOptions(c, o->spec, true);
         c->add_option("--show", o->show, "Print this many of the pairs")->check(CLI::Range(int64_t(0), int64_t(1000)));
         c->callback([o, &exitCode] { exitCode = runPairs(*o); });
+    }
+    {
+        auto o = std::make_shared<EvalOptions>();
+        o->spec.storePath = PreferenceStore::defaultPath();
+        o->spec.split.heldOut = 0.2;
+        CLI::App* c = m->add_subcommand("eval", "How a fine-tuned model ranks the held-out measurements: Spearman "
+                                                "and the share of pairs ordered as measured");
+        addDbOption(c, o->spec.storePath);
+        c->add_option("--checkpoint,-c", o->spec.checkpoint, "The fine-tuned model (its reference is found in the store)")
+            ->required();
+        c->add_option("--assay", o->spec.split.assay, "The assay")->required();
+        c->add_option("--held-out", o->spec.split.heldOut, "The held-out share its run was trained with")
+            ->check(CLI::Range(0.0, 0.95))
+            ->capture_default_str();
+        c->add_option("--split-seed", o->spec.split.splitSeed, "The split's seed its run was trained with")
+            ->capture_default_str();
+        c->add_option("--draws", o->spec.draws, "Noise draws per sequence's implicit reward")
+            ->check(CLI::Range(1, 4096))
+            ->capture_default_str();
+        c->add_option("--max-sequences", o->spec.maxSequences, "Score at most this many held-out sequences")
+            ->check(CLI::Range(int64_t(2), int64_t(1'000'000)))
+            ->capture_default_str();
+        c->add_option("--seed", o->spec.seed, "Seed of the noise draws")->capture_default_str();
+        c->add_option("--device", o->spec.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+        c->callback([o, &exitCode] { exitCode = runEval(*o); });
     }
     {
         auto o = std::make_shared<DeleteOptions>();

@@ -2,82 +2,25 @@
 #include "assays/assayfile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
-#include <cstdio>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <map>
+#include <optional>
 
+#include "assays/csvrecords.h"
+#include "assays/measurementcollector.h"
+#include "assays/mutants.h"
 #include "base/untrustedtext.h"
 
 namespace d2dpo {
 
 namespace {
 
-/// Bad lines named in one message: the first ones, then how many more.
-constexpr size_t kLinesNamed = 10;
-
-struct Record {
-    int64_t line = 0;
-    std::vector<std::string> fields;
-};
-
-/// RFC 4180 records: quoted fields may hold the delimiter, doubled quotes and line breaks; CRLF
-/// and LF both end a record; blank lines are skipped.
-Result<std::vector<Record>> splitRecords(std::string_view text, char delimiter)
-{
-    std::vector<Record> out;
-    Record current;
-    std::string field;
-    bool quoted = false, fieldStarted = false;
-    int64_t line = 1;
-    current.line = 1;
-    const auto endRecord = [&] {
-        current.fields.push_back(std::move(field));
-        field.clear();
-        const bool blank = current.fields.size() == 1 && current.fields[0].empty();
-        if (!blank)
-            out.push_back(std::move(current));
-        current = Record{};
-        fieldStarted = false;
-    };
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-                field += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                if (c == '\n')
-                    ++line;
-                field += c;
-            }
-            continue;
-        }
-        if (c == '"' && !fieldStarted && field.empty()) {
-            quoted = fieldStarted = true;
-        } else if (c == delimiter) {
-            current.fields.push_back(std::move(field));
-            field.clear();
-            fieldStarted = false;
-        } else if (c == '\n' || c == '\r') {
-            if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
-                ++i;
-            endRecord();
-            current.line = ++line;
-        } else {
-            field += c;
-            fieldStarted = true;
-        }
-    }
-    if (quoted)
-        return makeError("line " + std::to_string(current.line) + ": a quoted field is never closed");
-    if (!field.empty() || !current.fields.empty())
-        endRecord();
-    return out;
-}
+/// The byte-order mark spreadsheet programs put at the start of a UTF-8 CSV: without this, the
+/// first column's name would be "\xEF\xBB\xBFsequence" and never found.
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 std::string trimmed(const std::string& text)
 {
@@ -87,13 +30,16 @@ std::string trimmed(const std::string& text)
     return text.substr(begin, text.find_last_not_of(" \t") - begin + 1);
 }
 
-/// A finite number in the C locale's notation, or why not.
+/// A finite number in the C locale's notation, or why not. std::from_chars never reads the
+/// locale, so a German desktop reads "1.5" as a lab in Boston wrote it.
 Result<double> numberIn(const std::string& raw, const char* what)
 {
     const std::string text = trimmed(raw);
     double value = 0;
     const char* begin = text.data() + (text.size() > 1 && text[0] == '+' ? 1 : 0);
     const auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value);
+    if (ec == std::errc::result_out_of_range)
+        return makeError(std::string("the ") + what + " '" + excerpt(text, 40) + "' is out of range");
     if (text.empty() || ec != std::errc() || end != text.data() + text.size())
         return makeError(std::string("the ") + what + " '" + excerpt(text, 40) + "' is not a number");
     if (!std::isfinite(value))
@@ -101,248 +47,188 @@ Result<double> numberIn(const std::string& raw, const char* what)
     return value;
 }
 
-class Reader {
+constexpr const char* kHeaderOnly = "it holds a header and no rows";
+
+/// A table's columns by name, looked up with an error that names the columns there are.
+class Columns {
 public:
-    explicit Reader(const AssayFileOptions& options) : m_options(options) {}
-
-    /// A bad line, kept for the message.
-    void bad(int64_t line, const std::string& why)
+    static Result<Columns> of(const CsvRecord& header)
     {
-        if (++m_badCount <= kLinesNamed)
-            m_bad.push_back("line " + std::to_string(line) + ": " + why);
-    }
-
-    /// Checks the sequence's symbols and length, then keeps the measurement.
-    void keep(Measurement m)
-    {
-        if (m.sequence.empty())
-            return bad(m.line, "the sequence is empty");
-        for (size_t i = 0; i < m.sequence.size(); ++i) {
-            const auto u = static_cast<unsigned char>(m.sequence[i]);
-            const bool allowed = m_options.symbols.empty() ? (u > 0x20 && u < 0x7f)
-                                                           : m_options.symbols.find(char(u)) != std::string::npos;
-            if (!allowed)
-                return bad(m.line, "the symbol " + quotedSymbol(m.sequence[i]) + " at position " + std::to_string(i + 1) +
-                                       " is not one of the model's (" + excerpt(m_options.symbols, 60) + ")");
+        Columns out;
+        for (size_t i = 0; i < header.fields.size(); ++i) {
+            const std::string name = trimmed(header.fields[i]);
+            if (!out.m_at.emplace(name, i).second)
+                return makeError("the header names the column '" + excerpt(name, 40) + "' twice");
         }
-        if (m.sequence.size() < m_options.minLength || m.sequence.size() > m_options.maxLength)
-            return bad(m.line, "the sequence is " + std::to_string(m.sequence.size()) + " long; the model takes " +
-                                   std::to_string(m_options.minLength) + " to " + std::to_string(m_options.maxLength));
-        m.assay = m_options.assay;
-        m_kept.push_back(std::move(m));
+        out.m_width = header.fields.size();
+        return out;
     }
 
-    Result<std::vector<Measurement>> finish()
+    Result<size_t> required(const std::string& name) const
     {
-        if (m_badCount > 0) {
-            std::string message = std::to_string(m_badCount) + " bad line" + (m_badCount > 1 ? "s" : "") + ": ";
-            for (size_t i = 0; i < m_bad.size(); ++i)
-                message += (i ? "; " : "") + m_bad[i];
-            if (m_badCount > m_bad.size())
-                message += "; and " + std::to_string(m_badCount - m_bad.size()) + " more";
-            return makeError(message);
-        }
-        if (m_kept.empty())
-            return makeError("it holds no measurement, only a header");
-        return std::move(m_kept);
+        const auto found = m_at.find(name);
+        if (found != m_at.end())
+            return found->second;
+        std::string names;
+        for (const auto& [column, at] : m_at)
+            names += (names.empty() ? "" : ", ") + excerpt(column, 40);
+        return makeError("it has no column '" + excerpt(name, 40) + "' (its columns: " + names + ")");
     }
 
-    const AssayFileOptions& options() const { return m_options; }
+    /// The column when `name` is not empty: "" asks for none.
+    Result<std::optional<size_t>> optional(const std::string& name) const
+    {
+        if (name.empty())
+            return std::optional<size_t>();
+        auto at = required(name);
+        if (!at)
+            return makeError(at.error());
+        return std::optional<size_t>(at.value());
+    }
+
+    std::optional<size_t> find(const std::string& name) const
+    {
+        const auto found = m_at.find(name);
+        return found == m_at.end() ? std::nullopt : std::optional<size_t>(found->second);
+    }
+
+    /// Whether a row has the header's width, else names the line as bad.
+    bool fits(const CsvRecord& record, MeasurementCollector& collector) const
+    {
+        if (record.fields.size() == m_width)
+            return true;
+        const size_t count = record.fields.size();
+        collector.bad(record.line, std::to_string(count) + (count == 1 ? " field" : " fields") +
+                                       " where the header has " + std::to_string(m_width));
+        return false;
+    }
 
 private:
-    static std::string quotedSymbol(char c)
-    {
-        const auto u = static_cast<unsigned char>(c);
-        if (u >= 0x21 && u < 0x7f)
-            return std::string("'") + c + "'";
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "0x%02x", u);
-        return hex;
-    }
-
-    const AssayFileOptions& m_options;
-    std::vector<Measurement> m_kept;
-    std::vector<std::string> m_bad;
-    size_t m_badCount = 0;
+    std::map<std::string, size_t> m_at;
+    size_t m_width = 0;
 };
 
-/// Column positions by name, or an error naming the columns there are.
-Result<std::map<std::string, size_t>> columnsOf(const Record& header)
+/// One table row's optional sd and replicate count into `m`, or why not.
+Status readSpread(const CsvRecord& record, std::optional<size_t> sd, std::optional<size_t> replicates, Measurement& m)
 {
-    std::map<std::string, size_t> out;
-    for (size_t i = 0; i < header.fields.size(); ++i) {
-        const std::string name = trimmed(header.fields[i]);
-        if (!out.emplace(name, i).second)
-            return makeError("the header names the column '" + excerpt(name, 40) + "' twice");
+    // An empty cell is a value the lab did not give: no sd, one replicate.
+    if (sd && !trimmed(record.fields[*sd]).empty()) {
+        auto s = numberIn(record.fields[*sd], "standard deviation");
+        if (!s)
+            return makeError(s.error());
+        if (s.value() < 0)
+            return makeError("the standard deviation " + trimmed(record.fields[*sd]) + " is negative");
+        m.sd = s.value();
     }
-    return out;
+    if (replicates && !trimmed(record.fields[*replicates]).empty()) {
+        auto n = numberIn(record.fields[*replicates], "replicate count");
+        if (!n)
+            return makeError(n.error());
+        if (n.value() < 1 || n.value() > 1e9 || n.value() != std::floor(n.value()))
+            return makeError("the replicate count " + trimmed(record.fields[*replicates]) +
+                             " is not a whole number of at least 1");
+        m.replicates = int(n.value());
+    }
+    return Ok{};
 }
 
-std::string columnList(const std::map<std::string, size_t>& columns)
+Result<std::vector<Measurement>> readTable(const std::vector<CsvRecord>& records, MeasurementCollector& collector)
 {
-    std::string out;
-    for (const auto& [name, at] : columns)
-        out += (out.empty() ? "" : ", ") + excerpt(name, 40);
-    return out;
-}
-
-Result<size_t> column(const std::map<std::string, size_t>& columns, const std::string& name)
-{
-    const auto found = columns.find(name);
-    if (found == columns.end())
-        return makeError("it has no column '" + excerpt(name, 40) + "' (its columns: " + columnList(columns) + ")");
-    return found->second;
-}
-
-Result<std::vector<Measurement>> readTable(const std::vector<Record>& records, Reader& reader)
-{
-    const AssayFileOptions& o = reader.options();
-    auto columns = columnsOf(records.front());
+    const AssayFileOptions& o = collector.options();
+    auto columns = Columns::of(records.front());
     if (!columns)
         return makeError(columns.error());
-    auto sequence = column(columns.value(), o.sequenceColumn);
-    auto value = column(columns.value(), o.valueColumn);
-    if (!sequence || !value)
-        return makeError(sequence ? value.error() : sequence.error());
-    std::optional<size_t> sd, replicates;
-    if (!o.sdColumn.empty()) {
-        auto at = column(columns.value(), o.sdColumn);
-        if (!at)
-            return makeError(at.error());
-        sd = at.value();
-    }
-    if (!o.replicatesColumn.empty()) {
-        auto at = column(columns.value(), o.replicatesColumn);
-        if (!at)
-            return makeError(at.error());
-        replicates = at.value();
-    }
-    const size_t width = records.front().fields.size();
+    auto sequence = columns->required(o.sequenceColumn);
+    auto value = columns->required(o.valueColumn);
+    auto sd = columns->optional(o.sdColumn);
+    auto replicates = columns->optional(o.replicatesColumn);
+    for (const Status& s : {statusOf(sequence), statusOf(value), statusOf(sd), statusOf(replicates)})
+        if (!s)
+            return makeError(s.error());
     for (size_t r = 1; r < records.size(); ++r) {
-        const Record& record = records[r];
-        if (record.fields.size() != width) {
-            reader.bad(record.line, std::to_string(record.fields.size()) + " fields where the header has " +
-                                        std::to_string(width));
+        const CsvRecord& record = records[r];
+        if (!columns->fits(record, collector))
             continue;
-        }
         Measurement m;
         m.line = record.line;
         m.sequence = trimmed(record.fields[sequence.value()]);
         auto v = numberIn(record.fields[value.value()], "value");
         if (!v) {
-            reader.bad(record.line, v.error());
+            collector.bad(record.line, v.error());
             continue;
         }
         m.value = v.value();
-        if (sd && !trimmed(record.fields[*sd]).empty()) {
-            auto s = numberIn(record.fields[*sd], "standard deviation");
-            if (!s || s.value() < 0) {
-                reader.bad(record.line, s ? "the standard deviation is negative" : s.error());
-                continue;
-            }
-            m.sd = s.value();
-        }
-        if (replicates) {
-            auto n = numberIn(record.fields[*replicates], "replicate count");
-            if (!n || n.value() < 1 || n.value() > 1e9 || n.value() != std::floor(n.value())) {
-                reader.bad(record.line, n ? "the replicate count must be a whole number of at least 1" : n.error());
-                continue;
-            }
-            m.replicates = int(n.value());
-        }
-        reader.keep(std::move(m));
-    }
-    return reader.finish();
-}
-
-/// "A23G:L45P" applied to the wild type, or why it disagrees with it.
-Result<std::string> applyMutant(const std::string& mutant, const std::string& wildType)
-{
-    std::string out = wildType;
-    size_t start = 0;
-    while (start <= mutant.size()) {
-        const size_t end = std::min(mutant.find(':', start), mutant.size());
-        const std::string one = mutant.substr(start, end - start);
-        int64_t position = 0;
-        const bool shaped = one.size() >= 3 && std::isalpha(static_cast<unsigned char>(one.front())) &&
-                            std::isalpha(static_cast<unsigned char>(one.back())) &&
-                            std::from_chars(one.data() + 1, one.data() + one.size() - 1, position).ptr ==
-                                one.data() + one.size() - 1;
-        if (!shaped)
-            return makeError("the mutant '" + excerpt(one, 40) + "' is not written as A23G");
-        if (position < 1 || position > int64_t(wildType.size()))
-            return makeError("the mutant " + one + " names position " + std::to_string(position) +
-                             " of a wild type " + std::to_string(wildType.size()) + " long");
-        if (wildType[size_t(position - 1)] != one.front())
-            return makeError("the mutant " + one + " says position " + std::to_string(position) + " is " + one.front() +
-                             " where the wild type has " + wildType[size_t(position - 1)]);
-        out[size_t(position - 1)] = one.back();
-        start = end + 1;
-    }
-    return out;
-}
-
-Result<std::vector<Measurement>> readProteinGym(const std::vector<Record>& records, Reader& reader)
-{
-    const AssayFileOptions& o = reader.options();
-    auto columns = columnsOf(records.front());
-    if (!columns)
-        return makeError(columns.error());
-    auto mutant = column(columns.value(), "mutant");
-    auto score = column(columns.value(), "DMS_score");
-    if (!mutant || !score)
-        return makeError(mutant ? score.error() : mutant.error());
-    const auto mutated = columns->find("mutated_sequence");
-    if (mutated == columns->end() && o.wildType.empty())
-        return makeError("it has no mutated_sequence column, so the wild type its mutants are written against is "
-                         "needed (--wild-type)");
-    const size_t width = records.front().fields.size();
-    for (size_t r = 1; r < records.size(); ++r) {
-        const Record& record = records[r];
-        if (record.fields.size() != width) {
-            reader.bad(record.line, std::to_string(record.fields.size()) + " fields where the header has " +
-                                        std::to_string(width));
+        if (Status s = readSpread(record, sd.value(), replicates.value(), m); !s) {
+            collector.bad(record.line, s.error());
             continue;
         }
+        collector.keep(std::move(m));
+    }
+    return collector.finish(kHeaderOnly);
+}
+
+/// ProteinGym's DMS substitutions: `mutant`, `mutated_sequence`, `DMS_score` (others, such as
+/// DMS_score_bin, ignored). The mutant is checked against the wild type when one is given, else
+/// against mutated_sequence; without mutated_sequence the sequence is built from the wild type.
+Result<std::vector<Measurement>> readProteinGym(const std::vector<CsvRecord>& records, MeasurementCollector& collector)
+{
+    const AssayFileOptions& o = collector.options();
+    auto columns = Columns::of(records.front());
+    if (!columns)
+        return makeError(columns.error());
+    auto mutant = columns->required("mutant");
+    auto score = columns->required("DMS_score");
+    if (!mutant || !score)
+        return makeError(mutant ? score.error() : mutant.error());
+    const std::optional<size_t> mutated = columns->find("mutated_sequence");
+    if (!mutated && o.wildType.empty())
+        return makeError("it has no mutated_sequence column, so the wild type its mutants are written against is "
+                         "needed (--wild-type)");
+    for (size_t r = 1; r < records.size(); ++r) {
+        const CsvRecord& record = records[r];
+        if (!columns->fits(record, collector))
+            continue;
         Measurement m;
         m.line = record.line;
         const std::string name = trimmed(record.fields[mutant.value()]);
-        const bool wild = name.empty() || name == "WT" || name == "wt" || name == "_wt";
-        std::optional<std::string> fromMutant;
         if (!o.wildType.empty()) {
-            auto applied = wild ? Result<std::string>(o.wildType) : applyMutant(name, o.wildType);
+            auto applied = applyMutant(name, o.wildType);
             if (!applied) {
-                reader.bad(record.line, applied.error());
+                collector.bad(record.line, applied.error());
                 continue;
             }
-            fromMutant = applied.value();
-        }
-        if (mutated != columns->end()) {
-            m.sequence = trimmed(record.fields[mutated->second]);
-            if (fromMutant && *fromMutant != m.sequence) {
-                reader.bad(record.line, "the mutated_sequence is not the wild type with " + excerpt(name, 40));
+            m.sequence = applied.value();
+            if (mutated && trimmed(record.fields[*mutated]) != m.sequence) {
+                const std::string applied = isWildTypeMutant(name) ? "no mutation" : excerpt(name, 40);
+                collector.bad(record.line, "the mutated_sequence is not the wild type with " + applied);
                 continue;
             }
         } else {
-            m.sequence = *fromMutant;
+            m.sequence = trimmed(record.fields[*mutated]);
+            if (Status s = checkMutantAgainstMutated(name, m.sequence); !s) {
+                collector.bad(record.line, s.error());
+                continue;
+            }
         }
         auto v = numberIn(record.fields[score.value()], "DMS_score");
         if (!v) {
-            reader.bad(record.line, v.error());
+            collector.bad(record.line, v.error());
             continue;
         }
         m.value = v.value();
-        reader.keep(std::move(m));
+        collector.keep(std::move(m));
     }
-    return reader.finish();
+    return collector.finish(kHeaderOnly);
 }
 
-/// The value in a FASTA header: "key=1.25", "key:1.25" or a last "|1.25" field.
+/// The value in a FASTA header: "key=1.25" or "key:1.25" as a word of its own (so that
+/// "myvalue=3" is not "value=3"), else a last "|1.25" field.
 Result<double> headerValue(const std::string& header, const std::string& key)
 {
     for (const std::string& mark : {key + "=", key + ":"}) {
-        const size_t at = header.find(mark);
-        if (at != std::string::npos) {
+        for (size_t at = header.find(mark); at != std::string::npos; at = header.find(mark, at + 1)) {
+            if (at > 0 && std::strchr(" \t|;", header[at - 1]) == nullptr)
+                continue;
             const size_t begin = at + mark.size();
             const size_t end = std::min(header.find_first_of(" \t|;", begin), header.size());
             return numberIn(header.substr(begin, end - begin), "value");
@@ -351,10 +237,12 @@ Result<double> headerValue(const std::string& header, const std::string& key)
     const size_t bar = header.rfind('|');
     if (bar != std::string::npos)
         return numberIn(header.substr(bar + 1), "value");
-    return makeError("the header gives no value (" + key + "=1.25, " + key + ":1.25 or a last |1.25 field)");
+    return makeError("the header gives no value (" + excerpt(key, 40) + "=1.25, " + excerpt(key, 40) +
+                     ":1.25 or a last |1.25 field)");
 }
 
-Result<std::vector<Measurement>> readFasta(std::string_view text, Reader& reader)
+/// FASTA records; a record's line is its header's, and its sequence may span lines.
+Result<std::vector<Measurement>> readFasta(std::string_view text, MeasurementCollector& collector)
 {
     Measurement open;
     bool isOpen = false, openIsBad = false;
@@ -362,7 +250,7 @@ Result<std::vector<Measurement>> readFasta(std::string_view text, Reader& reader
     size_t start = 0;
     const auto close = [&] {
         if (isOpen && !openIsBad)
-            reader.keep(std::move(open));
+            collector.keep(std::move(open));
         open = Measurement{};
         isOpen = false;
     };
@@ -375,48 +263,57 @@ Result<std::vector<Measurement>> readFasta(std::string_view text, Reader& reader
         start = end + 1;
         if (!row.empty() && row.back() == '\r')
             row.pop_back();
-        if (row.empty())
+        if (trimmed(row).empty())
             continue;
         if (row[0] == '>') {
             close();
             isOpen = true;
             open.line = line;
-            auto v = headerValue(row.substr(1), reader.options().fastaValueKey);
+            auto v = headerValue(row.substr(1), collector.options().fastaValueKey);
             openIsBad = !v;
             if (!v)
-                reader.bad(line, v.error());
+                collector.bad(line, v.error());
             else
                 open.value = v.value();
         } else if (!isOpen) {
-            reader.bad(line, "a sequence line before any '>' header");
+            collector.bad(line, "a sequence line before any '>' header");
         } else {
             open.sequence += trimmed(row);
         }
     }
     close();
-    return reader.finish();
+    return collector.finish("it holds no FASTA record");
 }
 
-std::string lowered(std::string text)
+bool endsWith(const std::string& text, std::string_view tail)
 {
-    for (char& c : text)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
-    return text;
+    return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+/// Auto: FASTA by extension or a leading '>', ProteinGym by its header's columns, else a table.
 AssayFileFormat formatOf(std::string_view text, const AssayFileOptions& options, const std::string& path)
 {
     if (options.format != AssayFileFormat::Auto)
         return options.format;
-    const std::string name = lowered(path);
-    for (const char* tail : {".fasta", ".fa", ".faa", ".fas"})
-        if (name.size() >= std::strlen(tail) && name.compare(name.size() - std::strlen(tail), std::string::npos, tail) == 0)
+    std::string name = path;
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](char c) { return char(std::tolower(static_cast<unsigned char>(c))); });
+    for (std::string_view tail : {".fasta", ".fa", ".faa", ".fas"})
+        if (endsWith(name, tail))
             return AssayFileFormat::Fasta;
     if (!text.empty() && text[0] == '>')
         return AssayFileFormat::Fasta;
-    const std::string_view header = text.substr(0, text.find('\n'));
-    if (header.find("mutant") != std::string_view::npos && header.find("DMS_score") != std::string_view::npos)
-        return AssayFileFormat::ProteinGym;
+    const std::string_view headerLine = text.substr(0, text.find_first_of("\r\n"));
+    auto header = splitCsvRecords(headerLine, csvDelimiterOf(headerLine));
+    if (header && !header->empty()) {
+        const auto& fields = header->front().fields;
+        const auto has = [&](const char* column) {
+            const auto named = [&](const std::string& field) { return trimmed(field) == column; };
+            return std::any_of(fields.begin(), fields.end(), named);
+        };
+        if (has("mutant") && has("DMS_score"))
+            return AssayFileFormat::ProteinGym;
+    }
     return AssayFileFormat::Table;
 }
 
@@ -426,28 +323,30 @@ Result<AssayFileReport> parseAssayText(std::string_view text, const AssayFileOpt
 {
     if (options.assay.empty())
         return makeError("no assay was named for its values");
+    if (text.size() > options.maxBytes)
+        return makeError("it is " + std::to_string(text.size()) + " bytes, more than the " +
+                         std::to_string(options.maxBytes) + " allowed");
+    if (text.substr(0, kUtf8Bom.size()) == kUtf8Bom)
+        text.remove_prefix(kUtf8Bom.size());
     if (text.empty())
         return makeError("it is empty");
-    if (text.size() > options.maxBytes)
-        return makeError("it holds more than " + std::to_string(options.maxBytes >> 20) + " MiB");
     if (const size_t nul = text.find('\0'); nul != std::string_view::npos)
         return makeError("it holds a NUL byte at offset " + std::to_string(nul) + ": it is not text");
     AssayFileReport report;
     report.format = formatOf(text, options, path);
     report.lines = size_t(std::count(text.begin(), text.end(), '\n')) + (text.back() != '\n');
-    Reader reader(options);
+    MeasurementCollector collector(options);
     Result<std::vector<Measurement>> read = makeError("");
     if (report.format == AssayFileFormat::Fasta) {
-        read = readFasta(text, reader);
+        read = readFasta(text, collector);
     } else {
-        const std::string_view header = text.substr(0, text.find('\n'));
-        auto records = splitRecords(text, header.find('\t') != std::string_view::npos ? '\t' : ',');
+        auto records = splitCsvRecords(text, csvDelimiterOf(text.substr(0, text.find('\n'))));
         if (!records)
             return makeError(records.error());
         if (records->empty())
             return makeError("it holds only blank lines");
-        read = report.format == AssayFileFormat::ProteinGym ? readProteinGym(records.value(), reader)
-                                                             : readTable(records.value(), reader);
+        read = report.format == AssayFileFormat::ProteinGym ? readProteinGym(records.value(), collector)
+                                                            : readTable(records.value(), collector);
     }
     if (!read)
         return makeError(read.error());
@@ -457,6 +356,7 @@ Result<AssayFileReport> parseAssayText(std::string_view text, const AssayFileOpt
 
 Result<AssayFileReport> readAssayFile(const std::string& path, const AssayFileOptions& options)
 {
+    // The size is checked before a byte is read, and a device or a folder is never read at all.
     auto bytes = readBoundedRegularFile(path, options.maxBytes);
     if (!bytes)
         return makeError(bytes.error());

@@ -13,6 +13,20 @@ namespace d2dpo {
 
 namespace {
 
+/// Random draws per pair asked for, before a strategy gives up: enough that a margin passed by one
+/// draw in five still fills the budget, and bounded when almost nothing passes.
+constexpr size_t kDrawsPerPair = 20;
+constexpr size_t kExtraDraws = 1000;
+
+/// The pair with the largest difference a strategy could have made, and the margin it had to pass:
+/// what the message says when no pair passed.
+struct Extreme {
+    double difference = 0;
+    double margin = 0;
+};
+
+/// The state every strategy shares: the margin rule, the pairs made so far (none twice), the seeded
+/// generator and the verdict.
 class PairMaker {
 public:
     PairMaker(const std::vector<MeasuredSequence>& sequences, const MeasuredPairOptions& options)
@@ -20,22 +34,26 @@ public:
     {
     }
 
-    /// How much better a is than b's value would say, by the assay's direction.
+    /// Larger is better, whichever the assay's direction.
     double goodness(size_t i) const
     {
         return m_options.direction == AssayDirection::HigherIsBetter ? m_sequences[i].mean : -m_sequences[i].mean;
     }
 
-    bool passes(size_t a, size_t b) const
+    /// The difference a and b must exceed: the fixed margin, or k times their combined spread.
+    double marginOf(size_t a, size_t b) const
     {
-        const double difference = std::abs(m_sequences[a].mean - m_sequences[b].mean);
-        const double noise = m_options.k * std::hypot(m_sequences[a].spread, m_sequences[b].spread);
-        return difference > std::max(m_options.fixedMargin, noise);
+        return std::max(m_options.fixedMargin, m_options.k * std::hypot(m_sequences[a].spread, m_sequences[b].spread));
     }
 
-    /// Adds the pair once (either order), the better first; false when it was there.
+    double difference(size_t a, size_t b) const { return std::abs(m_sequences[a].mean - m_sequences[b].mean); }
+    bool passes(size_t a, size_t b) const { return difference(a, b) > marginOf(a, b); }
+    Extreme extremeOf(size_t a, size_t b) const { return {difference(a, b), marginOf(a, b)}; }
+
+    /// Adds the pair once (either order), the better as the winner; false when it was there.
     bool add(size_t a, size_t b)
     {
+        // makeMeasuredPairs refuses 2^32 sequences or more, so the two indices fit one key.
         const uint64_t key = (uint64_t(std::min(a, b)) << 32) | uint64_t(std::max(a, b));
         if (!m_seen.insert(key).second)
             return false;
@@ -47,21 +65,18 @@ public:
 
     size_t uniform(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(m_random); }
     bool full() const { return m_set.pairs.size() >= m_options.budget; }
-    size_t attempts() const { return m_options.budget * 20 + 1000; }
-    std::mt19937_64& random() { return m_random; }
+    bool empty() const { return m_set.pairs.empty(); }
+    size_t draws() const { return m_options.budget * kDrawsPerPair + kExtraDraws; }
 
-    Result<MeasuredPairSet> finish(const std::string& description)
+    /// The pairs made, or an error naming the largest difference there was and its margin.
+    Result<MeasuredPairSet> finish(std::string description, size_t candidates, const Extreme& extreme)
     {
         if (m_set.pairs.empty()) {
-            double lowest = m_sequences.front().mean, highest = lowest;
-            for (const MeasuredSequence& s : m_sequences) {
-                lowest = std::min(lowest, s.mean);
-                highest = std::max(highest, s.mean);
-            }
             std::ostringstream why;
-            why << "no pair of its " << m_sequences.size() << " sequences differs by more than the margin asked for ("
-                << m_options.fixedMargin << ", or " << m_options.k << " times the pair's combined spread); the "
-                << "largest difference is " << highest - lowest;
+            why << "no pair of the " << m_sequences.size() << " measured sequences differs by more than the margin "
+                << "asked for (" << m_options.fixedMargin << ", or " << m_options.k
+                << " times the pair's combined spread); the largest difference found is " << extreme.difference
+                << ", against a margin of " << extreme.margin << " for that pair";
             return makeError(why.str());
         }
         std::unordered_set<size_t> used;
@@ -70,12 +85,27 @@ public:
             used.insert(p.loser);
         }
         m_set.sequencesUsed = used.size();
-        m_set.description = description;
+        m_set.candidates = candidates;
+        m_set.description = std::move(description);
         return std::move(m_set);
     }
 
     const std::vector<MeasuredSequence>& sequences() const { return m_sequences; }
     const MeasuredPairOptions& options() const { return m_options; }
+
+    /// Indices sorted by `key`, ties by index: the same input gives the same order on any library.
+    template <typename Key>
+    std::vector<size_t> sortedBy(Key key) const
+    {
+        std::vector<size_t> order(m_sequences.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            const double ka = key(a), kb = key(b);
+            return ka < kb || (ka == kb && a < b);
+        });
+        return order;
+    }
 
 private:
     const std::vector<MeasuredSequence>& m_sequences;
@@ -91,26 +121,23 @@ Result<MeasuredPairSet> marginPairs(PairMaker& maker)
 {
     const auto& s = maker.sequences();
     const size_t n = s.size();
-    std::vector<size_t> order(n);
-    for (size_t i = 0; i < n; ++i)
-        order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return s[a].mean < s[b].mean; });
+    const std::vector<size_t> order = maker.sortedBy([&](size_t i) { return s[i].mean; });
     std::vector<double> means(n);
     for (size_t i = 0; i < n; ++i)
         means[i] = s[order[i]].mean;
+    // Those past the fixed margin from the i-th lie below lo and from hi on (strictly past it).
     const double fixed = maker.options().fixedMargin;
     const auto eligible = [&](size_t i) {
         const size_t lo = size_t(std::lower_bound(means.begin(), means.end(), means[i] - fixed) - means.begin());
         const size_t hi = size_t(std::upper_bound(means.begin(), means.end(), means[i] + fixed) - means.begin());
         return std::pair{lo, hi};
     };
-    double candidates = 0;
+    size_t pastFixed = 0; // each pair counted from both ends
     for (size_t i = 0; i < n; ++i) {
         const auto [lo, hi] = eligible(i);
-        candidates += double(lo + (n - hi));
+        pastFixed += lo + (n - hi);
     }
-    candidates /= 2;
-    for (size_t attempt = 0; attempt < maker.attempts() && !maker.full(); ++attempt) {
+    for (size_t draw = 0; draw < maker.draws() && !maker.full(); ++draw) {
         const size_t i = maker.uniform(n);
         const auto [lo, hi] = eligible(i);
         const size_t count = lo + (n - hi);
@@ -121,49 +148,79 @@ Result<MeasuredPairSet> marginPairs(PairMaker& maker)
         if (maker.passes(order[i], order[j]))
             maker.add(order[i], order[j]);
     }
+    // When no draw found a pair, the extremes: they pass whenever any pair passes the fixed margin
+    // alone, so a few sequences with wide spreads still give their one clear pair.
+    const size_t lowest = order.front(), highest = order.back();
+    if (maker.empty() && maker.passes(lowest, highest))
+        maker.add(lowest, highest);
     std::ostringstream d;
-    d << "random pairs whose values differ by more than max(" << maker.options().fixedMargin << ", "
-      << maker.options().k << " x their combined spread), of " << std::llround(candidates)
-      << " pairs past the fixed margin";
-    return maker.finish(d.str());
+    d << "random pairs whose values differ by more than max(" << fixed << ", " << maker.options().k
+      << " x their combined spread), drawn from exactly " << pastFixed / 2
+      << " pairs past the fixed margin (the spread rule turns some of them away)";
+    return maker.finish(d.str(), pastFixed / 2, maker.extremeOf(lowest, highest));
 }
 
+/// The best share, each against random others: a draw picks one of the best and one of the rest.
 Result<MeasuredPairSet> bestAgainstRest(PairMaker& maker)
 {
     const size_t n = maker.sequences().size();
-    std::vector<size_t> order(n);
-    for (size_t i = 0; i < n; ++i)
-        order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return maker.goodness(a) > maker.goodness(b); });
+    const std::vector<size_t> order = maker.sortedBy([&](size_t i) { return -maker.goodness(i); });
     const size_t top = std::clamp<size_t>(size_t(std::ceil(maker.options().bestShare * double(n))), 1, n - 1);
-    for (size_t attempt = 0; attempt < maker.attempts() && !maker.full(); ++attempt) {
+    for (size_t draw = 0; draw < maker.draws() && !maker.full(); ++draw) {
         const size_t best = order[maker.uniform(top)];
         const size_t other = order[top + maker.uniform(n - top)];
         if (maker.passes(best, other))
             maker.add(best, other);
     }
-    return maker.finish("each of the best " + std::to_string(top) + " against random ones of the other " +
-                        std::to_string(n - top));
+    const std::string description = "each of the best " + std::to_string(top) + " against random ones of the other " +
+                                    std::to_string(n - top) + " (of " + std::to_string(top * (n - top)) +
+                                    " such pairs before the margin)";
+    return maker.finish(description, top * (n - top), maker.extremeOf(order.front(), order.back()));
 }
 
+/// g-DPO's pairs: only inside a cluster, all of those passing the margin enumerated (a cluster holds
+/// at most maxClusterSize, so they are at most n x maxClusterSize / 2), a random choice kept.
 Result<MeasuredPairSet> clusterPairs(PairMaker& maker)
 {
     const auto clusters = unionMaskClusters(maker.sequences(), maker.options().maxClusterSize);
     std::vector<std::pair<size_t, size_t>> inside;
+    Extreme extreme;
     for (const auto& cluster : clusters)
         for (size_t a = 0; a < cluster.size(); ++a)
-            for (size_t b = a + 1; b < cluster.size(); ++b)
+            for (size_t b = a + 1; b < cluster.size(); ++b) {
                 if (maker.passes(cluster[a], cluster[b]))
                     inside.emplace_back(cluster[a], cluster[b]);
+                else if (maker.difference(cluster[a], cluster[b]) > extreme.difference)
+                    extreme = maker.extremeOf(cluster[a], cluster[b]);
+            }
+    if (std::none_of(clusters.begin(), clusters.end(), [](const auto& c) { return c.size() >= 2; }))
+        return makeError("no two of the " + std::to_string(maker.sequences().size()) +
+                         " measured sequences share a cluster (a cluster holds sequences of one length only)");
     // A random choice of the budget among them (a partial Fisher-Yates shuffle).
     const size_t keep = std::min(inside.size(), maker.options().budget);
     for (size_t i = 0; i < keep; ++i) {
         std::swap(inside[i], inside[i + maker.uniform(inside.size() - i)]);
         maker.add(inside[i].first, inside[i].second);
     }
-    return maker.finish(std::to_string(clusters.size()) + " clusters of sequences sharing a union mask (at most " +
-                        std::to_string(maker.options().maxClusterSize) + " each), " + std::to_string(inside.size()) +
-                        " pairs inside them past the margin");
+    const std::string description = std::to_string(clusters.size()) +
+                                    " clusters of sequences sharing a small union mask (at most " +
+                                    std::to_string(maker.options().maxClusterSize) + " each), exactly " +
+                                    std::to_string(inside.size()) + " pairs inside them past the margin";
+    return maker.finish(description, inside.size(), extreme);
+}
+
+/// The family's consensus: the most common symbol at each position (the lowest byte on a tie).
+std::string consensusOf(const std::vector<MeasuredSequence>& sequences, const std::vector<size_t>& members,
+                        size_t length)
+{
+    std::string consensus(length, '\0');
+    std::vector<std::array<uint32_t, 256>> counts(length);
+    for (size_t i : members)
+        for (size_t p = 0; p < length; ++p)
+            ++counts[p][static_cast<unsigned char>(sequences[i].sequence[p])];
+    for (size_t p = 0; p < length; ++p)
+        consensus[p] = char(std::max_element(counts[p].begin(), counts[p].end()) - counts[p].begin());
+    return consensus;
 }
 
 } // namespace
@@ -176,48 +233,41 @@ std::vector<std::vector<size_t>> unionMaskClusters(const std::vector<MeasuredSeq
         byLength[sequences[i].sequence.size()].push_back(i);
     std::vector<std::vector<size_t>> out;
     for (const auto& [length, members] : byLength) {
-        // The family's consensus: the most common symbol at each position.
-        std::string consensus(length, '\0');
-        for (size_t p = 0; p < length; ++p) {
-            std::array<size_t, 256> counts{};
-            for (size_t i : members)
-                ++counts[static_cast<unsigned char>(sequences[i].sequence[p])];
-            consensus[p] = char(std::max_element(counts.begin(), counts.end()) - counts.begin());
-        }
-        std::map<size_t, std::vector<uint32_t>> masks;
-        for (size_t i : members) {
-            std::vector<uint32_t>& mask = masks[i];
+        const std::string consensus = consensusOf(sequences, members, length);
+        std::vector<std::vector<uint32_t>> masks(members.size()); // by place in members
+        for (size_t m = 0; m < members.size(); ++m)
             for (size_t p = 0; p < length; ++p)
-                if (sequences[i].sequence[p] != consensus[p])
-                    mask.push_back(uint32_t(p));
-        }
+                if (sequences[members[m]].sequence[p] != consensus[p])
+                    masks[m].push_back(uint32_t(p));
         // Sorted by mask, so that sequences mutated at the same positions come together; a cluster
-        // grows while its union mask stays within its first member's mask and two positions more.
-        std::vector<size_t> order = members;
-        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return masks[a] < masks[b]; });
+        // grows while its union mask stays within its seed's (first member's) mask plus the slack.
+        std::vector<size_t> order(members.size());
+        for (size_t m = 0; m < order.size(); ++m)
+            order[m] = m;
+        std::sort(order.begin(), order.end(),
+                  [&](size_t a, size_t b) { return masks[a] < masks[b] || (masks[a] == masks[b] && a < b); });
         std::vector<char> inUnion(length, 0);
         std::vector<uint32_t> unionPositions;
         size_t allowed = 0;
         bool open = false;
-        for (size_t i : order) {
-            const std::vector<uint32_t>& mask = masks[i];
+        for (size_t m : order) {
             size_t fresh = 0;
-            for (uint32_t p : mask)
+            for (uint32_t p : masks[m])
                 fresh += !inUnion[p];
             if (!open || out.back().size() >= maxClusterSize || unionPositions.size() + fresh > allowed) {
                 for (uint32_t p : unionPositions)
                     inUnion[p] = 0;
                 unionPositions.clear();
-                allowed = mask.size() + 2;
+                allowed = masks[m].size() + kUnionMaskSlack;
                 out.push_back({});
                 open = true;
             }
-            for (uint32_t p : mask)
+            for (uint32_t p : masks[m])
                 if (!inUnion[p]) {
                     inUnion[p] = 1;
                     unionPositions.push_back(p);
                 }
-            out.back().push_back(i);
+            out.back().push_back(members[m]);
         }
     }
     return out;
@@ -229,11 +279,17 @@ Result<MeasuredPairSet> makeMeasuredPairs(const std::vector<MeasuredSequence>& s
     if (sequences.size() < 2)
         return makeError("pairs need at least 2 measured sequences; there " +
                          std::string(sequences.size() == 1 ? "is 1" : "are none"));
+    if (sequences.size() >= (size_t(1) << 32))
+        return makeError("pairs are made of at most 4,294,967,295 measured sequences");
     if (options.budget < 1)
         return makeError("the pair budget must be at least 1");
     if (!(options.k >= 0) || !(options.fixedMargin >= 0) || !std::isfinite(options.k) ||
         !std::isfinite(options.fixedMargin))
         return makeError("the margin and k must be finite and at least 0");
+    if (options.strategy == PairStrategy::BestAgainstRest && !(options.bestShare > 0 && options.bestShare <= 1))
+        return makeError("the best share must be above 0 and at most 1");
+    if (options.strategy == PairStrategy::UnionMaskClusters && options.maxClusterSize < 2)
+        return makeError("a cluster must hold at least 2 sequences for a pair");
     PairMaker maker(sequences, options);
     switch (options.strategy) {
     case PairStrategy::Margin:

@@ -10,6 +10,8 @@
 
 namespace d2dpo {
 
+/// One sequence's values in one assay, summarised: a sequence measured twice keeps both values and
+/// is used through their mean and spread.
 struct MeasuredSequence {
     std::string sequence;
     double mean = 0;
@@ -17,8 +19,9 @@ struct MeasuredSequence {
     int count = 0;     ///< values measured
 };
 
-/// Grouped by sequence, sorted by it. spread: with two or more values, their sample standard
-/// deviation over sqrt(count); with one, its given sd over sqrt(replicates); else 0.
+/// One assay's measurements grouped by sequence, sorted by it (deterministic). spread: with two or
+/// more values, their sample standard deviation over sqrt(count) (the replicates' own scatter,
+/// which a lab's sd cannot understate); with one, its given sd over sqrt(replicates); else 0.
 std::vector<MeasuredSequence> summariseMeasurements(const std::vector<Measurement>& measurements);
 
 } // namespace d2dpo

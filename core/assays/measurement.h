@@ -9,8 +9,10 @@
 
 namespace d2dpo {
 
+/// Which of two values of an assay is the better: a pair's winner is chosen by it.
 enum class AssayDirection { HigherIsBetter, LowerIsBetter };
 
+/// One measured value of one sequence in one assay, as read from a file.
 struct Measurement {
     std::string sequence;     ///< in the task's symbols, one character per position
     std::string assay;        ///< what was measured ("stability", "fluorescence")

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/assaypairs.h"
 
+#include <algorithm>
+
+#include "assays/heldoutsplit.h"
 #include "base/untrustedtext.h"
 
 namespace d2dpo {
@@ -18,26 +21,21 @@ Result<PairStrategy> pairStrategyNamed(const std::string& name)
                      "(the best against the rest), not '" + excerpt(name, 40) + "'");
 }
 
-Result<AssayPairsResult> assayPairs(AssayBook& store, const AssayPairsSpec& spec)
+Result<std::pair<std::vector<MeasuredSequence>, std::vector<MeasuredSequence>>>
+splitAssay(AssayBook& store, const AssayPairsSpec& spec, AssayRecord* assay)
 {
-    auto strategy = pairStrategyNamed(spec.strategy);
-    if (!strategy)
-        return makeError(strategy.error());
-    if (spec.budget < 1)
-        return makeError("the pair budget must be at least 1");
+    if (!(spec.heldOut >= 0 && spec.heldOut < 1))
+        return makeError("the held-out share must be at least 0 and below 1");
     auto assays = store.assays();
     if (!assays)
         return makeError(assays.error());
-    AssayPairsResult out;
-    bool found = false;
-    for (const AssayRecord& a : assays.value())
-        if (a.name == spec.assay) {
-            out.assay = a;
-            found = true;
-        }
-    if (!found)
+    const auto found = std::find_if(assays->begin(), assays->end(),
+                                    [&](const AssayRecord& a) { return a.name == spec.assay; });
+    if (found == assays->end())
         return makeError(ErrorCode::NotFound, "the store holds no assay named '" + excerpt(spec.assay, 80) +
                                                   "' (`d2dpo measurements list` shows them)");
+    if (assay)
+        *assay = *found;
     auto values = store.measurementsOf(spec.assay);
     if (!values)
         return makeError(values.error());
@@ -53,7 +51,25 @@ Result<AssayPairsResult> assayPairs(AssayBook& store, const AssayPairsSpec& spec
         m.line = v.line;
         measurements.push_back(std::move(m));
     }
-    out.sequences = summariseMeasurements(measurements);
+    std::pair<std::vector<MeasuredSequence>, std::vector<MeasuredSequence>> out;
+    for (MeasuredSequence& s : summariseMeasurements(measurements))
+        (isHeldOut(s.sequence, spec.heldOut, spec.splitSeed) ? out.second : out.first).push_back(std::move(s));
+    return out;
+}
+
+Result<AssayPairsResult> assayPairs(AssayBook& store, const AssayPairsSpec& spec)
+{
+    auto strategy = pairStrategyNamed(spec.strategy);
+    if (!strategy)
+        return makeError(strategy.error());
+    if (spec.budget < 1)
+        return makeError("the pair budget must be at least 1");
+    AssayPairsResult out;
+    auto split = splitAssay(store, spec, &out.assay);
+    if (!split)
+        return makeError(split.error());
+    out.sequences = std::move(split->first);
+    out.heldOut = split->second.size();
     MeasuredPairOptions options;
     options.strategy = strategy.value();
     options.direction = out.assay.direction == "lower" ? AssayDirection::LowerIsBetter : AssayDirection::HigherIsBetter;
@@ -66,6 +82,8 @@ Result<AssayPairsResult> assayPairs(AssayBook& store, const AssayPairsSpec& spec
     if (!pairs)
         return makeError("the assay '" + excerpt(spec.assay, 80) + "': " + pairs.error());
     out.pairs = std::move(pairs.value());
+    if (out.heldOut > 0)
+        out.pairs.description += "; " + std::to_string(out.heldOut) + " sequences held out";
     return out;
 }
 

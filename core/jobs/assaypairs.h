@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "assays/measuredpairs.h"
@@ -25,13 +26,20 @@ struct AssayPairsSpec {
     int64_t budget = 20000;          ///< at most this many pairs
     uint64_t seed = 1;
     double bestShare = 0.1;          ///< "best": the top share paired against the rest
+    double heldOut = 0.0;            ///< the share of sequences kept out of the pairs (assays/heldoutsplit.h)
+    uint64_t splitSeed = 1;          ///< the held-out split's seed
 };
 
 struct AssayPairsResult {
     AssayRecord assay;
-    std::vector<MeasuredSequence> sequences;
+    std::vector<MeasuredSequence> sequences; ///< those the pairs may use (the held-out ones left out)
     MeasuredPairSet pairs;
+    size_t heldOut = 0;                      ///< sequences kept out by the split
 };
+
+/// The assay's sequences summarised, split into those pairs may use and those held out.
+Result<std::pair<std::vector<MeasuredSequence>, std::vector<MeasuredSequence>>>
+splitAssay(AssayBook& store, const AssayPairsSpec& spec, AssayRecord* assay = nullptr);
 
 /// "margin", "clusters" or "best" as a strategy, or why not.
 Result<PairStrategy> pairStrategyNamed(const std::string& name);

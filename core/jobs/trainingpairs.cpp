@@ -159,6 +159,8 @@ std::string trainingPairsJson(const DpoJobSpec& spec, const TrainingPairs& pairs
                 {"budget", m.budget},
                 {"pair_seed", m.seed},
                 {"best_share", m.bestShare},
+                {"held_out", m.heldOut},
+                {"split_seed", m.splitSeed},
                 {"labels_weight", spec.labelsWeight},
                 {"measurements_weight", spec.measurementsWeight}}
         .dump();

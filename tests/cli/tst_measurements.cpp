@@ -141,6 +141,32 @@ private Q_SLOTS:
                             QStringLiteral("needs the assay: --assay NAME"));
     }
 
+    /// The held-out split a run trains without, and the figures on it: a pretrained model ranks
+    /// nothing (its implicit reward against itself is 0), a fine-tuned one gets a Spearman and a
+    /// pair accuracy.
+    void heldOutMeasurementsAreEvaluated()
+    {
+        const QString db = path(QStringLiteral("store.sqlite"));
+        const auto trained = runCli({QStringLiteral("train"), QStringLiteral("--checkpoint"), m_checkpoint, QStringLiteral("--db"), db,
+                                     QStringLiteral("--source"), QStringLiteral("measurements"), QStringLiteral("--assay"),
+                                     QStringLiteral("parity"), QStringLiteral("--held-out"), QStringLiteral("0.3"),
+                                     QStringLiteral("--steps"), QStringLiteral("3"), QStringLiteral("--eval-samples"),
+                                     QStringLiteral("20"), QStringLiteral("-o"), path(QStringLiteral("held"))});
+        QVERIFY2(trained.exitCode == 0, qPrintable(trained.err));
+        QVERIFY2((trained.out + trained.err).contains(QStringLiteral("3 sequences held out")), qPrintable(trained.err));
+        const QStringList eval = {QStringLiteral("measurements"), QStringLiteral("eval"), QStringLiteral("--db"), db,
+                                  QStringLiteral("--assay"), QStringLiteral("parity"), QStringLiteral("--held-out"),
+                                  QStringLiteral("0.3"), QStringLiteral("-c")};
+        const auto reference = runCli(eval + QStringList{m_checkpoint});
+        QVERIFY2(reference.exitCode == 0, qPrintable(reference.err));
+        QVERIFY2(reference.out.contains(QStringLiteral("held out: 3 sequences")), qPrintable(reference.out));
+        QVERIFY2(reference.out.contains(QStringLiteral("its own reference")), qPrintable(reference.out));
+        const auto tuned = runCli(eval + QStringList{path(QStringLiteral("held/step-000003.d2dpo"))});
+        QVERIFY2(tuned.exitCode == 0, qPrintable(tuned.err));
+        QVERIFY2(tuned.out.contains(QRegularExpression(QStringLiteral("spearman -?[01]\\.\\d{4}  pair_accuracy [01]\\.\\d{4}"))),
+                 qPrintable(tuned.out));
+    }
+
     void aBadFileIsRefusedWithItsLineAndStoresNothing_data()
     {
         QTest::addColumn<QByteArray>("bytes");
