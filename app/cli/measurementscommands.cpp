@@ -114,16 +114,20 @@ int runEval(const EvalOptions& o)
     if (!result)
         return fail("measurements eval", result.error());
     const AssayEvalResult& r = result.value();
-    std::cout << "held out: " << r.heldOut << " sequences of the assay '" << o.spec.split.assay << "' (share "
-              << o.spec.split.heldOut << ", split seed " << o.spec.split.splitSeed << ")\n"
-              << "score: " << r.score << "\n";
-    if (r.selfReferenced) {
+    std::cout << "held out: " << r.heldOut << " sequences of the assay '" << r.split.assay << "' (" << r.split.split
+              << " split, share " << r.split.heldOut << ", split seed " << r.split.splitSeed
+              << (r.splitFromRun ? ", as its run trained" : "") << "); " << r.pairs
+              << " pairs of different values\n";
+    if (r.selfReferenced)
         std::cout << "the model is its own reference (a pretrained model): its implicit reward is 0 for every "
-                     "sequence, so it ranks nothing; evaluate a model fine-tuned from it\n";
-        return 0;
-    }
-    std::printf("spearman %.4f  pair_accuracy %.4f  (%lld held-out pairs of different values)\n", r.spearman,
-                r.pairAccuracy, static_cast<long long>(r.pairs));
+                     "sequence, so only its likelihood ranks them\n";
+    std::printf("%-40s %-11s %9s %14s\n", "score", "model", "spearman", "pair_accuracy");
+    for (const HeldOutFigure& f : r.figures)
+        std::printf("%-40s %-11s %9.4f %14.4f\n", scoreInWords(f.score).c_str(), f.model.c_str(), f.spearman,
+                    f.pairAccuracy);
+    if (!r.note.empty())
+        std::cout << "no likelihood figures: " << r.note << "\n";
+    std::cout << "each score from " << o.spec.draws << " noise draws per sequence (seed " << o.spec.seed << ")\n";
     return 0;
 }
 
@@ -138,6 +142,23 @@ int runDelete(const DeleteOptions& o)
     std::cout << (o.dryRun ? "would delete " : "deleted ") << removed.value() << " measurements of import "
               << o.importId << "\n";
     return 0;
+}
+
+/// --held-out, --split and --split-seed: what `pairs`, `train` and `eval` share.
+void addSplitOptions(CLI::App* c, AssayPairsSpec& spec)
+{
+    c->add_option("--held-out", spec.heldOut,
+                  "The share kept out of the pairs, for `measurements eval` (the same --held-out, --split and "
+                  "--split-seed give the same split)")
+        ->check(CLI::Range(0.0, 0.95))
+        ->capture_default_str();
+    c->add_option("--split", spec.split,
+                  "How the held-out sequences are chosen: random (a share of the sequences), position (those "
+                  "mutating a share of the positions) or mutations (those with the most mutations), mutations "
+                  "read against the assay's consensus")
+        ->check(CLI::IsMember({"random", "position", "mutations"}))
+        ->capture_default_str();
+    c->add_option("--split-seed", spec.splitSeed, "The held-out split's seed")->capture_default_str();
 }
 
 void addPairOptions(CLI::App* c, AssayPairsSpec& spec, bool assayRequired)
@@ -163,12 +184,7 @@ void addPairOptions(CLI::App* c, AssayPairsSpec& spec, bool assayRequired)
     c->add_option("--best-share", spec.bestShare, "With --strategy best: the top share paired against the rest")
         ->check(CLI::Range(1e-9, 1.0))
         ->capture_default_str();
-    c->add_option("--held-out", spec.heldOut,
-                  "The share of sequences kept out of the pairs, for `measurements eval` (a random split by "
-                  "sequence; the same --held-out and --split-seed give the same split)")
-        ->check(CLI::Range(0.0, 0.95))
-        ->capture_default_str();
-    c->add_option("--split-seed", spec.splitSeed, "The held-out split's seed")->capture_default_str();
+    addSplitOptions(c, spec);
 }
 
 } // namespace
@@ -224,19 +240,16 @@ void registerMeasurementsCommands(CLI::App& app, int& exitCode)
     {
         auto o = std::make_shared<EvalOptions>();
         o->spec.storePath = PreferenceStore::defaultPath();
-        o->spec.split.heldOut = 0.2;
-        CLI::App* c = m->add_subcommand("eval", "How a fine-tuned model ranks the held-out measurements: Spearman "
-                                                "and the share of pairs ordered as measured");
+        CLI::App* c = m->add_subcommand("eval", "How a model and its reference rank the held-out measurements: "
+                                                "Spearman and the share of pairs ordered as measured, by the "
+                                                "likelihood bound and the implicit reward");
         addDbOption(c, o->spec.storePath);
         c->add_option("--checkpoint,-c", o->spec.checkpoint, "The fine-tuned model (its reference is found in the store)")
             ->required();
-        c->add_option("--assay", o->spec.split.assay, "The assay")->required();
-        c->add_option("--held-out", o->spec.split.heldOut, "The held-out share its run was trained with")
-            ->check(CLI::Range(0.0, 0.95))
-            ->capture_default_str();
-        c->add_option("--split-seed", o->spec.split.splitSeed, "The split's seed its run was trained with")
-            ->capture_default_str();
-        c->add_option("--draws", o->spec.draws, "Noise draws per sequence's implicit reward")
+        c->add_option("--assay", o->spec.split.assay,
+                      "The assay (default: the one the model's run trained on, with its split)");
+        addSplitOptions(c, o->spec.split);
+        c->add_option("--draws", o->spec.draws, "Noise draws per sequence and score")
             ->check(CLI::Range(1, 4096))
             ->capture_default_str();
         c->add_option("--max-sequences", o->spec.maxSequences, "Score at most this many held-out sequences")
@@ -244,7 +257,11 @@ void registerMeasurementsCommands(CLI::App& app, int& exitCode)
             ->capture_default_str();
         c->add_option("--seed", o->spec.seed, "Seed of the noise draws")->capture_default_str();
         c->add_option("--device", o->spec.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-        c->callback([o, &exitCode] { exitCode = runEval(*o); });
+        c->callback([o, c, &exitCode] {
+            // A split stated on the command line is judged on as stated; none: the run's own.
+            o->spec.splitFromRun = c->count("--held-out") + c->count("--split") + c->count("--split-seed") == 0;
+            exitCode = runEval(*o);
+        });
     }
     {
         auto o = std::make_shared<DeleteOptions>();

@@ -2,6 +2,9 @@
 #include "assays/heldoutsplit.h"
 
 #include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -49,6 +52,109 @@ bool isHeldOut(const std::string& sequence, double share, uint64_t seed)
     if (share <= 0)
         return false;
     return double(mixed(sequence, seed) >> 11) * 0x1.0p-53 < share;
+}
+
+const char* toString(SplitKind kind)
+{
+    switch (kind) {
+    case SplitKind::Random: return "random";
+    case SplitKind::Position: return "position";
+    case SplitKind::Mutations: return "mutations";
+    }
+    return "random";
+}
+
+Result<SplitKind> splitKindNamed(const std::string& name)
+{
+    for (SplitKind kind : {SplitKind::Random, SplitKind::Position, SplitKind::Mutations})
+        if (name == toString(kind))
+            return kind;
+    return makeError("the held-out split is random (a share of the sequences), position (the sequences that "
+                     "mutate a share of the positions) or mutations (those with the most mutations), not '" +
+                     name.substr(0, 40) + "'");
+}
+
+std::string consensusOf(const std::vector<std::string>& sequences)
+{
+    size_t length = 0;
+    for (const std::string& s : sequences)
+        length = std::max(length, s.size());
+    std::string out(length, '\0');
+    std::vector<std::array<size_t, 256>> counts(length);
+    for (auto& c : counts)
+        c.fill(0);
+    for (const std::string& s : sequences)
+        for (size_t i = 0; i < s.size(); ++i)
+            ++counts[i][static_cast<unsigned char>(s[i])];
+    for (size_t i = 0; i < length; ++i)
+        out[i] = char(std::max_element(counts[i].begin(), counts[i].end()) - counts[i].begin());
+    return out;
+}
+
+namespace {
+
+/// The positions where `s` differs from `consensus` (one past its end counts as differing).
+std::vector<size_t> mutatedPositions(const std::string& s, const std::string& consensus)
+{
+    std::vector<size_t> out;
+    for (size_t i = 0; i < consensus.size(); ++i)
+        if (i >= s.size() || s[i] != consensus[i])
+            out.push_back(i);
+    return out;
+}
+
+} // namespace
+
+Result<std::vector<bool>> heldOutFlags(const std::vector<std::string>& sequences, SplitKind kind, double share,
+                                       uint64_t seed)
+{
+    std::vector<bool> out(sequences.size(), false);
+    if (share <= 0)
+        return out;
+    if (kind == SplitKind::Random) {
+        for (size_t i = 0; i < sequences.size(); ++i)
+            out[i] = isHeldOut(sequences[i], share, seed);
+        return out;
+    }
+    const std::string consensus = consensusOf(sequences);
+    std::vector<std::vector<size_t>> mutated;
+    mutated.reserve(sequences.size());
+    for (const std::string& s : sequences)
+        mutated.push_back(mutatedPositions(s, consensus));
+    if (kind == SplitKind::Position) {
+        // A position is held out by the hash of its number, as a sequence is in the random split.
+        bool any = false;
+        for (size_t i = 0; i < sequences.size(); ++i)
+            for (size_t position : mutated[i])
+                if (isHeldOut("position " + std::to_string(position), share, seed)) {
+                    out[i] = any = true;
+                    break;
+                }
+        if (!any)
+            return makeError("the position split holds out no sequence: no mutated position fell in the share (a "
+                             "larger --held-out or another --split-seed)");
+        return out;
+    }
+    std::map<size_t, size_t, std::greater<>> sequencesWithCount;
+    for (const auto& m : mutated)
+        ++sequencesWithCount[m.size()];
+    if (sequencesWithCount.size() < 2)
+        return makeError("the mutation-count split needs sequences of at least two mutation counts (against the "
+                         "consensus); every sequence here has " + std::to_string(sequencesWithCount.begin()->first));
+    // Whole counts from the highest down while they fit in the share, the highest always (so that
+    // the held-out sequences have more mutations than any the model trains on).
+    size_t threshold = sequencesWithCount.begin()->first, taken = 0;
+    for (const auto& [count, number] : sequencesWithCount) {
+        if (taken > 0 && double(taken + number) > share * double(sequences.size()))
+            break;
+        if (count == sequencesWithCount.rbegin()->first)
+            break; // never the lowest count: something must be left to train on
+        threshold = count;
+        taken += number;
+    }
+    for (size_t i = 0; i < sequences.size(); ++i)
+        out[i] = mutated[i].size() >= threshold;
+    return out;
 }
 
 double spearman(const std::vector<double>& a, const std::vector<double>& b)

@@ -26,6 +26,9 @@ splitAssay(AssayBook& store, const AssayPairsSpec& spec, AssayRecord* assay)
 {
     if (!(spec.heldOut >= 0 && spec.heldOut < 1))
         return makeError("the held-out share must be at least 0 and below 1");
+    auto kind = splitKindNamed(spec.split);
+    if (!kind)
+        return makeError(kind.error());
     auto assays = store.assays();
     if (!assays)
         return makeError(assays.error());
@@ -51,9 +54,17 @@ splitAssay(AssayBook& store, const AssayPairsSpec& spec, AssayRecord* assay)
         m.line = v.line;
         measurements.push_back(std::move(m));
     }
+    std::vector<MeasuredSequence> summaries = summariseMeasurements(measurements);
+    std::vector<std::string> sequences;
+    sequences.reserve(summaries.size());
+    for (const MeasuredSequence& s : summaries)
+        sequences.push_back(s.sequence);
+    auto heldOut = heldOutFlags(sequences, kind.value(), spec.heldOut, spec.splitSeed);
+    if (!heldOut)
+        return makeError("the assay '" + excerpt(spec.assay, 80) + "': " + heldOut.error());
     std::pair<std::vector<MeasuredSequence>, std::vector<MeasuredSequence>> out;
-    for (MeasuredSequence& s : summariseMeasurements(measurements))
-        (isHeldOut(s.sequence, spec.heldOut, spec.splitSeed) ? out.second : out.first).push_back(std::move(s));
+    for (size_t i = 0; i < summaries.size(); ++i)
+        (heldOut.value()[i] ? out.second : out.first).push_back(std::move(summaries[i]));
     return out;
 }
 
@@ -83,7 +94,7 @@ Result<AssayPairsResult> assayPairs(AssayBook& store, const AssayPairsSpec& spec
         return makeError("the assay '" + excerpt(spec.assay, 80) + "': " + pairs.error());
     out.pairs = std::move(pairs.value());
     if (out.heldOut > 0)
-        out.pairs.description += "; " + std::to_string(out.heldOut) + " sequences held out";
+        out.pairs.description += "; " + std::to_string(out.heldOut) + " sequences held out (" + spec.split + " split)";
     return out;
 }
 

@@ -26,7 +26,8 @@ struct AssayPairsSpec {
     int64_t budget = 20000;          ///< at most this many pairs
     uint64_t seed = 1;
     double bestShare = 0.1;          ///< "best": the top share paired against the rest
-    double heldOut = 0.0;            ///< the share of sequences kept out of the pairs (assays/heldoutsplit.h)
+    double heldOut = 0.0;            ///< the share kept out of the pairs (assays/heldoutsplit.h)
+    std::string split = "random";    ///< how they are chosen: "random", "position" or "mutations"
     uint64_t splitSeed = 1;          ///< the held-out split's seed
 };
 

@@ -12,6 +12,7 @@
 
 #include "base/failurereport.h"
 #include "diffusion/implicitreward.h"
+#include "diffusion/sequencescore.h"
 #include "facades/checkpointrecord.h"
 #include "facades/openmodel.h"
 #include "model/device.h"
@@ -129,6 +130,34 @@ Result<std::vector<double>> PairScorer::margins(const std::vector<ShownPair>& pa
         return std::vector<double>(margins.data_ptr<double>(), margins.data_ptr<double>() + margins.numel());
     } catch (const std::exception& e) {
         return makeError("scoring pairs failed: " + userMessage(e));
+    }
+}
+
+Result<std::vector<double>> PairScorer::likelihoodBounds(const std::vector<std::string>& sequences, Which which,
+                                                         uint64_t seed, int draws)
+{
+    if (draws < 1 || draws > 4096)
+        return makeError("the bound's draws per sequence must be in 1..4096");
+    const Task& task = *m_impl->policy.task;
+    std::vector<int64_t> tokens;
+    for (size_t i = 0; i < sequences.size(); ++i) {
+        auto parsed = task.parse(sequences[i]);
+        if (!parsed)
+            return makeError("sequence " + std::to_string(i + 1) + ": " + parsed.error());
+        tokens.insert(tokens.end(), parsed->begin(), parsed->end());
+    }
+    if (sequences.empty())
+        return std::vector<double>{};
+    OpenedModel& model = which == Which::Policy ? m_impl->policy : m_impl->reference;
+    try {
+        const auto device = m_impl->policy.device;
+        const auto x1 = torch::tensor(tokens).view({int64_t(sequences.size()), task.length()}).to(device);
+        auto generator = makeGenerator(seed, device);
+        const int64_t rows = scoringRowsPerPass(parameterCount(model.checkpoint.model), task.length());
+        const auto bounds = elboScores(model.checkpoint.model, *model.noise, x1, draws, rows, generator).contiguous();
+        return std::vector<double>(bounds.data_ptr<double>(), bounds.data_ptr<double>() + bounds.numel());
+    } catch (const std::exception& e) {
+        return makeError("scoring sequences failed: " + userMessage(e));
     }
 }
 

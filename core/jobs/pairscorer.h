@@ -44,6 +44,14 @@ public:
     Result<std::vector<double>> margins(const std::vector<ShownPair>& pairs, uint64_t seed, int draws = 16,
                                         const std::function<void(int64_t, int64_t)>& progress = {});
 
+    /// Which of the two models a per-sequence score is asked of.
+    enum class Which { Policy, Reference };
+    /// Each sequence's likelihood bound under the policy or the reference
+    /// (diffusion/sequencescore.h), `draws` stratified times each; seeded. A sequence the task cannot
+    /// read is an error naming it; a model of other noise than masking is refused.
+    Result<std::vector<double>> likelihoodBounds(const std::vector<std::string>& sequences, Which which, uint64_t seed,
+                                                 int draws = 16);
+
 private:
     struct Impl;
     explicit PairScorer(std::unique_ptr<Impl> impl);

@@ -160,6 +160,7 @@ std::string trainingPairsJson(const DpoJobSpec& spec, const TrainingPairs& pairs
                 {"pair_seed", m.seed},
                 {"best_share", m.bestShare},
                 {"held_out", m.heldOut},
+                {"split", m.split},
                 {"split_seed", m.splitSeed},
                 {"labels_weight", spec.labelsWeight},
                 {"measurements_weight", spec.measurementsWeight}}

@@ -161,10 +161,19 @@ private Q_SLOTS:
         QVERIFY2(reference.exitCode == 0, qPrintable(reference.err));
         QVERIFY2(reference.out.contains(QStringLiteral("held out: 3 sequences")), qPrintable(reference.out));
         QVERIFY2(reference.out.contains(QStringLiteral("its own reference")), qPrintable(reference.out));
-        const auto tuned = runCli(eval + QStringList{path(QStringLiteral("held/step-000003.d2dpo"))});
+        const QString figure = QStringLiteral(" +-?[01]\\.\\d{4} +[01]\\.\\d{4}\n");
+        QVERIFY2(reference.out.contains(QRegularExpression(QStringLiteral("ELBO \\(the likelihood bound\\) +pretrained") + figure)),
+                 qPrintable(reference.out));
+        // The fine-tuned model: its split read from its run (no --held-out given), and three rows.
+        const auto tuned = runCli({QStringLiteral("measurements"), QStringLiteral("eval"), QStringLiteral("--db"), db,
+                                   QStringLiteral("-c"), path(QStringLiteral("held/step-000003.d2dpo"))});
         QVERIFY2(tuned.exitCode == 0, qPrintable(tuned.err));
-        QVERIFY2(tuned.out.contains(QRegularExpression(QStringLiteral("spearman -?[01]\\.\\d{4}  pair_accuracy [01]\\.\\d{4}"))),
+        QVERIFY2(tuned.out.contains(QStringLiteral("(random split, share 0.3, split seed 1, as its run trained)")),
                  qPrintable(tuned.out));
+        for (const QString& row : {QStringLiteral("ELBO \\(the likelihood bound\\) +reference"),
+                                   QStringLiteral("ELBO \\(the likelihood bound\\) +fine-tuned"),
+                                   QStringLiteral("implicit reward against the reference +fine-tuned")})
+            QVERIFY2(tuned.out.contains(QRegularExpression(row + figure)), qPrintable(row + "\n" + tuned.out));
     }
 
     void aBadFileIsRefusedWithItsLineAndStoresNothing_data()
