@@ -40,12 +40,10 @@ struct DeleteOptions {
 
 int runImport(ImportOptions o)
 {
-    if (o.format == "table")
-        o.spec.read.format = AssayFileFormat::Table;
-    else if (o.format == "proteingym")
-        o.spec.read.format = AssayFileFormat::ProteinGym;
-    else if (o.format == "fasta")
-        o.spec.read.format = AssayFileFormat::Fasta;
+    const auto format = assayFileFormatNamed(o.format);
+    if (!format)
+        return fail("measurements import", format.error());
+    o.spec.read.format = format.value();
     const auto imported = importAssayFile(o.spec);
     if (!imported)
         return fail("measurements import", imported.error());

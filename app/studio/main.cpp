@@ -40,7 +40,7 @@ struct Options {
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
                                   QStringLiteral("Save a picture of the window once a pair is shown, then quit."),
                                   QStringLiteral("png")};
-    QCommandLineOption tab{QStringLiteral("tab"), QStringLiteral("The view to open: label, train or models."),
+    QCommandLineOption tab{QStringLiteral("tab"), QStringLiteral("The view to open: label, train, models or measurements."),
                            QStringLiteral("view")};
     QCommandLineOption size{QStringLiteral("size"), QStringLiteral("Window size, WIDTHxHEIGHT (for screenshots)."),
                             QStringLiteral("size")};
@@ -142,9 +142,10 @@ bool applyWindowOptions(d2dpo::ui::MainWindow& window, const Options& options)
     if (parser.isSet(options.tab)) {
         const QString tab = parser.value(options.tab);
         const int index = tab == QLatin1String("label") ? 0 : tab == QLatin1String("train") ? 1
-                        : tab == QLatin1String("models") ? 2 : -1;
+                        : tab == QLatin1String("models") ? 2
+                        : tab == QLatin1String("measurements") ? 3 : -1;
         if (index < 0) {
-            std::fprintf(stderr, "d2dpo-studio: --tab takes label, train or models (got %s)\n", qPrintable(tab));
+            std::fprintf(stderr, "d2dpo-studio: --tab takes label, train, models or measurements (got %s)\n", qPrintable(tab));
             return false;
         }
         window.showView(index);

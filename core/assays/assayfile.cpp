@@ -16,6 +16,29 @@
 
 namespace d2dpo {
 
+const char* toString(AssayFileFormat format)
+{
+    switch (format) {
+    case AssayFileFormat::Auto:
+        return "auto";
+    case AssayFileFormat::Table:
+        return "table";
+    case AssayFileFormat::ProteinGym:
+        return "proteingym";
+    case AssayFileFormat::Fasta:
+        return "fasta";
+    }
+    return "auto";
+}
+
+Result<AssayFileFormat> assayFileFormatNamed(const std::string& name)
+{
+    for (auto format : {AssayFileFormat::Auto, AssayFileFormat::Table, AssayFileFormat::ProteinGym, AssayFileFormat::Fasta})
+        if (name == toString(format))
+            return format;
+    return makeError("the file's layout is auto, table, proteingym or fasta, not '" + name.substr(0, 40) + "'");
+}
+
 namespace {
 
 /// The byte-order mark spreadsheet programs put at the start of a UTF-8 CSV: without this, the

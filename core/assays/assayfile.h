@@ -25,6 +25,11 @@ enum class AssayFileFormat {
 };
 
 /// How to read a measurement file, and what its sequences must be (the model's symbols and lengths).
+/// "auto", "table", "proteingym" or "fasta": how the CLI and the desktop name a layout.
+const char* toString(AssayFileFormat format);
+/// The layout of that name, or why there is none.
+Result<AssayFileFormat> assayFileFormatNamed(const std::string& name);
+
 struct AssayFileOptions {
     AssayFileFormat format = AssayFileFormat::Auto;
     std::string assay;                       ///< the assay every row belongs to (required)

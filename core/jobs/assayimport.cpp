@@ -25,18 +25,6 @@ uint64_t fnv1a(const std::string& bytes, uint64_t hash, uint64_t prime)
     return hash;
 }
 
-const char* formatName(AssayFileFormat format)
-{
-    switch (format) {
-    case AssayFileFormat::ProteinGym:
-        return "proteingym";
-    case AssayFileFormat::Fasta:
-        return "fasta";
-    default:
-        return "table";
-    }
-}
-
 } // namespace
 
 std::string contentDigest(const std::string& bytes)
@@ -105,7 +93,7 @@ Result<AssayImportResult> importAssayFile(const AssayImportSpec& spec)
     if (!stored)
         return makeError(stored.error());
     return AssayImportResult{stored.value(), values.size(), distinct.size(), task->key(),
-                             formatName(report->format)};
+                             toString(report->format)};
 }
 
 } // namespace d2dpo

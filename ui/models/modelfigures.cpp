@@ -6,12 +6,13 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "ui/common/longjobs.h"
+#include "ui/models/heldoutpanel.h"
 #include "ui/models/positionprofilepanel.h"
 #include "ui/common/samplehistogram.h"
 
 namespace d2dpo::ui {
 
-ModelFigures::ModelFigures(QWidget* parent) : QTabWidget(parent)
+ModelFigures::ModelFigures(PreferenceStore& store, QWidget* parent) : QTabWidget(parent)
 {
     setObjectName(QStringLiteral("modelFigures"));
     setDocumentMode(true);
@@ -31,6 +32,8 @@ ModelFigures::ModelFigures(QWidget* parent) : QTabWidget(parent)
     scroll->setWidget(m_profile);
     addTab(m_histogram, tr("Histogram"));
     addTab(scroll, tr("Per position"));
+    m_heldOut = new HeldOutPanel(store, this);
+    addTab(m_heldOut, tr("Held-out measurements"));
     setCurrentIndex(QSettings().value(QStringLiteral("models/figures"), 0).toInt()); // as last left
     connect(this, &QTabWidget::currentChanged, this,
             [](int index) { QSettings().setValue(QStringLiteral("models/figures"), index); });
@@ -85,5 +88,7 @@ void ModelFigures::clear()
     m_profile->clear();
     m_profiled.clear();
 }
+
+void ModelFigures::showHeldOut(const ModelRecord& model) { m_heldOut->showModel(model); }
 
 } // namespace d2dpo::ui

@@ -47,7 +47,7 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_details->setAlignment(Qt::AlignTop | Qt::AlignLeft);
 
-    m_figures = new ModelFigures(this);
+    m_figures = new ModelFigures(m_store, this);
     m_sampleCount = new QSpinBox(this);
     m_sampleCount->setObjectName(QStringLiteral("sampleCount"));
     m_sampleCount->setRange(0, 100000);
@@ -394,6 +394,7 @@ void ModelsView::drawHistogram()
     };
     auto task = TaskInfo::ofModel(m_store, *model);
     m_figures->show(named(model), named(reference), task ? &task.value() : nullptr);
+    m_figures->showHeldOut(*model);
 }
 
 } // namespace d2dpo::ui

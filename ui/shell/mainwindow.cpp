@@ -27,6 +27,7 @@
 #include "ui/experts/labelerspanel.h"
 #include "ui/label/labelkeys.h"
 #include "ui/label/labelview.h"
+#include "ui/measurements/measurementsview.h"
 #include "ui/models/modelsview.h"
 #include "ui/label/queuesettingsdialog.h"
 #include "ui/train/trainview.h"
@@ -43,12 +44,14 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
     m_labelView = new LabelView(*m_store, m_tabs);
     m_trainView = new TrainView(*m_store, m_tabs);
     m_modelsView = new ModelsView(*m_store, m_tabs);
+    m_measurementsView = new MeasurementsView(*m_store, m_tabs);
     m_tabs->addTab(m_labelView, tr("&Label"));
     m_tabs->addTab(m_trainView, tr("&Train"));
     m_tabs->addTab(m_modelsView, tr("&Models"));
-    // A team's labeler neither trains nor manages models: the database would refuse both.
-    m_tabs->setTabVisible(1, m_store->canMaintain());
-    m_tabs->setTabVisible(2, m_store->canMaintain());
+    m_tabs->addTab(m_measurementsView, tr("Mea&surements"));
+    // A team's labeler neither trains, manages models nor reads assays: the database would refuse all three.
+    for (int maintainersOnly : {1, 2, 3})
+        m_tabs->setTabVisible(maintainersOnly, m_store->canMaintain());
     m_tabs->setDocumentMode(true);
     setCentralWidget(m_tabs);
 
@@ -57,6 +60,11 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
     connect(m_labelView, &LabelView::labelersWanted, this, &MainWindow::showLabelers);
     connect(m_trainView, &TrainView::statusMessage, this, showMessage);
     connect(m_modelsView, &ModelsView::statusMessage, this, showMessage);
+    connect(m_measurementsView, &MeasurementsView::statusMessage, this, showMessage);
+    connect(m_measurementsView, &MeasurementsView::measurementsChanged, this, [this] {
+        if (!m_trainView->training())
+            m_trainView->reload();
+    });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         statusBar()->clearMessage(); // a message speaks of the view it came from ("Label undone")
         if (index == 0)
@@ -65,6 +73,8 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
             m_trainView->reload();
         else if (index == 2)
             m_modelsView->reload();
+        else if (index == 3)
+            m_measurementsView->reload();
     });
     connect(m_trainView, &TrainView::runFinished, this, [this] {
         m_modelsView->reload();
@@ -131,6 +141,10 @@ void MainWindow::buildMenus()
     file->addAction(tr("Import &model (TorchScript)…"), this, &MainWindow::importModel)->setEnabled(maintainer);
     file->addSeparator();
     file->addAction(tr("&Import preferences (JSONL)…"), this, &MainWindow::importPreferences)->setEnabled(maintainer);
+    file->addAction(tr("Import m&easurements (assay values)…"), this, [this] {
+        showView(3);
+        m_measurementsView->chooseAndImport();
+    })->setEnabled(maintainer);
     file->addAction(tr("&Export preferences (JSONL)…"), this, &MainWindow::exportPreferences);
     file->addSeparator();
     file->addAction(tr("&Open store…"), this, &MainWindow::openStore);
@@ -141,8 +155,8 @@ void MainWindow::buildMenus()
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QString names[] = {tr("&Label"), tr("&Train"), tr("&Models")};
-    for (int i = 0; i < 3; ++i) {
+    const QString names[] = {tr("&Label"), tr("&Train"), tr("&Models"), tr("Mea&surements")};
+    for (int i = 0; i < 4; ++i) {
         QAction* show = view->addAction(names[i], this, [this, i] { showView(i); });
         show->setEnabled(i == 0 || maintainer);
         show->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));

@@ -17,6 +17,7 @@ class CompareModelsDialog;
 class ComparisonResults;
 class LabelersPanel;
 class LabelView;
+class MeasurementsView;
 class ModelsView;
 class QueueSettingsDialog;
 class TrainView;
@@ -32,6 +33,7 @@ public:
     LabelView* labelView() const { return m_labelView; }
     TrainView* trainView() const { return m_trainView; }
     ModelsView* modelsView() const { return m_modelsView; }
+    MeasurementsView* measurementsView() const { return m_measurementsView; }
     /// Shows the Label (0), Train (1) or Models (2) view.
     void showView(int index);
     PreferenceStore& store() const { return *m_store; }
@@ -84,6 +86,7 @@ private:
     LabelView* m_labelView = nullptr;
     TrainView* m_trainView = nullptr;
     ModelsView* m_modelsView = nullptr;
+    MeasurementsView* m_measurementsView = nullptr;
     LabelersPanel* m_labelers = nullptr;   ///< made when first shown
     ComparisonResults* m_results = nullptr; ///< made when first shown
     class QTabWidget* m_tabs = nullptr;

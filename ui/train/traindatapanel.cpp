@@ -2,7 +2,8 @@
 #include "ui/train/traindatapanel.h"
 
 #include "facades/taskinfo.h"
-
+#include "jobs/assaypairs.h"
+#include "ui/train/measuredsourcebox.h"
 
 #include <algorithm>
 #include <utility>
@@ -45,9 +46,13 @@ TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
     dataLayout->addWidget(m_reference);
     m_fromLabels = new QRadioButton(tr("The experts' labels in the store"), this);
     m_fromRule = new QRadioButton(tr("Rule-made pairs (ranked by the task's rule)"), this);
+    m_fromMeasurements = new QRadioButton(tr("An assay's measured values"), this);
+    m_fromMeasurements->setObjectName(QStringLiteral("fromMeasurements"));
+    m_measured = new MeasuredSourceBox(this);
     auto* group = new QButtonGroup(this);
     group->addButton(m_fromLabels);
     group->addButton(m_fromRule);
+    group->addButton(m_fromMeasurements);
     m_fromLabels->setChecked(true);
     dataLayout->addWidget(m_fromLabels);
     m_labelers = new QListWidget(this);
@@ -56,6 +61,8 @@ TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
     m_labelers->setToolTip(tr("Only ticked labelers' labels train. Simulated experts (rule:…) are unticked "
                               "unless you tick them."));
     dataLayout->addWidget(m_labelers);
+    dataLayout->addWidget(m_fromMeasurements);
+    dataLayout->addWidget(m_measured);
     auto* ruleRow = new QHBoxLayout;
     ruleRow->addWidget(m_fromRule);
     m_rulePairs = new QSpinBox(this);
@@ -79,6 +86,8 @@ TrainDataPanel::TrainDataPanel(PreferenceStore& store, QWidget* parent)
         updatePairCount();
     });
     connect(m_fromLabels, &QRadioButton::toggled, this, &TrainDataPanel::updatePairCount);
+    connect(m_fromMeasurements, &QRadioButton::toggled, this, &TrainDataPanel::updatePairCount);
+    connect(m_measured, &MeasuredSourceBox::changed, this, &TrainDataPanel::updatePairCount);
     connect(m_labelers, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
         m_ticked[item->data(Qt::UserRole).toString()] = item->checkState() == Qt::Checked;
         updatePairCount();
@@ -111,8 +120,11 @@ void TrainDataPanel::setEditable(bool editable)
     m_reference->setEnabled(editable);
     m_fromLabels->setEnabled(editable);
     m_fromRule->setEnabled(editable);
+    m_fromMeasurements->setEnabled(editable);
+    m_measured->setEditable(editable);
     m_rulePairs->setEnabled(editable && m_fromRule->isChecked());
-    m_labelers->setEnabled(editable && m_fromLabels->isChecked());
+    m_labelers->setEnabled(editable && (m_fromLabels->isChecked() ||
+                                        (m_fromMeasurements->isChecked() && m_measured->withLabels())));
 }
 
 std::vector<std::string> TrainDataPanel::chosenLabelers() const
@@ -169,16 +181,87 @@ std::optional<ModelSpec> TrainDataPanel::selectedSpec() const
 
 bool TrainDataPanel::rulePairs() const { return m_fromRule->isChecked(); }
 
+PreferenceSource TrainDataPanel::source() const
+{
+    if (m_fromRule->isChecked())
+        return PreferenceSource::RulePairs;
+    if (m_fromMeasurements->isChecked())
+        return m_measured->withLabels() ? PreferenceSource::LabelsAndMeasurements : PreferenceSource::Measurements;
+    return PreferenceSource::StoreLabels;
+}
+
+void TrainDataPanel::useMeasurements(const QString& assay, bool withLabels, double labelsShare)
+{
+    m_fromMeasurements->setChecked(true);
+    m_measured->setWithLabels(withLabels, labelsShare);
+    updatePairCount(); // lists the assays
+    m_measured->selectAssay(assay);
+}
+
 int TrainDataPanel::rulePairCount() const { return m_rulePairs->value(); }
 
 QString TrainDataPanel::summary() const { return m_pairSummary->text(); }
+
+QString TrainDataPanel::countLabelPairs(const ModelRecord& model, qint64& pairs, bool& pending)
+{
+    pairs = 0;
+    pending = false;
+    if (m_store.isTeamStore() && !countedAhead(model.taskKey)) {
+        pending = true;
+        countInBackground(model.taskKey); // the count is said when it lands
+        return tr("Counting the labelled pairs on the team store…");
+    }
+    auto labelers = labelersOf(model.taskKey);
+    if (!labelers)
+        return tr("Cannot read the labels: %1").arg(QString::fromStdString(labelers.error()));
+    listLabelers(labelers.value());
+    // Nobody ticked: none usable (an empty list would mean everyone's).
+    const auto usable = usablePairs(model.taskKey, chosenLabelers());
+    if (!usable)
+        return tr("Cannot read the labels: %1").arg(QString::fromStdString(usable.error()));
+    const UsablePairs& counted = usable.value();
+    pairs = counted.usable;
+    QString text = pairs > 0 ? tr("%L1 labelled pairs to train on (ties and skips left out).").arg(pairs)
+                   : m_labelers->count() > 0
+                       ? tr("No decisive labels by the ticked labelers: tick one above.")
+                       : tr("No decisive labels yet for this model's task: label some pairs first, or use "
+                            "rule-made pairs.");
+    if (counted.otherLabelers > 0 && pairs > 0)
+        text += QLatin1Char(' ') + tr("%L1 by unticked labelers are left out.").arg(qint64(counted.otherLabelers));
+    if (counted.otherTask > 0)
+        text += QLatin1Char(' ') + tr("%L1 labels of other tasks' sequences are left out.").arg(qint64(counted.otherTask));
+    return text;
+}
+
+QString TrainDataPanel::countMeasuredPairs(const ModelRecord& model, qint64& pairs)
+{
+    pairs = 0;
+    auto assays = m_store.assays();
+    if (!assays)
+        return tr("Cannot read the measurements: %1").arg(QString::fromStdString(assays.error()));
+    if (m_measured->listAssays(assays.value(), model.taskKey) == 0)
+        return tr("No measurements of this model's task: import an assay's values in the Measurements view.");
+    const auto made = assayPairs(m_store, m_measured->spec());
+    if (!made)
+        return QString::fromStdString(made.error());
+    pairs = qint64(made->pairs.pairs.size());
+    return tr("%L1 measured pairs from %L2 of %L3 sequences of '%4' (%5).")
+        .arg(pairs)
+        .arg(qint64(made->pairs.sequencesUsed))
+        .arg(qint64(made->sequences.size()))
+        .arg(QString::fromStdString(made->assay.name))
+        .arg(QString::fromStdString(made->pairs.description));
+}
 
 void TrainDataPanel::updatePairCount()
 {
     m_pairCount = 0;
     const auto model = selectedModel();
-    m_rulePairs->setEnabled(m_fromRule->isChecked());
-    m_labelers->setEnabled(m_fromLabels->isChecked());
+    const bool measured = m_fromMeasurements->isChecked();
+    const bool labels = m_fromLabels->isChecked() || (measured && m_measured->withLabels());
+    m_rulePairs->setEnabled(m_editable && m_fromRule->isChecked());
+    m_labelers->setEnabled(m_editable && labels);
+    m_measured->setVisible(measured);
     if (!model) {
         m_pairSummary->setText(tr("No model in the store yet: generate pairs in the Label view first."));
     } else if (m_fromRule->isChecked()) {
@@ -191,32 +274,23 @@ void TrainDataPanel::updatePairCount()
                                    : tr("%L1 rule-made pairs from the task's rule (the model's task has none: "
                                         "training will say so).")
                                          .arg(m_pairCount));
-    } else if (m_store.isTeamStore() && !countedAhead(model->taskKey)) {
-        m_pairSummary->setText(tr("Counting the labelled pairs on the team store…"));
-        countInBackground(model->taskKey); // the count is said when it lands
-    } else if (auto labelers = labelersOf(model->taskKey); !labelers) {
-        m_pairSummary->setText(tr("Cannot read the labels: %1").arg(QString::fromStdString(labelers.error())));
     } else {
-        listLabelers(labelers.value());
-        const std::vector<std::string> chosen = chosenLabelers();
-        // Nobody ticked: none usable (an empty list would mean everyone's).
-        const auto pairs = usablePairs(model->taskKey, chosen);
-        const UsablePairs counted = pairs.ok() ? pairs.value() : UsablePairs{};
-        m_pairCount = counted.usable;
-        QString text = m_pairCount > 0
-                           ? tr("%L1 labelled pairs to train on (ties and skips left out).").arg(m_pairCount)
-                       : m_labelers->count() > 0
-                           ? tr("No decisive labels by the ticked labelers: tick one above.")
-                           : tr("No decisive labels yet for this model's task: label some pairs first, or use "
-                                "rule-made pairs.");
-        if (counted.otherLabelers > 0 && m_pairCount > 0)
-            text += QLatin1Char(' ') + tr("%L1 by unticked labelers are left out.").arg(qint64(counted.otherLabelers));
-        if (counted.otherTask > 0)
-            text += QLatin1Char(' ') +
-                    tr("%L1 labels of other tasks' sequences are left out.").arg(qint64(counted.otherTask));
-        m_pairSummary->setText(pairs ? text : tr("Cannot read the labels: %1").arg(QString::fromStdString(pairs.error())));
+        qint64 labelPairs = 0, measuredPairs = 0;
+        bool pending = false;
+        QStringList said;
+        if (measured)
+            said << countMeasuredPairs(*model, measuredPairs);
+        if (labels)
+            said << countLabelPairs(*model, labelPairs, pending);
+        // Mixed, both sources must give pairs: a run that says it mixes draws from each.
+        m_pairCount = pending ? 0
+                      : measured && labels ? (measuredPairs > 0 && labelPairs > 0 ? measuredPairs + labelPairs : 0)
+                                           : measuredPairs + labelPairs;
+        if (measured && labels && m_pairCount > 0)
+            said << tr("Each batch draws a labelled pair with probability %1.").arg(m_measured->labelsShare());
+        m_pairSummary->setText(said.join(QLatin1Char(' ')));
     }
-    if (m_fromRule->isChecked())
+    if (!labels)
         m_labelers->clear();
     m_labelers->setVisible(m_labelers->count() > 0);
     if (m_labelers->count() > 0) // as tall as its rows, up to four

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/config.h"
+#include "jobs/dpojob.h"
 #include "store/preferencestore.h"
 
 class QComboBox;
@@ -51,6 +52,12 @@ public:
     /// The selected model's spec; none when no model is selected or its spec does not parse.
     std::optional<ModelSpec> selectedSpec() const;
     bool rulePairs() const;
+    /// Where the pairs come from: labels, rule-made pairs, an assay's values, or labels and values.
+    PreferenceSource source() const;
+    /// The measured source's choices (the assay, how pairs are made, the labels' share).
+    class MeasuredSourceBox* measuredSource() const { return m_measured; }
+    /// Chooses an assay's values (and the labels beside them at `labelsShare` of each batch).
+    void useMeasurements(const QString& assay, bool withLabels = false, double labelsShare = 0.5);
     int rulePairCount() const;
     /// The ticked labelers (with the store's labels as the source).
     std::vector<std::string> chosenLabelers() const;
@@ -104,12 +111,19 @@ private:
     Result<UsablePairs> usablePairs(const std::string& task, const std::vector<std::string>& chosen);
 
     void updatePairCount();
+    /// The labelled pairs the ticked labelers give (and the list of labelers), said in words;
+    /// `pending` while a team store's count is on its way.
+    QString countLabelPairs(const ModelRecord& model, qint64& pairs, bool& pending);
+    /// The pairs the chosen assay's values give, said in words (the assays of the model's task listed).
+    QString countMeasuredPairs(const ModelRecord& model, qint64& pairs);
     void listLabelers(const std::vector<LabelerCount>& labelers);
 
     PreferenceStore& m_store;
     QComboBox* m_reference = nullptr;
     QRadioButton* m_fromLabels = nullptr;
     QRadioButton* m_fromRule = nullptr;
+    QRadioButton* m_fromMeasurements = nullptr;
+    class MeasuredSourceBox* m_measured = nullptr;
     QSpinBox* m_rulePairs = nullptr;
     QListWidget* m_labelers = nullptr;
     QHash<QString, bool> m_ticked; ///< the user's ticks, kept while the list is rebuilt

@@ -20,6 +20,7 @@
 #include "jobs/desktoprun.h"
 #include "ui/train/runadvice.h"
 #include "ui/train/runhistory.h"
+#include "ui/train/measuredsourcebox.h"
 #include "ui/train/traindatapanel.h"
 #include "ui/train/trainplots.h"
 #include "facades/taskinfo.h"
@@ -241,7 +242,13 @@ bool TrainView::start()
     DpoJobSpec job;
     job.referencePath = model->path;
     job.storePath = m_store.path();
-    job.source = m_data->rulePairs() ? PreferenceSource::RulePairs : PreferenceSource::StoreLabels;
+    job.source = m_data->source();
+    if (job.source == PreferenceSource::Measurements || job.source == PreferenceSource::LabelsAndMeasurements) {
+        const MeasuredSourceBox& measured = *m_data->measuredSource();
+        job.measured = measured.spec();
+        job.labelsWeight = measured.labelsShare();
+        job.measurementsWeight = 1.0 - measured.labelsShare();
+    }
     job.rulePairs = m_data->rulePairCount();
     job.labelers = m_data->chosenLabelers();
     job.dpo = settings->dpo;

@@ -46,6 +46,8 @@ public:
     /// Selects the reference model by its store id.
     bool selectReference(const QString& modelId);
     void useRulePairs(bool rulePairs, int count = 20000);
+    /// The reference and preferences box (the source of the pairs, measured ones too).
+    TrainDataPanel* dataPanel() const { return m_data; }
 
     TrainSettingsForm* settingsForm() const { return m_form; }
     TrainRunner& runner() const { return *m_runner; }

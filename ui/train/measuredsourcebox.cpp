@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/train/measuredsourcebox.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QSignalBlocker>
+
+namespace d2dpo::ui {
+
+MeasuredSourceBox::MeasuredSourceBox(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* form = new QFormLayout(this);
+    form->setContentsMargins(24, 0, 0, 0); // under its radio button, as the labelers' list is
+    m_assay = new QComboBox(this);
+    m_assay->setObjectName(QStringLiteral("assay"));
+    m_assay->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_assay->setMinimumContentsLength(16);
+    form->addRow(tr("Assay:"), m_assay);
+    m_strategy = new QComboBox(this);
+    m_strategy->setObjectName(QStringLiteral("strategy"));
+    m_strategy->addItem(tr("Values apart by more than their noise"), QStringLiteral("margin"));
+    m_strategy->addItem(tr("Within groups differing at few positions (g-DPO)"), QStringLiteral("clusters"));
+    m_strategy->addItem(tr("The best tenth against the rest"), QStringLiteral("best"));
+    form->addRow(tr("Pairs:"), m_strategy);
+    auto* heldOutRow = new QHBoxLayout;
+    m_heldOut = new QDoubleSpinBox(this);
+    m_heldOut->setObjectName(QStringLiteral("heldOut"));
+    m_heldOut->setRange(0.0, 0.9);
+    m_heldOut->setSingleStep(0.05);
+    m_heldOut->setValue(0.2);
+    m_heldOut->setToolTip(tr("The share of the measured sequences kept out of training, so that the Models view "
+                             "can show how the model ranks values it never saw"));
+    heldOutRow->addWidget(m_heldOut);
+    m_split = new QComboBox(this);
+    m_split->setObjectName(QStringLiteral("split"));
+    m_split->addItem(tr("random sequences"), QStringLiteral("random"));
+    m_split->addItem(tr("by mutated position"), QStringLiteral("position"));
+    m_split->addItem(tr("the most mutated"), QStringLiteral("mutations"));
+    heldOutRow->addWidget(m_split, 1);
+    form->addRow(tr("Held out:"), heldOutRow);
+    auto* labelsRow = new QHBoxLayout;
+    m_withLabels = new QCheckBox(tr("and the ticked labelers' labels, at a share of"), this);
+    m_withLabels->setObjectName(QStringLiteral("withLabels"));
+    labelsRow->addWidget(m_withLabels);
+    m_labelsShare = new QDoubleSpinBox(this);
+    m_labelsShare->setObjectName(QStringLiteral("labelsShare"));
+    m_labelsShare->setRange(0.01, 0.99);
+    m_labelsShare->setSingleStep(0.05);
+    m_labelsShare->setValue(0.5);
+    m_labelsShare->setToolTip(tr("Each batch draws a label pair with this probability, a measured pair otherwise"));
+    labelsRow->addWidget(m_labelsShare);
+    labelsRow->addStretch(1);
+    form->addRow(labelsRow);
+
+    for (QComboBox* box : {m_assay, m_strategy, m_split})
+        connect(box, &QComboBox::currentIndexChanged, this, &MeasuredSourceBox::changed);
+    for (QDoubleSpinBox* box : {m_heldOut, m_labelsShare})
+        connect(box, &QDoubleSpinBox::valueChanged, this, &MeasuredSourceBox::changed);
+    connect(m_withLabels, &QCheckBox::toggled, this, [this] {
+        updateEnabled();
+        Q_EMIT changed();
+    });
+    updateEnabled();
+}
+
+int MeasuredSourceBox::listAssays(const std::vector<AssayRecord>& assays, const std::string& task)
+{
+    const QSignalBlocker block(m_assay);
+    const QString chosen = m_assay->currentData().toString();
+    m_assay->clear();
+    for (const AssayRecord& a : assays) {
+        if (a.task != task)
+            continue;
+        const QString name = QString::fromStdString(a.name);
+        m_assay->addItem(tr("%1 · %L2 sequences (%3 is better)")
+                             .arg(name)
+                             .arg(qint64(a.sequences))
+                             .arg(a.direction == "lower" ? tr("lower") : tr("higher")),
+                         name);
+    }
+    if (const int index = m_assay->findData(chosen); index >= 0)
+        m_assay->setCurrentIndex(index);
+    updateEnabled();
+    return m_assay->count();
+}
+
+bool MeasuredSourceBox::hasAssay() const { return m_assay->count() > 0; }
+
+bool MeasuredSourceBox::selectAssay(const QString& name)
+{
+    const int index = m_assay->findData(name);
+    if (index >= 0)
+        m_assay->setCurrentIndex(index);
+    return index >= 0;
+}
+
+AssayPairsSpec MeasuredSourceBox::spec() const
+{
+    AssayPairsSpec spec;
+    spec.assay = m_assay->currentData().toString().toStdString();
+    spec.strategy = m_strategy->currentData().toString().toStdString();
+    spec.heldOut = m_heldOut->value();
+    spec.split = m_split->currentData().toString().toStdString();
+    return spec;
+}
+
+bool MeasuredSourceBox::withLabels() const { return m_withLabels->isChecked(); }
+
+double MeasuredSourceBox::labelsShare() const { return m_labelsShare->value(); }
+
+void MeasuredSourceBox::setWithLabels(bool with, double share)
+{
+    m_labelsShare->setValue(share);
+    m_withLabels->setChecked(with);
+}
+
+void MeasuredSourceBox::setEditable(bool editable)
+{
+    m_editable = editable;
+    updateEnabled();
+}
+
+void MeasuredSourceBox::updateEnabled()
+{
+    for (QWidget* w : std::initializer_list<QWidget*>{m_assay, m_strategy, m_heldOut, m_split, m_withLabels})
+        w->setEnabled(m_editable && hasAssay());
+    m_labelsShare->setEnabled(m_editable && hasAssay() && m_withLabels->isChecked());
+}
+
+} // namespace d2dpo::ui
