@@ -36,6 +36,7 @@ struct TrainOptions {
     std::string source = "labels";     ///< with --db: labels, measurements or labels,measurements
     AssayPairsSpec measured;
     double labelsWeight = 1.0, measurementsWeight = 1.0;
+    bool grouped = false;
 };
 
 /// --source as a PreferenceSource (with --db), or why not.
@@ -111,6 +112,7 @@ int run(const TrainOptions& o)
     }
     job.measured = o.measured;
     job.labelsWeight = o.labelsWeight;
+    job.grouped = o.grouped;
     job.measurementsWeight = o.measurementsWeight;
     job.rulePairs = o.pairs;
     job.labelers = o.labelers;
@@ -162,6 +164,10 @@ void registerTrain(CLI::App& app, int& exitCode)
     c->add_option("--measurements-weight", options->measurementsWeight, "The measured pairs' share, likewise")
         ->check(finitePositive())
         ->capture_default_str();
+    c->add_flag("--grouped", options->grouped,
+                "With --source measurements: score the pairs inside each group of sequences they link in one pass "
+                "per group (g-DPO; groups of at most a quarter of the positions differing, as --strategy clusters "
+                "makes them)");
     c->add_option("--out,-o", options->out, "New (or empty) folder for the run's checkpoints");
     c->add_option("--resume", options->resume,
                   "Continue this stopped or interrupted run of the --db store from its last checkpoint, with the "

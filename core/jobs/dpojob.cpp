@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "diffusion/groupedestimator.h"
 #include "jobs/dpojob.h"
 
 #include <cmath>
@@ -158,6 +159,17 @@ private:
         m_pairs = take(gatherTrainingPairs(m_spec, m_store.get(), *m_model.task, m_device,
                                            [this](const std::string& line) { m_listener.onLog(line); }));
         m_outcome.pairs = m_pairs.winners.size(0);
+        if (!m_spec.grouped)
+            return;
+        require(m_spec.source == PreferenceSource::Measurements,
+                "grouped scoring scores measured pairs inside their groups: train on measurements alone "
+                "(--source measurements), without labels");
+        m_groups = groupPairs(m_pairs.winners, m_pairs.losers, kGroupedMaxUnion(m_model.task->length()));
+        require(m_groups.error.empty(), m_groups.error);
+        m_listener.onLog("grouped scoring: " + std::to_string(m_groups.groups.unionMask.size(0)) +
+                         (m_groups.groups.unionMask.size(0) == 1 ? " group of " : " groups of ") +
+                         std::to_string(m_groups.groups.members.size(0)) + " sequences, union masks of at most " +
+                         std::to_string(m_groups.largestUnion) + " positions; one pass per group and draw");
     }
 
     /// The folder and its lock come before the run's record: a "running" run always has a lock.
@@ -276,6 +288,8 @@ private:
                 into[k].copy_(from[k]);
         }
         trainer.setPreferences(m_pairs.winners, m_pairs.losers, m_pairs.weights);
+        if (m_spec.grouped)
+            trainer.setPreferenceGroups(m_groups.groups);
         trainer.run(recorder, stop);
         FinishedEvent finished = recorder.finished().value_or(failed("the trainer did not finish"));
         if (m_store) { // what a server that went away kept from the store: sent before the end is recorded
@@ -349,6 +363,7 @@ private:
     RunLock m_lock;
     bool m_madeFolder = false; ///< the output folder did not exist before this run
     TrainingPairs m_pairs;
+    GroupedPairs m_groups; ///< with grouped scoring
     std::optional<DpoResumePoint> m_resumePoint;
     Denoiser m_resumedPolicy{nullptr};
 };

@@ -36,6 +36,9 @@ struct DpoJobSpec {
     AssayPairsSpec measured;       ///< with Measurements: the assay and how its pairs are made
     double labelsWeight = 1.0;     ///< with LabelsAndMeasurements: each source's share of a batch is
     double measurementsWeight = 1.0; ///< its weight over the two weights' sum
+    /// With Measurements alone: score the pairs inside each group of sequences they link in one
+    /// pass per group (g-DPO's grouped scoring, diffusion/groupedestimator.h); masking noise only.
+    bool grouped = false;
     DpoConfig dpo;
     DpoScheduleConfig schedule;
     SamplingConfig sampling;

@@ -98,6 +98,7 @@ Result<DpoJobSpec> resumeJobSpec(const std::string& storePath, int64_t runId)
             spec.measured.bestShare = preferences.at("best_share").get<double>();
             spec.measured.heldOut = preferences.value("held_out", 0.0);
             spec.measured.split = preferences.value("split", std::string("random"));
+            spec.grouped = preferences.value("grouped", false);
             spec.measured.splitSeed = preferences.value("split_seed", uint64_t(1));
             spec.labelsWeight = preferences.at("labels_weight").get<double>();
             spec.measurementsWeight = preferences.at("measurements_weight").get<double>();

@@ -161,6 +161,7 @@ std::string trainingPairsJson(const DpoJobSpec& spec, const TrainingPairs& pairs
                 {"best_share", m.bestShare},
                 {"held_out", m.heldOut},
                 {"split", m.split},
+                {"grouped", spec.grouped},
                 {"split_seed", m.splitSeed},
                 {"labels_weight", spec.labelsWeight},
                 {"measurements_weight", spec.measurementsWeight}}

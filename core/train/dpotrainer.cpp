@@ -69,6 +69,15 @@ DpoTrainer::DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noi
     }
 }
 
+void DpoTrainer::setPreferenceGroups(const PairGroups& groups)
+{
+    TORCH_CHECK(m_winners.defined() && groups.winners.size(0) == m_winners.size(0),
+                "grouped scoring needs the same pairs as setPreferences()");
+    const auto device = m_policy->parameters().front().device();
+    m_groups = PairGroups{groups.members.to(device), groups.memberGroup.to(device), groups.unionMask.to(device),
+                          groups.templates.to(device), groups.winners.to(device), groups.losers.to(device)};
+}
+
 void DpoTrainer::setPreferences(const torch::Tensor& winners, const torch::Tensor& losers, const torch::Tensor& weights)
 {
     const auto device = m_policy->parameters().front().device();
@@ -162,9 +171,15 @@ DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
                            : torch::randint(0, m_winners.size(0), {m_config.batch}, *m_generator,
                                             torch::dtype(torch::kLong).device(device));
     dropGradients(m_policy);
-    const DpoTerms terms = d2dpoBackward(m_policy, m_reference, m_noise, m_winners.index_select(0, index),
-                                         m_losers.index_select(0, index), m_config, *m_generator,
-                                         m_config.batchPiece);
+    DpoTerms terms;
+    if (m_groups) { // one pass per group in the batch; its terms are detached as d2dpoBackward's are
+        terms = groupedD2dpoLoss(m_policy, m_reference, m_noise, *m_groups, index, m_config, *m_generator);
+        terms.loss.backward();
+        terms = DpoTerms{terms.loss.detach(), terms.divergenceChosen.detach(), terms.divergenceRejected.detach(), {}};
+    } else {
+        terms = d2dpoBackward(m_policy, m_reference, m_noise, m_winners.index_select(0, index),
+                              m_losers.index_select(0, index), m_config, *m_generator, m_config.batchPiece);
+    }
     StepTensors out{terms.loss, {}};
     if (device.is_cpu() && !std::isfinite(terms.loss.item<double>()))
         return out;

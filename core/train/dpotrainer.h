@@ -16,6 +16,7 @@
 #include "base/config.h"
 #include "model/denoiser.h"
 #include "kernels/fusedadam.h"
+#include "diffusion/groupedestimator.h"
 #include "diffusion/noiseprocess.h"
 #include "tasks/task.h"
 #include "base/trainlistener.h"
@@ -72,6 +73,11 @@ public:
     void setPreferences(const torch::Tensor& winners, const torch::Tensor& losers,
                         const torch::Tensor& weights = {});
 
+    /// Scores the pairs set above inside their groups, one pass per group and draw (g-DPO;
+    /// diffusion/groupedestimator.h); `groups` holds the same pairs in the same order. The batch
+    /// draws stay the pairs'.
+    void setPreferenceGroups(const PairGroups& groups);
+
     /// The whole run, in the named steps of train/dporunsteps.cpp.
     FinishedEvent run(TrainListener& listener, const StopToken& stop);
 
@@ -124,6 +130,7 @@ private:
     torch::Tensor m_winners;
     torch::Tensor m_losers;
     torch::Tensor m_pairWeights; ///< [P] float, or undefined: uniform draws
+    std::optional<PairGroups> m_groups; ///< set: grouped scoring
     std::string m_checkpointFolder;
     std::string m_parentId;
     int64_t m_startStep = 0;

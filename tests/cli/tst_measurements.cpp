@@ -141,6 +141,25 @@ private Q_SLOTS:
                             QStringLiteral("needs the assay: --assay NAME"));
     }
 
+    /// g-DPO's grouped scoring: a run on measured pairs within groups trains one pass per group;
+    /// with labels it is refused before anything is recorded.
+    void groupedScoringTrainsOnMeasurementsAlone()
+    {
+        const QString db = path(QStringLiteral("store.sqlite"));
+        const QStringList base = {QStringLiteral("train"), QStringLiteral("--checkpoint"), m_checkpoint, QStringLiteral("--db"), db,
+                                  QStringLiteral("--assay"), QStringLiteral("parity"), QStringLiteral("--strategy"),
+                                  QStringLiteral("clusters"), QStringLiteral("--grouped"), QStringLiteral("--steps"),
+                                  QStringLiteral("3"), QStringLiteral("--eval-samples"), QStringLiteral("20")};
+        const auto grouped = runCli(base + QStringList{QStringLiteral("--source"), QStringLiteral("measurements"),
+                                                       QStringLiteral("-o"), path(QStringLiteral("grouped"))});
+        QVERIFY2(grouped.exitCode == 0, qPrintable(grouped.err + grouped.out));
+        QVERIFY2((grouped.out + grouped.err).contains(QRegularExpression(QStringLiteral("grouped scoring: \\d+ groups? of \\d+ sequences"))),
+                 qPrintable(grouped.out + grouped.err));
+        test::expectRefusal(base + QStringList{QStringLiteral("--source"), QStringLiteral("labels,measurements"),
+                                               QStringLiteral("-o"), path(QStringLiteral("grouped-mixed"))},
+                            QStringLiteral("grouped scoring scores measured pairs inside their groups"));
+    }
+
     /// The held-out split a run trains without, and the figures on it: a pretrained model ranks
     /// nothing (its implicit reward against itself is 0), a fine-tuned one gets a Spearman and a
     /// pair accuracy.

@@ -34,6 +34,9 @@ public:
     /// Whether the experts' labels train too, and their share of each batch (0..1).
     bool withLabels() const;
     double labelsShare() const;
+    /// Whether each group's pairs are scored in one pass (g-DPO): with clusters and no labels only.
+    bool grouped() const;
+    void setGrouped(bool grouped);
     void setWithLabels(bool with, double share);
     void setEditable(bool editable);
 
@@ -50,6 +53,7 @@ private:
     QComboBox* m_split = nullptr;
     QCheckBox* m_withLabels = nullptr;
     QDoubleSpinBox* m_labelsShare = nullptr;
+    QCheckBox* m_grouped = nullptr;
     bool m_editable = true;
 };
 

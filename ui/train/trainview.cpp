@@ -248,6 +248,7 @@ bool TrainView::start()
         job.measured = measured.spec();
         job.labelsWeight = measured.labelsShare();
         job.measurementsWeight = 1.0 - measured.labelsShare();
+        job.grouped = measured.grouped();
     }
     job.rulePairs = m_data->rulePairCount();
     job.labelers = m_data->chosenLabelers();
