@@ -24,6 +24,7 @@
 #include "io/legacycheckpoint.h"
 #include "io/safetensors.h"
 #include "model/loradenoiser.h"
+#include "model/weightmatch.h"
 #include "model/torchscriptdenoiser.h"
 #include "model/transformerdenoiser.h"
 #include "tasks/task.h"
@@ -173,32 +174,17 @@ Result<LoadedCheckpoint> modelFrom(const CheckpointPayload& contents)
     // 2026-11-27 have them apart too, and then those are read).
     if (contents.weights.empty() && loaded.info.spec.model.isTorchScript())
         return loaded;
-    std::map<std::string, const torch::Tensor*> stored;
-    for (const auto& [name, tensor] : contents.weights)
-        stored.emplace(name, &tensor);
     torch::NoGradGuard noGrad;
-    size_t used = 0;
-    auto copyInto = [&](const std::string& name, torch::Tensor target) -> Status {
-        const auto found = stored.find(name);
-        if (found == stored.end())
-            return makeError("its weight '" + name + "' is missing");
-        const torch::Tensor& from = *found->second;
-        if (from.sizes() != target.sizes() || from.scalar_type() != target.scalar_type())
-            return makeError("its weight '" + name + "' has the wrong shape or type");
-        target.copy_(from);
-        ++used;
-        return Ok{};
-    };
+    NamedTensors slots;
     for (const auto& item : loaded.model->named_parameters())
-        if (Status s = copyInto(item.key(), item.value()); !s)
-            return makeError(s.error());
+        slots.emplace_back(item.key(), item.value());
     for (const auto& item : loaded.model->named_buffers())
-        if (Status s = copyInto(item.key(), item.value()); !s)
-            return makeError(s.error());
-    if (used != stored.size())
-        for (const auto& [name, tensor] : stored)
-            if (!loaded.model->named_parameters().contains(name) && !loaded.model->named_buffers().contains(name))
-                return makeError("it holds a tensor '" + excerpt(name, 80) + "' that its model does not have");
+        slots.emplace_back(item.key(), item.value());
+    std::map<std::string, torch::Tensor> byName(slots.begin(), slots.end());
+    if (Status s = matchWeights(slots, contents.weights, /*sameShape=*/true,
+                                [&](const std::string& name, const torch::Tensor& from) { byName.at(name).copy_(from); });
+        !s)
+        return makeError(s.error());
     return loaded;
 }
 

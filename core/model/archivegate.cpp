@@ -14,6 +14,7 @@
 #include "base/untrustedtext.h"
 #include "base/ziprecords.h"
 #include "model/memoryarchive.h"
+#include "model/picklecheck.h"
 #include "model/scriptsource.h"
 
 namespace d2dpo {
@@ -138,7 +139,7 @@ Status checkArchiveBeforeLoading(std::string_view bytes, ArchiveCode code)
             return makeError("its record '" + shown(name) + "' is not one TorchScript writes (code/*.py, data.pkl, "
                              "constants.pkl, data/N, constants/N, version): names are matched as the loader reads "
                              "them, case-blind, so an unexpected one is never let through");
-        if (kind != RecordKind::Tensor && kind != RecordKind::DebugInfo)
+        if (kind != RecordKind::Tensor)
             toRead.emplace_back(std::string(inside), kind);
     }
     if (Status s = checkZipBudget(bytes); !s)
@@ -171,9 +172,24 @@ Status checkRecordsAsTheLoaderReadsThem(std::string_view bytes, const std::vecto
         return makeError("its zip holds another list of records for the loader than its directory states (" +
                          std::to_string(listed.size()) + " against " + std::to_string(judged.size()) +
                          "): a second directory is never trusted");
+    std::unordered_map<std::string, uint64_t> sizes; // each record's bytes, by its name inside the folder
+    for (const ZipRecord& record : records)
+        sizes.emplace(record.name.substr(folder.size() + 1), record.inflatedBytes);
     for (const auto& [inside, kind] : toRead) {
         const auto [data, size] = reader.getRecord(inside);
         const std::string_view text(static_cast<const char*>(data.get()), size);
+        if (kind == RecordKind::Pickle || kind == RecordKind::DebugInfo) {
+            // data.pkl's storages are data/N, constants.pkl's constants/N; a debug pickle has none.
+            const std::string storages = inside == "data.pkl" ? "data/" : inside == "constants.pkl" ? "constants/" : "";
+            const StorageRecordSize storageSize = [&](const std::string& key) -> std::optional<uint64_t> {
+                const auto found = storages.empty() ? sizes.end() : sizes.find(storages + key);
+                return found == sizes.end() ? std::nullopt : std::optional(found->second);
+            };
+            if (Status s = checkPickle(text, inside, storageSize); !s)
+                return s;
+            if (kind == RecordKind::DebugInfo)
+                continue; // the source it quotes is checked where it is code
+        }
         for (const char* hook : {"__setstate__", "__getstate__"})
             if (containsIgnoringCase(text, hook))
                 return makeError("its code (" + shown(inside) + ") defines " + hook +

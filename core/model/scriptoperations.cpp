@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/ir.h>
 #include <torch/script.h>
 
 namespace d2dpo {
@@ -179,12 +180,25 @@ std::string torchBindClassOf(const torch::jit::Node* node)
     return {};
 }
 
-/// The first node of `block` (its nested blocks included) whose operation is not allowed, or
-/// that makes, takes or calls a TorchBind object.
+/// Whether a prim::unchecked_cast only narrows (Optional[T] to T, a union to a member, an
+/// interface to its class), as TorchScript writes it after a refinement. Any other would hand an
+/// op a value of another kind than it declares; LibTorch's accessors happen to check the kind
+/// today, but nothing promises that every fast path does.
+bool isNarrowingCast(const torch::jit::Node* node)
+{
+    if (node->kind() != c10::prim::unchecked_cast)
+        return true;
+    return node->inputs().size() == 1 && node->outputs().size() == 1 &&
+           node->output()->type()->isSubtypeOf(*node->input()->type());
+}
+
+/// The first node of `block` (its nested blocks included) whose operation is not allowed, that
+/// makes, takes or calls a TorchBind object, or that casts a value to an unrelated type.
 const torch::jit::Node* firstRefused(const torch::jit::Block* block)
 {
     for (const torch::jit::Node* node : block->nodes()) {
-        if (!isAllowedScriptOperation(node->kind().toQualString()) || !torchBindClassOf(node).empty())
+        if (!isAllowedScriptOperation(node->kind().toQualString()) || !torchBindClassOf(node).empty() ||
+            !isNarrowingCast(node))
             return node;
         for (const torch::jit::Block* inner : node->blocks())
             if (const torch::jit::Node* refused = firstRefused(inner))
@@ -202,7 +216,37 @@ std::string shownName(const torch::jit::Function& function)
     return name.size() > 120 ? name.substr(0, 120) + "..." : name;
 }
 
+/// The head-count input of the fast-path attention ops, which LibTorch 1.13 divides by unchecked:
+/// a count of 0 ends the process with SIGFPE (tst_allowedops). -1 for other nodes.
+int headCountInput(const torch::jit::Node* node)
+{
+    static const c10::Symbol attention = c10::Symbol::fromQualString("aten::_native_multi_head_attention");
+    static const c10::Symbol layer = c10::Symbol::fromQualString("aten::_transformer_encoder_layer_fwd");
+    return node->kind() == attention ? 4 : node->kind() == layer ? 2 : -1;
+}
+
+/// Passes each such count through h * (h // h) first: the same count, except that 0 raises
+/// TorchScript's ZeroDivisionError before the op could divide by it. The graphs run as compiled
+/// here (the optimising executor is off), so nothing folds the guard away.
+void guardHeadCounts(torch::jit::Block* block)
+{
+    for (torch::jit::Node* node : block->nodes()) {
+        for (torch::jit::Block* inner : node->blocks())
+            guardHeadCounts(inner);
+        const int input = headCountInput(node);
+        if (input < 0 || size_t(input) >= node->inputs().size())
+            continue;
+        torch::jit::Graph& graph = *node->owningGraph();
+        torch::jit::WithInsertPoint here(node);
+        torch::jit::Value* heads = node->input(size_t(input));
+        torch::jit::Value* one = graph.insert(c10::aten::floordiv, {heads, heads});
+        node->replaceInput(size_t(input), graph.insert(c10::aten::mul, {heads, one}));
+    }
+}
+
 } // namespace
+
+void guardScriptGraph(torch::jit::Graph& graph) { guardHeadCounts(graph.block()); }
 
 bool isAllowedScriptOperation(std::string_view kind) { return allowed().count(kind) > 0; }
 
@@ -221,6 +265,11 @@ Status checkScriptOperations(const torch::jit::Module& module)
                 return makeError("its code uses the TorchBind class " + bound.substr(0, 80) + " (in " +
                                  shownName(*function) + "): a class built into LibTorch whose methods are native "
                                  "code outside the op allowlist; a denoiser needs none, so the model is never run");
+            if (!isNarrowingCast(refused))
+                return makeError("its code casts a " + refused->input()->type()->repr_str().substr(0, 60) + " to a " +
+                                 refused->output()->type()->repr_str().substr(0, 60) + " without a check (in " +
+                                 shownName(*function) + "): TorchScript only narrows a value it has tested, so an "
+                                 "edited archive wrote this; the model is never run");
             const std::string kind = refused->kind().toQualString();
             const bool aten = kind.rfind("aten::", 0) == 0 || kind.rfind("prim::", 0) == 0;
             return makeError("its code uses " + kind.substr(0, 80) + " (in " + shownName(*function) + "), " +
@@ -230,6 +279,8 @@ Status checkScriptOperations(const torch::jit::Module& module)
                              "processes or reach the network is never run; remove the call and save it again");
         }
     }
+    for (torch::jit::Function* function : unit->get_functions())
+        guardHeadCounts(torch::jit::toGraphFunction(*function).graph()->block());
     return Ok{};
 }
 

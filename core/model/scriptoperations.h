@@ -13,6 +13,7 @@
 #include "base/result.h"
 
 namespace torch::jit {
+struct Graph;
 struct Module;
 }
 
@@ -21,8 +22,14 @@ namespace d2dpo {
 /// Whether a TorchScript operation (e.g. "aten::linear", "prim::If") is one a denoiser may use.
 bool isAllowedScriptOperation(std::string_view kind);
 
+/// Guards the fast-path attention ops of a scripted function as checkScriptOperations() does (for
+/// code compiled outside an archive: the tests).
+void guardScriptGraph(torch::jit::Graph& graph);
+
 /// Every operation of every function compiled from `module`'s archive is allowed, or the first
-/// that is not, in a sentence naming it and the function it is in.
+/// that is not, in a sentence naming it and the function it is in. Once all are, the arguments
+/// an allowed op trusts are guarded in its graphs: the fast-path attention ops' head count (0
+/// would divide by zero in LibTorch 1.13) raises an error instead.
 Status checkScriptOperations(const torch::jit::Module& module);
 
 } // namespace d2dpo

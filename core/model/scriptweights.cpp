@@ -2,10 +2,12 @@
 #include "model/scriptweights.h"
 
 #include <map>
+#include <set>
 
 #include <torch/torch.h>
 
 #include "base/untrustedtext.h"
+#include "model/weightmatch.h"
 
 namespace d2dpo {
 
@@ -35,44 +37,23 @@ torch::jit::Module withoutWeights(const torch::jit::Module& module)
 
 Status putWeights(torch::jit::Module& module, const std::vector<std::pair<std::string, torch::Tensor>>& weights)
 {
-    std::map<std::string, const torch::Tensor*> stored;
-    for (const auto& [name, tensor] : weights)
-        stored.emplace(name, &tensor);
-    size_t used = 0;
-    const auto put = [&](const std::string& name, const torch::Tensor& inSlot, bool buffer) -> Status {
-        const auto found = stored.find(name);
-        if (found == stored.end())
-            return makeError("its weight '" + excerpt(name, 80) + "' is missing");
-        if (found->second->scalar_type() != inSlot.scalar_type())
-            return makeError("its weight '" + excerpt(name, 80) + "' has the wrong type");
-        auto [owner, slot] = slotOwner(module, name);
-        if (buffer)
-            owner.register_buffer(slot, found->second->clone());
-        else
-            owner.register_parameter(slot, found->second->clone(), /*is_buffer=*/false);
-        ++used;
-        return Ok{};
-    };
-    // Names first: a slot is replaced while the module is walked otherwise.
-    std::vector<std::pair<std::string, torch::Tensor>> parameters, buffers;
+    // Names first: a slot is replaced while the module is walked otherwise. The slots are empty
+    // placeholders (withoutWeights), so only their types are compared.
+    NamedTensors slots;
+    std::set<std::string> buffers;
     for (const auto& item : module.named_parameters())
-        parameters.emplace_back(item.name, item.value);
-    for (const auto& item : module.named_buffers())
-        buffers.emplace_back(item.name, item.value);
-    for (const auto& [name, inSlot] : parameters)
-        if (Status s = put(name, inSlot, false); !s)
-            return s;
-    for (const auto& [name, inSlot] : buffers)
-        if (Status s = put(name, inSlot, true); !s)
-            return s;
-    if (used != stored.size())
-        for (const auto& [name, tensor] : stored) {
-            const bool slot = std::any_of(parameters.begin(), parameters.end(), [&](const auto& p) { return p.first == name; }) ||
-                              std::any_of(buffers.begin(), buffers.end(), [&](const auto& b) { return b.first == name; });
-            if (!slot)
-                return makeError("it holds a tensor '" + excerpt(name, 80) + "' that its model does not have");
-        }
-    return Ok{};
+        slots.emplace_back(item.name, item.value);
+    for (const auto& item : module.named_buffers()) {
+        slots.emplace_back(item.name, item.value);
+        buffers.insert(item.name);
+    }
+    return matchWeights(slots, weights, /*sameShape=*/false, [&](const std::string& name, const torch::Tensor& from) {
+        auto [owner, slot] = slotOwner(module, name);
+        if (buffers.count(name))
+            owner.register_buffer(slot, from.clone());
+        else
+            owner.register_parameter(slot, from.clone(), /*is_buffer=*/false);
+    });
 }
 
 } // namespace d2dpo

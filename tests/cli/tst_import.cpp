@@ -239,6 +239,15 @@ private Q_SLOTS:
             << "searches-out-of-bounds" << "tiny" << "calls aten::searchsorted";
         QTest::newRow("a TorchBind class") << "uses-torchbind" << "tiny" << "TorchBind class";
         QTest::newRow("a custom op") << "custom-op" << "tiny" << "d2dpo_test_custom::touch";
+        // Pickles LibTorch 1.13's unpickler would trust: each is walked first and refused.
+        QTest::newRow("a storage larger than its record") << "storage-past-record" << "tiny" << "elements of 4 bytes in the record";
+        QTest::newRow("a tensor past its storage") << "tensor-past-storage" << "tiny" << "a tensor that reads element 10";
+        QTest::newRow("a pickle that pops an empty stack") << "pickle-underflow" << "tiny" << "TUPLE without a MARK";
+        QTest::newRow("an opcode TorchScript never writes") << "pickle-unknown-opcode" << "tiny" << "the opcode 0x49";
+        QTest::newRow("a global outside TorchScript's") << "pickle-foreign-global" << "tiny" << "the global 'builtins.eval'";
+        QTest::newRow("a memo slot never set") << "pickle-unset-memo" << "tiny" << "memo slot 250, which was never set";
+        QTest::newRow("a debug pickle that pops an empty stack") << "debug-pickle-underflow" << "tiny" << "TUPLE without a MARK";
+        QTest::newRow("a cast to an unrelated type") << "unchecked-cast" << "tiny" << "casts a Tensor to a List[int] without a check";
         QTest::newRow("a code record that inflates to 100 MiB") << "code-bomb" << "tiny" << "a zip bomb is never read";
         QTest::newRow("a tensor record that inflates to 300 MiB") << "data-bomb" << "tiny" << "a zip bomb is never read";
     }

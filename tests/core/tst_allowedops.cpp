@@ -165,6 +165,96 @@ private Q_SLOTS:
         expectRefused("multinomial", [&](int64_t b) { torch::multinomial(v + 1, b); }, n + 1);
         expectRefused("triu_indices", [&](int64_t b) { torch::triu_indices(4, 4, 0, torch::kLong).select(1, b); }, 10);
     }
+
+    void fastPathOpsRefuseShapesThatDoNotFit()
+    {
+        // nn.TransformerEncoder's fast path (kept so that scripted encoders load): the widths,
+        // head counts, weights and masks a hostile model passes must be checked against the
+        // tensors, never trusted as the sizes of a loop over them.
+        const int64_t e = 8, b = 2, l = 5;
+        const auto q = torch::randn({b, l, e});
+        const auto w = torch::randn({3 * e, e}), bias = torch::randn({3 * e}), pw = torch::randn({e, e}),
+                   pb = torch::randn({e});
+        const auto attention = [&](int64_t width, int64_t heads, const torch::Tensor& qkv,
+                                   const c10::optional<torch::Tensor>& mask) {
+            at::_native_multi_head_attention(q, q, q, width, heads, qkv, bias, pw, pb, mask);
+        };
+        attention(e, 2, w, c10::nullopt); // the shapes that fit run
+        const std::vector<int64_t> wrongWidths{0, 4, 9, 16, -8, int64_t(1) << 40, std::numeric_limits<int64_t>::max()};
+        expectRefused("_native_multi_head_attention", [&](int64_t width) { attention(width, 2, w, c10::nullopt); }, wrongWidths);
+        // 0 heads is left to the next case: LibTorch 1.13 divides by it unchecked (SIGFPE).
+        const std::vector<int64_t> wrongHeads{-1, 3, 16, int64_t(1) << 40, std::numeric_limits<int64_t>::min() + 1};
+        expectRefused("_native_multi_head_attention", [&](int64_t heads) { attention(e, heads, w, c10::nullopt); }, wrongHeads);
+        expectRefused("_native_multi_head_attention", // qkv weights of fewer rows than 3 widths
+                      [&](int64_t rows) { attention(e, 2, torch::randn({rows, e}), c10::nullopt); }, std::vector<int64_t>{1, 8, 23});
+        expectRefused("_native_multi_head_attention", // a mask of another shape
+                      [&](int64_t len) { attention(e, 2, w, torch::zeros({b, len}, torch::kBool)); },
+                      std::vector<int64_t>{1, 4, 6, 64});
+
+        const auto n1 = torch::ones({e}), z1 = torch::zeros({e});
+        const auto f1 = torch::randn({4 * e, e}), fb1 = torch::randn({4 * e}), f2 = torch::randn({e, 4 * e});
+        const auto layer = [&](int64_t width, int64_t heads, const torch::Tensor& ffn2,
+                               const c10::optional<torch::Tensor>& mask) {
+            at::_transformer_encoder_layer_fwd(q, width, heads, w, bias, pw, pb, false, false, 1e-5, n1, z1, n1, z1, f1,
+                                               fb1, ffn2, z1, mask);
+        };
+        layer(e, 2, f2, c10::nullopt);
+        expectRefused("_transformer_encoder_layer_fwd", [&](int64_t width) { layer(width, 2, f2, c10::nullopt); }, wrongWidths);
+        expectRefused("_transformer_encoder_layer_fwd", [&](int64_t heads) { layer(e, heads, f2, c10::nullopt); }, wrongHeads);
+        expectRefused("_transformer_encoder_layer_fwd", // a second feed-forward weight of the wrong width
+                      [&](int64_t cols) { layer(e, 2, torch::randn({e, cols}), c10::nullopt); }, std::vector<int64_t>{1, 31, 33});
+        expectRefused("_transformer_encoder_layer_fwd",
+                      [&](int64_t len) { layer(e, 2, f2, torch::zeros({b, len}, torch::kBool)); },
+                      std::vector<int64_t>{1, 4, 6, 64});
+
+        const auto padded = torch::randn({b, l, e});
+        at::_nested_tensor_from_mask(padded, torch::ones({b, l}, torch::kBool));
+        expectRefused("_nested_tensor_from_mask", // a mask of another shape, or one that is not left-aligned
+                      [&](int64_t len) { at::_nested_tensor_from_mask(padded, torch::ones({b, len}, torch::kBool)); },
+                      std::vector<int64_t>{1, 4, 6, 64});
+        expectRefused("_nested_tensor_from_mask",
+                      [&](int64_t) {
+                          auto mask = torch::ones({b, l}, torch::kBool);
+                          mask[0][0] = false;
+                          at::_nested_tensor_from_mask(padded, mask, true);
+                      },
+                      std::vector<int64_t>{0});
+    }
+
+    void aHeadCountOfZeroRaisesInsteadOfDividing()
+    {
+        // Called directly, both fast-path ops divide by the head count unchecked: 0 ends the
+        // process. In a model's graphs the count is guarded (guardScriptGraph, as every archive's
+        // functions are once checked): 0 raises TorchScript's ZeroDivisionError, others pass alike.
+        torch::jit::setGraphExecutorOptimize(false); // as a loaded model runs
+        const auto unit = torch::jit::compile(R"(
+def attention(q: Tensor, heads: int, w: Tensor, b: Tensor, pw: Tensor, pb: Tensor):
+    return torch._native_multi_head_attention(q, q, q, 8, heads, w, b, pw, pb)[0]
+
+def layer(q: Tensor, heads: int, w: Tensor, b: Tensor, pw: Tensor, pb: Tensor, n: Tensor, z: Tensor, f1: Tensor,
+          fb: Tensor, f2: Tensor):
+    return torch._transformer_encoder_layer_fwd(q, 8, heads, w, b, pw, pb, False, False, 1e-5, n, z, n, z, f1, fb,
+                                                f2, z)
+)");
+        const int64_t e = 8;
+        const auto q = torch::randn({2, 5, e}), w = torch::randn({3 * e, e}), b = torch::randn({3 * e}),
+                   pw = torch::randn({e, e}), pb = torch::randn({e});
+        const auto n = torch::ones({e}), z = torch::zeros({e}), f1 = torch::randn({4 * e, e}),
+                   fb = torch::randn({4 * e}), f2 = torch::randn({e, 4 * e});
+        for (const char* name : {"attention", "layer"}) {
+            torch::jit::Function& function = unit->get_function(name);
+            d2dpo::guardScriptGraph(*torch::jit::toGraphFunction(function).graph());
+            const auto call = [&](int64_t heads) {
+                std::vector<c10::IValue> inputs{q, heads, w, b, pw, pb};
+                if (std::string(name) == "layer")
+                    inputs.insert(inputs.end(), {n, z, f1, fb, f2});
+                return function(inputs).toTensor();
+            };
+            QCOMPARE(call(2).sizes(), q.sizes()); // a count that fits runs as before
+            QVERIFY2(refuses([&](int64_t heads) { call(heads); }, 0), name);
+            QVERIFY2(refuses([&](int64_t heads) { call(heads); }, 3), name);
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(TestAllowedOps)

@@ -287,7 +287,11 @@ private Q_SLOTS:
         SafetensorsContents retyped = whole;
         retyped.tensors.front().second = retyped.tensors.front().second.to(torch::kDouble);
         writeAll(path("retyped.d2dpo"), rewritten(retyped));
-        expectRefused(path("retyped.d2dpo"), "has the wrong shape or type");
+        expectRefused(path("retyped.d2dpo"), "has the wrong type");
+        SafetensorsContents reshaped = whole;
+        reshaped.tensors.front().second = reshaped.tensors.front().second.reshape({-1});
+        writeAll(path("reshaped.d2dpo"), rewritten(reshaped));
+        expectRefused(path("reshaped.d2dpo"), "has the wrong shape");
         // Code under a built-in model's description is never loaded.
         SafetensorsContents code = whole;
         const std::string archive = test::tinyScriptedModel(6)->archive();

@@ -3,6 +3,7 @@
 """Writes the models and vocabularies `d2dpo import` must refuse (tests/cli/tst_import.cpp), each
 made by Python's torch as a user would make it by mistake, and one small valid pair beside them."""
 import json
+import pickletools
 import os
 import struct
 import sys
@@ -256,6 +257,50 @@ def computed_while_loading(out, victim):
         write_checkpoint(os.path.join(out, "computed-default.d2dpo"), f.read())
 
 
+def hostile_pickles(out):
+    """tiny.pt with its data.pkl (or a debug pickle) edited as only an editor of the zip would:
+    LibTorch 1.13's unpickler trusts each of these (it pops without looking, reads memo slots it
+    never set, lays a tensor over its storage without asking whether it fits)."""
+    tiny = os.path.join(out, "tiny.pt")
+
+    def ops(data):
+        return [(op.name, arg, pos) for op, arg, pos in pickletools.genops(data)]
+
+    def first_after_persid(data):
+        """The position and length of the storage's element count and of the tensor's offset."""
+        listed = ops(data)
+        i = next(k for k, (name, _, _) in enumerate(listed) if name == "BINPERSID")
+        numel = listed[i - 2]  # ... numel, TUPLE, BINPERSID
+        j = i + 1 + (listed[i + 1][0] == "BINPUT")
+        offset = listed[j]
+        end = lambda k: listed[k + 1][2]
+        return (numel[2], end(i - 2)), (offset[2], end(j))
+
+    def splice(data, span, new):
+        return data[:span[0]] + new + data[span[1]:]
+
+    big = b"J" + struct.pack("<i", 1000000)
+    edits = {
+        "storage-past-record": lambda d: splice(d, first_after_persid(d)[0], big),
+        "tensor-past-storage": lambda d: splice(d, first_after_persid(d)[1], big),
+        "pickle-underflow": lambda d: d[:2] + b"t" + d[2:],
+        "pickle-unknown-opcode": lambda d: d[:2] + b"I0\n" + d[2:],
+        "pickle-foreign-global": lambda d: d.replace(b"collections\nOrderedDict\n", b"builtins\neval\n", 1),
+        "pickle-unset-memo": lambda d: d[:2] + b"h\xfa" + d[2:],
+    }
+    for name, edit in edits.items():
+        rewrite_zip(tiny, os.path.join(out, name + ".pt"),
+                    lambda record, data: ((edit(data) if record.endswith("/data.pkl") else data), False))
+    # A value cast to an unrelated type without a test: TorchScript never writes it.
+    cast = lambda c: c.replace("    head = self.head\n", "    head = self.head\n    n = unchecked_cast(List[int], t)[0]\n") \
+        .replace("torch.add(_0, _1), )", "torch.add(torch.add(_0, _1), n), )")
+    rewrite_zip(tiny, os.path.join(out, "unchecked-cast.pt"),
+                lambda record, data: ((cast(data.decode()).encode() if record.endswith("code/__torch__.py") else data),
+                                      False))
+    rewrite_zip(tiny, os.path.join(out, "debug-pickle-underflow.pt"),
+                lambda record, data: ((data[:2] + b"t" + data[2:]) if record.endswith(".debug_pkl") else data, False))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -291,6 +336,7 @@ def main():
     write_checkpoint(os.path.join(out, "writes-while-loading.d2dpo"), payload)
     loader_bypasses(out)
     computed_while_loading(out, victim)
+    hostile_pickles(out)
     torch.save(Tiny().state_dict(), os.path.join(out, "state-dict.pt"))
     torch.save(Tiny().state_dict(), os.path.join(out, "legacy-pickle.pt"), _use_new_zipfile_serialization=False)
 
