@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "ui/common/longjobs.h"
+#include "ui/common/measuredpairchoices.h"
 #include "ui/common/ownconnection.h"
 
 namespace d2dpo::ui {
@@ -46,22 +47,13 @@ PairsPreview::PairsPreview(const std::string& storePath, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     auto* row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("Pairs:"), this));
-    m_strategy = new QComboBox(this);
-    m_strategy->setObjectName(QStringLiteral("strategy"));
-    m_strategy->addItem(tr("values apart by more than their noise"), QStringLiteral("margin"));
-    m_strategy->addItem(tr("within groups differing at few positions (g-DPO)"), QStringLiteral("clusters"));
-    m_strategy->addItem(tr("the best tenth against the rest"), QStringLiteral("best"));
+    m_strategy = makePairStrategyChoice(this);
     row->addWidget(m_strategy);
     row->addWidget(new QLabel(tr("held out:"), this));
-    m_heldOut = new QDoubleSpinBox(this);
-    m_heldOut->setRange(0.0, 0.9);
-    m_heldOut->setSingleStep(0.05);
-    m_heldOut->setValue(0.2);
+    const HeldOutChoice heldOut = makeHeldOutChoice(this);
+    m_heldOut = heldOut.share;
+    m_split = heldOut.split;
     row->addWidget(m_heldOut);
-    m_split = new QComboBox(this);
-    m_split->addItem(tr("random sequences"), QStringLiteral("random"));
-    m_split->addItem(tr("by mutated position"), QStringLiteral("position"));
-    m_split->addItem(tr("the most mutated"), QStringLiteral("mutations"));
     row->addWidget(m_split);
     row->addWidget(new QLabel(tr("at most:"), this));
     m_budget = new QSpinBox(this);

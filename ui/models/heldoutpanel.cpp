@@ -17,6 +17,7 @@
 
 #include "store/preferencestore.h"
 #include "ui/common/longjobs.h"
+#include "ui/common/measuredpairchoices.h"
 #include "ui/common/ownconnection.h"
 
 namespace d2dpo::ui {
@@ -50,15 +51,10 @@ HeldOutPanel::HeldOutPanel(PreferenceStore& store, QWidget* parent)
     m_assay->setMinimumContentsLength(12);
     row->addWidget(m_assay, 1);
     row->addWidget(new QLabel(tr("held out:"), this));
-    m_heldOut = new QDoubleSpinBox(this);
-    m_heldOut->setRange(0.01, 0.9);
-    m_heldOut->setSingleStep(0.05);
-    m_heldOut->setValue(0.2);
+    const HeldOutChoice heldOut = makeHeldOutChoice(this, 0.01);
+    m_heldOut = heldOut.share;
+    m_split = heldOut.split;
     row->addWidget(m_heldOut);
-    m_split = new QComboBox(this);
-    m_split->addItem(tr("random sequences"), QStringLiteral("random"));
-    m_split->addItem(tr("by mutated position"), QStringLiteral("position"));
-    m_split->addItem(tr("the most mutated"), QStringLiteral("mutations"));
     row->addWidget(m_split);
     m_score = new QPushButton(tr("&Score"), this);
     m_score->setObjectName(QStringLiteral("scoreHeldOut"));

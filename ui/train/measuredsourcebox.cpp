@@ -8,6 +8,8 @@
 #include <QHBoxLayout>
 #include <QSignalBlocker>
 
+#include "ui/common/measuredpairchoices.h"
+
 namespace d2dpo::ui {
 
 MeasuredSourceBox::MeasuredSourceBox(QWidget* parent)
@@ -20,26 +22,13 @@ MeasuredSourceBox::MeasuredSourceBox(QWidget* parent)
     m_assay->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_assay->setMinimumContentsLength(16);
     form->addRow(tr("Assay:"), m_assay);
-    m_strategy = new QComboBox(this);
-    m_strategy->setObjectName(QStringLiteral("strategy"));
-    m_strategy->addItem(tr("Values apart by more than their noise"), QStringLiteral("margin"));
-    m_strategy->addItem(tr("Within groups differing at few positions (g-DPO)"), QStringLiteral("clusters"));
-    m_strategy->addItem(tr("The best tenth against the rest"), QStringLiteral("best"));
+    m_strategy = makePairStrategyChoice(this);
     form->addRow(tr("Pairs:"), m_strategy);
     auto* heldOutRow = new QHBoxLayout;
-    m_heldOut = new QDoubleSpinBox(this);
-    m_heldOut->setObjectName(QStringLiteral("heldOut"));
-    m_heldOut->setRange(0.0, 0.9);
-    m_heldOut->setSingleStep(0.05);
-    m_heldOut->setValue(0.2);
-    m_heldOut->setToolTip(tr("The share of the measured sequences kept out of training, so that the Models view "
-                             "can show how the model ranks values it never saw"));
+    const HeldOutChoice heldOut = makeHeldOutChoice(this);
+    m_heldOut = heldOut.share;
+    m_split = heldOut.split;
     heldOutRow->addWidget(m_heldOut);
-    m_split = new QComboBox(this);
-    m_split->setObjectName(QStringLiteral("split"));
-    m_split->addItem(tr("random sequences"), QStringLiteral("random"));
-    m_split->addItem(tr("by mutated position"), QStringLiteral("position"));
-    m_split->addItem(tr("the most mutated"), QStringLiteral("mutations"));
     heldOutRow->addWidget(m_split, 1);
     form->addRow(tr("Held out:"), heldOutRow);
     auto* labelsRow = new QHBoxLayout;
