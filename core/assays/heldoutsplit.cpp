@@ -109,7 +109,7 @@ Result<std::vector<bool>> heldOutFlags(const std::vector<std::string>& sequences
                                        uint64_t seed)
 {
     std::vector<bool> out(sequences.size(), false);
-    if (share <= 0)
+    if (share <= 0 || sequences.empty())
         return out;
     if (kind == SplitKind::Random) {
         for (size_t i = 0; i < sequences.size(); ++i)
@@ -133,6 +133,9 @@ Result<std::vector<bool>> heldOutFlags(const std::vector<std::string>& sequences
         if (!any)
             return makeError("the position split holds out no sequence: no mutated position fell in the share (a "
                              "larger --held-out or another --split-seed)");
+        if (std::all_of(out.begin(), out.end(), [](bool held) { return held; }))
+            return makeError("the position split holds out every sequence: each mutates a held-out position (a "
+                             "smaller --held-out or another --split-seed)");
         return out;
     }
     std::map<size_t, size_t, std::greater<>> sequencesWithCount;
@@ -159,8 +162,10 @@ Result<std::vector<bool>> heldOutFlags(const std::vector<std::string>& sequences
 
 double spearman(const std::vector<double>& a, const std::vector<double>& b)
 {
-    if (a.size() != b.size() || a.size() < 2)
-        return std::numeric_limits<double>::quiet_NaN();
+    const auto finite = [](double v) { return std::isfinite(v); };
+    if (a.size() != b.size() || a.size() < 2 || !std::all_of(a.begin(), a.end(), finite) ||
+        !std::all_of(b.begin(), b.end(), finite))
+        return std::numeric_limits<double>::quiet_NaN(); // a NaN would break the sort of the ranks
     const std::vector<double> ra = ranks(a), rb = ranks(b);
     const double mean = (double(a.size()) + 1) / 2;
     double sab = 0, saa = 0, sbb = 0;

@@ -40,7 +40,7 @@ std::string consensusOf(const std::vector<std::string>& sequences);
 bool isHeldOut(const std::string& sequence, double share, uint64_t seed);
 
 /// Spearman's rank correlation of two equally long series (average ranks for ties); NaN when
-/// either is constant or shorter than 2.
+/// either is constant, shorter than 2 or holds a value that is not finite.
 double spearman(const std::vector<double>& a, const std::vector<double>& b);
 
 } // namespace d2dpo

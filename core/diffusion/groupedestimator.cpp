@@ -67,7 +67,7 @@ GroupedPairs groupPairs(const torch::Tensor& winners, const torch::Tensor& loser
                 mask[d] = true;
         }
     }
-    out.largestUnion = unionMask.sum(1).max().item<int64_t>();
+    out.largestUnion = groups > 0 ? unionMask.sum(1).max().item<int64_t>() : 0;
     if (out.largestUnion > maxUnion) {
         out.error = "a group of sequences linked by pairs differs at " + std::to_string(out.largestUnion) +
                     " positions, more than " + std::to_string(maxUnion) + ": masking them all would leave too "

@@ -32,6 +32,10 @@ torch::Tensor elboScores(Denoiser& model, const NoiseProcess& noise, const torch
         const auto t = ((stratum + torch::rand({n * draws}, generator, floatOptions)) / double(draws)).clamp_max(1 - 1e-3);
         const auto xt = noise.corrupt(x, t, generator);
         const auto positions = noise.positionsRead(xt);
+        if (positions.numel() == 0) { // nothing masked in this pass (short sequences, few draws)
+            parts.push_back(torch::zeros({n}, torch::kDouble));
+            continue;
+        }
         const auto nll = torch::nn::functional::cross_entropy(
             model->forwardAt(xt, t, positions).to(torch::kFloat), x.reshape({-1}).index_select(0, positions),
             torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));

@@ -3,7 +3,8 @@
 // model (MDLM's continuous-time bound), the score a pretrained model ranks measured sequences by
 // (its implicit reward against itself is 0 everywhere). A fine-tuned model's implicit reward is
 // beta times the difference of the two models' bounds at equal draws, so the two scores tell one
-// story: the reference's bound before, the policy's bound and its reward after.
+// story (with remasking eta > 0 the reward also carries the factor 1 + eta t): the reference's
+// bound before, the policy's bound and its reward after.
 #pragma once
 
 #include <cstdint>

@@ -164,6 +164,12 @@ private:
         require(m_spec.source == PreferenceSource::Measurements,
                 "grouped scoring scores measured pairs inside their groups: train on measurements alone "
                 "(--source measurements), without labels");
+        require(m_spec.dpo.vrpoSamples == 1 && m_spec.dpo.maskCoupling != "complementary" && m_spec.dpo.rpoAlpha == 0,
+                "grouped scoring draws one masked context per group: VRPO samples, complementary masks and "
+                "rpo_alpha are not defined for it");
+        require(m_model.noise->name() == "masking", "grouped scoring is written for masking noise; this model's "
+                                                    "noise is " + m_model.noise->name());
+        require(m_pairs.winners.size(0) > 0, "grouped scoring needs at least one pair");
         m_groups = groupPairs(m_pairs.winners, m_pairs.losers, kGroupedMaxUnion(m_model.task->length()));
         require(m_groups.error.empty(), m_groups.error);
         m_listener.onLog("grouped scoring: " + std::to_string(m_groups.groups.unionMask.size(0)) +

@@ -96,6 +96,7 @@ public:
 
 private:
     static constexpr size_t kMaxStack = 1'000'000;
+    static constexpr size_t kKeptText = 256;
 
     Status refuse(const std::string& why) const
     {
@@ -192,7 +193,9 @@ Status Walker::step(unsigned char op)
     case 'X': // BINUNICODE
         if (!littleEndian(4, n) || !take(size_t(n), raw))
             break;
-        m_stack.push_back(Value{Kind::Text, 0, std::string(raw), 0, {}});
+        // Only short texts are read again (storage keys, locations, "storage"): a long one is kept
+        // as its length, so that memo reads of a large string copy nothing large.
+        m_stack.push_back(Value{Kind::Text, 0, raw.size() <= kKeptText ? std::string(raw) : std::string(), 0, {}});
         return Ok{};
     case ')': pushTuple({}); return Ok{};
     case ']': push(Kind::List); return Ok{};
@@ -237,8 +240,11 @@ Status Walker::step(unsigned char op)
             break;
         if (m_stack.empty() || m_stack.back().kind == Kind::Mark)
             return refuse("BINPUT with nothing to keep");
-        if (m_memo.size() >= kMaxStack)
-            return refuse("more than " + std::to_string(kMaxStack) + " memo slots");
+        // TorchScript numbers its memo slots from 0 in order; LibTorch's unpickler grows its memo
+        // to any number it is given (LONG_BINPUT 2^32 - 1: 64 GiB).
+        if (n > m_memo.size() || m_memo.size() >= kMaxStack)
+            return refuse("BINPUT to memo slot " + std::to_string(n) + " after " + std::to_string(m_memo.size()) +
+                          " slots, not the next one");
         m_memo[n] = m_stack.back();
         return Ok{};
     case 'h': case 'j': { // BINGET, LONG_BINGET

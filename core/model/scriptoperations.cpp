@@ -2,6 +2,7 @@
 #include "model/scriptoperations.h"
 
 #include <algorithm>
+#include <functional>
 #include <array>
 #include <unordered_set>
 
@@ -188,8 +189,27 @@ bool isNarrowingCast(const torch::jit::Node* node)
 {
     if (node->kind() != c10::prim::unchecked_cast)
         return true;
-    return node->inputs().size() == 1 && node->outputs().size() == 1 &&
-           node->output()->type()->isSubtypeOf(*node->input()->type());
+    if (node->inputs().size() != 1 || node->outputs().size() != 1)
+        return false;
+    const c10::TypePtr& from = node->input()->type();
+    const c10::TypePtr& to = node->output()->type();
+    if (!to->isSubtypeOf(*from))
+        return false;
+    // Everything is a subtype of Any (and a class of the interfaces it meets): a cast from Any, a
+    // union or an interface to a class would hand its slots to whatever the value is. A class or
+    // interface may only come out of Optional[itself], whose None the interpreter refuses.
+    const std::function<bool(const c10::TypePtr&)> holdsObjects = [&](const c10::TypePtr& type) {
+        if (type->kind() == c10::TypeKind::ClassType || type->kind() == c10::TypeKind::InterfaceType)
+            return true;
+        for (const c10::TypePtr& inner : type->containedTypes())
+            if (holdsObjects(inner))
+                return true;
+        return false;
+    };
+    if (!holdsObjects(to))
+        return true;
+    const auto* optional = from->castRaw<c10::OptionalType>();
+    return optional && *optional->getElementType() == *to;
 }
 
 /// The first node of `block` (its nested blocks included) whose operation is not allowed, that

@@ -18,6 +18,7 @@
 #include "model/modelwarnings.h"
 #include "model/scriptattention.h"
 #include "model/archivegate.h"
+#include "model/loadedobjects.h"
 #include "model/scriptoperations.h"
 #include "model/scriptweights.h"
 
@@ -171,6 +172,8 @@ TorchScriptDenoiser::load(std::string_view archive, const ModelVocabulary& vocab
         return makeError("the TorchScript archive cannot be loaded: " + loadError(e));
     }
     if (Status s = checkScriptOperations(loaded); !s)
+        return makeError(s.error());
+    if (Status s = checkLoadedObjects(loaded); !s)
         return makeError(s.error());
     if (Status s = checkSignature(loaded); !s)
         return makeError(s.error());

@@ -85,6 +85,8 @@ private Q_SLOTS:
         QVERIFY(refusedWith(walk(std::string("\x80\x02t.")), "byte 2: TUPLE without a MARK"));
         QVERIFY(refusedWith(walk(std::string("\x80\x02") + "e."), "APPENDS without a MARK"));
         QVERIFY(refusedWith(walk(std::string("\x80\x02") + "h\x05."), "memo slot 5, which was never set"));
+        // LibTorch would grow its memo to slot 2^32 - 1 (64 GiB) before reading anything more.
+        QVERIFY(refusedWith(walk(std::string("\x80\x02Nr\xff\xff\xff\xff.", 9)), "memo slot 4294967295 after 0 slots"));
         QVERIFY(refusedWith(walk(std::string("\x80\x02") + "NN."), "STOP with 2 values"));
         QVERIFY(refusedWith(walk(std::string("\x80\x02") + std::string("X\xff\0\0\0" "ab.", 8)), "cut short"));
         QVERIFY(refusedWith(walk(std::string("\x80\x02") + "N.N"), "STOP before the end"));
@@ -102,10 +104,10 @@ private Q_SLOTS:
         std::string pickle = "\x80\x02(";
         for (int i = 0; i < 100000; ++i)
             pickle += "N";
-        pickle += "tq\x01";
+        pickle += std::string("tq\x00", 3);
         pickle += "(";
         for (int i = 0; i < 100000; ++i)
-            pickle += "h\x01";
+            pickle += std::string("h\x00", 2);
         pickle += "t\x86.";
         QVERIFY(walk(pickle)); // copied per read, it would run out of memory instead
     }
