@@ -247,6 +247,8 @@ private Q_SLOTS:
         QTest::newRow("a global outside TorchScript's") << "pickle-foreign-global" << "tiny" << "the global 'builtins.eval'";
         QTest::newRow("a memo slot never set") << "pickle-unset-memo" << "tiny" << "memo slot 250, which was never set";
         QTest::newRow("a debug pickle that pops an empty stack") << "debug-pickle-underflow" << "tiny" << "TUPLE without a MARK";
+        QTest::newRow("a cast from Any to a class") << "cast-from-any" << "tiny"
+                                                   << "casts a Any to a __torch__.torch.nn.modules.linear.Linear";
         QTest::newRow("a cast to an unrelated type") << "unchecked-cast" << "tiny" << "casts a Tensor to a List[int] without a check";
         QTest::newRow("a code record that inflates to 100 MiB") << "code-bomb" << "tiny" << "a zip bomb is never read";
         QTest::newRow("a tensor record that inflates to 300 MiB") << "data-bomb" << "tiny" << "a zip bomb is never read";
