@@ -236,16 +236,27 @@ std::string shownName(const torch::jit::Function& function)
     return name.size() > 120 ? name.substr(0, 120) + "..." : name;
 }
 
-/// The head-count input of the fast-path attention ops, which LibTorch 1.13 divides by unchecked:
-/// a count of 0 ends the process with SIGFPE (tst_allowedops). -1 for other nodes.
+/// The input LibTorch 1.13 divides by unchecked, where 0 ends the process with SIGFPE
+/// (tst_allowedops): the fast-path attention ops' head count, and the divisor of the integer
+/// remainder (`a % b`) and of __round_to_zero_floordiv. -1 for other nodes.
 int headCountInput(const torch::jit::Node* node)
 {
     static const c10::Symbol attention = c10::Symbol::fromQualString("aten::_native_multi_head_attention");
     static const c10::Symbol layer = c10::Symbol::fromQualString("aten::_transformer_encoder_layer_fwd");
-    return node->kind() == attention ? 4 : node->kind() == layer ? 2 : -1;
+    static const c10::Symbol remainder = c10::Symbol::fromQualString("aten::remainder");
+    static const c10::Symbol roundToZero = c10::Symbol::fromQualString("aten::__round_to_zero_floordiv");
+    if (node->kind() == attention)
+        return 4;
+    if (node->kind() == layer)
+        return 2;
+    if ((node->kind() == remainder || node->kind() == roundToZero) && node->inputs().size() == 2 &&
+        node->input(0)->type()->kind() == c10::TypeKind::IntType &&
+        node->input(1)->type()->kind() == c10::TypeKind::IntType)
+        return 1;
+    return -1;
 }
 
-/// Passes each such count through h * (h // h) first: the same count, except that 0 raises
+/// Passes each such count or divisor through h * (h // h) first: the same, except that 0 raises
 /// TorchScript's ZeroDivisionError before the op could divide by it. The graphs run as compiled
 /// here (the optimising executor is off), so nothing folds the guard away.
 void guardHeadCounts(torch::jit::Block* block)

@@ -255,6 +255,22 @@ def layer(q: Tensor, heads: int, w: Tensor, b: Tensor, pw: Tensor, pb: Tensor, n
             QVERIFY2(refuses([&](int64_t heads) { call(heads); }, 3), name);
         }
     }
+
+    void anIntegerRemainderByZeroRaisesInsteadOfDividing()
+    {
+        // `a % b` on ints (aten::remainder.int) divides unchecked in LibTorch 1.13: SIGFPE. The
+        // guard makes b = 0 raise; other divisors give the remainder as before.
+        torch::jit::setGraphExecutorOptimize(false);
+        const auto unit = torch::jit::compile(R"(
+def remainder(a: int, b: int) -> int:
+    return a % b
+)");
+        torch::jit::Function& function = unit->get_function("remainder");
+        d2dpo::guardScriptGraph(*torch::jit::toGraphFunction(function).graph());
+        QCOMPARE(function({int64_t(7), int64_t(3)}).toInt(), int64_t(1));
+        QCOMPARE(function({int64_t(-7), int64_t(3)}).toInt(), int64_t(2)); // Python's sign rule, unchanged
+        QVERIFY(refuses([&](int64_t b) { function({int64_t(7), b}); }, 0));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestAllowedOps)
