@@ -16,10 +16,10 @@ class ObjectWalk {
 public:
     Status visit(const c10::IValue& root)
     {
-        std::vector<std::pair<c10::IValue, c10::TypePtr>> todo{{root, root.type()}};
-        while (!todo.empty()) {
-            auto [value, declared] = std::move(todo.back());
-            todo.pop_back();
+        std::vector<std::pair<c10::IValue, c10::TypePtr>> pending{{root, root.type()}};
+        while (!pending.empty()) {
+            auto [value, declared] = std::move(pending.back());
+            pending.pop_back();
             if (++m_count > kMaxValues)
                 return makeError("its module holds more than " + std::to_string(kMaxValues) + " values");
             if (!value.type()->isSubtypeOf(*declared))
@@ -33,23 +33,23 @@ public:
                     return refuse("an object of " + type->repr_str() + " with " + std::to_string(object.slots().size()) +
                                   " slots for its " + std::to_string(type->numAttributes()) + " attributes");
                 for (size_t i = 0; i < object.slots().size(); ++i)
-                    todo.emplace_back(object.slots()[i], type->getAttribute(i));
+                    pending.emplace_back(object.slots()[i], type->getAttribute(i));
             } else if (value.isList()) {
                 const auto list = value.toList();
                 const c10::TypePtr element = list.elementType();
                 for (const c10::IValue& item : list.vec())
-                    todo.emplace_back(item, element);
+                    pending.emplace_back(item, element);
             } else if (value.isGenericDict()) {
                 const auto dict = value.toGenericDict();
                 for (const auto& entry : dict) {
-                    todo.emplace_back(entry.key(), dict.keyType());
-                    todo.emplace_back(entry.value(), dict.valueType());
+                    pending.emplace_back(entry.key(), dict.keyType());
+                    pending.emplace_back(entry.value(), dict.valueType());
                 }
             } else if (value.isTuple()) {
                 const auto& tuple = value.toTupleRef();
                 const auto* declaredTuple = declared->castRaw<c10::TupleType>();
                 for (size_t i = 0; i < tuple.elements().size(); ++i)
-                    todo.emplace_back(tuple.elements()[i], declaredTuple && i < declaredTuple->elements().size()
+                    pending.emplace_back(tuple.elements()[i], declaredTuple && i < declaredTuple->elements().size()
                                                                 ? declaredTuple->elements()[i]
                                                                 : c10::AnyType::get());
             }

@@ -16,19 +16,9 @@
 #include "ui/common/longjobs.h"
 #include "ui/common/measuredpairchoices.h"
 #include "ui/common/ownconnection.h"
+#include "ui/common/readonlycell.h"
 
 namespace d2dpo::ui {
-
-namespace {
-
-QTableWidgetItem* cell(const QString& text)
-{
-    auto* item = new QTableWidgetItem(text);
-    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-    return item;
-}
-
-} // namespace
 
 PairsPreview::PairsPreview(const std::string& storePath, QWidget* parent)
     : QWidget(parent)
@@ -151,10 +141,10 @@ void PairsPreview::showMade(const Result<AssayPairsResult>& made)
     for (int i = 0; i < listed; ++i) {
         const MeasuredSequence& w = made->sequences[pairs.pairs[size_t(i)].winner];
         const MeasuredSequence& l = made->sequences[pairs.pairs[size_t(i)].loser];
-        m_table->setItem(i, 0, cell(QString::fromStdString(w.sequence)));
-        m_table->setItem(i, 1, cell(value(w)));
-        m_table->setItem(i, 2, cell(QString::fromStdString(l.sequence)));
-        m_table->setItem(i, 3, cell(value(l)));
+        m_table->setItem(i, 0, readOnlyCell(QString::fromStdString(w.sequence)));
+        m_table->setItem(i, 1, readOnlyCell(value(w)));
+        m_table->setItem(i, 2, readOnlyCell(QString::fromStdString(l.sequence)));
+        m_table->setItem(i, 3, readOnlyCell(value(l)));
     }
     Q_EMIT shown();
 }

@@ -19,17 +19,11 @@
 #include "ui/common/longjobs.h"
 #include "ui/common/measuredpairchoices.h"
 #include "ui/common/ownconnection.h"
+#include "ui/common/readonlycell.h"
 
 namespace d2dpo::ui {
 
 namespace {
-
-QTableWidgetItem* cell(const QString& text)
-{
-    auto* item = new QTableWidgetItem(text);
-    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-    return item;
-}
 
 QString figure(double value) { return std::isnan(value) ? QStringLiteral("—") : QString::number(value, 'f', 3); }
 
@@ -207,10 +201,10 @@ void HeldOutPanel::showResult(const AssayEvalResult& result)
     m_table->setRowCount(int(result.figures.size()));
     for (int i = 0; i < int(result.figures.size()); ++i) {
         const HeldOutFigure& f = result.figures[size_t(i)];
-        m_table->setItem(i, 0, cell(QString::fromStdString(scoreInWords(f.score))));
-        m_table->setItem(i, 1, cell(QString::fromStdString(f.model)));
-        m_table->setItem(i, 2, cell(figure(f.spearman)));
-        m_table->setItem(i, 3, cell(figure(f.pairAccuracy)));
+        m_table->setItem(i, 0, readOnlyCell(QString::fromStdString(scoreInWords(f.score))));
+        m_table->setItem(i, 1, readOnlyCell(QString::fromStdString(f.model)));
+        m_table->setItem(i, 2, readOnlyCell(figure(f.spearman)));
+        m_table->setItem(i, 3, readOnlyCell(figure(f.pairAccuracy)));
     }
     QString text = tr("%L1 held-out sequences, %L2 pairs of different values.").arg(result.heldOut).arg(result.pairs);
     if (result.selfReferenced)
