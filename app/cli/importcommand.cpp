@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `d2dpo import --torchscript MODEL.pt --vocabulary VOCAB.json`: bring in a masked-diffusion
-// denoiser trained elsewhere (README, "Bring your own model") as a checkpoint every other
-// command reads: sample, eval, pairs, train, export.
+// `d2dpo import --torchscript MODEL.pt --vocabulary VOCAB.json` or `d2dpo import --weights DIR`:
+// bring in a masked-diffusion denoiser trained elsewhere (README, "Bring your own model") as a
+// checkpoint every other command reads: sample, eval, pairs, train, export. --weights reads a
+// published ESM2 or DPLM checkpoint as data and runs it natively (docs/published-weights.md).
 #include <iostream>
 #include <memory>
 
@@ -26,6 +27,11 @@ int run(ImportOptions o)
 {
     if (Status s = setUpRuntime(o.runtime); !s)
         return fail("import", s.error());
+    if (o.job.torchScriptPath.empty() == o.job.weightsPath.empty())
+        return fail("import", "give the model as --torchscript MODEL.pt (with --vocabulary) or as --weights DIR "
+                              "(a folder with model.safetensors, config.json and vocab.txt)");
+    if (!o.job.torchScriptPath.empty() && o.job.vocabularyPath.empty())
+        return fail("import", "a TorchScript model needs its vocabulary file (--vocabulary VOCAB.json)");
     o.job.seed = o.runtime.seed;
     o.job.device = o.runtime.device;
     ConsoleListener listener;
@@ -36,6 +42,8 @@ int run(ImportOptions o)
     if (!outcome)
         return exitCodeAfterStop(fail("import", outcome.error()));
     const ModelSpec& spec = outcome->spec;
+    if (!outcome->architecture.empty())
+        std::cout << "recognised: " << outcome->architecture << " (published weights, read as data; run on d2dpo's kernels)\n";
     std::cout << "model: " << outcome->signature << ", " << outcome->parameters << " parameters, logits over "
               << outcome->modelVocabularySize << " ids\n";
     if (outcome->fusedAttention > 0)
@@ -72,16 +80,17 @@ void registerImport(CLI::App& app, int& exitCode)
 {
     auto options = std::make_shared<ImportOptions>();
     ImportJobSpec& job = options->job;
-    CLI::App* c = app.add_subcommand("import", "Bring in a masked-diffusion denoiser exported as TorchScript (README: "
-                                               "Bring your own model)");
+    CLI::App* c = app.add_subcommand("import", "Bring in a masked-diffusion denoiser: published ESM2/DPLM weights or "
+                                               "TorchScript (README: Bring your own model)");
     addRuntimeOptions(c, options->runtime);
     c->add_option("--torchscript", job.torchScriptPath,
-                  "The torch.jit.save file: forward(tokens: int64 [B, L], t: float [B]) -> float [B, L, V]")
-        ->required();
+                  "The torch.jit.save file: forward(tokens: int64 [B, L], t: float [B]) -> float [B, L, V]");
+    c->add_option("--weights", job.weightsPath,
+                  "Published weights read as data: a folder (or its model.safetensors) with config.json and vocab.txt, "
+                  "as transformers' save_pretrained writes ESM2 (and DPLM) checkpoints");
     c->add_option("--vocabulary", job.vocabularyPath,
                   "The vocabulary file (JSON): {\"symbols\": {\"A\": 5, ...}, \"mask\": ID, \"pad\": ID, \"begin\": "
-                  "[IDS], \"end\": [IDS]}")
-        ->required();
+                  "[IDS], \"end\": [IDS]}; with --weights, made from vocab.txt when not given");
     c->add_option("--task", job.task,
                   "sequences (from --data, or without data from --max-length/--min-length) or binary-integers (the "
                   "paper's task)")
@@ -118,7 +127,7 @@ void registerImport(CLI::App& app, int& exitCode)
                   "How long the model's first calls may take before the import gives up on it (0: a minute, and "
                   "a second more per 10M parameters)")
         ->check(CLI::Range(0.0, 86400.0));
-    c->add_option("--out,-o", job.outputPath, "Checkpoint file to write (it embeds the TorchScript module)")->required();
+    c->add_option("--out,-o", job.outputPath, "Checkpoint file to write (it embeds a TorchScript module's code; weights are data)")->required();
     c->add_option("--db", job.storePath, "Also add the model (and its task) to this preference store")->check(storePath());
     c->add_option("--name", job.modelName, "Its name in the store (default: the checkpoint's file name)");
     c->callback([options, &exitCode] { exitCode = run(*options); });

@@ -40,8 +40,9 @@ void printSummary(const ReproduceReport& r, double goal)
     const auto& fin = r.finetuned;
     const DpoConfig& d = r.config.dpo;
     const ModelConfig& model = r.config.spec.model;
-    const std::string described = model.isTorchScript()
-                                      ? "a TorchScript model of " + std::to_string(model.parameters) + " parameters"
+    const std::string described = model.isBroughtIn()
+                                      ? (model.isTorchScript() ? std::string("a TorchScript model") : model.architecture + " weights") +
+                                            " of " + std::to_string(model.parameters) + " parameters"
                                       : "d_model " + std::to_string(model.dModel) + ", " +
                                             std::to_string(model.layers) + " layers";
     std::printf("\nD2-DPO reproduction: %s, %s, %s noise, %s, beta %g, "

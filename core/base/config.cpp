@@ -13,6 +13,15 @@ namespace {
 
 json modelJson(const ModelConfig& c)
 {
+    if (c.isPublishedWeights())
+        return {{"kind", c.kind},
+                {"vocabulary", modelVocabularyToJson(c.vocabulary)},
+                {"parameters", c.parameters},
+                {"source", c.source},
+                {"architecture", c.architecture},
+                {"key_prefix", c.keyPrefix},
+                {"config", c.weightsConfig},
+                {"tokens", c.modelTokens}};
     if (c.isTorchScript())
         return {{"kind", c.kind},
                 {"vocabulary", modelVocabularyToJson(c.vocabulary)},
@@ -146,10 +155,16 @@ Result<ModelSpec> modelSpecFromJson(const std::string& text)
         spec.task = taskConfigFromJson(j.at("task"));
         const json& model = j.at("model");
         spec.model.kind = model.value("kind", std::string("transformer"));
-        if (spec.model.isTorchScript()) {
+        if (spec.model.isBroughtIn()) {
             spec.model.vocabulary = modelVocabularyFromJson(model.at("vocabulary"));
             spec.model.parameters = model.at("parameters").get<int64_t>();
             spec.model.source = model.value("source", std::string());
+            if (spec.model.isPublishedWeights()) {
+                spec.model.architecture = model.at("architecture").get<std::string>();
+                spec.model.keyPrefix = model.at("key_prefix").get<std::string>();
+                spec.model.weightsConfig = model.at("config").get<std::string>();
+                spec.model.modelTokens = model.at("tokens").get<std::vector<std::string>>();
+            }
         } else {
             spec.model.dModel = model.at("d_model").get<int>();
             spec.model.layers = model.at("layers").get<int>();

@@ -25,22 +25,31 @@
 
 namespace d2dpo {
 
-/// The denoiser: the project's own transformer (its shape) or a TorchScript module brought in
-/// (model/denoiser.h).
+/// The denoiser: the project's own transformer (its shape), a TorchScript module brought in, or a
+/// published ESM-family checkpoint run natively (model/denoiser.h).
 struct ModelConfig {
-    std::string kind = "transformer"; ///< "transformer" or "torchscript"
+    std::string kind = "transformer"; ///< "transformer", "torchscript" or "esm"
     // "transformer" only.
     int dModel = 64;
     int layers = 2;
     int heads = 4;
     int ffMultiplier = 4;          ///< feed-forward width = ffMultiplier * dModel
     bool timeConditioning = true;  ///< off: the denoiser ignores t (sampler caching becomes exact)
-    // "torchscript" only; its module travels in the checkpoint beside the weights.
+    // A model brought in ("torchscript" or "esm"); a TorchScript module travels in the checkpoint
+    // beside the weights, an ESM network is rebuilt from its config.
     ModelVocabulary vocabulary;    ///< the model's token ids of the task's tokens
     int64_t parameters = 0;        ///< its parameter count (the memory estimate)
     std::string source;            ///< the file it was imported from, for people
+    // "esm" only: what rebuilds the network and what export writes back (io/publishedweights.h).
+    std::string architecture;      ///< "ESM2" or "DPLM"
+    std::string keyPrefix;         ///< before every weight's key: "" (ESM2) or "net." (DPLM)
+    std::string weightsConfig;     ///< its config.json, verbatim
+    std::vector<std::string> modelTokens; ///< its vocab.txt, a token a line
 
     bool isTorchScript() const { return kind == "torchscript"; }
+    bool isPublishedWeights() const { return kind == "esm"; }
+    /// A model brought in: its tokens are a vocabulary contract's, its sequences framed by it.
+    bool isBroughtIn() const { return isTorchScript() || isPublishedWeights(); }
 };
 
 /// The forward noise process and its reverse-time remasking coefficient eta.

@@ -154,13 +154,21 @@ Status validate(const DpoScheduleConfig& c) { return first(problems(c)); }
 
 Status validate(const ModelConfig& c)
 {
-    if (c.isTorchScript()) {
+    if (c.isBroughtIn()) {
         if (c.parameters < 1)
-            return makeError("a TorchScript model needs its parameter count (got " + std::to_string(c.parameters) + ")");
+            return makeError("a model brought in needs its parameter count (got " + std::to_string(c.parameters) + ")");
+        if (c.isPublishedWeights()) {
+            if (c.architecture != "ESM2" && c.architecture != "DPLM")
+                return makeError("a published checkpoint's architecture must be ESM2 or DPLM (got '" + c.architecture + "')");
+            if (c.keyPrefix != "" && c.keyPrefix != "net.")
+                return makeError("a published checkpoint's key prefix must be '' or 'net.'");
+            if (c.vocabulary.size != int64_t(c.modelTokens.size()))
+                return makeError("a published checkpoint's vocabulary must name as many ids as its tokens");
+        }
         return validate(c.vocabulary);
     }
     if (c.kind != "transformer")
-        return makeError("the model kind must be 'transformer' or 'torchscript' (got '" + c.kind + "')");
+        return makeError("the model kind must be 'transformer', 'torchscript' or 'esm' (got '" + c.kind + "')");
     if (c.dModel < kMinDModel || c.dModel > kMaxDModel)
         return makeError("d_model must be in " + range(kMinDModel, kMaxDModel) + " (got " + std::to_string(c.dModel) +
                          ")");
@@ -199,7 +207,7 @@ Status validate(const ModelSpec& spec)
         return s;
     if (Status s = validate(spec.model); !s)
         return s;
-    if (spec.model.isTorchScript()) {
+    if (spec.model.isBroughtIn()) {
         // The task's tokens are the vocabulary's: the same symbols in the same order, a pad when it has one.
         const ModelVocabulary& v = spec.model.vocabulary;
         if (spec.task.name == "sequences" && (spec.task.symbols != v.symbols || spec.task.padded != v.padded()))
@@ -208,7 +216,7 @@ Status validate(const ModelSpec& spec)
         if (spec.task.name == "binary-integers" && (v.symbols != "01" || v.padded()))
             return makeError("the binary-integers task needs a vocabulary of exactly the symbols 0 and 1 and no pad");
         if (spec.noise.process != "masking")
-            return makeError("a TorchScript model is aligned under the masking process (got '" + spec.noise.process + "')");
+            return makeError("a model brought in is aligned under the masking process (got '" + spec.noise.process + "')");
     }
     return validate(spec.noise);
 }

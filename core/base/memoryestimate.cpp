@@ -21,7 +21,7 @@ namespace {
 /// activation, residuals; then embeddings and the logits with their softmax.
 double floatsPerToken(const ModelSpec& spec)
 {
-    if (spec.model.isTorchScript()) {
+    if (spec.model.isBroughtIn()) {
         // Its architecture is not known here: a transformer of P parameters is about sqrt(P / 12L)
         // wide and keeps about 16 L d floats a token; 16 sqrt(P) covers L d up to sqrt(P), which
         // the common shapes stay under. Plus the logits over its whole vocabulary, with softmax.
@@ -50,7 +50,7 @@ double scriptedTrainingFloatsPerToken(const ModelSpec& spec)
 
 double parameterCount(const ModelSpec& spec)
 {
-    if (spec.model.isTorchScript())
+    if (spec.model.isBroughtIn())
         return double(spec.model.parameters);
     const double d = spec.model.dModel;
     const double ff = spec.model.ffMultiplier * d;
@@ -81,15 +81,15 @@ int64_t estimateDpoPeakBytes(const ModelSpec& spec, const DpoConfig& dpo, const 
     const double rows = 2.0 * pairsInFlight * drawsPerPair;
     const double tokens = rows * spec.task.length;
     const double training =
-        tokens * (spec.model.isTorchScript() ? scriptedTrainingFloatsPerToken(spec) : floatsPerToken(spec) * 1.6);
+        tokens * (spec.model.isBroughtIn() ? scriptedTrainingFloatsPerToken(spec) : floatsPerToken(spec) * 1.6);
     // Sampling keeps no graph: one layer's activations at a time.
     ModelSpec oneLayer = spec;
     oneLayer.model.layers = 1;
     const double evaluation = double(sampling.batch) * spec.task.length *
-                              (spec.model.isTorchScript() ? floatsPerToken(spec) / 4 : floatsPerToken(oneLayer));
+                              (spec.model.isBroughtIn() ? floatsPerToken(spec) / 4 : floatsPerToken(oneLayer));
     // Policy + gradients + Adam's two moments + the frozen reference; with low-rank adapters the
     // model's weights once (shared with the reference) and an adapted copy of them in a forward.
-    const double weights = (dpo.loraRank > 0 && spec.model.isTorchScript() ? 2.0 : 5.0) * parameterCount(spec);
+    const double weights = (dpo.loraRank > 0 && spec.model.isBroughtIn() ? 2.0 : 5.0) * parameterCount(spec);
     const double bytes = 4.0 * (std::max(training, evaluation) + weights);
     return bytes > 9e18 ? int64_t(9e18) : int64_t(bytes);
 }

@@ -23,6 +23,7 @@
 #include "io/checkpointpayload.h"
 #include "io/legacycheckpoint.h"
 #include "io/safetensors.h"
+#include "model/esmdenoiser.h"
 #include "model/loradenoiser.h"
 #include "model/weightmatch.h"
 #include "model/torchscriptdenoiser.h"
@@ -154,6 +155,15 @@ Result<LoadedCheckpoint> modelFrom(const CheckpointPayload& contents)
     auto task = makeTask(loaded.info.spec.task);
     if (!task)
         return makeError(task.error());
+    if (loaded.info.spec.model.isPublishedWeights()) {
+        if (!contents.torchscript.empty())
+            return makeError("it says it holds an ESM network but carries TorchScript code");
+        auto network = EsmDenoiser::fromSpec(loaded.info.spec, contents.weights);
+        if (!network)
+            return makeError(network.error());
+        loaded.model = network.value();
+        return loaded;
+    }
     if (loaded.info.spec.model.isTorchScript()) {
         if (contents.torchscript.empty())
             return makeError("its TorchScript module is missing");

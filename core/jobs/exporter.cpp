@@ -16,6 +16,8 @@
 #include "base/safeoutput.h"
 #include "facades/openmodel.h"
 #include "model/device.h"
+#include "io/publishedweights.h"
+#include "model/esmdenoiser.h"
 #include "model/torchscriptdenoiser.h"
 #include "diffusion/sampler.h"
 #include "train/evaluation.h"
@@ -109,6 +111,27 @@ Status writeModuleFiles(const fs::path& root, const TorchScriptDenoiser* scripte
     return writeText(root / "vocabulary.json", modelVocabularyToJson(scripted->vocabulary()).dump(2) + "\n");
 }
 
+/// A model read from published weights goes back in the same layout, as transformers'
+/// save_pretrained writes it: model.safetensors under the same keys and shapes (the tied decoder
+/// left out, as there), its config.json and vocab.txt as they came. Any other model leaves none.
+Status writePublishedFiles(const fs::path& root, const LoadedCheckpoint& checkpoint, const std::vector<std::string>& inputs)
+{
+    const auto* network = dynamic_cast<const EsmDenoiser*>(checkpoint.model.get());
+    if (!network) {
+        std::error_code ec;
+        for (const char* name : {"model.safetensors", "config.json", "vocab.txt"})
+            fs::remove(root / name, ec);
+        return Ok{};
+    }
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    for (const auto& item : network->named_parameters())
+        tensors.emplace_back(item.key(), item.value());
+    for (const auto& item : network->named_buffers())
+        tensors.emplace_back(item.key(), item.value());
+    const ModelConfig& model = checkpoint.info.spec.model;
+    return writePublishedWeights(root.string(), tensors, model.weightsConfig, model.modelTokens, inputs);
+}
+
 /// samples.txt: each sample with whether it is valid and what the task reads in it.
 Status writeSamples(const fs::path& root, const Task& t, const torch::Tensor& samples)
 {
@@ -171,6 +194,21 @@ json modelCard(const LoadedCheckpoint& checkpoint, const ExportOptions& options,
                                         "(and the pad's) ids alone";
         card["conventions"]["architecture"] = "the TorchScript module in model.pt";
     }
+    if (info.spec.model.isPublishedWeights()) {
+        const ModelConfig& m = info.spec.model;
+        card["published_weights"] = {
+            {"files", {"model.safetensors", "config.json", "vocab.txt"}},
+            {"architecture", m.architecture},
+            {"load_with", m.keyPrefix.empty()
+                              ? "transformers.AutoModelForMaskedLM.from_pretrained(FOLDER)"
+                              : "DPLM: its model.safetensors holds the network under 'net.', as DPLM saves it"},
+            {"vocabulary", {{"file", "vocab.txt"}, {"contract", modelVocabularyToJson(m.vocabulary)}}},
+            {"imported_from", m.source}};
+        card["conventions"]["output"] = "model.safetensors: ESM's logits over its vocab.txt ids at every position of "
+                                        "<cls> + sequence + <eos>; the task's distribution is the softmax over the "
+                                        "symbols' (and the pad's) ids alone";
+        card["conventions"]["architecture"] = m.architecture + " (transformers' EsmForMaskedLM), from config.json";
+    }
     return card;
 }
 
@@ -207,6 +245,8 @@ Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& f
             return makeError(shapes.error());
         const auto* scripted = dynamic_cast<const TorchScriptDenoiser*>(model.get());
         if (Status s = writeModuleFiles(root, scripted); !s)
+            return s;
+        if (Status s = writePublishedFiles(root, checkpoint, options.inputs); !s)
             return s;
         if (Status s = writeSamples(root, *task.value(), samples); !s)
             return s;

@@ -15,6 +15,11 @@
 #include "jobs/importmeasurement.h"
 #include "jobs/modelinstore.h"
 #include "model/device.h"
+#include "io/publishedweights.h"
+#include "kernels/onednnlinear.h"
+#include "model/esmarchitecture.h"
+#include "model/esmdenoiser.h"
+#include "model/esmvocabulary.h"
 #include "model/torchscriptdenoiser.h"
 #include "model/torchscriptprobe.h"
 #include "tasks/sequencefile.h"
@@ -45,6 +50,18 @@ std::string gib(double bytes)
 /// eval need less (4.5x and 3x), so a model that passes can be imported, measured and trained.
 double trainingBytes(double weightBytes) { return 6.0 * weightBytes + double(int64_t(512) << 20); }
 
+/// Ok when weights of `bytes` can be trained in this machine's memory (trainingBytes), else why not.
+Status admitWeights(int64_t bytes)
+{
+    const int64_t available = availableHostMemoryBytes();
+    if (bytes > kMaxArchiveBytes || (available > 0 && trainingBytes(double(bytes)) > double(available)))
+        return makeError("its " + gib(double(bytes)) + " of weights need about " + gib(trainingBytes(double(bytes))) +
+                         " to train (policy, gradients, Adam's moments, the frozen reference, the runtime); " +
+                         (available > 0 ? gib(double(available)) + " is available" : "more than this build allows") +
+                         ". Nothing was read");
+    return Ok{};
+}
+
 /// The file's bytes, or why not; refused from its size alone when the memory cannot hold the
 /// model while it trains (trainingBytes), before anything is allocated for it.
 Result<std::string> readArchive(const std::string& path)
@@ -56,13 +73,8 @@ Result<std::string> readArchive(const std::string& path)
     const auto size = int64_t(fs::file_size(path, ec));
     if (ec)
         return makeError(where + "cannot read its size: " + ec.message());
-    const int64_t available = availableHostMemoryBytes();
-    if (size > kMaxArchiveBytes || (available > 0 && trainingBytes(double(size)) > double(available)))
-        return makeError(where + "its " + gib(double(size)) + " of weights need about " +
-                         gib(trainingBytes(double(size))) +
-                         " to train (policy, gradients, Adam's moments, the frozen reference, the runtime); " +
-                         (available > 0 ? gib(double(available)) + " is available" : "more than this build allows") +
-                         ". Nothing was read");
+    if (Status s = admitWeights(size); !s)
+        return makeError(where + s.error());
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return makeError(where + "cannot open the file (no permission?)");
@@ -137,6 +149,33 @@ Result<TaskConfig> importedTask(const ImportJobSpec& spec, const ModelVocabulary
     return task;
 }
 
+/// The vocabulary of published weights: the user's contract when given, else the one vocab.txt
+/// makes, with a pad only where the task's lengths vary; and the task it makes.
+Result<std::pair<ModelVocabulary, TaskConfig>> weightsVocabulary(const ImportJobSpec& spec, const PublishedWeights& weights)
+{
+    if (!spec.vocabularyPath.empty()) {
+        auto vocabulary = readModelVocabulary(spec.vocabularyPath);
+        if (!vocabulary)
+            return makeError(vocabulary.error());
+        auto task = importedTask(spec, vocabulary.value());
+        if (!task)
+            return makeError(task.error());
+        return std::pair{vocabulary.value(), task.value()};
+    }
+    auto padded = esmVocabulary(weights.tokens, true);
+    if (!padded)
+        return makeError("weights '" + spec.weightsPath + "': " + padded.error());
+    auto task = importedTask(spec, padded.value());
+    if (!task)
+        return makeError(task.error());
+    if (task->name == "sequences" && task->minLength < task->length)
+        return std::pair{padded.value(), task.value()};
+    ModelVocabulary fixed = esmVocabulary(weights.tokens, false).value();
+    TaskConfig fixedTask = task.value();
+    fixedTask.padded = false;
+    return std::pair{fixed, fixedTask};
+}
+
 /// What a Cancel (keepWhenStopped=false) returns: what was learnt so far, nothing written.
 ImportJobOutcome stoppedOutcome(ImportJobOutcome outcome)
 {
@@ -153,8 +192,10 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
     auto device = resolveDevice(spec.device);
     if (!device)
         return makeError(device.error());
+    if (!spec.weightsPath.empty() && !spec.torchScriptPath.empty())
+        return makeError("give a TorchScript model or published weights, not both");
     std::vector<std::string> inputs = storeFiles(spec.storePath);
-    for (const std::string* input : {&spec.torchScriptPath, &spec.vocabularyPath, &spec.dataPath})
+    for (const std::string* input : {&spec.torchScriptPath, &spec.weightsPath, &spec.vocabularyPath, &spec.dataPath})
         if (!input->empty())
             inputs.push_back(*input);
     if (Status s = checkOutputFile(spec.outputPath, inputs, /*writesCheckpoint=*/true); !s)
@@ -173,64 +214,130 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
     // A Cancel (keepWhenStopped=false) ends the job between its steps with nothing written.
     ImportJobOutcome outcome;
     const auto cancelled = [&] { return !spec.keepWhenStopped && stop.stopRequested(); };
-    auto vocabulary = readModelVocabulary(spec.vocabularyPath);
-    if (!vocabulary)
-        return makeError(vocabulary.error());
-    auto taskConfig = importedTask(spec, vocabulary.value());
-    if (!taskConfig)
-        return makeError(taskConfig.error());
-    auto task = makeTask(taskConfig.value());
-    if (!task)
-        return makeError(task.error());
-    auto archive = readArchive(spec.torchScriptPath);
-    if (!archive)
-        return makeError(archive.error());
-    advance("read the vocabulary, the task and " + gib(double(archive->size())) + " of TorchScript");
-    if (cancelled())
-        return stoppedOutcome(outcome);
-
-    const std::string where = "TorchScript model '" + spec.torchScriptPath + "': ";
-    auto model = TorchScriptDenoiser::load(archive.value(), vocabulary.value(), task.value()->length());
-    if (!model)
-        return makeError(where + model.error());
-    archive.value().clear();
-    archive.value().shrink_to_fit();
-    outcome.signature = model.value()->signature();
-    outcome.parameters = parameterCount(model.value());
-    // The kernel is the CPU's; on a GPU the model's own attention runs (torchscriptdenoiser.cpp).
-    outcome.fusedAttention = device.value().is_cpu() ? model.value()->fusedAttention() : 0;
-    outcome.onednnLinears = device.value().is_cpu() ? model.value()->onednnLinears() : 0;
-    advance("loaded " + outcome.signature + ", " + std::to_string(outcome.parameters) + " parameters");
-    if (cancelled())
-        return stoppedOutcome(outcome);
-
-    auto size = probeTorchScriptDenoiser(model.value(), &stop, spec.probeSeconds);
-    if (!size && cancelled())
-        return stoppedOutcome(outcome);
-    if (!size)
-        return makeError(where + size.error());
-    outcome.modelVocabularySize = size.value();
-    advance("probed: logits over " + std::to_string(size.value()) + " ids, finite, trainable");
-
+    std::unique_ptr<Task> task;
+    Denoiser denoiser;
     ModelSpec& modelSpec = outcome.spec;
-    modelSpec.task = task.value()->config();
-    modelSpec.model.kind = "torchscript";
-    modelSpec.model.vocabulary = vocabulary.value();
-    modelSpec.model.vocabulary.size = size.value();
-    modelSpec.model.parameters = outcome.parameters;
-    modelSpec.model.source = fs::path(spec.torchScriptPath).filename().string();
-    modelSpec.model.timeConditioning = true;
+    std::string where;
+    if (!spec.weightsPath.empty()) {
+        where = "weights '" + spec.weightsPath + "': ";
+        auto weights = readPublishedWeights(spec.weightsPath, [](int64_t bytes) { return admitWeights(bytes); });
+        if (!weights)
+            return makeError(weights.error());
+        auto vocabulary = weightsVocabulary(spec, weights.value());
+        if (!vocabulary)
+            return makeError(vocabulary.error());
+        auto made = makeTask(vocabulary->second);
+        if (!made)
+            return makeError(made.error());
+        task = std::move(made.value());
+        auto architecture = esmArchitecture(weights->configJson);
+        if (!architecture)
+            return makeError(where + architecture.error());
+        if (int64_t(weights->tokens.size()) > architecture->vocabSize)
+            return makeError(where + "its vocab.txt names " + std::to_string(weights->tokens.size()) +
+                             " tokens, more than its config's vocab_size (" + std::to_string(architecture->vocabSize) + ")");
+        outcome.architecture = weights->architecture;
+        advance("read " + weights->architecture + "'s config, vocabulary and " + std::to_string(weights->tensors.size()) +
+                " tensors as data");
+        if (cancelled())
+            return stoppedOutcome(outcome);
+
+        ModelVocabulary modelVocabulary = vocabulary->first;
+        modelVocabulary.size = architecture->vocabSize;
+        auto network = EsmDenoiser::fromWeights(architecture.value(), modelVocabulary, task->length(), weights->prefix,
+                                                std::move(weights->tensors));
+        if (!network)
+            return makeError(where + network.error());
+        const EsmArchitecture& a = architecture.value();
+        outcome.signature = weights->architecture + ": " + std::to_string(a.layers) + " layers of width " +
+                            std::to_string(a.hidden) + ", " + std::to_string(a.heads) + " heads";
+        outcome.parameters = parameterCount(network.value());
+        outcome.fusedAttention = device.value().is_cpu() ? a.layers : 0;
+        outcome.onednnLinears = device.value().is_cpu() && onednnGemmAvailable() ? 6 * a.layers + 2 : 0;
+        advance("built " + outcome.signature + ", " + std::to_string(outcome.parameters) + " parameters");
+        if (cancelled())
+            return stoppedOutcome(outcome);
+
+        // One sequence through the network: its weights are finite, but their sums may not be.
+        {
+            torch::NoGradGuard noGrad;
+            const auto tokens = torch::full({1, task->length()}, task->vocabSize(), torch::kLong);
+            if (!torch::isfinite(network.value()->forward(tokens, torch::zeros({1}))).all().item<bool>())
+                return makeError(where + "its logits for an all-masked sequence are not finite");
+        }
+        outcome.modelVocabularySize = a.vocabSize;
+        advance("checked: logits over " + std::to_string(a.vocabSize) + " ids, finite");
+
+        modelSpec.task = task->config();
+        modelSpec.model.kind = "esm";
+        modelSpec.model.vocabulary = modelVocabulary;
+        modelSpec.model.parameters = outcome.parameters;
+        modelSpec.model.source = fs::path(spec.weightsPath).filename().string();
+        modelSpec.model.architecture = weights->architecture;
+        modelSpec.model.keyPrefix = weights->prefix;
+        modelSpec.model.weightsConfig = weights->configJson;
+        modelSpec.model.modelTokens = weights->tokens;
+        modelSpec.model.timeConditioning = false;
+        denoiser = network.value();
+    } else {
+        auto vocabulary = readModelVocabulary(spec.vocabularyPath);
+        if (!vocabulary)
+            return makeError(vocabulary.error());
+        auto taskConfig = importedTask(spec, vocabulary.value());
+        if (!taskConfig)
+            return makeError(taskConfig.error());
+        auto madeTask = makeTask(taskConfig.value());
+        if (!madeTask)
+            return makeError(madeTask.error());
+        task = std::move(madeTask.value());
+        auto archive = readArchive(spec.torchScriptPath);
+        if (!archive)
+            return makeError(archive.error());
+        advance("read the vocabulary, the task and " + gib(double(archive->size())) + " of TorchScript");
+        if (cancelled())
+            return stoppedOutcome(outcome);
+
+        where = "TorchScript model '" + spec.torchScriptPath + "': ";
+        auto model = TorchScriptDenoiser::load(archive.value(), vocabulary.value(), task->length());
+        if (!model)
+            return makeError(where + model.error());
+        archive.value().clear();
+        archive.value().shrink_to_fit();
+        outcome.signature = model.value()->signature();
+        outcome.parameters = parameterCount(model.value());
+        // The kernel is the CPU's; on a GPU the model's own attention runs (torchscriptdenoiser.cpp).
+        outcome.fusedAttention = device.value().is_cpu() ? model.value()->fusedAttention() : 0;
+        outcome.onednnLinears = device.value().is_cpu() ? model.value()->onednnLinears() : 0;
+        advance("loaded " + outcome.signature + ", " + std::to_string(outcome.parameters) + " parameters");
+        if (cancelled())
+            return stoppedOutcome(outcome);
+
+        auto size = probeTorchScriptDenoiser(model.value(), &stop, spec.probeSeconds);
+        if (!size && cancelled())
+            return stoppedOutcome(outcome);
+        if (!size)
+            return makeError(where + size.error());
+        outcome.modelVocabularySize = size.value();
+        advance("probed: logits over " + std::to_string(size.value()) + " ids, finite, trainable");
+
+        modelSpec.task = task->config();
+        modelSpec.model.kind = "torchscript";
+        modelSpec.model.vocabulary = vocabulary.value();
+        modelSpec.model.vocabulary.size = size.value();
+        modelSpec.model.parameters = outcome.parameters;
+        modelSpec.model.source = fs::path(spec.torchScriptPath).filename().string();
+        modelSpec.model.timeConditioning = true;
+        denoiser = model.value();
+    }
     if (Status s = validate(modelSpec); !s)
         return makeError(s.error());
-
-    Denoiser denoiser = model.value();
     denoiser->to(device.value());
     denoiser->eval();
     if (spec.evaluationSamples > 0 && !stop.stopRequested()) {
         listener.onPhase("evaluate-reference", 0);
         try {
             const ImportMeasurement measured = measureImportedModel(
-                denoiser, std::shared_ptr<const Task>(std::move(task.value())), modelSpec.noise, spec.sampling,
+                denoiser, std::shared_ptr<const Task>(std::move(task)), modelSpec.noise, spec.sampling,
                 {spec.evaluationSamples, spec.evaluationSeconds}, spec.seed + 1000, device.value(), listener, stop,
                 evaluationProgress);
             if (measured.end == MeasurementEnd::Abandoned) { // its thread may still be inside the model

@@ -22,7 +22,10 @@ namespace d2dpo {
 
 struct ImportJobSpec {
     std::string torchScriptPath;  ///< the torch.jit.save file
-    std::string vocabularyPath;   ///< the vocabulary contract (JSON)
+    /// Or a published checkpoint read as data (io/publishedweights.h): its folder, or its
+    /// model.safetensors with config.json and vocab.txt beside it. ESM2 and DPLM run natively.
+    std::string weightsPath;
+    std::string vocabularyPath;   ///< the vocabulary contract (JSON); for weights, "" = made from vocab.txt
     std::string task = "sequences"; ///< "sequences" or "binary-integers"
     std::string dataPath;         ///< the training sequences: validity, in-data, the length range; "" = none
     SequenceFileOptions data;     ///< validity, rule, max length, crop (the vocabulary is the model's);
@@ -52,7 +55,8 @@ struct ImportJobOutcome {
     std::string checkpointId;
     int64_t parameters = 0;
     int64_t modelVocabularySize = 0; ///< V, the model's logits per position
-    std::string signature;           ///< its forward, as TorchScript prints it
+    std::string signature;           ///< its forward, as TorchScript prints it; for weights, the network's shape
+    std::string architecture;        ///< weights: the architecture recognised ("ESM2", "DPLM"); else ""
     int64_t fusedAttention = 0;      ///< attention expressions run by d2dpo's kernel
     int64_t onednnLinears = 0;       ///< linear layers run through oneDNN's sgemm
     ModelSpec spec;                  ///< the task and the vocabulary as stored

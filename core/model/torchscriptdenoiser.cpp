@@ -96,11 +96,6 @@ Status checkSignature(const torch::jit::Module& module)
     return Ok{};
 }
 
-torch::Tensor idTensor(const std::vector<int64_t>& ids)
-{
-    return torch::tensor(ids, torch::kLong).view({1, int64_t(ids.size())});
-}
-
 /// Why TorchScript could not compile an archive's code, in its first sentence: the compiler
 /// follows it with the offending source, which is the model's and not a message.
 std::string loadError(const std::exception& e)
@@ -144,13 +139,8 @@ TorchScriptDenoiser::TorchScriptDenoiser(std::shared_ptr<Module> module, ModelVo
     : DenoiserModel(length, int64_t(vocabulary.realTokenIds().size()))
     , m_module(std::move(module))
     , m_vocabulary(std::move(vocabulary))
+    , m_frame(m_vocabulary)
 {
-    auto tokenIds = m_vocabulary.realTokenIds();
-    m_realIds = torch::tensor(tokenIds, torch::kLong);
-    tokenIds.push_back(m_vocabulary.maskId);
-    m_idOfToken = torch::tensor(tokenIds, torch::kLong);
-    m_begin = idTensor(m_vocabulary.begin);
-    m_end = idTensor(m_vocabulary.end);
 }
 
 Result<std::shared_ptr<TorchScriptDenoiser>>
@@ -191,14 +181,7 @@ TorchScriptDenoiser::load(std::string_view archive, const ModelVocabulary& vocab
     return std::shared_ptr<TorchScriptDenoiser>(new TorchScriptDenoiser(std::move(module), vocabulary, length));
 }
 
-torch::Tensor TorchScriptDenoiser::modelIds(const torch::Tensor& tokens) const
-{
-    const int64_t rows = tokens.size(0);
-    auto ids = m_idOfToken.index_select(0, tokens.reshape({-1})).view_as(tokens);
-    if (m_begin.size(1) == 0 && m_end.size(1) == 0)
-        return ids;
-    return torch::cat({m_begin.expand({rows, m_begin.size(1)}), ids, m_end.expand({rows, m_end.size(1)})}, 1);
-}
+torch::Tensor TorchScriptDenoiser::modelIds(const torch::Tensor& tokens) const { return m_frame.modelIds(tokens); }
 
 torch::Tensor TorchScriptDenoiser::modelLogits(const torch::Tensor& ids, const torch::Tensor& t)
 {
@@ -219,10 +202,10 @@ torch::Tensor TorchScriptDenoiser::forward(const torch::Tensor& tokens, const to
 {
     const auto logits = modelLogits(modelIds(tokens), t);
     TORCH_CHECK(logits.dim() == 3 && logits.size(0) == tokens.size(0) &&
-                    logits.size(1) == tokens.size(1) + m_begin.size(1) + m_end.size(1),
+                    logits.size(1) == tokens.size(1) + m_frame.before() + m_frame.after(),
                 "the TorchScript model returned logits of shape ", logits.sizes(), " for ", tokens.size(0),
-                " sequences of ", tokens.size(1) + m_begin.size(1) + m_end.size(1), " ids");
-    auto out = logits.narrow(1, m_begin.size(1), tokens.size(1)).index_select(2, m_realIds);
+                " sequences of ", tokens.size(1) + m_frame.before() + m_frame.after(), " ids");
+    auto out = m_frame.realColumns(m_frame.taskPositions(logits, tokens.size(1)));
     if (!torch::GradMode::is_enabled()) { // sampling and measuring: a NaN there would pass unseen
         const auto bad = torch::isfinite(out).logical_not().any().to(torch::kLong);
         m_nonFinite = m_nonFinite.defined() ? m_nonFinite + bad : bad;
@@ -290,10 +273,7 @@ void TorchScriptDenoiser::train(bool on) { m_module->module.train(on); }
 void TorchScriptDenoiser::to(torch::Device device)
 {
     m_module->module.to(device);
-    m_idOfToken = m_idOfToken.to(device);
-    m_realIds = m_realIds.to(device);
-    m_begin = m_begin.to(device);
-    m_end = m_end.to(device);
+    m_frame.to(device);
 }
 
 void TorchScriptDenoiser::to(torch::ScalarType dtype) { m_module->module.to(dtype); }

@@ -21,6 +21,7 @@
 #include "base/result.h"
 #include "base/trainlistener.h"
 #include "model/denoiser.h"
+#include "model/vocabularyframe.h"
 
 namespace d2dpo {
 
@@ -81,10 +82,7 @@ private:
 
     std::shared_ptr<Module> m_module;
     ModelVocabulary m_vocabulary;
-    torch::Tensor m_idOfToken;  ///< [S + 1]: the model's id of each task token, the mask last
-    torch::Tensor m_realIds;    ///< [S]: the ids whose logits are the task's
-    torch::Tensor m_begin;      ///< [1, frame before]
-    torch::Tensor m_end;        ///< [1, frame after]
+    VocabularyFrame m_frame;
     torch::Tensor m_nonFinite;  ///< the count takeNonFiniteForwards() reads, undefined until a forward
 };
 

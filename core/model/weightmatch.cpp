@@ -8,6 +8,18 @@
 
 namespace d2dpo {
 
+namespace {
+
+std::string shapeText(const at::Tensor& t)
+{
+    std::string text = "[";
+    for (int64_t i = 0; i < t.dim(); ++i)
+        text += (i ? ", " : "") + std::to_string(t.size(i));
+    return text + "]";
+}
+
+} // namespace
+
 Status matchWeights(const NamedTensors& slots, const NamedTensors& stored, bool sameShape,
                     const std::function<void(const std::string& name, const at::Tensor& stored)>& put)
 {
@@ -22,9 +34,11 @@ Status matchWeights(const NamedTensors& slots, const NamedTensors& stored, bool 
         if (found == byName.end())
             return makeError("its weight '" + excerpt(name, 80) + "' is missing");
         const at::Tensor& from = *found->second;
-        if (from.scalar_type() != slot.scalar_type() || (sameShape && from.sizes() != slot.sizes()))
-            return makeError("its weight '" + excerpt(name, 80) + "' has the wrong " +
-                             (from.scalar_type() != slot.scalar_type() ? "type" : "shape"));
+        if (from.scalar_type() != slot.scalar_type())
+            return makeError("its weight '" + excerpt(name, 80) + "' has the wrong type");
+        if (sameShape && from.sizes() != slot.sizes())
+            return makeError("its weight '" + excerpt(name, 80) + "' has the wrong shape " + shapeText(from) +
+                             " (the model's is " + shapeText(slot) + ")");
         matched.emplace_back(name, &from);
     }
     for (const auto& [name, tensor] : stored)

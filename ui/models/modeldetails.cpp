@@ -101,7 +101,12 @@ QString modelDetails(PreferenceStore& store, const ModelRecord& model, const std
                                               : QString());
     if (auto spec = modelSpecFromJson(model.specJson)) {
         const ModelConfig& m = spec->model;
-        lines << (m.isTorchScript()
+        lines << (m.isPublishedWeights()
+                      ? tr("Model: %1 read from its published weights in %2 (%3 parameters, run on d2dpo's kernels)")
+                            .arg(QString::fromStdString(m.architecture).toHtmlEscaped())
+                            .arg(QString::fromStdString(m.source).toHtmlEscaped())
+                            .arg(m.parameters)
+                  : m.isTorchScript()
                       ? tr("Model: TorchScript, brought in from %1 (%2 parameters, %3 token ids)")
                             .arg(QString::fromStdString(m.source).toHtmlEscaped())
                             .arg(m.parameters)

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A model published as weights plus a config, as `transformers`' save_pretrained writes it: a
+// folder with `model.safetensors`, `config.json` and `vocab.txt`. Read as data: the safetensors
+// reader checks every offset before a byte is copied, and nothing in the folder is ever run. A
+// pickle (`pytorch_model.bin`, `.pt`, `.ckpt`) is refused unread, with the command that converts
+// it where the user trusts it. The architecture is recognised from config.json's model_type and the
+// weights' key prefix: "ESM2" (EsmForMaskedLM, keys "esm.*" and "lm_head.*") or "DPLM" (the same
+// network saved under "net."). Writing puts the same three files in a folder, keys and shapes as read.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "base/result.h"
+
+namespace d2dpo {
+
+struct PublishedWeights {
+    std::string architecture;         ///< "ESM2" or "DPLM"
+    std::string prefix;               ///< before every key: "" or "net."
+    std::string configJson;           ///< config.json, verbatim
+    std::vector<std::string> tokens;  ///< vocab.txt, a token a line
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    std::string weightsPath;          ///< the model.safetensors read
+};
+
+/// `path` is the folder, or its model.safetensors (config.json and vocab.txt beside it). `admit`
+/// hears the safetensors file's size before it is read and may refuse it (the memory check).
+Result<PublishedWeights> readPublishedWeights(const std::string& path,
+                                              const std::function<Status(int64_t bytes)>& admit = {});
+
+/// Whether `path` looks like published weights (a folder, or a .safetensors file) rather than a
+/// TorchScript archive: what File > Import model and `d2dpo import` use to pick the path.
+bool isPublishedWeightsPath(const std::string& path);
+
+/// Writes model.safetensors (`tensors` as float32, in order), config.json and vocab.txt into
+/// `folder`, each atomically; never over one of `inputs`.
+Status writePublishedWeights(const std::string& folder, const std::vector<std::pair<std::string, torch::Tensor>>& tensors,
+                             const std::string& configJson, const std::vector<std::string>& tokens,
+                             const std::vector<std::string>& inputs = {});
+
+} // namespace d2dpo
