@@ -8,8 +8,8 @@
         save_pretrained writes a model (the tied decoder left out)
     python3 python/esm_published.py logits DIR OUT.safetensors [--ids IN.safetensors | --batch B --length L]
         writes the ids and the full logits [B, L, 33] that transformers would compute
-    python3 python/esm_published.py recount DIR SAMPLES.txt
-        prints the mean log-likelihood of each sample under the model (a recount of an export)
+    python3 python/esm_published.py recount SAMPLES.txt --composition KR
+        prints the task's metrics recounted from an export's samples (VSR, the composition share)
 
 The safetensors files are written and read by hand (the format is 8 bytes of header length, a JSON
 header, then the tensors' bytes), since the `safetensors` package is not packaged either.
@@ -207,21 +207,14 @@ def random_ids(batch, length, seed):
     return torch.cat([torch.zeros(batch, 1, dtype=torch.long), ids, torch.full((batch, 1), 2)], 1)
 
 
-def recount(folder, samples):
-    """Each sample's mean log-probability of its residues, each masked alone (a pseudo-likelihood)."""
-    config, weights, prefix = load(folder)
+def recount(samples, composition):
+    """The task's metrics recounted from an export's samples.txt: the share of valid samples (the
+    20 residues only) and the composition rule's mean share of `composition`'s residues."""
     with open(samples) as f:
         rows = [line.split("\t")[0] for line in f if line.strip() and not line.startswith("#")]
-    for row in rows:
-        seq = row.replace("-", "")
-        ids = torch.tensor([[0] + [TOKENS.index(c) for c in seq] + [2]])
-        total = 0.0
-        for j in range(1, ids.shape[1] - 1):
-            masked = ids.clone()
-            masked[0, j] = 32
-            logits = esm_logits(config, weights, masked, prefix)[0, j]
-            total += float(torch.log_softmax(logits, -1)[ids[0, j]])
-        print(f"{seq}\t{total / max(1, len(seq)):.6f}")
+    valid = [r for r in rows if r and all(c in RESIDUES for c in r)]
+    share = sum(sum(c in composition for c in r) / len(r) for r in valid) / max(1, len(valid))
+    print(json.dumps({"samples": len(rows), "vsr": len(valid) / max(1, len(rows)), "rule_share": share}))
 
 
 def main():
@@ -244,8 +237,8 @@ def main():
     lg.add_argument("--length", type=int, default=52, help="ids per sequence, <cls> and <eos> included")
     lg.add_argument("--seed", type=int, default=1)
     rc = sub.add_parser("recount")
-    rc.add_argument("folder")
     rc.add_argument("samples")
+    rc.add_argument("--composition", required=True, help="the residues of the composition rule, e.g. KR")
     a = parser.parse_args()
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     if a.command == "write":
@@ -257,7 +250,7 @@ def main():
             logits = esm_logits(config, weights, ids, prefix)
         write_safetensors(a.out, {"ids": ids.long(), "logits": logits.double()})
     else:
-        recount(a.folder, a.samples)
+        recount(a.samples, a.composition)
 
 
 if __name__ == "__main__":

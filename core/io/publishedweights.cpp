@@ -70,6 +70,16 @@ bool isPublishedWeightsPath(const std::string& path)
     return fs::is_directory(path, ec) || fs::path(path).extension() == ".safetensors";
 }
 
+std::vector<std::string> publishedWeightsFiles(const std::string& path)
+{
+    std::error_code ec;
+    const fs::path given(path);
+    const bool folder = fs::is_directory(given, ec);
+    const fs::path root = folder ? given : (given.has_parent_path() ? given.parent_path() : fs::path("."));
+    return {(folder ? root / "model.safetensors" : given).string(), (root / "config.json").string(),
+            (root / "vocab.txt").string()};
+}
+
 Result<PublishedWeights> readPublishedWeights(const std::string& path, const std::function<Status(int64_t)>& admit)
 {
     const std::string where = "weights '" + path + "': ";

@@ -38,6 +38,10 @@ Result<PublishedWeights> readPublishedWeights(const std::string& path,
 /// TorchScript archive: what File > Import model and `d2dpo import` use to pick the path.
 bool isPublishedWeightsPath(const std::string& path);
 
+/// The files `path` (a folder or its model.safetensors) names: the weights, config.json and
+/// vocab.txt, whether they exist or not (what a command reads, never to be written over).
+std::vector<std::string> publishedWeightsFiles(const std::string& path);
+
 /// Writes model.safetensors (`tensors` as float32, in order), config.json and vocab.txt into
 /// `folder`, each atomically; never over one of `inputs`.
 Status writePublishedWeights(const std::string& folder, const std::vector<std::pair<std::string, torch::Tensor>>& tensors,

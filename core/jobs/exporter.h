@@ -39,9 +39,11 @@ struct ExportOptions {
 inline constexpr const char* kExportStopped = "export stopped before anything was written";
 
 /// Names of the files an export folder holds.
-/// A TorchScript model also gets model.pt (the module with its fine-tuned weights) and vocabulary.json.
-inline constexpr const char* kExportFiles[] = {"weights.pt", "samples.txt", "model_card.json", "model.pt",
-                                              "vocabulary.json"};
+/// A TorchScript model also gets model.pt (the module with its fine-tuned weights) and vocabulary.json;
+/// a model read from published weights gets them back in its layout: model.safetensors, config.json, vocab.txt.
+inline constexpr const char* kExportFiles[] = {"weights.pt",      "samples.txt",       "model_card.json",
+                                              "model.pt",        "vocabulary.json",   "model.safetensors",
+                                              "config.json",     "vocab.txt"};
 
 /// Writes the export folder; refuses a non-empty folder unless options.overwrite, and an output
 /// that is one of options.inputs always.

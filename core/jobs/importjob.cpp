@@ -198,6 +198,9 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
     for (const std::string* input : {&spec.torchScriptPath, &spec.weightsPath, &spec.vocabularyPath, &spec.dataPath})
         if (!input->empty())
             inputs.push_back(*input);
+    if (!spec.weightsPath.empty())
+        for (const std::string& file : publishedWeightsFiles(spec.weightsPath))
+            inputs.push_back(file);
     if (Status s = checkOutputFile(spec.outputPath, inputs, /*writesCheckpoint=*/true); !s)
         return makeError("checkpoint " + s.error());
     if (Status s = refuseOutputOfAStoredModel(spec.storePath, spec.outputPath); !s)
