@@ -186,6 +186,27 @@ ImportJobOutcome stoppedOutcome(ImportJobOutcome outcome)
 
 } // namespace
 
+bool isPublishedWeights(const std::string& path) { return isPublishedWeightsPath(path); }
+
+Result<std::string> recognisePublishedWeights(const std::string& path)
+{
+    const std::vector<std::string> files = publishedWeightsFiles(path);
+    std::ifstream in(files[1], std::ios::binary);
+    if (!in)
+        return makeError("no config.json beside the weights");
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    if (text.find("\"esm\"") == std::string::npos)
+        return makeError("its config.json is not an ESM2 or DPLM model's; other models come in as TorchScript");
+    auto architecture = esmArchitecture(text);
+    if (!architecture)
+        return makeError(architecture.error());
+    const EsmArchitecture& a = architecture.value();
+    const std::string name = text.find("DPLM") != std::string::npos ? "DPLM" : "ESM2";
+    return name + ": " + std::to_string(a.layers) + " layers of width " + std::to_string(a.hidden) + ", " +
+           std::to_string(a.heads) + " heads, ~" + std::to_string((esmParameterCount(a) + 500000) / 1000000) +
+           "M parameters";
+}
+
 Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& listener, const StopToken& stop,
                                       const EvaluationProgress& evaluationProgress)
 {

@@ -67,6 +67,14 @@ struct ImportJobOutcome {
     bool abandoned = false;          ///< its forward had not returned after the stop: nothing written
 };
 
+/// Whether `path` names published weights (a folder, or a .safetensors file) rather than a
+/// TorchScript archive: the one rule File > Import model and `d2dpo import` share.
+bool isPublishedWeights(const std::string& path);
+
+/// What a published checkpoint's config.json says it is, for a dialog to name before the import
+/// ("ESM2: 6 layers of width 320, 20 heads"), or why it cannot be read as one.
+Result<std::string> recognisePublishedWeights(const std::string& path);
+
 /// Runs in the calling thread; `listener` hears the phases "import" (3 steps: read and check the
 /// files, load, probe; a log line after each), "evaluate-reference" (no steps: a log line says the
 /// count and, when fitted to a time, what it costs; `evaluationProgress` hears its passes) and "write" (the checkpoint, and the store when given). A stop is

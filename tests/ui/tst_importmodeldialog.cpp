@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// File > Import model (TorchScript)...: a model made by Python's torch is brought in through the
+// File > Import model...: a model made by Python's torch is brought in through the
 // dialog in the background and added to the store; a state dict offered as TorchScript and a
 // missing field are refused in the dialog, with nothing written; a sequences task without data
 // takes its lengths from the dialog. The dialog says when it measures the model, and a Cancel
@@ -7,6 +7,7 @@
 // the dialog is saved there as it looks after each step (for people to look at).
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -82,7 +83,7 @@ private Q_SLOTS:
         dialog.resize(760, dialog.sizeHint().height());
         dialog.show();
         QVERIFY(!dialog.start());
-        QVERIFY2(summary(dialog).contains("Choose the TorchScript model"), qPrintable(summary(dialog)));
+        QVERIFY2(summary(dialog).contains("Choose the model"), qPrintable(summary(dialog)));
 
         // A state dict is not TorchScript: refused in the dialog, nothing written.
         dialog.setTorchScriptFile(path("models/state-dict.pt"));
@@ -136,6 +137,62 @@ private Q_SLOTS:
         QVERIFY2(spec.contains("\"name\":\"sequences\"") && spec.contains("\"length\":12"), qPrintable(spec));
         QVERIFY(dialog.madeFigures().isEmpty());
         QVERIFY2(!QString::fromStdString(both[1].metricsJson).contains("vsr"), both[1].metricsJson.c_str());
+    }
+
+    /// Published ESM2 weights (a folder written in transformers' layout by the Python reference):
+    /// the dialog names the architecture before anything runs, needs no vocabulary file, and
+    /// imports the network as data into the store; a config of another model is named as such.
+    void publishedWeightsAreRecognisedAndImported()
+    {
+        const QString weights = path("esm2-8m");
+        QCOMPARE(QProcess::execute(QStringLiteral("/usr/bin/python3"),
+                                   {QStringLiteral(D2DPO_SOURCE_DIR "/python/esm_published.py"), QStringLiteral("write"),
+                                    weights, QStringLiteral("--size"), QStringLiteral("8M")}),
+                 0);
+        const QString storePath = path("weights.sqlite");
+        ImportModelDialog dialog(storePath, path("imported-weights"));
+        dialog.resize(760, dialog.sizeHint().height());
+        dialog.show();
+        auto* recognised = dialog.findChild<QLabel*>(QStringLiteral("recognised"));
+        dialog.setModelPath(weights);
+        QVERIFY2(recognised->text().contains(QStringLiteral("ESM2: 6 layers of width 320, 20 heads")),
+                 qPrintable(recognised->text()));
+        dialog.setModelPath(path("models/tiny.pt")); // TorchScript: nothing to name
+        QVERIFY(recognised->text().isEmpty());
+        dialog.setModelPath(weights + QStringLiteral("/model.safetensors"));
+        QVERIFY(recognised->text().contains(QStringLiteral("ESM2")));
+        dialog.setModelPath(weights);
+        dialog.setTask(QStringLiteral("sequences"));
+        dialog.setDataFile(QString());
+        dialog.findChild<QSpinBox*>(QStringLiteral("longest"))->setValue(40);
+        dialog.findChild<QSpinBox*>(QStringLiteral("shortest"))->setValue(40);
+        dialog.findChild<QLineEdit*>(QStringLiteral("rule"))->setText(QStringLiteral("composition:KR"));
+        dialog.setEvaluationSamples(20);
+        snapshot(dialog, "import-published-weights");
+        QSignalSpy imported(&dialog, &ImportModelDialog::modelImported);
+        QVERIFY(dialog.start());
+        QVERIFY2(imported.wait(120000), qPrintable(dialog.lastError()));
+        QVERIFY(QFile::exists(dialog.createdCheckpoint()));
+        QVERIFY2(dialog.createdCheckpoint().contains(QStringLiteral("esm2-8m")), qPrintable(dialog.createdCheckpoint()));
+        auto store = PreferenceStore::open(storePath.toStdString());
+        QVERIFY(store.ok());
+        const auto models = store.value()->models().value();
+        QCOMPARE(models.size(), size_t(1));
+        const QString spec = QString::fromStdString(models[0].specJson);
+        QVERIFY2(spec.contains("\"kind\":\"esm\"") && spec.contains("\"architecture\":\"ESM2\"") &&
+                     spec.contains("\"length\":40"),
+                 qPrintable(spec.left(400)));
+        QVERIFY2(dialog.madeFigures().contains(QStringLiteral("VSR")), qPrintable(dialog.madeFigures()));
+
+        // Another model's config is named as not readable here, before anything runs.
+        const QString bert = path("bert");
+        QDir().mkpath(bert);
+        QFile config(bert + QStringLiteral("/config.json"));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write(R"({"model_type": "bert"})");
+        config.close();
+        dialog.setModelPath(bert);
+        QVERIFY2(recognised->text().contains(QStringLiteral("TorchScript")), qPrintable(recognised->text()));
     }
 
     void theMeasurementIsSaidAndACancelThenWritesNothing()

@@ -76,11 +76,24 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     , m_storePath(storePath)
     , m_modelFolder(modelFolder)
 {
-    setWindowTitle(tr("Import a model (TorchScript)"));
-    m_torchScript = fileField(QStringLiteral("torchScriptFile"), tr("torch.jit.save file: forward(tokens, t) -> logits"),
-                              tr("TorchScript (*.pt *.pth *.ts);;All files (*)"));
+    setWindowTitle(tr("Import a model"));
+    m_torchScript = fileField(QStringLiteral("torchScriptFile"),
+                              tr("ESM2/DPLM weights (folder or model.safetensors), or a torch.jit.save file"),
+                              tr("Models (*.safetensors *.pt *.pth *.ts);;All files (*)"));
     m_vocabulary = fileField(QStringLiteral("vocabularyFile"), tr("Vocabulary file (JSON): symbols, mask, pad, begin, end"),
                              tr("JSON (*.json);;All files (*)"));
+    // A published checkpoint is a folder (model.safetensors, config.json, vocab.txt).
+    auto* folderButton = new QPushButton(tr("Folder…"), this);
+    folderButton->setObjectName(QStringLiteral("weightsFolderButton"));
+    connect(folderButton, &QPushButton::clicked, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Published weights: a folder with "
+                                                                          "model.safetensors, config.json, vocab.txt"));
+        if (!folder.isEmpty())
+            m_torchScript->setText(folder);
+    });
+    m_recognised = new QLabel(this);
+    m_recognised->setObjectName(QStringLiteral("recognised"));
+    m_recognised->setMinimumHeight(fontMetrics().lineSpacing()); // its row is kept: the form does not jump
     m_data = fileField(QStringLiteral("dataFile"), tr("Training sequences (FASTA or one per line), optional"),
                        tr("Sequences (*.fasta *.fa *.faa *.txt);;All files (*)"));
     m_task = new QComboBox(this);
@@ -115,7 +128,7 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
                                         .arg(kMeasurementSeconds)
                                         .arg(kFewestFittedSamples)
                                         .arg(kMeasurementSamples));
-    m_summary = new QLabel(tr("Choose the model and its vocabulary (README: Bring your own model)."), this);
+    m_summary = new QLabel(tr("Choose the model: published ESM2/DPLM weights, or TorchScript and its vocabulary (README: Bring your own model)."), this);
     m_summary->setObjectName(QStringLiteral("summary"));
     m_summary->setWordWrap(true);
     m_phase = new QLabel(this);
@@ -131,12 +144,15 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     import->setObjectName(QStringLiteral("importButton"));
 
     auto* form = new QFormLayout;
-    for (auto [label, field] : {std::pair{tr("TorchScript model"), m_torchScript},
-                                std::pair{tr("Vocabulary"), m_vocabulary}}) {
+    for (auto [label, field] : {std::pair{tr("Model"), m_torchScript}, std::pair{tr("Vocabulary"), m_vocabulary}}) {
         auto* row = new QHBoxLayout;
         row->addWidget(field, 1);
         row->addWidget(qobject_cast<QWidget*>(field->property("browseButton").value<QObject*>()));
+        if (field == m_torchScript)
+            row->addWidget(folderButton);
         form->addRow(label, row);
+        if (field == m_torchScript)
+            form->addRow(QString(), m_recognised);
     }
     form->addRow(tr("Task"), m_task);
     auto* dataRow = new QHBoxLayout;
@@ -171,6 +187,7 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
         m_longest->setEnabled(withoutData);
     };
     connect(m_task, &QComboBox::currentIndexChanged, this, enableFields);
+    connect(m_torchScript, &QLineEdit::textChanged, this, [this] { recogniseModel(); });
     connect(m_data, &QLineEdit::textChanged, this, enableFields);
     enableFields();
     connect(m_buttons, &QDialogButtonBox::accepted, this, [this] { start(); });
@@ -190,6 +207,31 @@ ImportModelDialog::~ImportModelDialog()
 bool ImportModelDialog::busy() const { return m_runner->running(); }
 
 void ImportModelDialog::setTorchScriptFile(const QString& path) { m_torchScript->setText(path); }
+void ImportModelDialog::setModelPath(const QString& path) { m_torchScript->setText(path); }
+
+bool ImportModelDialog::modelIsPublishedWeights() const
+{
+    const QString path = m_torchScript->text().trimmed();
+    return !path.isEmpty() && isPublishedWeights(path.toStdString());
+}
+
+void ImportModelDialog::recogniseModel()
+{
+    // Published weights name their architecture at once (from config.json alone: a few bytes, read
+    // here); their vocabulary comes from vocab.txt unless a contract is given.
+    const bool weights = modelIsPublishedWeights();
+    m_vocabulary->setPlaceholderText(weights ? tr("optional: made from vocab.txt (the 20 amino acids, <mask>, <cls> … <eos>)")
+                                             : tr("Vocabulary file (JSON): symbols, mask, pad, begin, end"));
+    if (!weights) {
+        m_recognised->clear();
+        return;
+    }
+    const auto recognised = recognisePublishedWeights(m_torchScript->text().trimmed().toStdString());
+    m_recognised->setText(recognised ? tr("Recognised %1 (read as data)")
+                                           .arg(QString::fromStdString(recognised.value()))
+                                     : QStringLiteral("<span style='color:#b03a2e'>%1</span>")
+                                           .arg(QString::fromStdString(recognised.error()).toHtmlEscaped()));
+}
 void ImportModelDialog::setVocabularyFile(const QString& path) { m_vocabulary->setText(path); }
 void ImportModelDialog::setDataFile(const QString& path) { m_data->setText(path); }
 void ImportModelDialog::setTask(const QString& task) { m_task->setCurrentIndex(m_task->findData(task)); }
@@ -206,14 +248,19 @@ bool ImportModelDialog::start()
     if (busy())
         return false;
     const bool sequences = m_task->currentData().toString() == QLatin1String("sequences");
-    if (m_torchScript->text().trimmed().isEmpty() || m_vocabulary->text().trimmed().isEmpty()) {
-        showError(tr("Choose the TorchScript model and its vocabulary file."));
+    const bool weights = modelIsPublishedWeights();
+    if (m_torchScript->text().trimmed().isEmpty() || (!weights && m_vocabulary->text().trimmed().isEmpty())) {
+        showError(tr("Choose the model (published weights, or TorchScript with its vocabulary file)."));
         return false;
     }
-    const QString base = QFileInfo(m_torchScript->text()).completeBaseName();
+    QFileInfo modelFile(m_torchScript->text().trimmed());
+    const QString base = weights && (modelFile.isDir() || modelFile.fileName() == QLatin1String("model.safetensors"))
+                             ? (modelFile.isDir() ? QFileInfo(modelFile.absoluteFilePath()).fileName()
+                                                  : modelFile.absoluteDir().dirName())
+                             : modelFile.completeBaseName();
     m_created = newModelFile(m_modelFolder, base);
     ImportJobSpec job;
-    job.torchScriptPath = m_torchScript->text().trimmed().toStdString();
+    (weights ? job.weightsPath : job.torchScriptPath) = m_torchScript->text().trimmed().toStdString();
     job.vocabularyPath = m_vocabulary->text().trimmed().toStdString();
     job.task = m_task->currentData().toString().toStdString();
     job.data.validity = m_validity->currentData().toString().toStdString();
@@ -267,9 +314,11 @@ void ImportModelDialog::enterPhase(Phase phase)
         m_progress->setRange(0, 3);
         m_progress->setValue(step);
         m_progress->setFormat(tr("step %1 of %2").arg(step + 1).arg(3));
-        m_phase->setText(phase == Phase::Checking  ? tr("Checking the vocabulary, the data and the file…")
-                         : phase == Phase::Loading ? tr("Loading the TorchScript model…")
-                                                   : tr("Probing the model (its output, its gradients)…"));
+        const bool weights = modelIsPublishedWeights();
+        m_phase->setText(phase == Phase::Checking ? tr("Checking the vocabulary, the data and the file…")
+                         : phase == Phase::Loading
+                             ? (weights ? tr("Building the network from its weights…") : tr("Loading the TorchScript model…"))
+                             : (weights ? tr("Checking its logits…") : tr("Probing the model (its output, its gradients)…")));
         break;
     }
     case Phase::Evaluating:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// "Import model…": a denoiser trained elsewhere, exported as TorchScript with its vocabulary file
-// (docs/own-model.md), brought in with the fields of `d2dpo import`: the model, the
+// "Import model…": a denoiser trained elsewhere, as published ESM2/DPLM weights (a folder with
+// model.safetensors, config.json and vocab.txt, read as data; docs/published-weights.md) or as
+// TorchScript with its vocabulary file (docs/own-model.md), brought in with the fields of `d2dpo import`: the model, the
 // vocabulary, the task (a data file's sequences or the paper's binary integers), what a valid
 // sample is and the rule. The import runs in the background and says each phase: checking the
 // files, loading, probing, the measurement's samples with an ETA, the write; the model is then
@@ -35,6 +36,8 @@ public:
     ~ImportModelDialog() override;
 
     void setTorchScriptFile(const QString& path);
+    /// The model: a TorchScript file, or published weights (a folder or its model.safetensors).
+    void setModelPath(const QString& path);
     void setVocabularyFile(const QString& path);
     void setDataFile(const QString& path);
     /// "sequences" or "binary-integers".
@@ -66,12 +69,16 @@ private:
     void onFinished(const FinishedEvent& done);
     void onMeasured(const EvaluationEvent& made);
     void showError(const QString& message);
+    bool modelIsPublishedWeights() const;
+    /// Names the architecture of published weights under the model field, or why they cannot be read.
+    void recogniseModel();
     QLineEdit* fileField(const QString& objectName, const QString& placeholder, const QString& filter);
 
     QString m_storePath;
     QString m_modelFolder;
     QLineEdit* m_torchScript = nullptr;
     QLineEdit* m_vocabulary = nullptr;
+    QLabel* m_recognised = nullptr; ///< the architecture published weights name, under the model field
     QComboBox* m_task = nullptr;
     QLineEdit* m_data = nullptr;
     QComboBox* m_validity = nullptr;
