@@ -151,42 +151,127 @@ def rotate_half(x):
 
 
 def esm_logits(config, weights, ids, prefix=""):
-    """transformers' EsmForMaskedLM(input_ids=ids).logits, attention_mask None (all ones), eval mode."""
-    w = {k[len(prefix):]: v.double() if v.is_floating_point() else v for k, v in weights.items()}
-    e, heads, eps = config["hidden_size"], config["num_attention_heads"], config["layer_norm_eps"]
-    width = e // heads
-    ln = lambda x, name: torch.nn.functional.layer_norm(x, (e,), w[name + ".weight"], w[name + ".bias"], eps)
-    lin = lambda x, name: x @ w[name + ".weight"].T + w[name + ".bias"]
-    b, n = ids.shape
-    x = w["esm.embeddings.word_embeddings.weight"][ids]
-    if config.get("token_dropout", False):
-        masked = ids == config["mask_token_id"]
-        x = x.masked_fill(masked.unsqueeze(-1), 0.0)
-        observed = masked.sum(-1).double() / n
-        x = x * (1 - 0.15 * 0.8) / (1 - observed)[:, None, None]
-    if config.get("emb_layer_norm_before", False):
-        x = ln(x, "esm.embeddings.layer_norm")
-    inv_freq = 1.0 / (10000 ** (torch.arange(0, width, 2, dtype=torch.int64).float() / width))
-    freqs = torch.outer(torch.arange(n).float(), inv_freq)
-    emb = torch.cat((freqs, freqs), dim=-1).double()
-    cos, sin = emb.cos()[None, None], emb.sin()[None, None]
-    for i in range(config["num_hidden_layers"]):
-        p = f"esm.encoder.layer.{i}."
-        h = ln(x, p + "attention.LayerNorm")
-        split = lambda t: t.view(b, n, heads, width).transpose(1, 2)
-        q = split(lin(h, p + "attention.self.query")) * width ** -0.5
-        k = split(lin(h, p + "attention.self.key"))
-        v = split(lin(h, p + "attention.self.value"))
-        q = q * cos + rotate_half(q) * sin
-        k = k * cos + rotate_half(k) * sin
-        context = torch.softmax(q @ k.transpose(-1, -2), -1) @ v
-        x = lin(context.transpose(1, 2).reshape(b, n, e), p + "attention.output.dense") + x
-        x = lin(gelu(lin(ln(x, p + "LayerNorm"), p + "intermediate.dense")), p + "output.dense") + x
-    x = ln(x, "esm.encoder.emb_layer_norm_after")
-    x = ln(gelu(lin(x, "lm_head.dense")), "lm_head.layer_norm")
-    decoder = w["lm_head.decoder.weight"] if config.get("tie_word_embeddings", True) is False else \
-        w["esm.embeddings.word_embeddings.weight"]
-    return x @ decoder.T + w["lm_head.bias"]
+    """transformers' EsmForMaskedLM(input_ids=ids).logits, attention_mask None (all ones), eval
+    mode, computed in float64: the reference d2dpo's network is held to."""
+    return EsmEager(config, weights, prefix).double()(ids)
+
+
+class EsmEager(torch.nn.Module):
+    """transformers' EsmForMaskedLM as PyTorch eager runs it (float32, its modules and operators),
+    on a published checkpoint's weights: the peer d2dpo's native network is timed against."""
+
+    def __init__(self, config, weights, prefix=""):
+        super().__init__()
+        self.config = config
+        self.params = torch.nn.ParameterDict()
+        for k, v in weights.items():
+            if k.startswith(prefix) and v.is_floating_point() and "inv_freq" not in k and "contact_head" not in k \
+                    and "pooler" not in k:
+                key = k[len(prefix):].replace(".", "__")
+                self.params[key] = torch.nn.Parameter(v.float().clone())
+
+    def p(self, name):
+        return self.params[name.replace(".", "__")]
+
+    def forward(self, ids):
+        c = self.config
+        e, heads, eps = c["hidden_size"], c["num_attention_heads"], c["layer_norm_eps"]
+        width = e // heads
+        ln = lambda x, n: torch.nn.functional.layer_norm(x, (e,), self.p(n + ".weight"), self.p(n + ".bias"), eps)
+        lin = lambda x, n: torch.nn.functional.linear(x, self.p(n + ".weight"), self.p(n + ".bias"))
+        b, n = ids.shape
+        x = torch.nn.functional.embedding(ids, self.p("esm.embeddings.word_embeddings.weight"))
+        if c.get("token_dropout", False):
+            masked = ids == c["mask_token_id"]
+            x = x.masked_fill(masked.unsqueeze(-1), 0.0)
+            x = x * (1 - 0.15 * 0.8) / (1 - masked.sum(-1).to(x.dtype) / n)[:, None, None]
+        if c.get("emb_layer_norm_before", False):
+            x = ln(x, "esm.embeddings.layer_norm")
+        # RotaryEmbedding: inv_freq and the angles in float32, as its buffer is
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, width, 2, dtype=torch.int64).float() / width))
+        emb = torch.cat([torch.outer(torch.arange(n).float(), inv_freq)] * 2, -1).to(x.dtype)
+        cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+        for i in range(c["num_hidden_layers"]):
+            p = f"esm.encoder.layer.{i}."
+            h = ln(x, p + "attention.LayerNorm")
+            split = lambda t: t.view(b, n, heads, width).transpose(1, 2)
+            q = split(lin(h, p + "attention.self.query")) * width ** -0.5
+            k = split(lin(h, p + "attention.self.key"))
+            v = split(lin(h, p + "attention.self.value"))
+            q = q * cos + rotate_half(q) * sin
+            k = k * cos + rotate_half(k) * sin
+            context = torch.softmax(q @ k.transpose(-1, -2), -1) @ v
+            x = lin(context.transpose(1, 2).reshape(b, n, e), p + "attention.output.dense") + x
+            x = lin(gelu(lin(ln(x, p + "LayerNorm"), p + "intermediate.dense")), p + "output.dense") + x
+        x = ln(x, "esm.encoder.emb_layer_norm_after")
+        x = ln(gelu(lin(x, "lm_head.dense")), "lm_head.layer_norm")
+        tied = c.get("tie_word_embeddings", True) is not False
+        decoder = self.p("esm.embeddings.word_embeddings.weight" if tied else "lm_head.decoder.weight")
+        return torch.nn.functional.linear(x, decoder, self.p("lm_head.bias"))
+
+
+def bench(folder, length, pairs, threads, min_seconds):
+    """Seconds per D2-DPO step of `pairs` pairs in eager PyTorch (policy and frozen reference, Adam),
+    the same step d2dpo times: each pair's winner and loser masked at one t, the log-likelihood of
+    the masked residues weighted 1/(1-t), -log sigmoid(beta margin)."""
+    import copy
+    import time
+    torch.set_num_threads(threads)
+    config, weights, prefix = load(folder)
+    model = EsmEager(config, weights, prefix)
+    reference = copy.deepcopy(model).eval()
+    for q in reference.parameters():
+        q.requires_grad_(False)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-5)
+    residues = torch.tensor(sorted(TOKENS.index(c) for c in RESIDUES))
+
+    def framed(body):
+        return torch.cat([torch.zeros(body.shape[0], 1, dtype=torch.long), body, torch.full((body.shape[0], 1), 2)], 1)
+
+    def step():
+        winners = framed(residues[torch.randint(0, 20, (pairs, length))])
+        losers = framed(residues[torch.randint(0, 20, (pairs, length))])
+        t = torch.rand(pairs)
+        masked = torch.rand(pairs, length + 2) >= t.unsqueeze(1)
+        masked[:, 0] = masked[:, -1] = False
+        both = torch.cat([winners, losers])
+        mask2 = torch.cat([masked, masked])
+        noisy = torch.where(mask2, torch.full_like(both, 32), both)
+        tt = torch.cat([t, t])
+
+        def log_likelihood(net):
+            logp = torch.log_softmax(net(noisy)[..., residues], -1)
+            index = torch.searchsorted(residues, both.clamp(min=int(residues[0]))).clamp(max=19)
+            picked = logp.gather(-1, index.unsqueeze(-1)).squeeze(-1)
+            return (picked * mask2).sum(1) / (1 - tt).clamp(min=1e-3)
+
+        with torch.no_grad():
+            ref = log_likelihood(reference)
+        pol = log_likelihood(model)
+        margin = (pol[:pairs] - ref[:pairs]) - (pol[pairs:] - ref[pairs:])
+        loss = -torch.nn.functional.logsigmoid(0.1 * margin).mean()
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+
+    step()
+    times = []
+    start = time.perf_counter()
+    while time.perf_counter() - start < min_seconds or len(times) < 3:
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], with_flops=True) as profiled:
+        step()
+    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+    t0 = time.perf_counter()
+    for _ in range(20):
+        torch.mm(a, b)
+    sgemm = 20 * 2 * 1024 ** 3 / (time.perf_counter() - t0) / 1e9
+    print(json.dumps({"seconds_per_step": times[len(times) // 2], "gflop_per_step":
+                      sum(e.flops for e in profiled.key_averages()) / 1e9, "sgemm_gflops": sgemm,
+                      "runtime": f"python {torch.__version__}, {torch.get_num_threads()} thread(s)"}))
 
 
 def load(folder):
@@ -236,13 +321,22 @@ def main():
     lg.add_argument("--batch", type=int, default=2)
     lg.add_argument("--length", type=int, default=52, help="ids per sequence, <cls> and <eos> included")
     lg.add_argument("--seed", type=int, default=1)
+    bn = sub.add_parser("bench")
+    bn.add_argument("folder")
+    bn.add_argument("--length", type=int, default=150, help="residues")
+    bn.add_argument("--pairs", type=int, default=8)
+    bn.add_argument("--threads", type=int, default=1)
+    bn.add_argument("--min-seconds", type=float, default=3.0)
     rc = sub.add_parser("recount")
     rc.add_argument("samples")
     rc.add_argument("--composition", required=True, help="the residues of the composition rule, e.g. KR")
     a = parser.parse_args()
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    if a.command != "bench":
+        torch.set_num_threads(max(1, os.cpu_count() or 1))
     if a.command == "write":
         write(a.folder, a.size, a.seed, a.prefix, a.dtype, not a.untied, not a.no_token_dropout, not a.no_passengers)
+    elif a.command == "bench":
+        bench(a.folder, a.length, a.pairs, a.threads, a.min_seconds)
     elif a.command == "logits":
         config, weights, prefix = load(a.folder)
         ids = read_safetensors(a.ids)["ids"] if a.ids else random_ids(a.batch, a.length, a.seed)

@@ -30,6 +30,8 @@ int run(ImportOptions o)
     if (o.job.torchScriptPath.empty() == o.job.weightsPath.empty())
         return fail("import", "give the model as --torchscript MODEL.pt (with --vocabulary) or as --weights DIR "
                               "(a folder with model.safetensors, config.json and vocab.txt)");
+    if (!o.job.torchScriptPath.empty() && isPublishedWeights(o.job.torchScriptPath))
+        return fail("import", "'" + o.job.torchScriptPath + "' is published weights, not TorchScript: give it as --weights");
     if (!o.job.torchScriptPath.empty() && o.job.vocabularyPath.empty())
         return fail("import", "a TorchScript model needs its vocabulary file (--vocabulary VOCAB.json)");
     o.job.seed = o.runtime.seed;

@@ -280,10 +280,7 @@ private:
         DpoTrainer trainer(m_model.checkpoint.model, *m_model.task, *m_model.noise, options);
         if (auto adapted = std::dynamic_pointer_cast<LoraDenoiser>(trainer.policy()); adapted && m_resumedPolicy) {
             // The checkpoint holds W0 + B A merged: the adapters are recovered from it (Adam starts afresh).
-            auto merged = std::dynamic_pointer_cast<TorchScriptDenoiser>(m_resumedPolicy);
-            if (!merged)
-                return failed("the run's checkpoint is not a model brought in as TorchScript, as its adapters need");
-            if (Status s = adapted->resumeFrom(*merged); !s)
+            if (Status s = adapted->resumeFrom(*m_resumedPolicy); !s)
                 return failed("the run's checkpoint cannot continue with low-rank adapters: " + s.error());
         } else if (m_resumedPolicy) {
             // Into the policy only: the trainer has already frozen its copy of the run's reference.

@@ -83,7 +83,7 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& w, const torch
 } // namespace
 
 EsmDenoiser::EsmDenoiser(EsmArchitecture architecture, ModelVocabulary vocabulary, int64_t length, std::string prefix)
-    : DenoiserModel(length, int64_t(vocabulary.realTokenIds().size()))
+    : SlottedDenoiser(length, int64_t(vocabulary.realTokenIds().size()))
     , m_architecture(architecture)
     , m_vocabulary(std::move(vocabulary))
     , m_frame(m_vocabulary)
@@ -170,6 +170,12 @@ void EsmDenoiser::bind()
     m_headNorm = norm("lm_head.layer_norm");
     m_headBias = at("lm_head.bias");
     m_decoder = m_architecture.tiedEmbeddings ? m_words : at("lm_head.decoder.weight");
+}
+
+void EsmDenoiser::setParameterSlot(const std::string& name, const torch::Tensor& value)
+{
+    m_parameters[name] = value;
+    bind();
 }
 
 std::vector<torch::Tensor> EsmDenoiser::parameters() const { return m_parameters.values(); }

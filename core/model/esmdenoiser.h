@@ -27,13 +27,13 @@
 #include "base/config.h"
 #include "base/modelvocabulary.h"
 #include "base/result.h"
-#include "model/denoiser.h"
+#include "model/slotteddenoiser.h"
 #include "model/esmarchitecture.h"
 #include "model/vocabularyframe.h"
 
 namespace d2dpo {
 
-class EsmDenoiser final : public DenoiserModel {
+class EsmDenoiser final : public SlottedDenoiser {
 public:
     /// The network `architecture` describes with the file's tensors (`prefix` before every key:
     /// "" for ESM2, "net." for DPLM), for a task of `length` positions framed and mapped by
@@ -62,6 +62,8 @@ public:
     void to(torch::Device device) override;
     void to(torch::ScalarType dtype) override;
     std::shared_ptr<DenoiserModel> deepCopy() const override;
+    torch::Tensor parameterSlot(const std::string& name) const override { return m_parameters[name]; }
+    void setParameterSlot(const std::string& name, const torch::Tensor& value) override;
 
     /// The model's logits over its whole vocabulary for its own ids [B, L] (frame included) ->
     /// [B, L, V]: what transformers' EsmForMaskedLM returns, for tests and exports.

@@ -9,11 +9,11 @@
 #include <torch/torch.h>
 
 #include "model/device.h"
-#include "model/torchscriptdenoiser.h"
+#include "model/slotteddenoiser.h"
 
 namespace d2dpo {
 
-LoraDenoiser::LoraDenoiser(std::shared_ptr<TorchScriptDenoiser> base, std::vector<Adapter> adapters, int rank)
+LoraDenoiser::LoraDenoiser(std::shared_ptr<SlottedDenoiser> base, std::vector<Adapter> adapters, int rank)
     : DenoiserModel(base->length(), base->vocabSize())
     , m_base(std::move(base))
     , m_adapters(std::move(adapters))
@@ -21,7 +21,7 @@ LoraDenoiser::LoraDenoiser(std::shared_ptr<TorchScriptDenoiser> base, std::vecto
 {
 }
 
-Result<std::shared_ptr<LoraDenoiser>> LoraDenoiser::adapt(std::shared_ptr<TorchScriptDenoiser> base,
+Result<std::shared_ptr<LoraDenoiser>> LoraDenoiser::adapt(std::shared_ptr<SlottedDenoiser> base,
                                                           const LoraOptions& options)
 {
     if (options.rank < 1)
@@ -63,7 +63,10 @@ void LoraDenoiser::applyAdapters()
         m_base->setParameterSlot(adapter.name, adapter.w0 + torch::matmul(adapter.b, adapter.a));
 }
 
-torch::Tensor LoraDenoiser::forward(const torch::Tensor& tokens, const torch::Tensor& t)
+std::string LoraDenoiser::kind() const { return m_base->kind(); }
+
+template <typename Call>
+torch::Tensor LoraDenoiser::adapted(const Call& call)
 {
     // The module is shared with the reference: its mode and its slots are this model's for the
     // length of the call. The slots get W0 back after it (the graph keeps what it used), so an
@@ -78,7 +81,17 @@ torch::Tensor LoraDenoiser::forward(const torch::Tensor& tokens, const torch::Te
                 model.m_base->setParameterSlot(adapter.name, adapter.w0);
         }
     } restore{*this};
-    return m_base->forward(tokens, t);
+    return call();
+}
+
+torch::Tensor LoraDenoiser::forward(const torch::Tensor& tokens, const torch::Tensor& t)
+{
+    return adapted([&] { return m_base->forward(tokens, t); });
+}
+
+torch::Tensor LoraDenoiser::forwardAt(const torch::Tensor& tokens, const torch::Tensor& t, const torch::Tensor& positions)
+{
+    return adapted([&] { return m_base->forwardAt(tokens, t, positions); });
 }
 
 bool LoraDenoiser::timeConditioned() const { return m_base->timeConditioned(); }
@@ -137,10 +150,10 @@ std::shared_ptr<DenoiserModel> LoraDenoiser::deepCopy() const
     return copy;
 }
 
-std::shared_ptr<TorchScriptDenoiser> LoraDenoiser::merged() const
+std::shared_ptr<SlottedDenoiser> LoraDenoiser::merged() const
 {
     torch::NoGradGuard noGrad;
-    auto copy = std::static_pointer_cast<TorchScriptDenoiser>(m_base->deepCopy());
+    auto copy = std::static_pointer_cast<SlottedDenoiser>(m_base->deepCopy());
     for (const Adapter& adapter : m_adapters)
         copy->setParameterSlot(adapter.name, (adapter.w0 + torch::matmul(adapter.b, adapter.a)).detach().clone());
     for (auto& p : copy->parameters())
@@ -149,7 +162,7 @@ std::shared_ptr<TorchScriptDenoiser> LoraDenoiser::merged() const
     return copy;
 }
 
-Status LoraDenoiser::resumeFrom(const TorchScriptDenoiser& merged)
+Status LoraDenoiser::resumeFrom(const DenoiserModel& merged)
 {
     torch::NoGradGuard noGrad;
     std::map<std::string, torch::Tensor> weights;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Low-rank adapters (LoRA, Hu et al. 2021) for a model brought in as TorchScript, whatever its
-// code: each chosen weight matrix W [out, in] of the module becomes W0 + B A, with A [r, in]
+// Low-rank adapters (LoRA, Hu et al. 2021) for a model brought in (TorchScript, whatever its code,
+// or a network read from published weights: any model with weight slots, slotteddenoiser.h): each chosen weight matrix W [out, in] of the module becomes W0 + B A, with A [r, in]
 // random and B [out, r] zero (so the adapted model starts as the model), and only A and B are
 // trained: Adam keeps moments for r (in + out) numbers per matrix instead of in x out, and no
 // gradient of the model's own weights is ever made. The module's slots are set to W0 + B A before
@@ -21,7 +21,7 @@
 
 namespace d2dpo {
 
-class TorchScriptDenoiser;
+class SlottedDenoiser;
 
 struct LoraOptions {
     int rank = 8;
@@ -34,12 +34,14 @@ struct LoraOptions {
 class LoraDenoiser final : public DenoiserModel {
 public:
     /// Adapters on `base` (its weights are frozen from here on), or why not (no weight matches).
-    static Result<std::shared_ptr<LoraDenoiser>> adapt(std::shared_ptr<TorchScriptDenoiser> base,
+    static Result<std::shared_ptr<LoraDenoiser>> adapt(std::shared_ptr<SlottedDenoiser> base,
                                                        const LoraOptions& options);
 
     torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& t) override;
+    /// The model's own subset forward, with the adapters in place.
+    torch::Tensor forwardAt(const torch::Tensor& tokens, const torch::Tensor& t, const torch::Tensor& positions) override;
     bool timeConditioned() const override;
-    std::string kind() const override { return "torchscript"; }
+    std::string kind() const override;
     /// The adapters: A then B of each adapted matrix.
     std::vector<torch::Tensor> parameters() const override;
     torch::OrderedDict<std::string, torch::Tensor> named_parameters() const override;
@@ -51,18 +53,18 @@ public:
     std::shared_ptr<DenoiserModel> deepCopy() const override;
 
     /// A model of its own with W0 + B A as its weights (what checkpoints and exports hold).
-    std::shared_ptr<TorchScriptDenoiser> merged() const;
+    std::shared_ptr<SlottedDenoiser> merged() const;
     /// Sets the adapters so that this model computes `merged` (a checkpoint of an adapted run of
     /// this model, resumed): B A = W - W0 for each adapted matrix, from its rank-r singular value
     /// decomposition (B = U sqrt(S), A = sqrt(S) V^T). Refused with a sentence, adapters unchanged,
     /// where `merged` is not such a model: another weight differs from this model's, or W - W0
     /// needs a rank above r (a run of every weight, or of a higher rank).
-    Status resumeFrom(const TorchScriptDenoiser& merged);
+    Status resumeFrom(const DenoiserModel& merged);
     /// The adapted weights' names, in order.
     std::vector<std::string> targets() const;
     int rank() const { return m_rank; }
     /// The model adapted (its weights W0; the slots hold W0 + B A only during a forward).
-    TorchScriptDenoiser& base() const { return *m_base; }
+    SlottedDenoiser& base() const { return *m_base; }
     /// Numbers trained (A and B) and numbers of the model, for messages.
     int64_t trainedCount() const;
 
@@ -73,11 +75,14 @@ private:
         torch::Tensor a;  ///< [r, in]
         torch::Tensor b;  ///< [out, r]
     };
-    LoraDenoiser(std::shared_ptr<TorchScriptDenoiser> base, std::vector<Adapter> adapters, int rank);
+    LoraDenoiser(std::shared_ptr<SlottedDenoiser> base, std::vector<Adapter> adapters, int rank);
     /// Puts W0 + B A in each adapted slot (under the caller's grad mode).
     void applyAdapters();
+    /// `call` (a forward of the base) with W0 + B A in the slots, W0 back after it.
+    template <typename Call>
+    torch::Tensor adapted(const Call& call);
 
-    std::shared_ptr<TorchScriptDenoiser> m_base;
+    std::shared_ptr<SlottedDenoiser> m_base;
     std::vector<Adapter> m_adapters;
     int m_rank;
     bool m_training = true;

@@ -136,7 +136,7 @@ std::string scriptError(const std::exception& e)
 }
 
 TorchScriptDenoiser::TorchScriptDenoiser(std::shared_ptr<Module> module, ModelVocabulary vocabulary, int64_t length)
-    : DenoiserModel(length, int64_t(vocabulary.realTokenIds().size()))
+    : SlottedDenoiser(length, int64_t(vocabulary.realTokenIds().size()))
     , m_module(std::move(module))
     , m_vocabulary(std::move(vocabulary))
     , m_frame(m_vocabulary)
@@ -227,7 +227,8 @@ int64_t takeNonFiniteForwards(DenoiserModel& model)
     if (auto* scripted = dynamic_cast<TorchScriptDenoiser*>(&model))
         return scripted->takeNonFiniteForwards();
     if (auto* adapted = dynamic_cast<LoraDenoiser*>(&model))
-        return adapted->base().takeNonFiniteForwards();
+        if (auto* base = dynamic_cast<TorchScriptDenoiser*>(&adapted->base()))
+            return base->takeNonFiniteForwards();
     return 0;
 }
 

@@ -20,12 +20,12 @@
 #include "base/modelvocabulary.h"
 #include "base/result.h"
 #include "base/trainlistener.h"
-#include "model/denoiser.h"
+#include "model/slotteddenoiser.h"
 #include "model/vocabularyframe.h"
 
 namespace d2dpo {
 
-class TorchScriptDenoiser final : public DenoiserModel {
+class TorchScriptDenoiser final : public SlottedDenoiser {
 public:
     /// Loads a TorchScript archive (the bytes of a torch.jit.save file) onto the CPU for a task of
     /// `length` positions. Refused before anything is unpickled: a file that is not a zip archive,
@@ -52,8 +52,8 @@ public:
     /// The tensor in the module's parameter slot `name` (dotted, as named_parameters() names it)
     /// and a tensor put in its place: low-rank adapters (loradenoiser.h) put W0 + BA there before
     /// each forward, and a merged model keeps it as its weight.
-    torch::Tensor parameterSlot(const std::string& name) const;
-    void setParameterSlot(const std::string& name, const torch::Tensor& value);
+    torch::Tensor parameterSlot(const std::string& name) const override;
+    void setParameterSlot(const std::string& name, const torch::Tensor& value) override;
 
     /// The module's own output for model ids [B, L] (frame included) -> [B, L, V], unchecked.
     torch::Tensor modelLogits(const torch::Tensor& ids, const torch::Tensor& t);

@@ -14,7 +14,7 @@
 #include "model/archivegate.h"
 #include "model/device.h"
 #include "model/loradenoiser.h"
-#include "model/torchscriptdenoiser.h"
+#include "model/slotteddenoiser.h"
 #include "diffusion/dpoestimator.h"
 
 namespace d2dpo {
@@ -27,10 +27,10 @@ Denoiser policyOf(Denoiser start, const DpoConfig& config, uint64_t seed, std::s
 {
     if (config.loraRank <= 0)
         return start;
-    auto scripted = std::dynamic_pointer_cast<TorchScriptDenoiser>(start);
+    auto scripted = std::dynamic_pointer_cast<SlottedDenoiser>(start);
     if (!scripted) {
-        error = "low-rank adapters are for models brought in as TorchScript; train this model's own weights "
-                "(--lora-rank 0)";
+        error = "low-rank adapters are for models brought in (TorchScript or published weights); train this model's "
+                "own weights (--lora-rank 0)";
         return start;
     }
     auto adapted = LoraDenoiser::adapt(scripted, {config.loraRank, config.loraTargets, seed});

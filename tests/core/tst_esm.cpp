@@ -22,6 +22,7 @@
 #include "io/safetensors.h"
 #include "model/esmdenoiser.h"
 #include "model/esmvocabulary.h"
+#include "model/loradenoiser.h"
 #include "support/clirun.h"
 
 using namespace d2dpo;
@@ -201,6 +202,46 @@ private Q_SLOTS:
         }
         qInfo("largest relative gradient gap: %.2e", worst);
         QVERIFY(worst < 1e-4);
+    }
+
+    /// Low-rank adapters on the native network: the adapted model starts equal to it, only A and B
+    /// learn, the subset forward carries the adapters, and the merged model (what a checkpoint and
+    /// an export hold) computes what the adapted one does, under the file's own key names.
+    void lowRankAdaptersTrainAndMerge()
+    {
+        const QString folder = path("lora");
+        QVERIFY(runPython({"write", folder, "--size", "tiny", "--seed", "5"}));
+        auto model = load(folder, 12);
+        QVERIFY(model);
+        auto adapted = LoraDenoiser::adapt(model, {4, "attention\\.self\\.(query|value)\\.weight$", 3});
+        QVERIFY2(adapted, adapted ? "" : adapted.error().c_str());
+        QCOMPARE(adapted.value()->targets().size(), size_t(4)); // 2 layers x query, value
+        QCOMPARE(adapted.value()->kind(), std::string("esm"));
+        const auto tokens = torch::randint(0, 21, {4, 12}, torch::kLong);
+        const auto t = torch::zeros({4});
+        {
+            torch::NoGradGuard noGrad;
+            QVERIFY(torch::allclose(adapted.value()->forward(tokens, t), model->forward(tokens, t)));
+        }
+        // A few Adam steps on the adapters move the model; its own weights stay W0.
+        const auto before = model->parameterSlot("esm.encoder.layer.0.attention.self.query.weight").clone();
+        torch::optim::Adam adam(adapted.value()->parameters(), torch::optim::AdamOptions(1e-2));
+        for (int i = 0; i < 5; ++i) {
+            adam.zero_grad();
+            adapted.value()->forward(tokens, t).logsumexp(-1).mean().backward();
+            adam.step();
+        }
+        QVERIFY(torch::equal(model->parameterSlot("esm.encoder.layer.0.attention.self.query.weight"), before));
+        const auto positions = torch::arange(0, 48, 5);
+        torch::NoGradGuard noGrad;
+        const auto full = adapted.value()->forward(tokens, t);
+        QVERIFY((full - model->forward(tokens, t)).abs().max().item<double>() > 1e-4);
+        QVERIFY((adapted.value()->forwardAt(tokens, t, positions) - full.reshape({-1, 20}).index_select(0, positions))
+                    .abs().max().item<double>() < 1e-5);
+        auto merged = adapted.value()->merged();
+        QVERIFY((merged->forward(tokens, t) - full).abs().max().item<double>() < 1e-5);
+        QVERIFY(merged->named_parameters().contains("esm.encoder.layer.1.attention.self.value.weight"));
+        QVERIFY(adapted.value()->resumeFrom(*merged));
     }
 
     void checkpointRoundTrip()

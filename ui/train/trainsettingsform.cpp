@@ -305,8 +305,8 @@ void TrainSettingsForm::revalidate()
     std::erase_if(sampling, [](const ConfigProblem& p) { return p.setting != "steps"; }); // the rest is chosen
     report(sampling, m_samplingSteps);
 
-    if (s.dpo.loraRank > 0 && m_spec && !m_spec->model.isTorchScript()) {
-        problems << tr("Adapters are for models brought in as TorchScript: set their rank to 0 to train this model.");
+    if (s.dpo.loraRank > 0 && m_spec && !m_spec->model.isBroughtIn()) {
+        problems << tr("Adapters are for models brought in: set their rank to 0 to train this model.");
         markField(m_loraRank, true);
     }
     if (problems.isEmpty() && m_spec) {

@@ -21,6 +21,8 @@
 #include "base/measurement.h"
 #include "base/samplebudget.h"
 #include "jobs/importjob.h"
+#include "ui/models/newmodel/filefield.h"
+#include "ui/models/newmodel/modelrecognition.h"
 #include "ui/models/newmodel/newmodelfile.h"
 #include "ui/models/newmodel/newmodelverdict.h"
 #include "ui/common/phaseforwarder.h"
@@ -56,46 +58,27 @@ FinishedEvent importAsTrainJob(const ImportJobSpec& job, TrainListener& listener
 
 } // namespace
 
-QLineEdit* ImportModelDialog::fileField(const QString& objectName, const QString& placeholder, const QString& filter)
-{
-    auto* field = new QLineEdit(this);
-    field->setObjectName(objectName);
-    field->setPlaceholderText(placeholder);
-    auto* browse = new QPushButton(tr("Browse…"), this);
-    connect(browse, &QPushButton::clicked, this, [this, field, filter] {
-        const QString path = QFileDialog::getOpenFileName(this, field->placeholderText(), {}, filter);
-        if (!path.isEmpty())
-            field->setText(path);
-    });
-    field->setProperty("browseButton", QVariant::fromValue<QObject*>(browse));
-    return field;
-}
-
 ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& modelFolder, QWidget* parent)
     : QDialog(parent)
     , m_storePath(storePath)
     , m_modelFolder(modelFolder)
 {
     setWindowTitle(tr("Import a model"));
-    m_torchScript = fileField(QStringLiteral("torchScriptFile"),
-                              tr("ESM2/DPLM weights (folder or model.safetensors), or a torch.jit.save file"),
-                              tr("Models (*.safetensors *.pt *.pth *.ts);;All files (*)"));
-    m_vocabulary = fileField(QStringLiteral("vocabularyFile"), tr("Vocabulary file (JSON): symbols, mask, pad, begin, end"),
-                             tr("JSON (*.json);;All files (*)"));
-    // A published checkpoint is a folder (model.safetensors, config.json, vocab.txt).
-    auto* folderButton = new QPushButton(tr("Folder…"), this);
-    folderButton->setObjectName(QStringLiteral("weightsFolderButton"));
-    connect(folderButton, &QPushButton::clicked, this, [this] {
-        const QString folder = QFileDialog::getExistingDirectory(this, tr("Published weights: a folder with "
-                                                                          "model.safetensors, config.json, vocab.txt"));
-        if (!folder.isEmpty())
-            m_torchScript->setText(folder);
-    });
+    // A published checkpoint is a folder (model.safetensors, config.json, vocab.txt): Folder… too.
+    auto* modelField = new FileField(QStringLiteral("torchScriptFile"),
+                                     tr("ESM2/DPLM weights (folder or model.safetensors), or a torch.jit.save file"),
+                                     tr("Models (*.safetensors *.pt *.pth *.ts);;All files (*)"), /*folders=*/true, this);
+    m_torchScript = modelField->edit();
+    auto* vocabularyField = new FileField(QStringLiteral("vocabularyFile"),
+                                          tr("Vocabulary file (JSON): symbols, mask, pad, begin, end"),
+                                          tr("JSON (*.json);;All files (*)"), /*folders=*/false, this);
+    m_vocabulary = vocabularyField->edit();
     m_recognised = new QLabel(this);
     m_recognised->setObjectName(QStringLiteral("recognised"));
     m_recognised->setMinimumHeight(fontMetrics().lineSpacing()); // its row is kept: the form does not jump
-    m_data = fileField(QStringLiteral("dataFile"), tr("Training sequences (FASTA or one per line), optional"),
-                       tr("Sequences (*.fasta *.fa *.faa *.txt);;All files (*)"));
+    auto* dataField = new FileField(QStringLiteral("dataFile"), tr("Training sequences (FASTA or one per line), optional"),
+                                    tr("Sequences (*.fasta *.fa *.faa *.txt);;All files (*)"), /*folders=*/false, this);
+    m_data = dataField->edit();
     m_task = new QComboBox(this);
     m_task->setObjectName(QStringLiteral("task"));
     m_task->addItem(tr("sequences (from the data file, or of the lengths below)"), QStringLiteral("sequences"));
@@ -144,21 +127,11 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     import->setObjectName(QStringLiteral("importButton"));
 
     auto* form = new QFormLayout;
-    for (auto [label, field] : {std::pair{tr("Model"), m_torchScript}, std::pair{tr("Vocabulary"), m_vocabulary}}) {
-        auto* row = new QHBoxLayout;
-        row->addWidget(field, 1);
-        row->addWidget(qobject_cast<QWidget*>(field->property("browseButton").value<QObject*>()));
-        if (field == m_torchScript)
-            row->addWidget(folderButton);
-        form->addRow(label, row);
-        if (field == m_torchScript)
-            form->addRow(QString(), m_recognised);
-    }
+    form->addRow(tr("Model"), modelField);
+    form->addRow(QString(), m_recognised);
+    form->addRow(tr("Vocabulary"), vocabularyField);
     form->addRow(tr("Task"), m_task);
-    auto* dataRow = new QHBoxLayout;
-    dataRow->addWidget(m_data, 1);
-    dataRow->addWidget(qobject_cast<QWidget*>(m_data->property("browseButton").value<QObject*>()));
-    form->addRow(tr("Data file"), dataRow);
+    form->addRow(tr("Data file"), dataField);
     auto* lengthRow = new QHBoxLayout;
     lengthRow->addWidget(new QLabel(tr("shortest"), this));
     lengthRow->addWidget(m_shortest, 1);
@@ -177,11 +150,10 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     layout->addWidget(m_buttons);
     resize(680, sizeHint().height());
 
-    const auto enableFields = [this] {
+    const auto enableFields = [this, dataField] {
         const bool sequences = m_task->currentData().toString() == QLatin1String("sequences");
         const bool withoutData = sequences && m_data->text().trimmed().isEmpty();
-        m_data->setEnabled(sequences);
-        qobject_cast<QWidget*>(m_data->property("browseButton").value<QObject*>())->setEnabled(sequences);
+        dataField->setEnabled(sequences);
         m_validity->setEnabled(sequences && !withoutData); // without data only well-formedness can be checked
         m_shortest->setEnabled(withoutData);
         m_longest->setEnabled(withoutData);
@@ -209,11 +181,7 @@ bool ImportModelDialog::busy() const { return m_runner->running(); }
 void ImportModelDialog::setTorchScriptFile(const QString& path) { m_torchScript->setText(path); }
 void ImportModelDialog::setModelPath(const QString& path) { m_torchScript->setText(path); }
 
-bool ImportModelDialog::modelIsPublishedWeights() const
-{
-    const QString path = m_torchScript->text().trimmed();
-    return !path.isEmpty() && isPublishedWeights(path.toStdString());
-}
+bool ImportModelDialog::modelIsPublishedWeights() const { return isWeightsPath(m_torchScript->text().trimmed()); }
 
 void ImportModelDialog::recogniseModel()
 {
@@ -222,15 +190,7 @@ void ImportModelDialog::recogniseModel()
     const bool weights = modelIsPublishedWeights();
     m_vocabulary->setPlaceholderText(weights ? tr("optional: made from vocab.txt (the 20 amino acids, <mask>, <cls> … <eos>)")
                                              : tr("Vocabulary file (JSON): symbols, mask, pad, begin, end"));
-    if (!weights) {
-        m_recognised->clear();
-        return;
-    }
-    const auto recognised = recognisePublishedWeights(m_torchScript->text().trimmed().toStdString());
-    m_recognised->setText(recognised ? tr("Recognised %1 (read as data)")
-                                           .arg(QString::fromStdString(recognised.value()))
-                                     : QStringLiteral("<span style='color:#b03a2e'>%1</span>")
-                                           .arg(QString::fromStdString(recognised.error()).toHtmlEscaped()));
+    m_recognised->setText(modelRecognition(m_torchScript->text().trimmed()));
 }
 void ImportModelDialog::setVocabularyFile(const QString& path) { m_vocabulary->setText(path); }
 void ImportModelDialog::setDataFile(const QString& path) { m_data->setText(path); }

@@ -72,7 +72,6 @@ private:
     bool modelIsPublishedWeights() const;
     /// Names the architecture of published weights under the model field, or why they cannot be read.
     void recogniseModel();
-    QLineEdit* fileField(const QString& objectName, const QString& placeholder, const QString& filter);
 
     QString m_storePath;
     QString m_modelFolder;
