@@ -8,6 +8,7 @@
 # OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset in its command alone.
 #     bash bench/esm_native.sh                          # 8M and 35M at 150 residues, 8 pairs, 1 and 2 threads
 #     SIZES="8M 35M 150M" LENGTH=300 bash bench/esm_native.sh
+#     DEVICE=cuda THREADS=4 SIZES="35M 150M" bash bench/esm_native.sh   # on a GPU (packaging/gpu-check.sh)
 # GFLOP/s: the step's arithmetic as PyTorch's profiler counts it for eager (forward and backward
 # over every position), over each side's step time; d2dpo computes less (the last layer and the
 # head at masked positions only), so its figure is the eager-equivalent rate. SGEMM: eager's
@@ -20,6 +21,7 @@ sizes=${SIZES:-8M 35M}
 length=${LENGTH:-150}
 pairs=${PAIRS:-8}
 threads=${THREADS:-1 2}
+device=${DEVICE:-cpu}
 seconds=${MIN_SECONDS:-4}
 repeat=${REPEAT:-3}   # runs of each side, alternating: this VM's eager figures vary by 1.5x between runs
 work=$(mktemp -d)
@@ -36,10 +38,10 @@ for size in $sizes; do
         : >"$work/eager.jsonl"
         for _ in $(seq "$repeat"); do
             "$d2dpo" bench -c "$work/$size.d2dpo" --batch "$pairs" --sampling-steps 1 --threads "$t" --json \
-                --min-seconds "$seconds" 2>/dev/null | tr -d '\n' >>"$work/ours.jsonl"
+                --device "$device" --min-seconds "$seconds" 2>/dev/null | tr -d '\n' >>"$work/ours.jsonl"
             echo >>"$work/ours.jsonl"
             env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$python" "$here/python/esm_published.py" bench "$work/$size" \
-                --length "$length" --pairs "$pairs" --threads "$t" --min-seconds "$seconds" >>"$work/eager.jsonl"
+                --length "$length" --pairs "$pairs" --threads "$t" --min-seconds "$seconds" --device "$device" >>"$work/eager.jsonl"
         done
         "$python" - "$work/ours.jsonl" "$work/eager.jsonl" "$size" "$length" "$t" <<'PY'
 import json, statistics, sys

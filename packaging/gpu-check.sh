@@ -142,8 +142,8 @@ stop_watch() {
     log "$2: peak GPU memory $(sort -n "$out/$2.gpu-memory" | tail -1) MiB (whole device, sampled)"
 }
 
-# D2DPO_GPU_STEPS picks the steps after the build (default all): reproduce bench scale tests.
-steps=" ${D2DPO_GPU_STEPS:-reproduce bench scale tests} "
+# D2DPO_GPU_STEPS picks the steps after the build (default all): reproduce bench scale native tests.
+steps=" ${D2DPO_GPU_STEPS:-reproduce bench scale native tests} "
 want() { [[ $steps == *" $1 "* ]]; }
 
 if want reproduce; then
@@ -180,11 +180,9 @@ for r in ours["results"]:
         print(f"{r['setting']:8} {label:16} {r[key]:10.2f} {p[key]:10.2f} {r[key] / p[key]:6.2f}x")
 PY
 fi
-# The scale benchmark (issue "Real models at real scale"): ESM2-shaped models made by this
-# machine's PyTorch, imported and timed against PyTorch eager on the same GPU. Its Python keeps the
-# machine's own libraries and d2dpo Debian 12's, through two small wrappers.
-if want scale; then
-    phase "scale benchmark"
+# The benchmarks' Python keeps the machine's own libraries and d2dpo Debian 12's, through two small
+# wrappers: $build/d2dpo-run and $build/python-run.
+make_wrappers() {
     printf '#!/bin/sh\nexec env LD_LIBRARY_PATH="%s" "%s" "$@"\n' "$LD_LIBRARY_PATH" "$(realpath "$d2dpo")" >"$build/d2dpo-run"
     if [ -n "$python_ld" ]; then
         printf '#!/bin/sh\nexec env LD_LIBRARY_PATH="%s" "%s" "$@"\n' "$python_ld" "$(command -v "$python")" >"$build/python-run"
@@ -192,11 +190,29 @@ if want scale; then
         printf '#!/bin/sh\nexec env -u LD_LIBRARY_PATH "%s" "$@"\n' "$(command -v "$python")" >"$build/python-run"
     fi
     chmod +x "$build/d2dpo-run" "$build/python-run"
+}
+# The scale benchmark (issue "Real models at real scale"): ESM2-shaped models made by this
+# machine's PyTorch, imported and timed against PyTorch eager on the same GPU. Its Python keeps the
+# machine's own libraries and d2dpo Debian 12's, through two small wrappers.
+if want scale; then
+    phase "scale benchmark"
+    make_wrappers
     D2DPO="$build/d2dpo-run" PYTHON="$build/python-run" DEVICE="$device" THREADS="${D2DPO_GPU_SCALE_THREADS:-4}" \
         SIZES="${D2DPO_GPU_SCALE_SIZES:-8M 35M 150M}" LENGTHS="${D2DPO_GPU_SCALE_LENGTHS:-150 300}" LONG_150M=1 \
         PAIRS="${D2DPO_GPU_SCALE_PAIRS-8 32}" \
         MIN_SECONDS="${D2DPO_GPU_SCALE_SECONDS:-1}" bash "$src/bench/scale.sh" 2>"$out/scale.err" | tee "$out/scale.txt" ||
         log "scale benchmark FAILED (exit status $?): $(tail -3 "$out/scale.err")"
+fi
+
+# Published weights run natively (docs/published-weights.md): ESM2 read from safetensors against
+# transformers' EsmForMaskedLM in eager PyTorch on the same GPU and weights.
+if want native; then
+    phase "native ESM2 benchmark"
+    make_wrappers
+    D2DPO="$build/d2dpo-run" PYTHON="$build/python-run" DEVICE="$device" THREADS="${D2DPO_GPU_SCALE_THREADS:-4}" \
+        SIZES="${D2DPO_GPU_NATIVE_SIZES:-35M 150M}" REPEAT=2 MIN_SECONDS=2 \
+        bash "$src/bench/esm_native.sh" 2>"$out/native.err" | tee "$out/native.txt" ||
+        log "native benchmark FAILED (exit status $?): $(tail -3 "$out/native.err")"
 fi
 
 want tests || { log "done in $((SECONDS - started)) s (no tests asked for); figures in $out"; exit 0; }

@@ -210,29 +210,33 @@ class EsmEager(torch.nn.Module):
         return torch.nn.functional.linear(x, decoder, self.p("lm_head.bias"))
 
 
-def bench(folder, length, pairs, threads, min_seconds):
+def bench(folder, length, pairs, threads, min_seconds, device="cpu"):
     """Seconds per D2-DPO step of `pairs` pairs in eager PyTorch (policy and frozen reference, Adam),
     the same step d2dpo times: each pair's winner and loser masked at one t, the log-likelihood of
     the masked residues weighted 1/(1-t), -log sigmoid(beta margin)."""
     import copy
     import time
     torch.set_num_threads(threads)
+    device = torch.device(device)
+    sync = (lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else (lambda: None)
     config, weights, prefix = load(folder)
-    model = EsmEager(config, weights, prefix)
+    model = EsmEager(config, weights, prefix).to(device)
     reference = copy.deepcopy(model).eval()
     for q in reference.parameters():
         q.requires_grad_(False)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-5)
-    residues = torch.tensor(sorted(TOKENS.index(c) for c in RESIDUES))
+    residues = torch.tensor(sorted(TOKENS.index(c) for c in RESIDUES), device=device)
 
     def framed(body):
-        return torch.cat([torch.zeros(body.shape[0], 1, dtype=torch.long), body, torch.full((body.shape[0], 1), 2)], 1)
+        b = body.shape[0]
+        return torch.cat([torch.zeros(b, 1, dtype=torch.long, device=device), body,
+                          torch.full((b, 1), 2, dtype=torch.long, device=device)], 1)
 
     def step():
-        winners = framed(residues[torch.randint(0, 20, (pairs, length))])
-        losers = framed(residues[torch.randint(0, 20, (pairs, length))])
-        t = torch.rand(pairs)
-        masked = torch.rand(pairs, length + 2) >= t.unsqueeze(1)
+        winners = framed(residues[torch.randint(0, 20, (pairs, length), device=device)])
+        losers = framed(residues[torch.randint(0, 20, (pairs, length), device=device)])
+        t = torch.rand(pairs, device=device)
+        masked = torch.rand(pairs, length + 2, device=device) >= t.unsqueeze(1)
         masked[:, 0] = masked[:, -1] = False
         both = torch.cat([winners, losers])
         mask2 = torch.cat([masked, masked])
@@ -255,19 +259,25 @@ def bench(folder, length, pairs, threads, min_seconds):
         optimizer.step()
 
     step()
+    sync()
     times = []
     start = time.perf_counter()
     while time.perf_counter() - start < min_seconds or len(times) < 3:
         t0 = time.perf_counter()
         step()
+        sync()
         times.append(time.perf_counter() - t0)
     times.sort()
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], with_flops=True) as profiled:
         step()
-    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+        sync()
+    a, b = torch.randn(1024, 1024, device=device), torch.randn(1024, 1024, device=device)
+    torch.mm(a, b)
+    sync()
     t0 = time.perf_counter()
     for _ in range(20):
         torch.mm(a, b)
+    sync()
     sgemm = 20 * 2 * 1024 ** 3 / (time.perf_counter() - t0) / 1e9
     print(json.dumps({"seconds_per_step": times[len(times) // 2], "gflop_per_step":
                       sum(e.flops for e in profiled.key_averages()) / 1e9, "sgemm_gflops": sgemm,
@@ -327,6 +337,7 @@ def main():
     bn.add_argument("--pairs", type=int, default=8)
     bn.add_argument("--threads", type=int, default=1)
     bn.add_argument("--min-seconds", type=float, default=3.0)
+    bn.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     rc = sub.add_parser("recount")
     rc.add_argument("samples")
     rc.add_argument("--composition", required=True, help="the residues of the composition rule, e.g. KR")
@@ -336,7 +347,7 @@ def main():
     if a.command == "write":
         write(a.folder, a.size, a.seed, a.prefix, a.dtype, not a.untied, not a.no_token_dropout, not a.no_passengers)
     elif a.command == "bench":
-        bench(a.folder, a.length, a.pairs, a.threads, a.min_seconds)
+        bench(a.folder, a.length, a.pairs, a.threads, a.min_seconds, a.device)
     elif a.command == "logits":
         config, weights, prefix = load(a.folder)
         ids = read_safetensors(a.ids)["ids"] if a.ids else random_ids(a.batch, a.length, a.seed)

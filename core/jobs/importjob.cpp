@@ -187,7 +187,7 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
                             std::to_string(a.hidden) + ", " + std::to_string(a.heads) + " heads";
         outcome.parameters = parameterCount(network.value());
         outcome.fusedAttention = device.value().is_cpu() ? a.layers : 0;
-        outcome.onednnLinears = device.value().is_cpu() && onednnGemmAvailable() ? 6 * a.layers + 2 : 0;
+        outcome.onednnLinears = device.value().is_cpu() && onednnGemmAvailable() ? 4 * a.layers + 2 : 0; // q|k|v, out, up, down; head, decoder
         advance("built " + outcome.signature + ", " + std::to_string(outcome.parameters) + " parameters");
         if (cancelled())
             return stoppedOutcome(outcome);
