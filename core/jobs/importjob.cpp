@@ -100,10 +100,17 @@ bool isPublishedWeights(const std::string& path) { return isPublishedWeightsPath
 
 Result<std::string> recognisePublishedWeights(const std::string& path)
 {
+    // Read on the window's thread as the user types: a regular file of a few MiB at most (a
+    // config.json that is a device or a huge file is named, never read).
     const std::vector<std::string> files = publishedWeightsFiles(path);
+    std::error_code ec;
+    if (!fs::is_regular_file(files[1], ec))
+        return makeError("no config.json beside the weights");
+    if (fs::file_size(files[1], ec) > (4u << 20) || ec)
+        return makeError("its config.json is larger than 4 MiB: not a model's config");
     std::ifstream in(files[1], std::ios::binary);
     if (!in)
-        return makeError("no config.json beside the weights");
+        return makeError("its config.json cannot be read (no permission?)");
     std::string text((std::istreambuf_iterator<char>(in)), {});
     if (text.find("\"esm\"") == std::string::npos)
         return makeError("its config.json is not an ESM2 or DPLM model's; other models come in as TorchScript");
