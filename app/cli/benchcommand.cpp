@@ -33,6 +33,7 @@ struct BenchOptions {
     int batch = 64;
     int batchPiece = 0;
     int loraRank = 0;
+    Precision precision = Precision::Float32;
 };
 
 
@@ -76,6 +77,10 @@ int printModelFile(const BenchOptions& o, const BenchRun& run, const std::string
         std::cout << nlohmann::json{{"runtime", runtime},
                                     {"results", {{{"setting", "checkpoint"}, {"checkpoint", o.checkpoint},
                                                   {"batch", o.batch}, {"batch_piece", o.batchPiece}, {"lora_rank", o.loraRank},
+                                                  {"precision", precisionName(o.precision)},
+                                                  {"log_probability_gap", std::isnan(f.logProbabilityGap)
+                                                                              ? nlohmann::json()
+                                                                              : nlohmann::json(f.logProbabilityGap)},
                                                   {"sampling_steps", o.samplingSteps},
                                                   {"parameters", f.parameters},
                                                   {"dpo_steps_per_second", f.dpoStepsPerSecond},
@@ -97,6 +102,10 @@ int printModelFile(const BenchOptions& o, const BenchRun& run, const std::string
                 o.batchPiece > 0 ? (" in pieces of " + std::to_string(o.batchPiece)).c_str() : "",
                 f.dpoStepsPerSecond, pretraining, f.samplesPerSecond, o.samplingSteps, peakResidentMiB(),
                 double(f.estimatedDpoPeakBytes) / double(1 << 20));
+    if (!std::isnan(f.logProbabilityGap))
+        std::printf("D2-DPO's matrix products at %s; the model's log-probabilities at masked positions differ from "
+                    "float32's by at most %.2e\n",
+                    std::string(precisionName(o.precision)).c_str(), f.logProbabilityGap);
     return 0;
 }
 
@@ -110,7 +119,7 @@ int run(const BenchOptions& o)
     if (o.samplingSteps < 1 || !(o.minSeconds >= 0) || o.warmup < 0)
         return fail("bench", "--sampling-steps must be >= 1, --min-seconds >= 0, --warmup >= 0");
     const BenchRun run{o.runtime.seed, o.runtime.device, o.samplingSteps, o.minSeconds, o.warmup, o.batchPiece,
-                       o.loraRank};
+                       o.loraRank, o.precision};
     if (o.samplingStudy)
         return printSamplingStudy(o, run, runtime);
     if (!o.checkpoint.empty())
@@ -182,6 +191,7 @@ void registerBench(CLI::App& app, int& exitCode)
                   "With --checkpoint of a model brought in: D2-DPO trains low-rank adapters of this rank (0 = every weight)")
         ->check(atLeast(0))
         ->capture_default_str();
+    addPrecisionOption(c, options->precision, "The format of the D2-DPO step's matrix products");
     c->add_flag("--sampling-study", options->samplingStudy,
                 "Compare the cached and the reference sampler at 64, 256 and 1000 Euler steps");
     c->callback([options, &exitCode] { exitCode = run(*options); });

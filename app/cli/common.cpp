@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <iostream>
 
 #include "base/configlimits.h"
@@ -179,6 +180,18 @@ void addPretrainOptions(CLI::App* c, PretrainConfig& p)
     c->add_flag("--elbo", p.elboWeighting, "Weight the pretraining loss by 1/(1-t)");
 }
 
+void addPrecisionOption(CLI::App* c, Precision& precision, const std::string& help)
+{
+    std::map<std::string, Precision> names;
+    for (const std::string& name : precisionNames())
+        names.emplace(name, *precisionFromName(name));
+    c->add_option("--precision", precision,
+                  help + ": float32, or bf16 (bfloat16 operands, float32 sums; the weights, Adam and the loss stay "
+                         "float32) where the processor has bf16 units")
+        ->transform(CLI::CheckedTransformer(names))
+        ->default_str(std::string(precisionName(precision)));
+}
+
 void addDpoOptions(CLI::App* c, DpoConfig& d, DpoScheduleConfig& r)
 {
     c->add_option("--beta", d.beta, "D2-DPO beta (> 0): smaller moves further from the reference")
@@ -191,6 +204,7 @@ void addDpoOptions(CLI::App* c, DpoConfig& d, DpoScheduleConfig& r)
                   "add up to the same update with less memory (0 = the whole batch at once)")
         ->check(atLeast(0))
         ->capture_default_str();
+    addPrecisionOption(c, d.precision, "The format of each step's matrix products");
     c->add_option("--lora-rank", d.loraRank,
                   "Train low-rank adapters of this rank on a model brought in as TorchScript instead of all its "
                   "weights (each weight matrix W becomes W + B A; 0 = every weight)")

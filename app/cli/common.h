@@ -58,6 +58,8 @@ void addRuleOption(CLI::App* command, std::string& rule, const std::string& help
 void addModelOptions(CLI::App* command, ModelSpec& spec);
 void addPretrainOptions(CLI::App* command, PretrainConfig& config);
 void addDpoOptions(CLI::App* command, DpoConfig& config, DpoScheduleConfig& schedule);
+/// --precision, its values from base/precision.h's table.
+void addPrecisionOption(CLI::App* command, Precision& precision, const std::string& help);
 void addSamplingOptions(CLI::App* command, SamplingConfig& config);
 
 /// Applies --threads and resolves --device; prints the runtime line to stderr.

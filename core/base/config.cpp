@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "base/config.h"
+#include "base/untrustedtext.h"
 
 
 #include <nlohmann/json.hpp>
@@ -58,6 +59,7 @@ std::string toJson(const DpoConfig& c, const DpoScheduleConfig& r)
                 {"learning_rate", c.learningRate},
                 {"batch", c.batch},
                 {"batch_piece", c.batchPiece},
+                {"precision", precisionName(c.precision)},
                 {"lora_rank", c.loraRank},
                 {"lora_targets", c.loraTargets},
                 {"steps", c.steps},
@@ -87,6 +89,13 @@ Result<DpoConfig> dpoConfigFromJson(const std::string& text)
         c.learningRate = j.value("learning_rate", c.learningRate);
         c.batch = j.value("batch", c.batch);
         c.batchPiece = j.value("batch_piece", c.batchPiece);
+        if (j.contains("precision")) { // absent in runs before precisions existed: float32
+            const auto name = j.at("precision").get<std::string>();
+            const auto precision = precisionFromName(name);
+            if (!precision)
+                return makeError("D2-DPO configuration: precision '" + excerpt(name) + "' is neither float32 nor bf16");
+            c.precision = *precision;
+        }
         c.loraRank = j.value("lora_rank", c.loraRank);
         c.loraTargets = j.value("lora_targets", c.loraTargets);
         c.steps = j.value("steps", c.steps);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/modelvocabulary.h"
+#include "base/precision.h"
 #include "base/result.h"
 #include "base/taskconfig.h"
 
@@ -84,6 +85,10 @@ struct DpoConfig {
     /// accumulates their gradients, the same update with one piece's activations in memory (0: the
     /// whole batch at once). Changes memory and speed, never what is learnt.
     int batchPiece = 0;
+    /// The format of a step's matrix products (base/precision.h): bf16 rounds their operands and
+    /// accumulates in float32; the weights, Adam and the loss stay float32. Evaluations sample at
+    /// float32 whatever this says, so curves at either precision measure the same way.
+    Precision precision = Precision::Float32;
     /// Low-rank adapters for a model brought in as TorchScript (model/loradenoiser.h): the rank r
     /// of the B A added to each targeted weight matrix, only A and B trained; 0: every weight.
     int loraRank = 0;

@@ -24,6 +24,16 @@ bool onednnGemmAvailable();
 
 /// torch::linear(x, w, b), differentiable in all three. Float CPU tensors (x [..., K], w [N, K],
 /// b [N] or none) take oneDNN's sgemm where it is available; anything else takes torch::linear.
+/// Under bf16 (kernels/matmulprecision.h), float32 operands are rounded to bf16 and multiplied with
+/// float32 sums, for the forward product and both gradients; the result, the bias and the
+/// gradients stay float32. On a CPU that is oneDNN's bf16 gemm (about twice sgemm's rate where the
+/// processor has bf16 units), or the same arithmetic on LibTorch's float32 products where it does
+/// not run; on a GPU, LibTorch's bf16 products, whose results are rounded to bf16 as well, as
+/// torch.autocast's are. Double tensors stay double.
 at::Tensor onednnLinear(const at::Tensor& x, const at::Tensor& w, const std::optional<at::Tensor>& b);
+
+/// torch::linear itself under float32 (the same operations, bit for bit, as before precisions
+/// existed: the project's own transformer keeps its numbers), onednnLinear's bf16 under bf16.
+at::Tensor linearAtPrecision(const at::Tensor& x, const at::Tensor& w, const std::optional<at::Tensor>& b);
 
 } // namespace d2dpo

@@ -11,6 +11,7 @@
 #include "kernels/gelu.h"
 #include "kernels/layernorm.h"
 #include "kernels/onednnlinear.h"
+#include "kernels/rotary.h"
 #include "model/flatpositions.h"
 #include "model/weightmatch.h"
 
@@ -198,21 +199,6 @@ torch::Tensor EsmDenoiser::embed(const torch::Tensor& ids) const
     return h;
 }
 
-torch::Tensor EsmDenoiser::rotate(const torch::Tensor& qk, int64_t length) const
-{
-    // RoFormer's rotation as ESM computes it: inv_freq_j = 10000^(-2j / w); position n turns each
-    // head's pair (x_j, x_{j + w/2}) by n inv_freq_j.
-    const int64_t w = m_architecture.headWidth();
-    const auto options = qk.options();
-    const auto invFreq = 1.0 / torch::pow(10000.0, torch::arange(0, w, 2, options.dtype(torch::kLong)).to(torch::kFloat) / double(w));
-    const auto freqs = torch::outer(torch::arange(length, options.dtype(torch::kFloat)), invFreq.to(qk.device()));
-    const auto angles = torch::cat({freqs, freqs}, -1).to(qk.scalar_type()); // [L, w]
-    const auto heads = qk.view({qk.size(0), qk.size(1), -1, w});              // [B, L, 2H, w]
-    const auto cos = angles.cos().view({1, length, 1, w});
-    const auto sin = angles.sin().view({1, length, 1, w});
-    return (heads * cos + rotateHalf(heads) * sin).view_as(qk);
-}
-
 torch::Tensor EsmDenoiser::layer(const Layer& l, const torch::Tensor& x) const
 {
     const int64_t b = x.size(0), n = x.size(1), e = m_architecture.hidden;
@@ -220,7 +206,8 @@ torch::Tensor EsmDenoiser::layer(const Layer& l, const torch::Tensor& x) const
     const auto qkv = linear(a, torch::cat({l.query.weight, l.key.weight, l.value.weight}),
                             torch::cat({l.query.bias, l.key.bias, l.value.bias}))
                          .view({b, n, 3 * e});
-    const auto packed = torch::cat({rotate(qkv.narrow(2, 0, 2 * e), n), qkv.narrow(2, 2 * e, e)}, 2);
+    // RoFormer's rotation as ESM computes it, on q and k (kernels/rotary.h); v passes through.
+    const auto packed = rotaryEmbedding(qkv, 2 * e, m_architecture.headWidth());
     // The scale 1/sqrt(w) is ESM's query scaling: rotation is linear, so scaling after it is the same.
     const auto attended = kernelBeatsBatchedProducts(m_architecture.headWidth())
                               ? selfAttention(packed, m_architecture.heads)
@@ -236,15 +223,15 @@ torch::Tensor EsmDenoiser::layerAt(const Layer& l, const torch::Tensor& x, const
     auto q = linear(a.index_select(0, rows), l.query.weight, l.query.bias);
     const auto kv = linear(a, torch::cat({l.key.weight, l.value.weight}), torch::cat({l.key.bias, l.value.bias}))
                         .view({b, n, 2 * e});
-    const auto keys = rotate(kv.narrow(2, 0, e), n);
-    // Each query turned by its own position's angles: rotate() over a batch of one row per query.
+    const auto keysValues = rotaryEmbedding(kv, e, w);
+    // Each query turned by its own position's angles.
     const auto positions = rows.remainder(n);
     const auto invFreq = 1.0 / torch::pow(10000.0, torch::arange(0, w, 2, q.options().dtype(torch::kLong)).to(torch::kFloat) / double(w));
     const auto freqs = torch::outer(positions.to(torch::kFloat), invFreq);
     const auto angles = torch::cat({freqs, freqs}, -1).to(q.scalar_type()).view({-1, 1, w}); // [P, 1, w]
     const auto qh = q.view({q.size(0), -1, w});
     q = (qh * angles.cos() + rotateHalf(qh) * angles.sin()).view_as(q);
-    const auto attended = attentionAt(q, torch::cat({keys, kv.narrow(2, e, e)}, 2), rows, m_architecture.heads);
+    const auto attended = attentionAt(q, keysValues, rows, m_architecture.heads);
     const auto h = x.reshape({-1, e}).index_select(0, rows) + linear(attended, l.output.weight, l.output.bias);
     return h + feedForward(l, h);
 }

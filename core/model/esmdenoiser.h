@@ -89,7 +89,6 @@ private:
     /// Points the layer structs at the tensors of m_parameters (after loading, moving or copying).
     void bind();
     torch::Tensor embed(const torch::Tensor& ids) const;               ///< [B, L] -> [B, L, E]
-    torch::Tensor rotate(const torch::Tensor& qk, int64_t length) const; ///< [B, L, 2E] or [P, E] rows
     torch::Tensor layer(const Layer& l, const torch::Tensor& x) const;  ///< [B, L, E] -> [B, L, E]
     /// The last layer's output at `rows` (flat indices into [B * L]) only -> [P, E].
     torch::Tensor layerAt(const Layer& l, const torch::Tensor& x, const torch::Tensor& rows) const;

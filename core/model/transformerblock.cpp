@@ -6,8 +6,14 @@
 #include "kernels/attention.h"
 #include "kernels/gelu.h"
 #include "kernels/layernorm.h"
+#include "kernels/onednnlinear.h"
 
 namespace d2dpo {
+
+torch::Tensor linearAt(const torch::nn::Linear& layer, const torch::Tensor& x)
+{
+    return linearAtPrecision(x, layer->weight, layer->bias);
+}
 
 TransformerBlockImpl::TransformerBlockImpl(int64_t dModel, int64_t heads, int64_t ffWidth)
     : dModel(dModel)
@@ -33,7 +39,7 @@ void TransformerBlockImpl::reset()
 
 torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x)
 {
-    const auto h = x.reshape({-1, dModel}) + m_out->forward(attention(x));
+    const auto h = x.reshape({-1, dModel}) + linearAt(m_out, attention(x));
     return (h + feedForward(h)).view_as(x);
 }
 
@@ -44,23 +50,22 @@ torch::Tensor TransformerBlockImpl::forwardRows(const torch::Tensor& x, const to
     const auto normed = layerNorm(m_norm1, x.reshape({-1, dModel}));
     const auto& weight = m_qkv->weight;
     const auto& bias = m_qkv->bias;
-    const auto q = torch::addmm(bias.narrow(0, 0, dModel), normed.index_select(0, rows),
-                                weight.narrow(0, 0, dModel).t());
-    const auto kv = torch::addmm(bias.narrow(0, dModel, 2 * dModel), normed, weight.narrow(0, dModel, 2 * dModel).t());
+    const auto q = linearAtPrecision(normed.index_select(0, rows), weight.narrow(0, 0, dModel), bias.narrow(0, 0, dModel));
+    const auto kv = linearAtPrecision(normed, weight.narrow(0, dModel, 2 * dModel), bias.narrow(0, dModel, 2 * dModel));
     const auto attended = attentionAt(q, kv.view({x.size(0), x.size(1), 2 * dModel}), rows, heads);
-    const auto h = x.reshape({-1, dModel}).index_select(0, rows) + m_out->forward(attended);
+    const auto h = x.reshape({-1, dModel}).index_select(0, rows) + linearAt(m_out, attended);
     return h + feedForward(h);
 }
 
 torch::Tensor TransformerBlockImpl::attention(const torch::Tensor& x)
 {
-    const auto qkv = m_qkv->forward(layerNorm(m_norm1, x.reshape({-1, dModel})));
+    const auto qkv = linearAt(m_qkv, layerNorm(m_norm1, x.reshape({-1, dModel})));
     return selfAttention(qkv.view({x.size(0), x.size(1), 3 * dModel}), heads).view({-1, dModel});
 }
 
 torch::Tensor TransformerBlockImpl::feedForward(const torch::Tensor& h)
 {
-    return m_ff2->forward(exactGelu(m_ff1->forward(layerNorm(m_norm2, h))));
+    return linearAt(m_ff2, exactGelu(linearAt(m_ff1, layerNorm(m_norm2, h))));
 }
 
 } // namespace d2dpo

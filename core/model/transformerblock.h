@@ -10,6 +10,10 @@
 
 namespace d2dpo {
 
+/// A linear layer at the thread's matrix precision (kernels/matmulprecision.h); under float32
+/// exactly the layer's own forward.
+torch::Tensor linearAt(const torch::nn::Linear& layer, const torch::Tensor& x);
+
 class TransformerBlockImpl : public torch::nn::Cloneable<TransformerBlockImpl> {
 public:
     TransformerBlockImpl(int64_t dModel, int64_t heads, int64_t ffWidth);

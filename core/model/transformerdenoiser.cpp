@@ -43,7 +43,7 @@ torch::Tensor TransformerNetImpl::timeEmbedding(const torch::Tensor& t)
     auto features = torch::cat({args.sin(), args.cos()}, 1);
     if (features.size(1) < options.d_model())
         features = torch::nn::functional::pad(features, torch::nn::functional::PadFuncOptions({0, 1}));
-    return m_time2->forward(torch::silu(m_time1->forward(features)));
+    return linearAt(m_time2, torch::silu(linearAt(m_time1, features)));
 }
 
 torch::Tensor TransformerNetImpl::embed(const torch::Tensor& tokens, const torch::Tensor& t)
@@ -60,7 +60,7 @@ torch::Tensor TransformerNetImpl::forward(const torch::Tensor& tokens, const tor
     auto h = embed(tokens, t);
     for (const auto& block : *m_blocks)
         h = block->as<TransformerBlock>()->forward(h);
-    return m_head->forward(layerNorm(m_norm, h));
+    return linearAt(m_head, layerNorm(m_norm, h));
 }
 
 torch::Tensor TransformerNetImpl::forwardAt(const torch::Tensor& tokens, const torch::Tensor& t,
@@ -74,10 +74,10 @@ torch::Tensor TransformerNetImpl::forwardAt(const torch::Tensor& tokens, const t
     auto h = embed(tokens.index_select(0, rows), t.index_select(0, rows));
     const int64_t blocks = int64_t(m_blocks->size());
     if (blocks == 0)
-        return m_head->forward(layerNorm(m_norm, h.reshape({-1, h.size(-1)}).index_select(0, within)));
+        return linearAt(m_head, layerNorm(m_norm, h.reshape({-1, h.size(-1)}).index_select(0, within)));
     for (int64_t i = 0; i + 1 < blocks; ++i)
         h = m_blocks[i]->as<TransformerBlock>()->forward(h);
-    return m_head->forward(layerNorm(m_norm, m_blocks[blocks - 1]->as<TransformerBlock>()->forwardRows(h, within)));
+    return linearAt(m_head, layerNorm(m_norm, m_blocks[blocks - 1]->as<TransformerBlock>()->forwardRows(h, within)));
 }
 
 TransformerDenoiser::TransformerDenoiser(TransformerNet net)

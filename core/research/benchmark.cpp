@@ -18,6 +18,7 @@
 #include "train/dpotrainer.h"
 #include "train/pretrainer.h"
 #include "io/checkpoint.h"
+#include "kernels/matmulprecision.h"
 #include "model/transformerdenoiser.h"
 
 namespace d2dpo {
@@ -47,6 +48,25 @@ double medianSeconds(const std::function<void()>& call, int warmup, double minSe
     }
     std::nth_element(times.begin(), times.begin() + long(times.size() / 2), times.end());
     return times[times.size() / 2];
+}
+
+/// What a precision costs the model: the largest gap between its log-probabilities at the masked
+/// positions of `sequences` (half of each masked, t = 0.5) computed at `run.precision` and at
+/// float32, the quantities the D2-DPO loss is made of.
+double logProbabilityGap(const Denoiser& model, const torch::Tensor& sequences, int64_t maskToken, const BenchRun& run)
+{
+    torch::NoGradGuard noGrad;
+    model->eval();
+    auto generator = makeGenerator(run.seed + 2, sequences.device());
+    const auto masked = torch::rand(sequences.sizes(), generator, torch::dtype(torch::kFloat).device(sequences.device()))
+                            .lt(0.5);
+    const auto tokens = sequences.masked_fill(masked, maskToken);
+    const auto t = torch::full({sequences.size(0)}, 0.5, torch::dtype(torch::kFloat).device(sequences.device()));
+    const auto at = [&](Precision precision) {
+        const MatmulPrecisionScope scope(precision);
+        return torch::log_softmax(model->forward(tokens, t), -1).index({masked});
+    };
+    return (at(run.precision) - at(Precision::Float32)).abs().max().item<double>();
 }
 
 /// A checkpoint's model (any kind, a TorchScript one included) at `batch` pairs a D2-DPO step
@@ -79,6 +99,7 @@ BenchFigures measureModelOn(const LoadedCheckpoint& loaded, int batch, const Ben
         config.batch = batch;
         config.batchPiece = o.batchPiece;
         config.loraRank = o.loraRank;
+        config.precision = o.precision;
         SamplingConfig sampling; // the benchmark samples `batch` at a time
         sampling.batch = batch;
         f.estimatedDpoPeakBytes = estimateDpoPeakBytes(spec, config, sampling);
@@ -96,6 +117,8 @@ BenchFigures measureModelOn(const LoadedCheckpoint& loaded, int batch, const Ben
         }
         trainer.setPreferences(winners, losers);
         f.dpoStepsPerSecond = 1.0 / medianSeconds([&] { trainer.trainStep(false); }, o.warmup, o.minSeconds, device);
+        if (o.precision != Precision::Float32)
+            f.logProbabilityGap = logProbabilityGap(model, winners, task->maskToken(), o);
     }
     {
         model->eval();
@@ -131,6 +154,7 @@ BenchFigures measureOn(const BenchSetting& s, const BenchRun& o, torch::Device d
         Denoiser model = makeDenoiser(spec, task->vocabSize(), device);
         DpoConfig config;
         config.batch = s.batch;
+        config.precision = o.precision;
         DpoTrainer trainer(model, *task, *noise, DpoTrainerOptions(spec, config).seed(o.seed));
         auto generator = makeGenerator(o.seed, device);
         const auto [winners, losers] = task->rulePairs(4096, generator, device).value();

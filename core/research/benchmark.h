@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "base/precision.h"
 #include "base/result.h"
 
 namespace d2dpo {
@@ -33,6 +35,7 @@ struct BenchRun {
     int warmup = 1;          ///< untimed calls first
     int batchPiece = 0;      ///< DpoConfig::batchPiece of the D2-DPO figure
     int loraRank = 0;        ///< DpoConfig::loraRank of the D2-DPO figure (models brought in)
+    Precision precision = Precision::Float32; ///< DpoConfig::precision of the D2-DPO figure
 };
 
 struct BenchFigures {
@@ -40,6 +43,9 @@ struct BenchFigures {
     double pretrainStepsPerSecond = 0;
     double samplesPerSecond = 0;
     int64_t parameters = 0;
+    /// At a precision other than float32: the largest |log p - log p at float32| at masked positions
+    /// of the model's D2-DPO batch (NaN at float32).
+    double logProbabilityGap = std::numeric_limits<double>::quiet_NaN();
     int64_t estimatedDpoPeakBytes = 0; ///< what the settings' memory check expects of the D2-DPO step (models from files)
 };
 

@@ -11,6 +11,7 @@
 #include "base/safeoutput.h"
 #include "io/checkpoint.h"
 #include "base/untrustedtext.h"
+#include "kernels/matmulprecision.h"
 #include "model/archivegate.h"
 #include "model/device.h"
 #include "model/loradenoiser.h"
@@ -67,6 +68,10 @@ DpoTrainer::DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noi
         if (!isAdapted())
             m_optimizerStateToLoad = resume->optimizerState;
     }
+    if (m_setupError.empty())
+        if (std::string why = precisionUnsupportedReason(m_config.precision, m_policy->parameters().front().device());
+            !why.empty())
+            m_setupError = "--precision " + std::string(precisionName(m_config.precision)) + ": " + why;
 }
 
 void DpoTrainer::setPreferenceGroups(const PairGroups& groups)
@@ -171,6 +176,8 @@ DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
                            : torch::randint(0, m_winners.size(0), {m_config.batch}, *m_generator,
                                             torch::dtype(torch::kLong).device(device));
     dropGradients(m_policy);
+    // The products of both models' forward and backward passes; Adam's step below is float32 alone.
+    const MatmulPrecisionScope precision(m_config.precision);
     DpoTerms terms;
     if (m_groups) { // one pass per group in the batch; its terms are detached as d2dpoBackward's are
         terms = groupedD2dpoLoss(m_policy, m_reference, m_noise, *m_groups, index, m_config, *m_generator);

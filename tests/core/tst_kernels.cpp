@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The hand-written CPU kernels other than attention: the vectorizable exp and normal CDF, GELU,
-// layer norm and the fused Adam step, each against LibTorch's own (values and gradients) and the
+// layer norm, the rotary embedding and the fused Adam step, each against LibTorch's own (values and gradients) and the
 // C library, plus the properties the trainers rely on (inference path, thread count, fallbacks).
 #include <cmath>
 #include <limits>
@@ -12,6 +12,7 @@
 #include "kernels/fusedadam.h"
 #include "kernels/gelu.h"
 #include "kernels/layernorm.h"
+#include "kernels/rotary.h"
 #include "kernels/vectormath.h"
 
 using namespace d2dpo;
@@ -186,6 +187,48 @@ private Q_SLOTS:
         at::set_num_threads(threads);
         for (size_t i = 0; i < one.size(); ++i)
             QCOMPARE(maxAbsDiff(one[i], two[i]), 0.0);
+    }
+
+    void rotaryEmbeddingTurnsTheHeadsAndCopiesTheRest_data()
+    {
+        QTest::addColumn<int>("rotated");
+        QTest::addColumn<int>("columns");
+        QTest::addColumn<int>("headWidth");
+        QTest::newRow("q|k|v packed: q and k turned") << 2 * 40 << 3 * 40 << 8;
+        QTest::newRow("k|v: k turned") << 64 << 128 << 32;
+        QTest::newRow("every column") << 24 << 24 << 6;
+    }
+    /// Against ESM's rotation written out in float64 (its float32 angles), values and gradients;
+    /// the columns past the rotated ones pass through untouched; no-gradient and gradient paths agree.
+    void rotaryEmbeddingTurnsTheHeadsAndCopiesTheRest()
+    {
+        QFETCH(int, rotated);
+        QFETCH(int, columns);
+        QFETCH(int, headWidth);
+        torch::manual_seed(3);
+        const int64_t b = 3, length = 37, half = headWidth / 2;
+        const auto x = torch::randn({b, length, columns});
+        const auto upstream = torch::randn({b, length, columns});
+        const auto ours = valueAndGrads([&](const auto& in) { return rotaryEmbedding(in[0], rotated, headWidth); }, {x},
+                                        upstream);
+        const auto invFreq =
+            1.0 / torch::pow(10000.0, torch::arange(0, headWidth, 2, torch::kLong).to(torch::kFloat) / double(headWidth));
+        const auto angles = torch::outer(torch::arange(length, torch::kFloat), invFreq).to(torch::kDouble); // [L, w/2]
+        const auto written = [&](const std::vector<torch::Tensor>& in) {
+            const auto heads = in[0].narrow(2, 0, rotated).view({b, length, -1, headWidth});
+            const auto x1 = heads.narrow(3, 0, half), x2 = heads.narrow(3, half, half);
+            const auto c = angles.cos().view({1, length, 1, half}), s = angles.sin().view({1, length, 1, half});
+            const auto turned = torch::cat({x1 * c - x2 * s, x2 * c + x1 * s}, 3).view({b, length, rotated});
+            return torch::cat({turned, in[0].narrow(2, rotated, columns - rotated)}, 2);
+        };
+        const auto expected = valueAndGrads(written, {x.to(torch::kDouble)}, upstream.to(torch::kDouble));
+        QVERIFY2(maxAbsDiff(ours[0], expected[0]) < 1e-5, qPrintable(QString::number(maxAbsDiff(ours[0], expected[0]))));
+        QVERIFY2(maxAbsDiff(ours[1], expected[1]) < 1e-5, qPrintable(QString::number(maxAbsDiff(ours[1], expected[1]))));
+        QVERIFY(torch::equal(ours[0].narrow(2, rotated, columns - rotated), x.narrow(2, rotated, columns - rotated)));
+        torch::NoGradGuard noGrad;
+        QVERIFY(torch::equal(rotaryEmbedding(x, rotated, headWidth), ours[0]));
+        // Double takes LibTorch's operators, the same rotation.
+        QVERIFY(maxAbsDiff(rotaryEmbedding(x.to(torch::kDouble), rotated, headWidth), expected[0]) < 1e-12);
     }
 
     void fusedAdamMatchesLibTorchAdam_data()

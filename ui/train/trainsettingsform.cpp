@@ -72,6 +72,19 @@ TrainSettingsForm::TrainSettingsForm(QWidget* parent)
                           tr("For a model brought in as TorchScript: train low-rank adapters of this rank (each weight "
                              "matrix W becomes W + B A, only A and B learn; far less memory) instead of every "
                              "weight. 0 = every weight."));
+    {
+        QStringList values, labels;
+        for (const std::string& name : precisionNames()) {
+            values << QString::fromStdString(name);
+            labels << (precisionFromName(name) == Precision::BFloat16 ? tr("bf16 products") : tr("Float32"));
+        }
+        m_precision = addChoice(QStringLiteral("precision"), tr("Matrix products"),
+                                tr("bf16: each step's matrix products take bfloat16 operands with float32 sums, about "
+                                   "twice as fast on a processor with bf16 units; the weights, Adam and the loss stay "
+                                   "float32, and evaluations sample at float32. Its cost on quality: "
+                                   "docs/benchmarks.md."),
+                                values, labels);
+    }
     m_steps = addField(QStringLiteral("steps"), tr("Steps"), tr("Optimisation steps."));
     m_tSamples = addField(QStringLiteral("tSamples"), tr("t-samples per pair"),
                           tr("Independent (t, x_t) draws per pair in one step, each its own loss term."));
@@ -176,6 +189,7 @@ void TrainSettingsForm::setValues(const TrainSettings& v)
         box->setCurrentIndex(std::max(0, box->findData(QString::fromStdString(value))));
     };
     choose(m_tSampling, v.dpo.tSampling);
+    choose(m_precision, std::string(precisionName(v.dpo.precision)));
     choose(m_maskCoupling, v.dpo.maskCoupling);
     choose(m_lossType, v.dpo.lossType);
     choose(m_keepBest, v.schedule.keepBest);
@@ -251,6 +265,7 @@ void TrainSettingsForm::revalidate()
     real(m_labelSmoothing, tr("Label smoothing"), s.dpo.labelSmoothing);
     real(m_rpoAlpha, tr("Winner cross-entropy"), s.dpo.rpoAlpha);
     s.dpo.tSampling = m_tSampling->currentData().toString().toStdString();
+    s.dpo.precision = precisionFromName(m_precision->currentData().toString().toStdString()).value_or(Precision::Float32);
     s.dpo.maskCoupling = m_maskCoupling->currentData().toString().toStdString();
     s.dpo.lossType = m_lossType->currentData().toString().toStdString();
     s.schedule.keepBest = m_keepBest->currentData().toString().toStdString();

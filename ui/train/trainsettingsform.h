@@ -79,6 +79,7 @@ private:
     QLineEdit* m_seed = nullptr;
     QComboBox* m_device = nullptr;
     QLineEdit* m_vrpoSamples = nullptr;
+    QComboBox* m_precision = nullptr;
     QComboBox* m_tSampling = nullptr;
     QComboBox* m_maskCoupling = nullptr;
     QComboBox* m_lossType = nullptr;
