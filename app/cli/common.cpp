@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <map>
 #include <iostream>
 
 #include "base/configlimits.h"
@@ -182,13 +181,11 @@ void addPretrainOptions(CLI::App* c, PretrainConfig& p)
 
 void addPrecisionOption(CLI::App* c, Precision& precision, const std::string& help)
 {
-    std::map<std::string, Precision> names;
-    for (const std::string& name : precisionNames())
-        names.emplace(name, *precisionFromName(name));
-    c->add_option("--precision", precision,
-                  help + ": float32, or bf16 (bfloat16 operands, float32 sums; the weights, Adam and the loss stay "
-                         "float32) where the processor has bf16 units")
-        ->transform(CLI::CheckedTransformer(names))
+    c->add_option_function<std::string>(
+         "--precision", [&precision](const std::string& name) { precision = *precisionFromName(name); },
+         help + ": float32, or bf16 (bfloat16 operands, float32 sums; the weights, Adam and the loss stay float32) "
+                "where the processor has bf16 units")
+        ->check(CLI::IsMember(precisionNames()))
         ->default_str(std::string(precisionName(precision)));
 }
 

@@ -231,6 +231,7 @@ private Q_SLOTS:
         expectRefusal({"prefs", "import", "-i", "x", "--length", "-1"}, "--length");
         expectRefusal({"train", "-c", "x", "-o", path("x7"), "--batch", "0"}, "--batch: must be a whole number >= 1");
         expectRefusal({"train", "-c", "x", "-o", path("x7"), "--eval-every", "-1"}, "--eval-every");
+        expectRefusal({"train", "-c", "x", "-o", path("x7"), "--precision", "half"}, "--precision: half not in {float32,bf16}");
         expectRefusal({"reproduce", "--device", "tpu", "--out", path("x6")}, "unknown device");
         expectRefusal({"reproduce", "--threads", "-2"}, "threads");
         expectRefusal({"eval", "-c", path("missing.d2dpo")}, "cannot open");
