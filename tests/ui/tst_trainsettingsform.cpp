@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Train view's settings form: absurd values refused in words (the same words and limits as
 // core's validate()), a batch larger than memory allows refused, and saved settings loaded back.
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -111,6 +112,11 @@ private Q_SLOTS:
             TrainSettingsForm form;
             form.findChild<QLineEdit*>(QStringLiteral("beta"))->setText(QStringLiteral("0.25"));
             form.findChild<QLineEdit*>(QStringLiteral("steps"))->setText(QStringLiteral("123"));
+            auto* precision = form.findChild<QComboBox*>(QStringLiteral("precision"));
+            QCOMPARE(precision->count(), int(precisionNames().size())); // every name of the table, in its order
+            QCOMPARE(form.settings()->dpo.precision, Precision::Float32);
+            precision->setCurrentIndex(precision->findData(QStringLiteral("bf16")));
+            QCOMPARE(form.settings()->dpo.precision, Precision::BFloat16);
             form.saveSettings();
         }
         TrainSettingsForm again;
@@ -118,6 +124,7 @@ private Q_SLOTS:
         QVERIFY(again.settings().has_value());
         QCOMPARE(again.settings()->dpo.beta, 0.25);
         QCOMPARE(again.settings()->dpo.steps, 123);
+        QCOMPARE(again.settings()->dpo.precision, Precision::BFloat16);
         again.restoreDefaults();
         again.saveSettings();
     }
