@@ -16,8 +16,9 @@ bool cpuHasBf16Units()
     return __builtin_cpu_supports("avx512bf16");
 }
 
-/// A GPU's compute capability, read through a bf16 product's outcome: LibTorch's C++ API gives the
-/// capability only through CUDA's headers, which a CPU build lacks.
+/// Whether LibTorch runs a bf16 product on the GPU and gets it right. Its C++ API tells a GPU's
+/// compute capability only through CUDA's headers, which a CPU build lacks, so this asks the GPU
+/// itself; a GPU that emulates bf16 (before compute capability 8) passes too.
 bool gpuHasBf16Units(const c10::Device& device)
 {
     try {

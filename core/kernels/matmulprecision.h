@@ -30,9 +30,9 @@ private:
     Precision m_before;
 };
 
-/// Empty when `precision` runs at full speed on `device`: always for float32; for bf16, a CPU with
-/// bf16 units (AVX512_BF16 or AMX) or a GPU of compute capability 8 or later. Otherwise the
-/// sentence that says why not (bf16 emulated in float32 units would be slower, not faster).
+/// Empty when `precision` is worth taking on `device`: always for float32; for bf16, a CPU with
+/// bf16 units (AVX512_BF16), or a GPU on which LibTorch runs bf16 products. Otherwise the sentence
+/// that says why not (bf16 emulated in a CPU's float32 units would be slower, not faster).
 std::string precisionUnsupportedReason(Precision precision, const c10::Device& device);
 
 } // namespace d2dpo

@@ -114,8 +114,9 @@ using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
 /// The linear layer with its three products on oneDNN's gemm of element type T (float: sgemm; bf16:
-/// bf16 operands, float32 accumulation). Takes and returns float32; the bf16 form keeps its rounded
-/// operands for the backward pass, half the memory of float32 ones.
+/// bf16 operands, float32 accumulation). Takes and returns float32. The backward pass reads the
+/// operands as the forward's gemm did: float32 keeps the tensors it was given, bf16 its rounded
+/// copies (memory beside the float32 input, half its size).
 template <typename T>
 class OnednnLinear : public torch::autograd::Function<OnednnLinear<T>> {
 public:

@@ -15,12 +15,19 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
-/// n inv_freq_j, [length, w/2], in float32 as ESM computes them (the generic path's arithmetic too).
+/// n inv_freq_j at the given float positions, [P, w/2], in float32 as ESM computes them (every
+/// path's arithmetic: the kernel's tables and the generic rotation alike).
+torch::Tensor anglesAt(const torch::Tensor& positions, int64_t w)
+{
+    const auto invFreq = 1.0 / torch::pow(10000.0, torch::arange(0, w, 2, positions.options().dtype(torch::kLong))
+                                                           .to(torch::kFloat) /
+                                                       double(w));
+    return torch::outer(positions, invFreq);
+}
+
 torch::Tensor angles(int64_t length, int64_t w, const torch::TensorOptions& options)
 {
-    const auto invFreq =
-        1.0 / torch::pow(10000.0, torch::arange(0, w, 2, options.dtype(torch::kLong)).to(torch::kFloat) / double(w));
-    return torch::outer(torch::arange(length, options.dtype(torch::kFloat)), invFreq);
+    return anglesAt(torch::arange(length, options.dtype(torch::kFloat)), w);
 }
 
 /// Their cosines and sines in float32, for the kernel.
@@ -30,22 +37,22 @@ std::pair<torch::Tensor, torch::Tensor> angleTables(int64_t length, int64_t w, c
     return {a.cos().contiguous(), a.sin().contiguous()};
 }
 
-/// x1, x2 = halves of the last dimension -> (-x2, x1).
-torch::Tensor rotateHalf(const torch::Tensor& x)
+/// heads [..., w] turned by angles a [..., w/2] (broadcast against the heads' leading dimensions)
+/// with LibTorch's operators, in the heads' own type: a double model turns in double.
+torch::Tensor turnGeneric(const torch::Tensor& heads, const torch::Tensor& a)
 {
-    const int64_t half = x.size(-1) / 2;
-    return torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+    const int64_t half = heads.size(-1) / 2;
+    const auto both = torch::cat({a, a}, -1).to(heads.scalar_type());
+    const auto swapped = torch::cat({-heads.narrow(-1, half, half), heads.narrow(-1, 0, half)}, -1); // (-x2, x1)
+    return heads * both.cos() + swapped * both.sin();
 }
 
 torch::Tensor genericRotary(const torch::Tensor& x, int64_t rotated, int64_t w)
 {
     const int64_t b = x.size(0), length = x.size(1);
-    // The angles in the tensor's own type before their cosines: a double model turns in double.
-    const auto a = angles(length, w, x.options()).to(x.scalar_type());
-    const auto cos = torch::cat({a, a}, -1).cos().view({1, length, 1, w});
-    const auto sin = torch::cat({a, a}, -1).sin().view({1, length, 1, w});
+    const auto a = angles(length, w, x.options()).view({1, length, 1, w / 2});
     const auto heads = x.narrow(2, 0, rotated).view({b, length, -1, w});
-    const auto turned = (heads * cos + rotateHalf(heads) * sin).view({b, length, rotated});
+    const auto turned = turnGeneric(heads, a).view({b, length, rotated});
     return rotated == x.size(2) ? turned : torch::cat({turned, x.narrow(2, rotated, x.size(2) - rotated)}, 2);
 }
 
@@ -112,6 +119,15 @@ public:
 };
 
 } // namespace
+
+torch::Tensor rotaryEmbeddingAt(const torch::Tensor& rows, const torch::Tensor& positions, int64_t headWidth)
+{
+    TORCH_CHECK(rows.dim() == 2 && positions.dim() == 1 && positions.size(0) == rows.size(0) && headWidth > 0 &&
+                    headWidth % 2 == 0 && rows.size(1) % headWidth == 0,
+                "rotary embedding at positions: rows [P, C] of whole heads of an even width, one position a row");
+    const auto a = anglesAt(positions.to(torch::kFloat), headWidth).view({rows.size(0), 1, headWidth / 2});
+    return turnGeneric(rows.view({rows.size(0), -1, headWidth}), a).view_as(rows);
+}
 
 torch::Tensor rotaryEmbedding(const torch::Tensor& x, int64_t rotated, int64_t headWidth)
 {

@@ -24,4 +24,9 @@ namespace d2dpo {
 /// operators, the same arithmetic.
 at::Tensor rotaryEmbedding(const at::Tensor& x, int64_t rotated, int64_t headWidth);
 
+/// The same rotation of rows [P, C] (every column in heads of width w), each row at its own
+/// position (positions [P], int64): the queries of a subset forward. LibTorch's operators (a few
+/// rows a layer).
+at::Tensor rotaryEmbeddingAt(const at::Tensor& rows, const at::Tensor& positions, int64_t headWidth);
+
 } // namespace d2dpo

@@ -69,13 +69,6 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> weightShapes(const Esm
     return out;
 }
 
-/// x1, x2 = halves of the last dimension -> (-x2, x1): the rotation by 90 degrees of each pair.
-torch::Tensor rotateHalf(const torch::Tensor& x)
-{
-    const int64_t half = x.size(-1) / 2;
-    return torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
-}
-
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b)
 {
     return onednnLinear(x, w, b);
@@ -225,12 +218,7 @@ torch::Tensor EsmDenoiser::layerAt(const Layer& l, const torch::Tensor& x, const
                         .view({b, n, 2 * e});
     const auto keysValues = rotaryEmbedding(kv, e, w);
     // Each query turned by its own position's angles.
-    const auto positions = rows.remainder(n);
-    const auto invFreq = 1.0 / torch::pow(10000.0, torch::arange(0, w, 2, q.options().dtype(torch::kLong)).to(torch::kFloat) / double(w));
-    const auto freqs = torch::outer(positions.to(torch::kFloat), invFreq);
-    const auto angles = torch::cat({freqs, freqs}, -1).to(q.scalar_type()).view({-1, 1, w}); // [P, 1, w]
-    const auto qh = q.view({q.size(0), -1, w});
-    q = (qh * angles.cos() + rotateHalf(qh) * angles.sin()).view_as(q);
+    q = rotaryEmbeddingAt(q, rows.remainder(n), w);
     const auto attended = attentionAt(q, keysValues, rows, m_architecture.heads);
     const auto h = x.reshape({-1, e}).index_select(0, rows) + linear(attended, l.output.weight, l.output.bias);
     return h + feedForward(l, h);
