@@ -302,12 +302,13 @@ def random_ids(batch, length, seed):
     return torch.cat([torch.zeros(batch, 1, dtype=torch.long), ids, torch.full((batch, 1), 2)], 1)
 
 
-def recount(samples, composition):
+def recount(samples, composition, alphabet=RESIDUES):
     """The task's metrics recounted from an export's samples.txt: the share of valid samples (the
-    20 residues only) and the composition rule's mean share of `composition`'s residues."""
+    alphabet's symbols only: the 20 residues) and the composition rule's mean share of
+    `composition`'s symbols."""
     with open(samples) as f:
         rows = [line.split("\t")[0] for line in f if line.strip() and not line.startswith("#")]
-    valid = [r for r in rows if r and all(c in RESIDUES for c in r)]
+    valid = [r for r in rows if r and all(c in alphabet for c in r)]
     share = sum(sum(c in composition for c in r) / len(r) for r in valid) / max(1, len(valid))
     print(json.dumps({"samples": len(rows), "vsr": len(valid) / max(1, len(rows)), "rule_share": share}))
 

@@ -2,7 +2,7 @@
 // `d2dpo import --torchscript MODEL.pt --vocabulary VOCAB.json` or `d2dpo import --weights DIR`:
 // bring in a masked-diffusion denoiser trained elsewhere (README, "Bring your own model") as a
 // checkpoint every other command reads: sample, eval, pairs, train, export. --weights reads a
-// published ESM2 or DPLM checkpoint as data and runs it natively (docs/published-weights.md).
+// published ESM2, DPLM or MDLM checkpoint as data and runs it natively (docs/published-weights.md).
 #include <iostream>
 #include <memory>
 
@@ -82,14 +82,15 @@ void registerImport(CLI::App& app, int& exitCode)
 {
     auto options = std::make_shared<ImportOptions>();
     ImportJobSpec& job = options->job;
-    CLI::App* c = app.add_subcommand("import", "Bring in a masked-diffusion denoiser: published ESM2/DPLM weights or "
+    CLI::App* c = app.add_subcommand("import", "Bring in a masked-diffusion denoiser: published ESM2/DPLM/MDLM weights or "
                                                "TorchScript (README: Bring your own model)");
     addRuntimeOptions(c, options->runtime);
     c->add_option("--torchscript", job.torchScriptPath,
                   "The torch.jit.save file: forward(tokens: int64 [B, L], t: float [B]) -> float [B, L, V]");
     c->add_option("--weights", job.weightsPath,
                   "Published weights read as data: a folder (or its model.safetensors) with config.json and vocab.txt, "
-                  "as transformers' save_pretrained writes ESM2 (and DPLM) checkpoints");
+                  "as transformers' save_pretrained writes ESM2 (and DPLM) checkpoints; MDLM's vocab.txt is optional "
+                  "when --vocabulary names the ids");
     c->add_option("--vocabulary", job.vocabularyPath,
                   "The vocabulary file (JSON): {\"symbols\": {\"A\": 5, ...}, \"mask\": ID, \"pad\": ID, \"begin\": "
                   "[IDS], \"end\": [IDS]}; with --weights, made from vocab.txt when not given");

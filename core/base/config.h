@@ -27,28 +27,28 @@
 namespace d2dpo {
 
 /// The denoiser: the project's own transformer (its shape), a TorchScript module brought in, or a
-/// published ESM-family checkpoint run natively (model/denoiser.h).
+/// published checkpoint run natively: ESM2/DPLM or MDLM (model/denoiser.h, model/publishedarchitectures.h).
 struct ModelConfig {
-    std::string kind = "transformer"; ///< "transformer", "torchscript" or "esm"
+    std::string kind = "transformer"; ///< "transformer", "torchscript", "esm" or "mdlm"
     // "transformer" only.
     int dModel = 64;
     int layers = 2;
     int heads = 4;
     int ffMultiplier = 4;          ///< feed-forward width = ffMultiplier * dModel
     bool timeConditioning = true;  ///< off: the denoiser ignores t (sampler caching becomes exact)
-    // A model brought in ("torchscript" or "esm"); a TorchScript module travels in the checkpoint
-    // beside the weights, an ESM network is rebuilt from its config.
+    // A model brought in ("torchscript", "esm" or "mdlm"); a TorchScript module travels in the
+    // checkpoint beside the weights, a published network is rebuilt from its config.
     ModelVocabulary vocabulary;    ///< the model's token ids of the task's tokens
     int64_t parameters = 0;        ///< its parameter count (the memory estimate)
     std::string source;            ///< the file it was imported from, for people
-    // "esm" only: what rebuilds the network and what export writes back (io/publishedweights.h).
-    std::string architecture;      ///< "ESM2" or "DPLM"
-    std::string keyPrefix;         ///< before every weight's key: "" (ESM2) or "net." (DPLM)
+    // "esm" and "mdlm": what rebuilds the network and what export writes back (io/publishedweights.h).
+    std::string architecture;      ///< "ESM2", "DPLM" or "MDLM"
+    std::string keyPrefix;         ///< before every weight's key: "" (ESM2), "net." (DPLM), "backbone." or "" (MDLM)
     std::string weightsConfig;     ///< its config.json, verbatim
-    std::vector<std::string> modelTokens; ///< its vocab.txt, a token a line
+    std::vector<std::string> modelTokens; ///< its vocab.txt, a token a line (MDLM: none when a contract named the ids)
 
     bool isTorchScript() const { return kind == "torchscript"; }
-    bool isPublishedWeights() const { return kind == "esm"; }
+    bool isPublishedWeights() const { return kind == "esm" || kind == "mdlm"; }
     /// A model brought in: its tokens are a vocabulary contract's, its sequences framed by it.
     bool isBroughtIn() const { return isTorchScript() || isPublishedWeights(); }
 };

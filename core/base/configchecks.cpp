@@ -157,18 +157,26 @@ Status validate(const ModelConfig& c)
     if (c.isBroughtIn()) {
         if (c.parameters < 1)
             return makeError("a model brought in needs its parameter count (got " + std::to_string(c.parameters) + ")");
-        if (c.isPublishedWeights()) {
+        if (c.kind == "esm") {
             if (c.architecture != "ESM2" && c.architecture != "DPLM")
-                return makeError("a published checkpoint's architecture must be ESM2 or DPLM (got '" + c.architecture + "')");
+                return makeError("an ESM checkpoint's architecture must be ESM2 or DPLM (got '" + c.architecture + "')");
             if (c.keyPrefix != "" && c.keyPrefix != "net.")
-                return makeError("a published checkpoint's key prefix must be '' or 'net.'");
+                return makeError("an ESM checkpoint's key prefix must be '' or 'net.'");
             if (c.vocabulary.size != int64_t(c.modelTokens.size()))
                 return makeError("a published checkpoint's vocabulary must name as many ids as its tokens");
+        }
+        if (c.kind == "mdlm") {
+            if (c.architecture != "MDLM")
+                return makeError("an MDLM checkpoint's architecture must be MDLM (got '" + c.architecture + "')");
+            if (c.keyPrefix != "" && c.keyPrefix != "backbone.")
+                return makeError("an MDLM checkpoint's key prefix must be '' or 'backbone.'");
+            if (int64_t(c.modelTokens.size()) > c.vocabulary.size)
+                return makeError("an MDLM checkpoint's tokens must fit its vocabulary's ids");
         }
         return validate(c.vocabulary);
     }
     if (c.kind != "transformer")
-        return makeError("the model kind must be 'transformer', 'torchscript' or 'esm' (got '" + c.kind + "')");
+        return makeError("the model kind must be 'transformer', 'torchscript', 'esm' or 'mdlm' (got '" + c.kind + "')");
     if (c.dModel < kMinDModel || c.dModel > kMaxDModel)
         return makeError("d_model must be in " + range(kMinDModel, kMaxDModel) + " (got " + std::to_string(c.dModel) +
                          ")");

@@ -23,7 +23,7 @@
 #include "io/checkpointpayload.h"
 #include "io/legacycheckpoint.h"
 #include "io/safetensors.h"
-#include "model/esmdenoiser.h"
+#include "model/publishedarchitectures.h"
 #include "model/loradenoiser.h"
 #include "model/weightmatch.h"
 #include "model/torchscriptdenoiser.h"
@@ -157,8 +157,8 @@ Result<LoadedCheckpoint> modelFrom(const CheckpointPayload& contents)
         return makeError(task.error());
     if (loaded.info.spec.model.isPublishedWeights()) {
         if (!contents.torchscript.empty())
-            return makeError("it says it holds an ESM network but carries TorchScript code");
-        auto network = EsmDenoiser::fromSpec(loaded.info.spec, contents.weights);
+            return makeError("it says it holds published weights but carries TorchScript code");
+        auto network = publishedNetwork(loaded.info.spec, contents.weights);
         if (!network)
             return makeError(network.error());
         loaded.model = network.value();

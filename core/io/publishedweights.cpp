@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/publishedweights.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -53,6 +54,8 @@ Status refusePickle(const fs::path& file)
 
 std::string architectureOf(const nlohmann::json& config, const std::string& prefix)
 {
+    if (config.value("model_type", std::string()) == "mdlm")
+        return "MDLM";
     if (prefix == "net.")
         return "DPLM";
     if (config.contains("architectures") && config.at("architectures").is_array())
@@ -80,7 +83,8 @@ std::vector<std::string> publishedWeightsFiles(const std::string& path)
             (root / "vocab.txt").string()};
 }
 
-Result<PublishedWeights> readPublishedWeights(const std::string& path, const std::function<Status(int64_t)>& admit)
+Result<PublishedWeights> readPublishedWeights(const std::string& path, const std::function<Status(int64_t)>& admit,
+                                              bool contractGiven)
 {
     const std::string where = "weights '" + path + "': ";
     std::error_code ec;
@@ -120,18 +124,24 @@ Result<PublishedWeights> readPublishedWeights(const std::string& path, const std
     } catch (const nlohmann::json::exception& e) {
         return makeError(where + "its config.json is not JSON: " + e.what());
     }
-    const std::string modelType = configObject.is_object() ? configObject.value("model_type", std::string()) : "";
-    if (modelType != "esm")
+    const std::string modelType = configObject.is_object() && configObject.value("model_type", nlohmann::json()).is_string()
+                                      ? configObject.at("model_type").get<std::string>()
+                                      : "";
+    if (modelType != "esm" && modelType != "mdlm")
         return makeError(where + "its config.json names model_type '" + excerpt(modelType, 40) +
-                         "'; d2dpo reads ESM2 and DPLM weights natively (model_type 'esm'). Other models come in as "
-                         "TorchScript: d2dpo import --torchscript (docs/own-model.md)");
-    auto vocabulary = readText(folder / "vocab.txt", kMaxTextBytes);
-    if (!vocabulary)
-        return makeError(where + "its vocab.txt: " + vocabulary.error());
-    auto tokens = readVocabularyTokens(vocabulary.value());
-    if (!tokens)
-        return makeError(where + tokens.error());
-    out.tokens = std::move(tokens.value());
+                         "'; d2dpo reads ESM2 and DPLM ('esm') and MDLM ('mdlm') weights natively. Other models come "
+                         "in as TorchScript: d2dpo import --torchscript (docs/own-model.md)");
+    // MDLM's release names its tokenizer rather than carrying tokens: its vocab.txt is optional
+    // (a vocabulary contract can name the ids instead).
+    if (modelType == "esm" || (!contractGiven && fs::exists(folder / "vocab.txt", ec))) {
+        auto vocabulary = readText(folder / "vocab.txt", kMaxTextBytes);
+        if (!vocabulary)
+            return makeError(where + "its vocab.txt: " + vocabulary.error());
+        auto tokens = readVocabularyTokens(vocabulary.value());
+        if (!tokens)
+            return makeError(where + tokens.error());
+        out.tokens = std::move(tokens.value());
+    }
 
     if (!fs::is_regular_file(weights, ec))
         return makeError(where + "'" + weights.string() + "' is not a regular file");
@@ -153,10 +163,12 @@ Result<PublishedWeights> readPublishedWeights(const std::string& path, const std
     bytes.clear();
     bytes.shrink_to_fit();
     out.tensors = std::move(file.value().tensors);
-    bool dplm = !out.tensors.empty();
+    // DPLM saves ESM2 under "net.", MDLM's release its DiT under "backbone."
+    const std::string wrapper = modelType == "mdlm" ? "backbone." : "net.";
+    bool wrapped = !out.tensors.empty();
     for (const auto& [name, tensor] : out.tensors)
-        dplm = dplm && name.rfind("net.", 0) == 0;
-    out.prefix = dplm ? "net." : "";
+        wrapped = wrapped && name.rfind(wrapper, 0) == 0;
+    out.prefix = wrapped ? wrapper : "";
     out.architecture = architectureOf(configObject, out.prefix);
     return out;
 }
@@ -181,9 +193,21 @@ Status writePublishedWeights(const std::string& folder, const std::vector<std::p
     const fs::path root(folder);
     for (const auto& [name, text] : {std::pair<const char*, const std::string*>{"model.safetensors", &bytes},
                                      {"config.json", &configJson},
-                                     {"vocab.txt", &vocabulary}})
+                                     {"vocab.txt", &vocabulary}}) {
+        if (text->empty()) { // no tokens came in (MDLM with a vocabulary contract): none go out
+            std::error_code ec;
+            const fs::path stale = fs::weakly_canonical(root / name, ec);
+            const bool isInput = std::any_of(inputs.begin(), inputs.end(), [&](const std::string& input) {
+                std::error_code e;
+                return fs::weakly_canonical(input, e) == stale;
+            });
+            if (!isInput)
+                fs::remove(root / name, ec);
+            continue;
+        }
         if (Status s = AtomicFile::write((root / name).string(), *text, inputs); !s)
             return makeError(std::string(name) + ": " + s.error());
+    }
     return Ok{};
 }
 

@@ -17,7 +17,7 @@
 #include "facades/openmodel.h"
 #include "model/device.h"
 #include "io/publishedweights.h"
-#include "model/esmdenoiser.h"
+#include "model/slotteddenoiser.h"
 #include "model/torchscriptdenoiser.h"
 #include "diffusion/sampler.h"
 #include "train/evaluation.h"
@@ -112,12 +112,13 @@ Status writeModuleFiles(const fs::path& root, const TorchScriptDenoiser* scripte
 }
 
 /// A model read from published weights goes back in the same layout, as transformers'
-/// save_pretrained writes it: model.safetensors under the same keys and shapes (the tied decoder
+/// save_pretrained writes it: model.safetensors under the same keys and shapes (ESM's tied decoder
 /// left out, as there), its config.json and vocab.txt as they came. Any other model leaves none.
 Status writePublishedFiles(const fs::path& root, const LoadedCheckpoint& checkpoint, const std::vector<std::string>& inputs)
 {
-    const auto* network = dynamic_cast<const EsmDenoiser*>(checkpoint.model.get());
-    if (!network) {
+    // The network itself, never an adapted one's wrapper (checkpoints hold adapters merged).
+    const auto* network = dynamic_cast<const SlottedDenoiser*>(checkpoint.model.get());
+    if (!checkpoint.info.spec.model.isPublishedWeights() || !network || network->kind() != checkpoint.info.spec.model.kind) {
         std::error_code ec;
         for (const char* name : {"model.safetensors", "config.json", "vocab.txt"})
             fs::remove(root / name, ec);
@@ -196,18 +197,32 @@ json modelCard(const LoadedCheckpoint& checkpoint, const ExportOptions& options,
     }
     if (info.spec.model.isPublishedWeights()) {
         const ModelConfig& m = info.spec.model;
+        const bool mdlm = m.kind == "mdlm";
+        const std::string loadWith =
+            mdlm ? (m.keyPrefix.empty() ? "MDLM's DIT (its hydra config's model section from config.json's sizes)"
+                                          ".load_state_dict(safetensors.torch.load_file('model.safetensors'))"
+                                        : "MDLM's Hugging Face class: AutoModelForMaskedLM.from_pretrained(FOLDER, "
+                                          "trust_remote_code=True) with its modeling_mdlm.py beside")
+            : m.keyPrefix.empty() ? "transformers.AutoModelForMaskedLM.from_pretrained(FOLDER)"
+                                  : "DPLM: its model.safetensors holds the network under 'net.', as DPLM saves it";
+        nlohmann::json files = {"model.safetensors", "config.json"};
+        if (!m.modelTokens.empty())
+            files.push_back("vocab.txt");
         card["published_weights"] = {
-            {"files", {"model.safetensors", "config.json", "vocab.txt"}},
+            {"files", files},
             {"architecture", m.architecture},
-            {"load_with", m.keyPrefix.empty()
-                              ? "transformers.AutoModelForMaskedLM.from_pretrained(FOLDER)"
-                              : "DPLM: its model.safetensors holds the network under 'net.', as DPLM saves it"},
-            {"vocabulary", {{"file", "vocab.txt"}, {"contract", modelVocabularyToJson(m.vocabulary)}}},
+            {"load_with", loadWith},
+            {"vocabulary", {{"file", m.modelTokens.empty() ? "" : "vocab.txt"}, {"contract", modelVocabularyToJson(m.vocabulary)}}},
             {"imported_from", m.source}};
-        card["conventions"]["output"] = "model.safetensors: ESM's logits over its vocab.txt ids at every position of "
-                                        "<cls> + sequence + <eos>; the task's distribution is the softmax over the "
-                                        "symbols' (and the pad's) ids alone";
-        card["conventions"]["architecture"] = m.architecture + " (transformers' EsmForMaskedLM), from config.json";
+        card["conventions"]["output"] =
+            mdlm ? "model.safetensors: MDLM's logits over its ids at every position, given sigma (its log-linear "
+                   "noise; 0 when time_conditioning is off); the task's distribution is the softmax over the "
+                   "symbols' (and the pad's) ids alone, its substitution parameterisation"
+                 : "model.safetensors: ESM's logits over its vocab.txt ids at every position of <cls> + sequence + "
+                   "<eos>; the task's distribution is the softmax over the symbols' (and the pad's) ids alone";
+        card["conventions"]["architecture"] =
+            m.architecture + (mdlm ? " (kuleshov-group/mdlm's DIT), from config.json"
+                                   : " (transformers' EsmForMaskedLM), from config.json");
     }
     return card;
 }

@@ -2,7 +2,7 @@
 #include "jobs/importedtask.h"
 
 #include "io/publishedweights.h"
-#include "model/esmvocabulary.h"
+#include "model/publishedarchitectures.h"
 #include "tasks/sequencefile.h"
 
 namespace d2dpo {
@@ -85,18 +85,23 @@ Result<std::pair<ModelVocabulary, TaskConfig>> weightsVocabulary(const ImportJob
             return makeError(task.error());
         return std::pair{vocabulary.value(), task.value()};
     }
-    auto padded = esmVocabulary(weights.tokens, true);
-    if (!padded)
-        return makeError("weights '" + spec.weightsPath + "': " + padded.error());
-    auto task = importedTask(spec, padded.value());
+    // The task decides whether the pad is one of its tokens; a vocabulary without a pad still
+    // serves a task whose sequences fill the length.
+    auto padded = publishedVocabulary(weights.architecture, weights.configJson, weights.tokens, true);
+    auto fixed = publishedVocabulary(weights.architecture, weights.configJson, weights.tokens, false);
+    if (!fixed)
+        return makeError("weights '" + spec.weightsPath + "': " + fixed.error());
+    auto task = importedTask(spec, padded ? padded.value() : fixed.value());
     if (!task)
         return makeError(task.error());
-    if (task->name == "sequences" && task->minLength < task->length)
+    if (task->name == "sequences" && task->minLength < task->length) {
+        if (!padded)
+            return makeError("weights '" + spec.weightsPath + "': " + padded.error());
         return std::pair{padded.value(), task.value()};
-    ModelVocabulary fixed = esmVocabulary(weights.tokens, false).value();
+    }
     TaskConfig fixedTask = task.value();
     fixedTask.padded = false;
-    return std::pair{fixed, fixedTask};
+    return std::pair{fixed.value(), fixedTask};
 }
 
 } // namespace d2dpo

@@ -17,10 +17,10 @@
 #include "jobs/modelinstore.h"
 #include "model/device.h"
 #include "io/publishedweights.h"
+#include "kernels/attention.h"
 #include "kernels/onednnlinear.h"
-#include "model/esmarchitecture.h"
-#include "model/esmdenoiser.h"
-#include "model/esmvocabulary.h"
+#include "model/configfields.h"
+#include "model/publishedarchitectures.h"
 #include "model/torchscriptdenoiser.h"
 #include "model/torchscriptprobe.h"
 #include "tasks/sequencefile.h"
@@ -112,16 +112,21 @@ Result<std::string> recognisePublishedWeights(const std::string& path)
     if (!in)
         return makeError("its config.json cannot be read (no permission?)");
     std::string text((std::istreambuf_iterator<char>(in)), {});
-    if (text.find("\"esm\"") == std::string::npos)
-        return makeError("its config.json is not an ESM2 or DPLM model's; other models come in as TorchScript");
-    auto architecture = esmArchitecture(text);
-    if (!architecture)
-        return makeError(architecture.error());
-    const EsmArchitecture& a = architecture.value();
-    const std::string name = text.find("DPLM") != std::string::npos ? "DPLM" : "ESM2";
-    return name + ": " + std::to_string(a.layers) + " layers of width " + std::to_string(a.hidden) + ", " +
-           std::to_string(a.heads) + " heads, ~" + std::to_string((esmParameterCount(a) + 500000) / 1000000) +
-           "M parameters";
+    auto config = parseModelConfig(text);
+    if (!config)
+        return makeError(config.error());
+    const auto type = config->value("model_type", nlohmann::json());
+    const std::string modelType = type.is_string() ? type.get<std::string>() : "";
+    if (modelType != "esm" && modelType != "mdlm")
+        return makeError("its config.json is not an ESM2, DPLM or MDLM model's; other models come in as TorchScript");
+    const std::string name = modelType == "mdlm" ? "MDLM" : text.find("DPLM") != std::string::npos ? "DPLM" : "ESM2";
+    auto shape = publishedShape(name, text);
+    if (!shape)
+        return makeError(shape.error());
+    const int64_t n = shape->parameters;
+    return name + ": " + shape->summary + ", ~" +
+           (n >= 1000000 ? std::to_string((n + 500000) / 1000000) + "M" : std::to_string((n + 500) / 1000) + "k") +
+           " parameters";
 }
 
 Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& listener, const StopToken& stop,
@@ -161,7 +166,8 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
     std::string where;
     if (!spec.weightsPath.empty()) {
         where = "weights '" + spec.weightsPath + "': ";
-        auto weights = readPublishedWeights(spec.weightsPath, [](int64_t bytes) { return admitWeights(bytes); });
+        auto weights = readPublishedWeights(spec.weightsPath, [](int64_t bytes) { return admitWeights(bytes); },
+                                            /*contractGiven=*/!spec.vocabularyPath.empty());
         if (!weights)
             return makeError(weights.error());
         auto vocabulary = weightsVocabulary(spec, weights.value());
@@ -171,12 +177,12 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
         if (!made)
             return makeError(made.error());
         task = std::move(made.value());
-        auto architecture = esmArchitecture(weights->configJson);
-        if (!architecture)
-            return makeError(where + architecture.error());
-        if (int64_t(weights->tokens.size()) > architecture->vocabSize)
+        auto shape = publishedShape(weights->architecture, weights->configJson);
+        if (!shape)
+            return makeError(where + shape.error());
+        if (int64_t(weights->tokens.size()) > shape->vocabSize)
             return makeError(where + "its vocab.txt names " + std::to_string(weights->tokens.size()) +
-                             " tokens, more than its config's vocab_size (" + std::to_string(architecture->vocabSize) + ")");
+                             " tokens, more than its config's vocab_size (" + std::to_string(shape->vocabSize) + ")");
         outcome.architecture = weights->architecture;
         advance("read " + weights->architecture + "'s config, vocabulary and " + std::to_string(weights->tensors.size()) +
                 " tensors as data");
@@ -184,17 +190,16 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
             return stoppedOutcome(outcome);
 
         ModelVocabulary modelVocabulary = vocabulary->first;
-        modelVocabulary.size = architecture->vocabSize;
-        auto network = EsmDenoiser::fromWeights(architecture.value(), modelVocabulary, task->length(), weights->prefix,
-                                                std::move(weights->tensors));
+        modelVocabulary.size = shape->vocabSize;
+        auto network = publishedNetwork(weights->architecture, weights->configJson, modelVocabulary, task->length(),
+                                        weights->prefix, std::move(weights->tensors));
         if (!network)
             return makeError(where + network.error());
-        const EsmArchitecture& a = architecture.value();
-        outcome.signature = weights->architecture + ": " + std::to_string(a.layers) + " layers of width " +
-                            std::to_string(a.hidden) + ", " + std::to_string(a.heads) + " heads";
+        outcome.signature = weights->architecture + ": " + shape->summary;
         outcome.parameters = parameterCount(network.value());
-        outcome.fusedAttention = device.value().is_cpu() ? a.layers : 0;
-        outcome.onednnLinears = device.value().is_cpu() && onednnGemmAvailable() ? 4 * a.layers + 2 : 0; // q|k|v, out, up, down; head, decoder
+        // The kernel runs where it beats batched products (narrow heads; kernels/attention.h).
+        outcome.fusedAttention = device.value().is_cpu() && kernelBeatsBatchedProducts(shape->headWidth) ? shape->layers : 0;
+        outcome.onednnLinears = device.value().is_cpu() && onednnGemmAvailable() ? shape->linears : 0;
         advance("built " + outcome.signature + ", " + std::to_string(outcome.parameters) + " parameters");
         if (cancelled())
             return stoppedOutcome(outcome);
@@ -206,11 +211,11 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
             if (!torch::isfinite(network.value()->forward(tokens, torch::zeros({1}))).all().item<bool>())
                 return makeError(where + "its logits for an all-masked sequence are not finite");
         }
-        outcome.modelVocabularySize = a.vocabSize;
-        advance("checked: logits over " + std::to_string(a.vocabSize) + " ids, finite");
+        outcome.modelVocabularySize = shape->vocabSize;
+        advance("checked: logits over " + std::to_string(shape->vocabSize) + " ids, finite");
 
         modelSpec.task = task->config();
-        modelSpec.model.kind = "esm";
+        modelSpec.model.kind = publishedKind(weights->architecture);
         modelSpec.model.vocabulary = modelVocabulary;
         modelSpec.model.parameters = outcome.parameters;
         modelSpec.model.source = fs::path(spec.weightsPath).filename().string();
@@ -218,7 +223,7 @@ Result<ImportJobOutcome> runImportJob(const ImportJobSpec& spec, PhaseListener& 
         modelSpec.model.keyPrefix = weights->prefix;
         modelSpec.model.weightsConfig = weights->configJson;
         modelSpec.model.modelTokens = weights->tokens;
-        modelSpec.model.timeConditioning = false;
+        modelSpec.model.timeConditioning = network.value()->timeConditioned();
         denoiser = network.value();
     } else {
         auto vocabulary = readModelVocabulary(spec.vocabularyPath);

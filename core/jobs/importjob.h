@@ -23,7 +23,7 @@ namespace d2dpo {
 struct ImportJobSpec {
     std::string torchScriptPath;  ///< the torch.jit.save file
     /// Or a published checkpoint read as data (io/publishedweights.h): its folder, or its
-    /// model.safetensors with config.json and vocab.txt beside it. ESM2 and DPLM run natively.
+    /// model.safetensors with config.json and vocab.txt beside it. ESM2, DPLM and MDLM run natively.
     std::string weightsPath;
     std::string vocabularyPath;   ///< the vocabulary contract (JSON); for weights, "" = made from vocab.txt
     std::string task = "sequences"; ///< "sequences" or "binary-integers"
@@ -56,7 +56,7 @@ struct ImportJobOutcome {
     int64_t parameters = 0;
     int64_t modelVocabularySize = 0; ///< V, the model's logits per position
     std::string signature;           ///< its forward, as TorchScript prints it; for weights, the network's shape
-    std::string architecture;        ///< weights: the architecture recognised ("ESM2", "DPLM"); else ""
+    std::string architecture;        ///< weights: the architecture recognised ("ESM2", "DPLM", "MDLM"); else ""
     int64_t fusedAttention = 0;      ///< attention expressions run by d2dpo's kernel
     int64_t onednnLinears = 0;       ///< linear layers run through oneDNN's sgemm
     ModelSpec spec;                  ///< the task and the vocabulary as stored

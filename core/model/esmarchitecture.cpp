@@ -3,9 +3,8 @@
 
 #include <tuple>
 
-#include <nlohmann/json.hpp>
-
 #include "base/untrustedtext.h"
+#include "model/configfields.h"
 
 namespace d2dpo {
 
@@ -18,31 +17,14 @@ constexpr int64_t kMaxLayers = 128;
 constexpr int64_t kMaxVocabulary = 1 << 20;
 constexpr int64_t kMaxPositions = 1 << 16;
 
-Result<int64_t> count(const nlohmann::json& j, const char* key, int64_t low, int64_t high)
-{
-    if (!j.contains(key))
-        return makeError(std::string("its config.json has no \"") + key + "\"");
-    const auto& v = j.at(key);
-    if (!v.is_number_integer() || v.get<int64_t>() < low || v.get<int64_t>() > high)
-        return makeError(std::string("its config.json's \"") + key + "\" must be a whole number in " +
-                         std::to_string(low) + ".." + std::to_string(high) + " (got " + excerpt(v.dump(), 40) + ")");
-    return v.get<int64_t>();
-}
-
 } // namespace
 
 Result<EsmArchitecture> esmArchitecture(const std::string& configJson)
 {
-    if (Status s = checkJsonDepth(configJson, 16); !s)
-        return makeError("its config.json is " + s.error());
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(configJson);
-    } catch (const nlohmann::json::exception& e) {
-        return makeError(std::string("its config.json is not JSON: ") + e.what());
-    }
-    if (!j.is_object())
-        return makeError("its config.json is not a JSON object");
+    auto parsed = parseModelConfig(configJson);
+    if (!parsed)
+        return makeError(parsed.error());
+    const nlohmann::json& j = parsed.value();
     const std::string positions = j.value("position_embedding_type", std::string("absolute"));
     if (positions != "rotary")
         return makeError("its position embeddings are '" + excerpt(positions, 40) +
@@ -58,7 +40,7 @@ Result<EsmArchitecture> esmArchitecture(const std::string& configJson)
                                        std::tuple{"intermediate_size", &a.intermediate, int64_t(1), 8 * kMaxHidden},
                                        std::tuple{"vocab_size", &a.vocabSize, int64_t(2), kMaxVocabulary},
                                        std::tuple{"max_position_embeddings", &a.maxPositions, int64_t(3), kMaxPositions}}) {
-        auto v = count(j, key, low, high);
+        auto v = configCount(j, key, low, high);
         if (!v)
             return makeError(v.error());
         *out = v.value();
@@ -66,27 +48,20 @@ Result<EsmArchitecture> esmArchitecture(const std::string& configJson)
     if (a.hidden % a.heads != 0 || a.headWidth() % 2 != 0)
         return makeError("its hidden_size (" + std::to_string(a.hidden) + ") must split into " + std::to_string(a.heads) +
                          " heads of an even width (rotary embeddings rotate pairs)");
-    auto mask = count(j, "mask_token_id", 0, a.vocabSize - 1);
+    auto mask = configCount(j, "mask_token_id", 0, a.vocabSize - 1);
     if (!mask)
         return makeError(mask.error());
     a.maskTokenId = mask.value();
     if (j.contains("pad_token_id") && !j.at("pad_token_id").is_null()) {
-        auto pad = count(j, "pad_token_id", 0, a.vocabSize - 1);
+        auto pad = configCount(j, "pad_token_id", 0, a.vocabSize - 1);
         if (!pad)
             return makeError(pad.error());
         a.padTokenId = pad.value();
     }
-    const auto flag = [&](const char* key, bool fallback) -> Result<bool> {
-        if (!j.contains(key) || j.at(key).is_null())
-            return fallback;
-        if (!j.at(key).is_boolean())
-            return makeError(std::string("its config.json's \"") + key + "\" must be true or false");
-        return j.at(key).get<bool>();
-    };
     for (auto [key, out, fallback] : {std::tuple{"token_dropout", &a.tokenDropout, false},
                                       std::tuple{"emb_layer_norm_before", &a.embLayerNormBefore, false},
                                       std::tuple{"tie_word_embeddings", &a.tiedEmbeddings, true}}) {
-        auto v = flag(key, fallback);
+        auto v = configFlag(j, key, fallback);
         if (!v)
             return makeError(v.error());
         *out = v.value();

@@ -6,14 +6,13 @@
 
 #include <torch/torch.h>
 
-#include "base/untrustedtext.h"
 #include "kernels/attention.h"
 #include "kernels/gelu.h"
 #include "kernels/layernorm.h"
 #include "kernels/onednnlinear.h"
 #include "kernels/rotary.h"
 #include "model/flatpositions.h"
-#include "model/weightmatch.h"
+#include "model/publishedslots.h"
 
 namespace d2dpo {
 
@@ -76,12 +75,10 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& w, const torch
 
 } // namespace
 
-EsmDenoiser::EsmDenoiser(EsmArchitecture architecture, ModelVocabulary vocabulary, int64_t length, std::string prefix)
-    : SlottedDenoiser(length, int64_t(vocabulary.realTokenIds().size()))
+EsmDenoiser::EsmDenoiser(EsmArchitecture architecture, const ModelVocabulary& vocabulary, int64_t length,
+                         std::string prefix)
+    : PublishedDenoiser(vocabulary, length, std::move(prefix))
     , m_architecture(architecture)
-    , m_vocabulary(std::move(vocabulary))
-    , m_frame(m_vocabulary)
-    , m_prefix(std::move(prefix))
 {
 }
 
@@ -104,48 +101,22 @@ Result<std::shared_ptr<EsmDenoiser>> EsmDenoiser::fromWeights(const EsmArchitect
                          "), which token dropout reads");
     std::shared_ptr<EsmDenoiser> model(new EsmDenoiser(architecture, vocabulary, length, prefix));
     const std::string tiedDecoder = prefix + "lm_head.decoder.weight";
-    NamedTensors weights;
-    for (auto& [name, tensor] : tensors) {
-        if (isPassenger(name, prefix))
-            model->m_passengers.insert(name, tensor);
-        else if (!(architecture.tiedEmbeddings && name == tiedDecoder)) // tied: the word embeddings are it
-            weights.emplace_back(name, std::move(tensor));
-    }
-    tensors.clear();
-    NamedTensors slots;
-    for (const auto& [name, shape] : weightShapes(architecture, prefix))
-        slots.emplace_back(name, torch::empty(shape, torch::dtype(torch::kFloat32).device(torch::kMeta)));
-    for (auto& [name, tensor] : weights)
-        if (tensor.is_floating_point() && tensor.scalar_type() != torch::kFloat32)
-            tensor = tensor.to(torch::kFloat32); // F16, BF16: float32 master weights
-    Status matched = matchWeights(slots, weights, /*sameShape=*/true, [&](const std::string& name, const torch::Tensor& w) {
-        model->m_parameters.insert(name, w.contiguous().detach().requires_grad_(true));
-    });
-    if (!matched)
-        return makeError(matched.error() + (weights.empty() || weights.front().first.rfind(prefix, 0) == 0
-                                                ? std::string()
-                                                : " (are its keys under another prefix than '" + prefix + "'?)"));
-    for (const auto& item : model->m_parameters)
-        if (!torch::isfinite(item.value()).all().item<bool>())
-            return makeError("its weight '" + excerpt(item.key(), 80) + "' holds NaN or infinite values");
+    PublishedSlots slots{weightShapes(architecture, prefix),
+                         [&](const std::string& name) { return isPassenger(name, prefix); },
+                         // tied: the word embeddings are the decoder
+                         [&](const std::string& name) { return architecture.tiedEmbeddings && name == tiedDecoder; },
+                         prefix};
+    auto taken = takePublishedTensors(slots, std::move(tensors));
+    if (!taken)
+        return makeError(taken.error());
+    model->m_parameters = std::move(taken->parameters);
+    model->m_passengers = std::move(taken->passengers);
     model->bind();
     return model;
 }
 
-Result<std::shared_ptr<EsmDenoiser>> EsmDenoiser::fromSpec(const ModelSpec& spec,
-                                                           std::vector<std::pair<std::string, torch::Tensor>> tensors)
-{
-    auto architecture = esmArchitecture(spec.model.weightsConfig);
-    if (!architecture)
-        return makeError(architecture.error());
-    return fromWeights(architecture.value(), spec.model.vocabulary, spec.task.length, spec.model.keyPrefix,
-                       std::move(tensors));
-}
-
 void EsmDenoiser::bind()
 {
-    const auto& p = m_parameters;
-    const auto at = [&](const std::string& name) { return p[m_prefix + name]; };
     const auto norm = [&](const std::string& name) { return Norm{at(name + ".weight"), at(name + ".bias")}; };
     const auto lin = [&](const std::string& name) { return Linear{at(name + ".weight"), at(name + ".bias")}; };
     m_words = at("esm.embeddings.word_embeddings.weight");
@@ -165,14 +136,6 @@ void EsmDenoiser::bind()
     m_headBias = at("lm_head.bias");
     m_decoder = m_architecture.tiedEmbeddings ? m_words : at("lm_head.decoder.weight");
 }
-
-void EsmDenoiser::setParameterSlot(const std::string& name, const torch::Tensor& value)
-{
-    m_parameters[name] = value;
-    bind();
-}
-
-std::vector<torch::Tensor> EsmDenoiser::parameters() const { return m_parameters.values(); }
 
 torch::Tensor EsmDenoiser::norm(const Norm& n, const torch::Tensor& x) const
 {
@@ -270,36 +233,9 @@ torch::Tensor EsmDenoiser::forwardAt(const torch::Tensor& tokens, const torch::T
     return head(norm(m_finalNorm, layerAt(m_layers.back(), h, rows)), /*realOnly=*/true);
 }
 
-void EsmDenoiser::to(torch::Device device)
+std::shared_ptr<PublishedDenoiser> EsmDenoiser::emptyCopy() const
 {
-    torch::NoGradGuard noGrad;
-    for (auto& item : m_parameters)
-        item.value() = item.value().to(device).detach().requires_grad_(item.value().requires_grad());
-    m_frame.to(device);
-    bind();
-}
-
-void EsmDenoiser::to(torch::ScalarType dtype)
-{
-    torch::NoGradGuard noGrad;
-    for (auto& item : m_parameters)
-        item.value() = item.value().to(dtype).detach().requires_grad_(item.value().requires_grad());
-    bind();
-}
-
-std::shared_ptr<DenoiserModel> EsmDenoiser::deepCopy() const
-{
-    std::shared_ptr<EsmDenoiser> copy(new EsmDenoiser(m_architecture, m_vocabulary, length(), m_prefix));
-    {
-        torch::NoGradGuard noGrad;
-        for (const auto& item : m_parameters)
-            copy->m_parameters.insert(item.key(), item.value().clone().requires_grad_(item.value().requires_grad()));
-    }
-    copy->m_passengers = m_passengers; // never trained: shared
-    copy->m_training = m_training;
-    copy->m_frame.to(device());
-    copy->bind();
-    return copy;
+    return std::shared_ptr<EsmDenoiser>(new EsmDenoiser(m_architecture, m_vocabulary, length(), m_prefix));
 }
 
 } // namespace d2dpo

@@ -24,16 +24,14 @@
 #include <utility>
 #include <vector>
 
-#include "base/config.h"
 #include "base/modelvocabulary.h"
 #include "base/result.h"
-#include "model/slotteddenoiser.h"
 #include "model/esmarchitecture.h"
-#include "model/vocabularyframe.h"
+#include "model/publisheddenoiser.h"
 
 namespace d2dpo {
 
-class EsmDenoiser final : public SlottedDenoiser {
+class EsmDenoiser final : public PublishedDenoiser {
 public:
     /// The network `architecture` describes with the file's tensors (`prefix` before every key:
     /// "" for ESM2, "net." for DPLM), for a task of `length` positions framed and mapped by
@@ -45,9 +43,6 @@ public:
                                                             const std::string& prefix,
                                                             std::vector<std::pair<std::string, torch::Tensor>> tensors);
 
-    /// The same for a stored model's spec (ModelConfig kind "esm": its config, vocabulary, prefix).
-    static Result<std::shared_ptr<EsmDenoiser>> fromSpec(const ModelSpec& spec,
-                                                         std::vector<std::pair<std::string, torch::Tensor>> tensors);
 
     torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& t) override;
     /// Sequences with no requested position are not computed, the last layer runs its query side
@@ -55,21 +50,11 @@ public:
     torch::Tensor forwardAt(const torch::Tensor& tokens, const torch::Tensor& t, const torch::Tensor& positions) override;
     bool timeConditioned() const override { return false; } // ESM reads no time
     std::string kind() const override { return "esm"; }
-    std::vector<torch::Tensor> parameters() const override;
-    torch::OrderedDict<std::string, torch::Tensor> named_parameters() const override { return m_parameters; }
-    torch::OrderedDict<std::string, torch::Tensor> named_buffers() const override { return m_passengers; }
-    void train(bool on) override { m_training = on; }
-    void to(torch::Device device) override;
-    void to(torch::ScalarType dtype) override;
-    std::shared_ptr<DenoiserModel> deepCopy() const override;
-    torch::Tensor parameterSlot(const std::string& name) const override { return m_parameters[name]; }
-    void setParameterSlot(const std::string& name, const torch::Tensor& value) override;
 
     /// The model's logits over its whole vocabulary for its own ids [B, L] (frame included) ->
     /// [B, L, V]: what transformers' EsmForMaskedLM returns, for tests and exports.
     torch::Tensor modelLogits(const torch::Tensor& ids);
     const EsmArchitecture& architecture() const { return m_architecture; }
-    const std::string& prefix() const { return m_prefix; }
 
 private:
     struct Linear {
@@ -85,9 +70,9 @@ private:
         Linear intermediate, down;
     };
 
-    EsmDenoiser(EsmArchitecture architecture, ModelVocabulary vocabulary, int64_t length, std::string prefix);
-    /// Points the layer structs at the tensors of m_parameters (after loading, moving or copying).
-    void bind();
+    EsmDenoiser(EsmArchitecture architecture, const ModelVocabulary& vocabulary, int64_t length, std::string prefix);
+    std::shared_ptr<PublishedDenoiser> emptyCopy() const override;
+    void bind() override;
     torch::Tensor embed(const torch::Tensor& ids) const;               ///< [B, L] -> [B, L, E]
     torch::Tensor layer(const Layer& l, const torch::Tensor& x) const;  ///< [B, L, E] -> [B, L, E]
     /// The last layer's output at `rows` (flat indices into [B * L]) only -> [P, E].
@@ -97,12 +82,6 @@ private:
     torch::Tensor norm(const Norm& n, const torch::Tensor& x) const;
 
     EsmArchitecture m_architecture;
-    ModelVocabulary m_vocabulary;
-    VocabularyFrame m_frame;
-    std::string m_prefix;
-    bool m_training = true;
-    torch::OrderedDict<std::string, torch::Tensor> m_parameters;
-    torch::OrderedDict<std::string, torch::Tensor> m_passengers;
     torch::Tensor m_words; ///< [V, E] word embeddings
     Norm m_embeddingNorm, m_finalNorm, m_headNorm;
     Linear m_headDense;

@@ -4,7 +4,8 @@
 // --weights`, aligned with D2-DPO on rule-made pairs, exported, and read back by the Python
 // reference: the export's keys and shapes are the original's, its logits equal the fine-tuned
 // checkpoint's, and the task's metrics recounted from its samples equal the model card's. Then
-// what the import must refuse through the CLI, each with its sentence and nothing written.
+// what the import must refuse through the CLI, each with its sentence and nothing written. MDLM
+// takes the same road with python/mdlm_published.py: a time-conditioned DiT on letters.
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -13,13 +14,17 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include <cstring>
 #include <fstream>
 #include <map>
+#include <random>
+#include <tuple>
 
 #include <torch/torch.h>
 
 #include "io/checkpoint.h"
 #include "io/safetensors.h"
+#include "model/ditdenoiser.h"
 #include "model/esmdenoiser.h"
 #include "support/clirun.h"
 
@@ -33,11 +38,12 @@ namespace {
 
 const QString kPython = QStringLiteral("/usr/bin/python3");
 const QString kScript = QStringLiteral(D2DPO_SOURCE_DIR "/python/esm_published.py");
+const QString kMdlmScript = QStringLiteral(D2DPO_SOURCE_DIR "/python/mdlm_published.py");
 
-CliRun runPython(const QStringList& arguments)
+CliRun runPython(const QStringList& arguments, const QString& script = kScript)
 {
     QProcess process;
-    process.start(kPython, QStringList{kScript} + arguments);
+    process.start(kPython, QStringList{script} + arguments);
     return d2dpo::test::finishProcess(process);
 }
 
@@ -76,15 +82,18 @@ private Q_SLOTS:
         if (runPython({"--help"}).exitCode != 0)
             QSKIP("/usr/bin/python3 with torch (Debian's python3-torch) is not installed");
         // 300 random proteins of 30 residues: the task's data, its lengths and the in-data share.
-        QFile data(path("proteins.txt"));
-        QVERIFY(data.open(QIODevice::WriteOnly));
-        std::mt19937 random(5);
-        const char* residues = "ACDEFGHIKLMNPQRSTVWY";
-        for (int i = 0; i < 300; ++i) {
-            QByteArray row;
-            for (int j = 0; j < 30; ++j)
-                row += residues[random() % 20];
-            data.write(row + "\n");
+        // And 300 words of 24 letters for MDLM.
+        for (auto [file, letters, count] : {std::tuple{"proteins.txt", "ACDEFGHIKLMNPQRSTVWY", 30},
+                                            std::tuple{"words.txt", "abcdefghijklmnopqrstuvwxyz", 24}}) {
+            QFile data(path(file));
+            QVERIFY(data.open(QIODevice::WriteOnly));
+            std::mt19937 random(5);
+            for (int i = 0; i < 300; ++i) {
+                QByteArray row;
+                for (int j = 0; j < count; ++j)
+                    row += letters[random() % strlen(letters)];
+                data.write(row + "\n");
+            }
         }
     }
 
@@ -172,6 +181,76 @@ private Q_SLOTS:
         QVERIFY2(qAbs(counted["rule_share"].toDouble() - metrics["rule_share"].toDouble()) < 1e-9,
                  qPrintable(recount.out));
         QCOMPARE(card["published_weights"].toObject()["architecture"].toString(), QStringLiteral("ESM2"));
+    }
+
+    /// MDLM the same way: a time-conditioned DiT with its text8 vocabulary, imported, aligned on
+    /// rule-made pairs, exported under "backbone." and read back by the Python reference.
+    void mdlmImportAlignExportReadBack()
+    {
+        const QString weights = path("weights-mdlm");
+        CliRun made = runPython({"write", weights, "--size", "medium-narrow", "--seed", "11", "--time-conditioning"},
+                                kMdlmScript);
+        QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+        const QString imported = path("mdlm.d2dpo");
+        const QStringList sampling{"--sampler", "confident", "--sampling-steps", "8", "--threads", "2"};
+        const CliRun import = runCli(QStringList{"import", "--weights", weights, "--data", path("words.txt"), "--rule",
+                                                 "composition:ae", "--eval-samples", "40", "-o", imported} +
+                                     sampling);
+        QVERIFY2(import.exitCode == 0, qPrintable(import.err));
+        QVERIFY2(import.out.contains("recognised: MDLM"), qPrintable(import.out));
+        const QString run = path("run-mdlm");
+        const CliRun train = runCli(QStringList{"train", "-c", imported, "-o", run, "--steps", "8", "--batch", "8",
+                                                "--lr", "1e-4", "--pairs", "500", "--eval-every", "0", "--eval-samples",
+                                                "40"} +
+                                    sampling);
+        QVERIFY2(train.exitCode == 0, qPrintable(train.err));
+        const QString tuned = train.out.section("fine-tuned checkpoint: ", 1).section('\n', 0, 0).trimmed();
+        QVERIFY2(QFile::exists(tuned), qPrintable(train.out));
+        const QString exported = path("export-mdlm");
+        const CliRun exportRun = runCli(QStringList{"export", "-c", tuned, "-o", exported, "-n", "60"} + sampling.mid(0, 4));
+        QVERIFY2(exportRun.exitCode == 0, qPrintable(exportRun.err));
+        QCOMPARE(shapesOf(exported + "/model.safetensors"), shapesOf(weights + "/model.safetensors"));
+        QCOMPARE(readFile(exported + "/config.json"), readFile(weights + "/config.json"));
+        QCOMPARE(readFile(exported + "/vocab.txt"), readFile(weights + "/vocab.txt"));
+
+        const QString reference = exported + "/reference.safetensors";
+        made = runPython({"logits", exported, reference, "--batch", "3", "--length", "24"}, kMdlmScript);
+        QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+        auto read = readSafetensors(readFile(reference));
+        QVERIFY(read);
+        torch::Tensor ids, sigma, pythonLogits;
+        for (auto& [name, tensor] : read->tensors)
+            (name == "ids" ? ids : name == "sigma" ? sigma : pythonLogits) = tensor;
+        const auto logitsOf = [&](const QString& checkpoint) {
+            auto loaded = loadCheckpoint(checkpoint.toStdString(), torch::kCPU);
+            if (!loaded)
+                return torch::Tensor();
+            torch::NoGradGuard noGrad;
+            return std::dynamic_pointer_cast<DitDenoiser>(loaded->model)
+                ->modelLogits(ids, sigma.to(torch::kFloat32))
+                .to(torch::kDouble);
+        };
+        const auto fineTuned = logitsOf(tuned);
+        const auto original = logitsOf(imported);
+        QVERIFY(fineTuned.defined() && original.defined());
+        const double gap = (fineTuned - pythonLogits).abs().max().item<double>();
+        const double moved = (original - pythonLogits).abs().max().item<double>();
+        qInfo("MDLM: exported logits vs the fine-tuned checkpoint's %.2e; vs the imported model's %.2e", gap, moved);
+        QVERIFY2(gap < 1e-4, qPrintable(QString::number(gap)));
+        QVERIFY2(moved > 1e-3, qPrintable(QString::number(moved)));
+
+        const CliRun recount = runPython({"recount", exported + "/samples.txt", "--composition", "ae"}, kMdlmScript);
+        QVERIFY2(recount.exitCode == 0, qPrintable(recount.err));
+        QFile cardFile(exported + "/model_card.json");
+        QVERIFY(cardFile.open(QIODevice::ReadOnly));
+        const QJsonObject card = QJsonDocument::fromJson(cardFile.readAll()).object();
+        const QJsonObject metrics = card["export_samples"].toObject()["metrics"].toObject();
+        const QJsonObject counted = jsonOf(recount.out);
+        QCOMPARE(counted["samples"].toInt(), 60);
+        QVERIFY(qAbs(counted["vsr"].toDouble() - metrics["vsr"].toDouble()) < 1e-9);
+        QVERIFY2(qAbs(counted["rule_share"].toDouble() - metrics["rule_share"].toDouble()) < 1e-9,
+                 qPrintable(recount.out));
+        QCOMPARE(card["published_weights"].toObject()["architecture"].toString(), QStringLiteral("MDLM"));
     }
 
     void refusalsSaySoAndWriteNothing()

@@ -193,6 +193,18 @@ private Q_SLOTS:
         config.close();
         dialog.setModelPath(bert);
         QVERIFY2(recognised->text().contains(QStringLiteral("TorchScript")), qPrintable(recognised->text()));
+
+        // MDLM's DiT is named with its blocks and its time conditioning.
+        const QString mdlm = path("mdlm");
+        QCOMPARE(QProcess::execute(QStringLiteral("/usr/bin/python3"),
+                                   {QStringLiteral(D2DPO_SOURCE_DIR "/python/mdlm_published.py"), QStringLiteral("write"),
+                                    mdlm, QStringLiteral("--size"), QStringLiteral("tiny")}),
+                 0);
+        dialog.setModelPath(mdlm);
+        QVERIFY2(recognised->text().contains(QStringLiteral("MDLM: 2 blocks of width 64, 4 heads")) &&
+                     recognised->text().contains(QStringLiteral("time conditioning off")),
+                 qPrintable(recognised->text()));
+        snapshot(dialog, "import-mdlm-weights");
     }
 
     void theMeasurementIsSaidAndACancelThenWritesNothing()

@@ -138,7 +138,7 @@ void MainWindow::buildMenus()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     const bool maintainer = m_store->canMaintain(); // on a team store, a labeler role only labels
     file->addAction(tr("&New model from a data file…"), this, &MainWindow::newModelFromDataFile)->setEnabled(maintainer);
-    file->addAction(tr("Import &model (ESM2/DPLM weights or TorchScript)…"), this, &MainWindow::importModel)->setEnabled(maintainer);
+    file->addAction(tr("Import &model (ESM2/DPLM/MDLM weights or TorchScript)…"), this, &MainWindow::importModel)->setEnabled(maintainer);
     file->addSeparator();
     file->addAction(tr("&Import preferences (JSONL)…"), this, &MainWindow::importPreferences)->setEnabled(maintainer);
     file->addAction(tr("Import m&easurements (assay values)…"), this, [this] {

@@ -66,7 +66,7 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
     setWindowTitle(tr("Import a model"));
     // A published checkpoint is a folder (model.safetensors, config.json, vocab.txt): Folder… too.
     auto* modelField = new FileField(QStringLiteral("torchScriptFile"),
-                                     tr("ESM2/DPLM weights (folder or model.safetensors), or a torch.jit.save file"),
+                                     tr("ESM2/DPLM/MDLM weights (folder or model.safetensors), or a torch.jit.save file"),
                                      tr("Models (*.safetensors *.pt *.pth *.ts);;All files (*)"), /*folders=*/true, this);
     m_torchScript = modelField->edit();
     auto* vocabularyField = new FileField(QStringLiteral("vocabularyFile"),
@@ -111,7 +111,7 @@ ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& mo
                                         .arg(kMeasurementSeconds)
                                         .arg(kFewestFittedSamples)
                                         .arg(kMeasurementSamples));
-    m_summary = new QLabel(tr("Choose the model: published ESM2/DPLM weights, or TorchScript and its vocabulary (README: Bring your own model)."), this);
+    m_summary = new QLabel(tr("Choose the model: published ESM2, DPLM or MDLM weights, or TorchScript and its vocabulary (README: Bring your own model)."), this);
     m_summary->setObjectName(QStringLiteral("summary"));
     m_summary->setWordWrap(true);
     m_phase = new QLabel(this);
@@ -188,9 +188,13 @@ void ImportModelDialog::recogniseModel()
     // Published weights name their architecture at once (from config.json alone: a few bytes, read
     // here); their vocabulary comes from vocab.txt unless a contract is given.
     const bool weights = modelIsPublishedWeights();
-    m_vocabulary->setPlaceholderText(weights ? tr("optional: made from vocab.txt (the 20 amino acids, <mask>, <cls> … <eos>)")
-                                             : tr("Vocabulary file (JSON): symbols, mask, pad, begin, end"));
-    m_recognised->setText(modelRecognition(m_torchScript->text().trimmed()));
+    const QString recognised = modelRecognition(m_torchScript->text().trimmed());
+    const bool mdlm = recognised.contains(QStringLiteral("MDLM:"));
+    m_vocabulary->setPlaceholderText(
+        !weights ? tr("Vocabulary file (JSON): symbols, mask, pad, begin, end")
+        : mdlm   ? tr("optional with a vocab.txt beside the weights (its one-character tokens, [MASK]); else a contract")
+                 : tr("optional: made from vocab.txt (the 20 amino acids, <mask>, <cls> … <eos>)"));
+    m_recognised->setText(recognised);
 }
 void ImportModelDialog::setVocabularyFile(const QString& path) { m_vocabulary->setText(path); }
 void ImportModelDialog::setDataFile(const QString& path) { m_data->setText(path); }

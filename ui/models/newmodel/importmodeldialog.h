@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// "Import model…": a denoiser trained elsewhere, as published ESM2/DPLM weights (a folder with
-// model.safetensors, config.json and vocab.txt, read as data; docs/published-weights.md) or as
+// "Import model…": a denoiser trained elsewhere, as published ESM2, DPLM or MDLM weights (a
+// folder with model.safetensors, config.json and vocab.txt, read as data; docs/published-weights.md) or as
 // TorchScript with its vocabulary file (docs/own-model.md), brought in with the fields of `d2dpo import`: the model, the
 // vocabulary, the task (a data file's sequences or the paper's binary integers), what a valid
 // sample is and the rule. The import runs in the background and says each phase: checking the
