@@ -66,6 +66,24 @@ std::map<std::string, std::vector<int64_t>> shapesOf(const QString& path)
 
 QJsonObject jsonOf(const QString& text) { return QJsonDocument::fromJson(text.toUtf8()).object(); }
 
+/// The task's metrics recounted by the Python reference from an export's 60 samples equal the
+/// model card's, and the card names the architecture.
+void recountEqualsTheCard(const QString& exported, const QString& composition, const QString& script,
+                          const QString& architecture)
+{
+    const CliRun recount = runPython({"recount", exported + "/samples.txt", "--composition", composition}, script);
+    QVERIFY2(recount.exitCode == 0, qPrintable(recount.err));
+    QFile cardFile(exported + "/model_card.json");
+    QVERIFY(cardFile.open(QIODevice::ReadOnly));
+    const QJsonObject card = QJsonDocument::fromJson(cardFile.readAll()).object();
+    const QJsonObject metrics = card["export_samples"].toObject()["metrics"].toObject();
+    const QJsonObject counted = jsonOf(recount.out);
+    QCOMPARE(counted["samples"].toInt(), 60);
+    QVERIFY(qAbs(counted["vsr"].toDouble() - metrics["vsr"].toDouble()) < 1e-9);
+    QVERIFY2(qAbs(counted["rule_share"].toDouble() - metrics["rule_share"].toDouble()) < 1e-9, qPrintable(recount.out));
+    QCOMPARE(card["published_weights"].toObject()["architecture"].toString(), architecture);
+}
+
 } // namespace
 
 class TestPublishedWeights : public QObject {
@@ -169,18 +187,7 @@ private Q_SLOTS:
         QVERIFY2(moved > 1e-3, qPrintable(QString::number(moved)));
 
         // The task's metrics recounted from the export's samples in Python equal the model card's.
-        const CliRun recount = runPython({"recount", exported + "/samples.txt", "--composition", "KR"});
-        QVERIFY2(recount.exitCode == 0, qPrintable(recount.err));
-        QFile cardFile(exported + "/model_card.json");
-        QVERIFY(cardFile.open(QIODevice::ReadOnly));
-        const QJsonObject card = QJsonDocument::fromJson(cardFile.readAll()).object();
-        const QJsonObject metrics = card["export_samples"].toObject()["metrics"].toObject();
-        const QJsonObject counted = jsonOf(recount.out);
-        QCOMPARE(counted["samples"].toInt(), 60);
-        QVERIFY(qAbs(counted["vsr"].toDouble() - metrics["vsr"].toDouble()) < 1e-9);
-        QVERIFY2(qAbs(counted["rule_share"].toDouble() - metrics["rule_share"].toDouble()) < 1e-9,
-                 qPrintable(recount.out));
-        QCOMPARE(card["published_weights"].toObject()["architecture"].toString(), QStringLiteral("ESM2"));
+        recountEqualsTheCard(exported, "KR", kScript, QStringLiteral("ESM2"));
     }
 
     /// MDLM the same way: a time-conditioned DiT with its text8 vocabulary, imported, aligned on
@@ -239,18 +246,7 @@ private Q_SLOTS:
         QVERIFY2(gap < 1e-4, qPrintable(QString::number(gap)));
         QVERIFY2(moved > 1e-3, qPrintable(QString::number(moved)));
 
-        const CliRun recount = runPython({"recount", exported + "/samples.txt", "--composition", "ae"}, kMdlmScript);
-        QVERIFY2(recount.exitCode == 0, qPrintable(recount.err));
-        QFile cardFile(exported + "/model_card.json");
-        QVERIFY(cardFile.open(QIODevice::ReadOnly));
-        const QJsonObject card = QJsonDocument::fromJson(cardFile.readAll()).object();
-        const QJsonObject metrics = card["export_samples"].toObject()["metrics"].toObject();
-        const QJsonObject counted = jsonOf(recount.out);
-        QCOMPARE(counted["samples"].toInt(), 60);
-        QVERIFY(qAbs(counted["vsr"].toDouble() - metrics["vsr"].toDouble()) < 1e-9);
-        QVERIFY2(qAbs(counted["rule_share"].toDouble() - metrics["rule_share"].toDouble()) < 1e-9,
-                 qPrintable(recount.out));
-        QCOMPARE(card["published_weights"].toObject()["architecture"].toString(), QStringLiteral("MDLM"));
+        recountEqualsTheCard(exported, "ae", kMdlmScript, QStringLiteral("MDLM"));
     }
 
     void refusalsSaySoAndWriteNothing()

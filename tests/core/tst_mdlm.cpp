@@ -25,6 +25,7 @@
 #include "model/loradenoiser.h"
 #include "model/publishedarchitectures.h"
 #include "support/clirun.h"
+#include "support/filebytes.h"
 
 using namespace d2dpo;
 
@@ -43,11 +44,7 @@ bool runPython(const QStringList& arguments, QString* err = nullptr)
     return run.exitCode == 0;
 }
 
-std::string readFile(const QString& path)
-{
-    std::ifstream in(path.toStdString(), std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
+std::string readFile(const QString& path) { return d2dpo::test::readAll(path.toStdString()); }
 
 /// What the import reads and builds for a task of `length` letters; the error when it refuses.
 Result<std::shared_ptr<SlottedDenoiser>> build(const QString& folder, int64_t length, bool padded = false)
