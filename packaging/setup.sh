@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 packages=(
     g++ cmake ninja-build          # toolchain
     libtorch-dev                   # LibTorch 1.13 (CPU)
+    libgloo-dev                    # Gloo's headers: c10d's ProcessGroupGloo, data-parallel training over TCP
     libopenblas0-openmp            # fast BLAS for LibTorch; OpenMP build, as LibTorch's threads are OpenMP
     qt6-base-dev                   # Qt 6 Core/Test (tests) and Widgets/PrintSupport (desktop application)
     libqcustomplot-dev             # the training dashboard's plots (QCustomPlot 2.1, built for Qt 6 too)

@@ -2,6 +2,7 @@
 // `d2dpo train`: D2-DPO fine-tuning of a checkpoint on rule-made preference pairs (pairs the
 // checkpoint's task's rule ranks apart; the paper's dataset for its task) or on the experts' labels
 // in a store. The same job the desktop application runs (core/dpojob.h).
+#include <algorithm>
 #include <iostream>
 #include <limits>
 #include <vector>
@@ -15,6 +16,9 @@
 #include "facades/runtimeinfo.h"
 #include "jobs/dpojob.h"
 #include "jobs/assaypairs.h"
+#include "base/launchenvironment.h"
+#include "base/cputhreads.h"
+#include "cli/ranklauncher.h"
 
 namespace d2dpo::cli {
 
@@ -37,6 +41,13 @@ struct TrainOptions {
     AssayPairsSpec measured;
     double labelsWeight = 1.0, measurementsWeight = 1.0;
     bool grouped = false;
+    int nproc = 1;            ///< > 1: start this many local workers (ranklauncher.h)
+    int groupTimeout = 300;   ///< seconds a rank waits for the slowest in a step
+};
+
+/// A worker other than rank 0 says nothing while it trains (rank 0 speaks for the run), only why
+/// it ended when it failed.
+class QuietRank final : public PhaseListener {
 };
 
 /// --source as a PreferenceSource (with --db), or why not.
@@ -55,6 +66,8 @@ Result<PreferenceSource> sourceNamed(const std::string& source)
 int report(const DpoJobOutcome& outcome, const std::string& db)
 {
     const FinishedEvent& done = outcome.finished;
+    if (done.status == RunStatus::Stopped && !done.error.empty()) // another rank was lost
+        std::cerr << "d2dpo train: " << done.error << "\n";
     if (done.status == RunStatus::Failed)
         return fail("train", done.error + (done.lastCheckpointPath.empty()
                                                ? ""
@@ -64,7 +77,53 @@ int report(const DpoJobOutcome& outcome, const std::string& db)
                   << done.lastCheckpointPath << "\n";
     if (done.status == RunStatus::Stopped && outcome.runId > 0)
         std::cout << "continue it with: d2dpo train --resume " << outcome.runId << " --db " << storeNameForMessages(db) << "\n";
+    if (done.status == RunStatus::Stopped && !done.error.empty())
+        return 1;
     return done.status == RunStatus::Stopped ? exitCodeAfterStop(130) : 0;
+}
+
+/// The launch this process is part of (torchrun's variables), or why the variables are wrong.
+Result<std::optional<LaunchEnvironment>> launchOf(const TrainOptions& o)
+{
+    auto launch = launchFromEnvironment();
+    if (launch && launch.value() && o.nproc > 1)
+        return makeError("--nproc starts its own workers: leave it out when a launcher (torchrun) sets RANK and "
+                         "WORLD_SIZE");
+    return launch;
+}
+
+/// Runs the job with the console for rank 0 (or one process) and silence for the other ranks.
+int runJob(DpoJobSpec& job, const TrainOptions& o)
+{
+    auto launch = launchOf(o);
+    if (!launch)
+        return fail("train", launch.error());
+    job.launch = launch.value();
+    job.groupTimeoutSeconds = o.groupTimeout;
+    ConsoleListener console;
+    QuietRank quiet;
+    PhaseListener& listener = !job.launch || job.launch->isMain() ? static_cast<PhaseListener&>(console) : quiet;
+    listener.onPhase("d2dpo", job.dpo.steps);
+    return report(runDpoJob(job, listener, stopOnSignals()), o.db);
+}
+
+/// `--nproc N`: this command again in N workers, each with its share of the cores.
+int runWorkers(const TrainOptions& o)
+{
+    if (auto launch = launchOf(o); !launch)
+        return fail("train", launch.error());
+    LocalRanks ranks;
+    ranks.processes = o.nproc;
+    ranks.groupTimeoutSeconds = o.groupTimeout;
+    ranks.args = ownArgumentsWithout("--nproc");
+    const bool threadsGiven = std::any_of(ranks.args.begin(), ranks.args.end(), [](const std::string& arg) {
+        return arg == "--threads" || arg.rfind("--threads=", 0) == 0;
+    });
+    if (!threadsGiven) {
+        ranks.args.push_back("--threads");
+        ranks.args.push_back(std::to_string(std::max(1, physicalCoreCount() / o.nproc)));
+    }
+    return runLocalRanks(ranks, stopOnSignals());
 }
 
 int runResume(const TrainOptions& o)
@@ -77,10 +136,7 @@ int runResume(const TrainOptions& o)
     if (!o.runtime.device.empty() && o.runtime.device != "auto")
         job->device = o.runtime.device;
     job->threads = o.runtime.threads;
-    ConsoleListener console;
-    console.onPhase("d2dpo", job->dpo.steps);
-    const DpoJobOutcome outcome = runDpoJob(job.value(), console, stopOnSignals());
-    return report(outcome, o.db);
+    return runJob(job.value(), o);
 }
 
 int run(const TrainOptions& o)
@@ -88,10 +144,12 @@ int run(const TrainOptions& o)
     if (Status s = setCpuThreads(o.runtime.threads); !s)
         return fail("train", s.error());
     if (o.resume > 0)
-        return runResume(o);
+        return o.nproc > 1 ? runWorkers(o) : runResume(o);
     if (o.checkpoint.empty() || o.out.empty())
         return fail("train", "name the reference (--checkpoint) and a new folder for the checkpoints (--out), or "
                              "continue a run with --resume RUN --db STORE");
+    if (o.nproc > 1)
+        return runWorkers(o);
     DpoJobSpec job;
     job.referencePath = o.checkpoint;
     job.storePath = o.db;
@@ -125,10 +183,7 @@ int run(const TrainOptions& o)
     job.seed = o.runtime.seed;
     job.outputFolder = o.out;
     job.evaluateReference = o.evaluateReference;
-
-    ConsoleListener console;
-    console.onPhase("d2dpo", o.dpo.steps);
-    return report(runDpoJob(job, console, stopOnSignals()), o.db);
+    return runJob(job, o);
 }
 
 } // namespace
@@ -177,6 +232,17 @@ void registerTrain(CLI::App& app, int& exitCode)
         ->excludes("--out");
     c->add_flag("--evaluate-reference", options->evaluateReference,
                 "Measure the reference model first (the baselines of the curves)");
+    c->add_option("--nproc", options->nproc,
+                  "Train in this many processes on this machine, data-parallel (as torchrun --nproc-per-node "
+                  "starts them; or start each rank yourself with RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set): "
+                  "each scores its share of --batch, which they must divide; the result equals one process's")
+        ->check(CLI::Range(1, kMaxWorldSize))
+        ->capture_default_str();
+    c->add_option("--group-timeout", options->groupTimeout,
+                  "With several processes: seconds a rank waits for the slowest before the run ends stopped on "
+                  "every rank (a rank that dies ends it at once)")
+        ->check(CLI::Range(1, 24 * 3600))
+        ->capture_default_str();
     c->callback([options, &exitCode] { exitCode = run(*options); });
 }
 

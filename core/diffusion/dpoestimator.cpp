@@ -145,12 +145,15 @@ CorruptedPairs pairsSlice(const CorruptedPairs& all, int64_t pairCount, int64_t 
 
 DpoTerms d2dpoBackward(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise, const torch::Tensor& winners,
                        const torch::Tensor& losers, const DpoConfig& config, torch::Generator& generator,
-                       int64_t piecePairs)
+                       int64_t piecePairs, PairShare share)
 {
     const int64_t pairCount = winners.size(0);
+    const int64_t shareEnd = share.end < 0 ? pairCount : std::min(share.end, pairCount);
+    const int64_t shareBegin = std::clamp<int64_t>(share.begin, 0, shareEnd);
     const int64_t piece = piecePairs <= 0 ? pairCount : std::min(piecePairs, pairCount);
+    // Drawn for the whole batch on every share: the draws of pair b do not depend on who scores it.
     const CorruptedPairs all = corruptPairs(noise, winners, losers, config, generator);
-    if (piece == pairCount) {
+    if (piece == pairCount && shareBegin == 0 && shareEnd == pairCount) {
         DpoTerms terms = dpoTermsFrom(all, divergences(policy, reference, noise, all), pairCount, config);
         samplerPass(); // ...and before the backward pass, two thirds of a step
         terms.loss.backward();
@@ -166,8 +169,8 @@ DpoTerms d2dpoBackward(Denoiser& policy, Denoiser& reference, const NoiseProcess
     const auto read = winnerPositionsRead(noise, all).to(torch::kFloat).clamp_min(1);
     std::vector<torch::Tensor> chosen, rejected;
     torch::Tensor loss, nll;
-    for (int64_t begin = 0; begin < pairCount; begin += piece) {
-        const int64_t end = std::min(begin + piece, pairCount);
+    for (int64_t begin = shareBegin; begin < shareEnd; begin += piece) {
+        const int64_t end = std::min(begin + piece, shareEnd);
         const CorruptedPairs slice = pairsSlice(all, pairCount, begin, end);
         const TermParts parts = termParts(slice, divergences(policy, reference, noise, slice), end - begin, config);
         auto share = preferenceLosses(parts, config).sum() / termCount;

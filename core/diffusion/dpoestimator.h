@@ -51,13 +51,24 @@ DpoTerms d2dpoLoss(Denoiser& policy, Denoiser& reference, const NoiseProcess& no
 /// corruptPairs lays out a batch of end - begin pairs.
 CorruptedPairs pairsSlice(const CorruptedPairs& all, int64_t pairCount, int64_t begin, int64_t end);
 
+/// The pairs [begin, end) of a batch that one process of a data-parallel run scores; end < 0:
+/// to the batch's end.
+struct PairShare {
+    int64_t begin = 0;
+    int64_t end = -1;
+};
+
 /// d2dpoLoss and backward() through the policy, in pieces of at most `piecePairs` pairs (gradient
 /// accumulation). The draws are made once for the whole batch, as d2dpoLoss makes them, and each
 /// piece's share of the batch's loss is back-propagated before the next piece runs: the gradients
 /// are the whole batch's (to rounding) while only one piece's activations are alive. Returns the
 /// terms detached, the divergences in piece order. piecePairs <= 0 (or >= B): one piece.
+/// With `share`, only its pairs are scored, each piece still weighed against the whole batch: the
+/// loss and gradients are the share's part of the batch's, which summed over the shares that
+/// cover the batch (train/dpotrainer.cpp, across processes) are the batch's; the nll is the share's
+/// part likewise, the divergences the share's own.
 DpoTerms d2dpoBackward(Denoiser& policy, Denoiser& reference, const NoiseProcess& noise, const torch::Tensor& winners,
                        const torch::Tensor& losers, const DpoConfig& config, torch::Generator& generator,
-                       int64_t piecePairs);
+                       int64_t piecePairs, PairShare share = {});
 
 } // namespace d2dpo

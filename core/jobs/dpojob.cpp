@@ -25,6 +25,7 @@
 #include "jobs/runending.h"
 #include "jobs/runfolder.h"
 #include "jobs/runrecorder.h"
+#include "jobs/dporungroup.h"
 #include "jobs/storewait.h"
 #include "jobs/trainingpairs.h"
 #include "model/device.h"
@@ -70,6 +71,8 @@ public:
         , m_listener(listener)
         , m_stop(stop)
         , m_resuming(spec.resumeRunId > 0)
+        , m_group(spec.launch)
+        , m_main(m_group.isMain())
     {
     }
 
@@ -77,18 +80,20 @@ public:
     {
         try {
             prepare();
-            openStore();
-            loadPreferences();
-            takeFolder();
-            if (m_resuming)
-                reopenRun();
-            else
-                recordRun();
+            if (m_main) { // the other ranks of a data-parallel run learn all this from rank 0
+                openStore();
+                loadPreferences();
+                takeFolder();
+                if (m_resuming)
+                    reopenRun();
+                else
+                    recordRun();
+            }
             return finish(train());
         } catch (const JobRefused& refused) {
-            return finish(failed(refused.message));
+            return finish(failed(m_group.tellFailure(refused.message, m_device)));
         } catch (const std::exception& e) {
-            return finish(failed("D2-DPO training failed: " + userMessage(e)));
+            return finish(failed(m_group.tellFailure("D2-DPO training failed: " + userMessage(e), m_device)));
         }
     }
 
@@ -109,6 +114,9 @@ private:
         for (std::string* path : {&m_spec.referencePath, &m_spec.storePath, &m_spec.outputFolder})
             if (!path->empty() && !isTeamStoreUrl(*path))
                 *path = std::filesystem::absolute(*path, ec).lexically_normal().string();
+        // The ranks of a data-parallel run meet first: a refusal on rank 0 alone (its folder taken,
+        // its store missing) then reaches the others at once instead of after the group's timeout.
+        require(m_group.join(m_spec, m_listener));
         require(validate(m_spec.dpo));
         require(validate(m_spec.schedule));
         require(validate(m_spec.sampling));
@@ -121,13 +129,15 @@ private:
                 "each source's weight must be a positive number");
         require(!m_spec.outputFolder.empty(), "no folder was given for the checkpoints");
         // Each run writes into its own new folder: never over an earlier run's checkpoints.
-        if (!m_resuming)
+        if (!m_resuming && m_main)
             require(checkOutputFolder(m_spec.outputFolder, {m_spec.referencePath, m_spec.storePath},
                                       "the checkpoint folder"));
         // Thread counts are per calling thread under OpenMP: set them where the job runs (which
         // also keeps the 150 ms look at the machine's load out of a GUI thread).
         require(configureThreads(m_spec.threads > 0 ? m_spec.threads : defaultThreadCount(m_spec.reservedCores)));
         m_device = take(resolveDevice(m_spec.device));
+        if (m_group.inGroup() && m_device.is_cuda()) // each rank its GPU
+            m_device = take(resolveDevice("cuda:" + std::to_string(m_group.localRank())));
         m_listener.onLog(describeRuntime(m_device));
         m_model = take(openModel(m_spec.referencePath, m_device, m_spec.rule));
         m_reference = m_model.checkpoint.info;
@@ -138,7 +148,7 @@ private:
         }
         m_listener.onLog("reference " + m_reference.id + " (" + m_reference.kind + ", step " +
                          std::to_string(m_reference.step) + ") from " + m_spec.referencePath);
-        if (!m_resuming && m_spec.evalSeconds > 0) // a new run's evaluations fitted to the reference's cost
+        if (!m_resuming && m_spec.evalSeconds > 0 && m_main) // a new run's evaluations fitted to the reference's cost
             m_spec.schedule.evalSamples =
                 fittedEvaluationCount(m_model.checkpoint.model, *m_model.task, m_reference.spec.noise, m_spec.sampling,
                                       {m_spec.schedule.evalSamples, m_spec.evalSeconds}, m_listener).samples;
@@ -241,6 +251,8 @@ private:
                  {"eta", m_reference.spec.noise.eta},
                  {"device", m_spec.device},
                  {"reference_path", m_spec.referencePath},
+                 {"started_by", {{"user", currentUserName()}, {"host", currentHostName()},
+                                 {"processes", m_spec.launch ? m_spec.launch->worldSize : 1}}},
                  {"output_folder", m_spec.outputFolder}}
                 .dump();
         run.device = m_device.str();
@@ -265,9 +277,10 @@ private:
                            .checkpointFolder(m_spec.outputFolder)
                            .parentId(m_reference.id)
                            .resume(m_resumePoint);
-        if (m_spec.evaluateReference && !m_resuming && !m_stop.stopRequested()) {
+        if (m_spec.evaluateReference && !m_resuming && !m_stop.stopRequested() && m_main) {
             // Measured on a frozen copy, as the trainer's own: the policy starts as the reference.
-            // A stop during it leaves the reference unmeasured; the trainer then stops before its first step.
+            // A stop during it leaves the reference unmeasured; the trainer then stops before its first step
+            // (the ranks of a data-parallel run: after it, as they stop together).
             try {
                 const SampleMetrics metrics =
                     referenceMetrics(m_store.get(), m_reference, frozenCopy(m_model.checkpoint.model), *m_model.task,
@@ -277,6 +290,8 @@ private:
             } catch (const EvaluationStopped&) {
             }
         }
+        if (m_group.inGroup())
+            require(m_group.shareSetup(m_spec, m_resumePoint, m_pairs, m_device, options));
         DpoTrainer trainer(m_model.checkpoint.model, *m_model.task, *m_model.noise, options);
         if (auto adapted = std::dynamic_pointer_cast<LoraDenoiser>(trainer.policy()); adapted && m_resumedPolicy) {
             // The checkpoint holds W0 + B A merged: the adapters are recovered from it (Adam starts afresh).
@@ -357,6 +372,8 @@ private:
     TrainListener& m_listener;
     const StopToken& m_stop;
     const bool m_resuming;
+    DpoRunGroup m_group; ///< its place in a data-parallel run, if it is one
+    const bool m_main;   ///< one process, or rank 0: reads the store, records, writes
     DpoJobOutcome m_outcome;
     torch::Device m_device{torch::kCPU};
     OpenedModel m_model;

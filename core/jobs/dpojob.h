@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/config.h"
+#include "base/launchenvironment.h"
 #include "base/result.h"
 #include "base/trainlistener.h"
 #include "jobs/assaypairs.h"
@@ -57,6 +58,12 @@ struct DpoJobSpec {
     /// A team store that cannot be reached when the run ends is waited for this long (jobs/storewait.h)
     /// before the run ends saying what is left to record and how (`d2dpo store record-run`).
     int storeWaitSeconds = 600;
+    /// One rank of a data-parallel run (torchrun's variables, or `d2dpo train --nproc`); unset: one
+    /// process. Rank 0 reads the store, records the run and writes the checkpoints; the others
+    /// train beside it and write nothing (train/dpotrainer.h says how the batch is shared).
+    std::optional<LaunchEnvironment> launch;
+    /// How long a rank waits for the slowest one in a step before the run ends stopped on every rank.
+    int groupTimeoutSeconds = 300;
 };
 
 struct DpoJobOutcome {

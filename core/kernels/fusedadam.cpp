@@ -43,21 +43,6 @@ bool fusable(const torch::Tensor& p)
            g.scalar_type() == torch::kFloat && !g.is_sparse();
 }
 
-// The key under which torch::optim::Adam keeps a parameter's state: the TensorImpl's address as a
-// string in LibTorch 1.13 (what c10::guts::to_string, since removed, made of it), the address itself
-// in 2.6. Key is the state map's key_type, so the code follows whichever LibTorch it is built with.
-template <typename Key>
-Key adamStateKey(c10::TensorImpl* impl)
-{
-    if constexpr (std::is_same_v<Key, std::string>) {
-        std::ostringstream key;
-        key << static_cast<const void*>(impl);
-        return key.str();
-    } else {
-        return impl;
-    }
-}
-
 bool fits(const torch::Tensor& moment, const torch::Tensor& p)
 {
     return moment.defined() && moment.sizes() == p.sizes() && moment.scalar_type() == p.scalar_type() &&

@@ -8,11 +8,28 @@
 // it matches torch::optim::Adam to float rounding (tests/core/tst_kernels.cpp).
 #pragma once
 
+#include <sstream>
 #include <string>
+#include <type_traits>
 
 #include <torch/optim/adam.h>
 
 namespace d2dpo {
+
+// The key under which torch::optim::Adam keeps a parameter's state: the TensorImpl's address as a
+// string in LibTorch 1.13 (what c10::guts::to_string, since removed, made of it), the address itself
+// in 2.6. Key is the state map's key_type, so the code follows whichever LibTorch it is built with.
+template <typename Key>
+inline Key adamStateKey(c10::TensorImpl* impl)
+{
+    if constexpr (std::is_same_v<Key, std::string>) {
+        std::ostringstream key;
+        key << static_cast<const void*>(impl);
+        return key.str();
+    } else {
+        return impl;
+    }
+}
 
 class FusedAdam : public torch::optim::Adam {
 public:

@@ -12,6 +12,7 @@
 
 #include "base/failurereport.h"
 #include "diffusion/sampler.h"
+#include "distributed/traininggroup.h"
 #include "io/checkpoint.h"
 #include "model/device.h"
 #include "model/loradenoiser.h"
@@ -50,6 +51,10 @@ public:
             finish();
         } catch (const EvaluationStopped&) { // heard while the reference was measured for keepBest
             m_finished.status = RunStatus::Stopped;
+        } catch (const GroupLost& lost) { // another rank stopped answering: this one stops where it is
+            m_finished.status = RunStatus::Stopped;
+            m_finished.error = lost.what();
+            m_listener.onLog(lost.what());
         } catch (const std::exception& e) {
             m_finished.status = RunStatus::Failed;
             m_finished.error = "D2-DPO training failed: " + userMessage(e);
@@ -96,7 +101,8 @@ private:
     /// earlier best stays the one to beat.
     void setUpBestCheckpoint()
     {
-        if (t.m_schedule.keepBest.empty() || t.m_checkpointFolder.empty())
+        // Every rank of a data-parallel run measures alike (only rank 0 writes): the ranks keep in step.
+        if (t.m_schedule.keepBest.empty() || (t.m_checkpointFolder.empty() && !t.m_group))
             return;
         if (!t.m_referenceVsr) {
             t.m_reference->eval();
@@ -105,7 +111,7 @@ private:
         m_best.emplace(t.m_schedule.keepBest, t.m_schedule.keepBestVsrSlack, *t.m_referenceVsr);
         const std::string earlier = (std::filesystem::path(t.m_checkpointFolder) / "best.d2dpo").string();
         std::error_code ec;
-        if (t.m_startStep > 0 && std::filesystem::exists(earlier, ec))
+        if (t.m_startStep > 0 && !t.m_checkpointFolder.empty() && std::filesystem::exists(earlier, ec))
             if (auto kept = loadCheckpoint(earlier, torch::kCPU))
                 if (auto metrics = sampleMetricsFromJson(kept->info.metricsJson))
                     if (m_best->offer(kept->info.step, metrics.value()))
@@ -118,23 +124,14 @@ private:
     {
         const size_t readEvery = size_t(t.hostReadEvery());
         for (int64_t step = t.m_startStep + 1; step <= t.m_config.steps; ++step) {
-            if (m_stop.stopRequested()) {
+            // The ranks of a data-parallel run stop together, after the step in which one heard it.
+            if (t.m_group ? t.m_groupStopAsked : m_stop.stopRequested()) {
                 stopAfterReadingBack();
                 return;
             }
             const bool report = step % std::max(1, t.m_schedule.logEvery) == 0 || step == t.m_config.steps;
-            try {
-                // Heard inside a step too, between its pieces and before its backward pass: a
-                // step of a large model takes seconds. The weights stay the last whole step's.
-                const PassWatch hearStop([this] {
-                    if (m_stop.stopRequested())
-                        throw StepStopped();
-                });
-                m_unread.push_back({step, t.step(report), report});
-            } catch (const StepStopped&) {
-                stopAfterReadingBack();
+            if (!runStep(step, report))
                 return;
-            }
             const bool evaluationDue =
                 t.m_schedule.evalEvery > 0 && step % t.m_schedule.evalEvery == 0 && step != t.m_config.steps;
             const bool checkpointDue = t.m_schedule.checkpointEvery > 0 && step % t.m_schedule.checkpointEvery == 0 &&
@@ -146,6 +143,30 @@ private:
                 return;
             if (checkpointDue)
                 checkpoint(step);
+        }
+    }
+
+    /// Runs `step` ahead of the host; false when a stop heard inside it abandoned it (the run then
+    /// ends stopped). The ranks of a data-parallel run hear a stop only between steps: a step one
+    /// rank abandoned would leave the others waiting for its gradients.
+    bool runStep(int64_t step, bool report)
+    {
+        if (t.m_group) {
+            m_unread.push_back({step, t.step(report), report});
+            return true;
+        }
+        try {
+            // Heard inside a step too, between its pieces and before its backward pass: a
+            // step of a large model takes seconds. The weights stay the last whole step's.
+            const PassWatch hearStop([this] {
+                if (m_stop.stopRequested())
+                    throw StepStopped();
+            });
+            m_unread.push_back({step, t.step(report), report});
+            return true;
+        } catch (const StepStopped&) {
+            stopAfterReadingBack();
+            return false;
         }
     }
 
@@ -231,8 +252,11 @@ private:
     SampleMetrics measure(Denoiser& model)
     {
         auto generator = makeGenerator(t.m_evalSeed, t.m_policy->parameters().front().device());
+        // The ranks of a data-parallel run evaluate alike to the end (one that gave up alone would
+        // leave the others waiting in the next step); a stop heard meanwhile ends them after the next step.
         SampleMetrics metrics =
-            evaluateModel(model, t.m_task, t.m_spec.noise, t.m_sampling, t.m_schedule.evalSamples, generator, &m_stop,
+            evaluateModel(model, t.m_task, t.m_spec.noise, t.m_sampling, t.m_schedule.evalSamples, generator,
+                          t.m_group ? nullptr : &m_stop,
                           [this](double drawn, int64_t total) { m_listener.onEvaluationProgress(drawn, total); });
         metrics.seed = t.m_evalSeed;
         return metrics;
@@ -294,7 +318,10 @@ private:
 
 FinishedEvent DpoTrainer::run(TrainListener& listener, const StopToken& stop)
 {
-    return DpoRunSteps(*this, listener, stop).run();
+    m_stop = &stop;
+    FinishedEvent finished = DpoRunSteps(*this, listener, stop).run();
+    m_stop = nullptr;
+    return finished;
 }
 
 } // namespace d2dpo

@@ -17,6 +17,8 @@
 #include "model/loradenoiser.h"
 #include "model/slotteddenoiser.h"
 #include "diffusion/dpoestimator.h"
+#include "distributed/traininggroup.h"
+#include "train/groupstep.h"
 
 namespace d2dpo {
 
@@ -58,7 +60,13 @@ DpoTrainer::DpoTrainer(Denoiser start, const Task& task, const NoiseProcess& noi
     , m_referenceVsr(options.referenceVsr())
     , m_checkpointFolder(options.checkpointFolder())
     , m_parentId(options.parentId())
+    , m_group(options.group())
 {
+    if (m_group && m_group->size() > 1 && m_config.batch % m_group->size() != 0)
+        m_setupError = "the batch of " + std::to_string(m_config.batch) + " pairs cannot be shared evenly by " +
+                       std::to_string(m_group->size()) + " processes: choose a batch that " +
+                       std::to_string(m_group->size()) + " divides";
+
     if (const auto& resume = options.resume()) {
         m_startStep = resume->step;
         m_resumedCheckpoint = resume->checkpointPath;
@@ -169,6 +177,8 @@ DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
                                          wrong + "): it belongs to another model; resume without it to start "
                                          "Adam afresh");
         }
+        if (m_group) // rank 0's weights and Adam state on every rank
+            shareStartingPoint(*m_group, m_policy, m_reference, *m_optimizer);
         m_policy->train();
     }
     const auto index = m_pairWeights.defined()
@@ -179,20 +189,32 @@ DpoTrainer::StepTensors DpoTrainer::step(bool withRewards)
     // The products of both models' forward and backward passes; Adam's step below is float32 alone.
     const MatmulPrecisionScope precision(m_config.precision);
     DpoTerms terms;
-    if (m_groups) { // one pass per group in the batch; its terms are detached as d2dpoBackward's are
+    if (m_groups && m_group) {
+        throw std::runtime_error("grouped scoring runs in one process: train with --source measurements --grouped "
+                                 "without a multi-process launch");
+    } else if (m_groups) { // one pass per group in the batch; its terms are detached as d2dpoBackward's are
         terms = groupedD2dpoLoss(m_policy, m_reference, m_noise, *m_groups, index, m_config, *m_generator);
         terms.loss.backward();
         terms = DpoTerms{terms.loss.detach(), terms.divergenceChosen.detach(), terms.divergenceRejected.detach(), {}};
     } else {
+        PairShare share; // one process: the whole batch
+        if (m_group) {
+            const int64_t each = m_config.batch / m_group->size();
+            share = {each * m_group->rank(), each * (m_group->rank() + 1)};
+        }
         terms = d2dpoBackward(m_policy, m_reference, m_noise, m_winners.index_select(0, index),
-                              m_losers.index_select(0, index), m_config, *m_generator, m_config.batchPiece);
+                              m_losers.index_select(0, index), m_config, *m_generator, m_config.batchPiece, share);
     }
-    StepTensors out{terms.loss, {}};
-    if (device.is_cpu() && !std::isfinite(terms.loss.item<double>()))
+    StepTensors out{terms.loss, withRewards ? rewardFigures(terms, m_config.beta) : torch::Tensor()};
+    if (m_group) { // every rank now holds the batch's gradients and figures
+        const GroupStepFigures summed = sumStepOverGroup(*m_group, m_optimizer->param_groups().front().params(),
+                                                         out.loss, out.rewards, m_stop && m_stop->stopRequested());
+        out = {summed.loss, summed.rewards};
+        m_groupStopAsked = summed.stopAsked;
+    }
+    if (device.is_cpu() && !std::isfinite(out.loss.item<double>()))
         return out;
     m_optimizer->step();
-    if (withRewards)
-        out.rewards = rewardFigures(terms, m_config.beta);
     return out;
 }
 

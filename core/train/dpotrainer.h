@@ -21,6 +21,8 @@
 #include "tasks/task.h"
 #include "base/trainlistener.h"
 
+namespace d2dpo { class TrainingGroup; }
+
 namespace d2dpo {
 
 /// Where the optimizer state of the checkpoint at `checkpointPath` is kept: beside it, ".adam".
@@ -60,6 +62,12 @@ struct DpoTrainerOptions {
     /// Continue a run instead of starting one: the training draws are seeded apart from the first
     /// attempt's.
     TORCH_ARG(std::optional<DpoResumePoint>, resume) = std::nullopt;
+    /// Train as one rank of a data-parallel run (distributed/traininggroup.h): every rank draws the
+    /// whole batch alike, scores its share of DpoConfig::batch pairs (which the group's size must
+    /// divide), and takes the same Adam step on the summed gradients; rank 0 alone writes
+    /// checkpoints (give the others no folder). A stop asked of any rank ends every rank after the
+    /// step under way; a lost rank ends the run stopped. Unset: one process.
+    TORCH_ARG(std::shared_ptr<TrainingGroup>, group) = nullptr;
 };
 
 class DpoTrainer {
@@ -137,6 +145,9 @@ private:
     std::string m_resumedCheckpoint;
     std::string m_optimizerStateToLoad;
     std::optional<torch::Generator> m_generator;
+    std::shared_ptr<TrainingGroup> m_group; ///< set: one rank of a data-parallel run
+    const StopToken* m_stop = nullptr;      ///< run()'s, given to the group with each step
+    bool m_groupStopAsked = false;          ///< the last step's exchange said a rank was asked to stop
     std::unique_ptr<FusedAdam> m_optimizer;
 };
 

@@ -367,11 +367,15 @@ private Q_SLOTS:
         RunRecord record;
         record.kind = RunKind::D2dpo;
         record.referenceModelId = "ref";
+        // As `d2dpo train --nproc 2` on another machine records who started it where.
+        record.configJson = R"({"started_by": {"user": "mara", "host": "node7", "processes": 2}})";
         const int64_t runId = trainer->startRun(record).value();
         QVERIFY(trainer->appendMetrics(runId, 1, {{"loss", 0.69}}));
         // The list shows it within a look or two, as alive elsewhere.
         QTRY_COMPARE_WITH_TIMEOUT(list->count(), before + 1, 10000);
         QVERIFY2(list->item(0)->text().contains(QLatin1String("running in another process")),
+                 qPrintable(list->item(0)->text()));
+        QVERIFY2(list->item(0)->text().contains(QLatin1String("started by mara on node7, 2 processes")),
                  qPrintable(list->item(0)->text()));
         list->setCurrentRow(0);
         QTRY_COMPARE(train->lossPlot()->pointCount(0), 1); // read off the window's thread

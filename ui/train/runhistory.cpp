@@ -99,7 +99,18 @@ QString runOrigin(PreferenceStore& store, std::map<std::string, QString>& names,
     } else if (!prefs.isEmpty()) {
         trained = RunHistory::tr("%1 rule-made pairs").arg(pairs);
     }
-    return RunHistory::tr("from %1").arg(from) + (trained.isEmpty() ? QString() : QStringLiteral(" · ") + trained);
+    // Who started it where: a run of a team store may train on another machine, in several processes.
+    const QJsonObject by = config.value(QStringLiteral("started_by")).toObject();
+    QString origin;
+    if (!by.isEmpty()) {
+        const int processes = by.value(QStringLiteral("processes")).toInt(1);
+        origin = RunHistory::tr("started by %1 on %2").arg(by.value(QStringLiteral("user")).toString(),
+                                                           by.value(QStringLiteral("host")).toString());
+        if (processes > 1)
+            origin += RunHistory::tr(", %1 processes").arg(processes);
+    }
+    return RunHistory::tr("from %1").arg(from) + (trained.isEmpty() ? QString() : QStringLiteral(" · ") + trained) +
+           (origin.isEmpty() ? QString() : QStringLiteral(" · ") + origin);
 }
 
 } // namespace

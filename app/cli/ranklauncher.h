@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `d2dpo train --nproc N`: this machine's share of a data-parallel run started as torchrun starts
+// one. The launcher serves the rendezvous store (core/distributed/rendezvoushost.h) on 127.0.0.1,
+// starts N workers of this program with the same command line less --nproc and torchrun's
+// variables (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), and watches them:
+// - Ctrl-C or SIGTERM reaches each worker once (they stop together after the step under way);
+// - a worker that fails or dies breaks its peers' connections, and they end stopped on their own;
+//   any still running after the group's timeout and a grace period is killed;
+// - the launcher dying (even by kill -9) sends each worker SIGTERM.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/trainlistener.h"
+
+namespace d2dpo::cli {
+
+struct LocalRanks {
+    int processes = 2;
+    std::vector<std::string> args; ///< each worker's arguments, after the program's name
+    int groupTimeoutSeconds = 300;
+};
+
+/// Runs the workers to their end; the exit code is rank 0's, or a failed worker's when rank 0
+/// succeeded (128 + the signal's number for one a signal ended).
+int runLocalRanks(const LocalRanks& ranks, const StopToken& stop);
+
+/// This process's own arguments (after the program's name) without `option` and its value
+/// (`--nproc 2` or `--nproc=2`), read from /proc/self/cmdline.
+std::vector<std::string> ownArgumentsWithout(const std::string& option);
+
+} // namespace d2dpo::cli
