@@ -111,6 +111,35 @@ QList<qint64> childrenOf(qint64 parent)
     return pids;
 }
 
+/// Starts `process` as rank `rank` of 2 of a torchrun-style launch whose rank 0 serves the
+/// rendezvous on 127.0.0.1:`port`.
+void startRank(QProcess& process, int rank, const QString& port, const QStringList& args)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("RANK", QString::number(rank));
+    environment.insert("LOCAL_RANK", QString::number(rank));
+    environment.insert("WORLD_SIZE", "2");
+    environment.insert("MASTER_ADDR", "127.0.0.1");
+    environment.insert("MASTER_PORT", port);
+    process.setProcessEnvironment(environment);
+    process.start(d2dpo::test::kCli, args);
+}
+
+/// Starts `d2dpo` with `args` (a `--nproc 2` launch) and waits until it wrote `checkpoint`;
+/// returns its two workers' pids in the order started (rank 0, rank 1), empty on failure.
+QList<qint64> startLaunchUntil(QProcess& launcher, const QStringList& args, const QString& checkpoint, QString& err)
+{
+    launcher.start(d2dpo::test::kCli, args);
+    if (!launcher.waitForStarted())
+        return {};
+    d2dpo::test::waitForOutput(launcher, checkpoint, err);
+    QList<qint64> workers;
+    QElapsedTimer timer;
+    for (timer.start(); timer.elapsed() < 10000 && workers.size() != 2; QTest::qWait(50))
+        workers = childrenOf(launcher.processId());
+    return workers.size() == 2 ? workers : QList<qint64>();
+}
+
 } // namespace
 
 class TestDistributedTrain : public QObject {
@@ -169,16 +198,8 @@ private:
         const QStringList args = trainArgs(model, path(name + "-env"), labelled, path(name + "-env.sqlite")) + extra;
         const QString port = QString::number(freePort());
         QProcess ranks[2];
-        for (int rank = 0; rank < 2; ++rank) {
-            QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-            environment.insert("RANK", QString::number(rank));
-            environment.insert("LOCAL_RANK", QString::number(rank));
-            environment.insert("WORLD_SIZE", "2");
-            environment.insert("MASTER_ADDR", "127.0.0.1");
-            environment.insert("MASTER_PORT", port);
-            ranks[rank].setProcessEnvironment(environment);
-            ranks[rank].start(d2dpo::test::kCli, args);
-        }
+        for (int rank = 0; rank < 2; ++rank)
+            startRank(ranks[rank], rank, port, args);
         const CliRun envMain = d2dpo::test::finishProcess(ranks[0]);
         const CliRun envOther = d2dpo::test::finishProcess(ranks[1]);
         QVERIFY2(envMain.exitCode == 0, qPrintable(envMain.err));
@@ -262,16 +283,10 @@ private Q_SLOTS:
         // ends with it.
         const QString port = QString::number(freePort());
         QProcess ranks[2];
-        for (int rank = 0; rank < 2; ++rank) {
-            QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-            environment.insert("RANK", QString::number(rank));
-            environment.insert("WORLD_SIZE", "2");
-            environment.insert("MASTER_ADDR", "127.0.0.1");
-            environment.insert("MASTER_PORT", port);
-            ranks[rank].setProcessEnvironment(environment);
-            ranks[rank].start(d2dpo::test::kCli, {"train", "-c", m_paperModel, "-o", path("seeds"), "--steps", "2",
-                                                  "--batch", "8", "--pairs", "64", "--seed", QString::number(rank)});
-        }
+        for (int rank = 0; rank < 2; ++rank)
+            startRank(ranks[rank], rank, port,
+                      {"train", "-c", m_paperModel, "-o", path("seeds"), "--steps", "2", "--batch", "8", "--pairs",
+                       "64", "--seed", QString::number(rank)});
         const CliRun main = d2dpo::test::finishProcess(ranks[0], 120000);
         const CliRun other = d2dpo::test::finishProcess(ranks[1], 120000);
         QVERIFY2(other.exitCode == 1 && other.err.contains("rank 1 was started with other training settings or seed"),
@@ -317,16 +332,14 @@ private Q_SLOTS:
         const QString db = path("killed.sqlite");
         QVERIFY(QFile::copy(path("paper-labels.sqlite"), db));
         QProcess launcher;
-        launcher.start(d2dpo::test::kCli, {"train", "-c", m_paperModel, "-o", path("killed"), "--db", db, "--steps",
-                                           "3000", "--batch", "8", "--eval-every", "0",
-                                           "--checkpoint-every", "20", "--threads", "1", "--nproc", "2"});
-        QVERIFY(launcher.waitForStarted());
         QString err;
-        d2dpo::test::waitForOutput(launcher, "step-000040.d2dpo", err);
-        if (QTest::currentTestFailed())
-            return;
-        QList<qint64> workers;
-        QTRY_VERIFY_WITH_TIMEOUT((workers = childrenOf(launcher.processId())).size() == 2, 10000);
+        const QList<qint64> workers =
+            startLaunchUntil(launcher,
+                             {"train", "-c", m_paperModel, "-o", path("killed"), "--db", db, "--steps", "3000",
+                              "--batch", "8", "--eval-every", "0", "--checkpoint-every", "20", "--threads", "1",
+                              "--nproc", "2"},
+                             "step-000040.d2dpo", err);
+        QVERIFY2(workers.size() == 2, qPrintable(err));
         ::kill(pid_t(workers[1]), SIGKILL); // started second: rank 1
         const CliRun ended = d2dpo::test::finishProcess(launcher, 120000);
         err += ended.err;
@@ -355,16 +368,14 @@ private Q_SLOTS:
     void aHungRankIsGivenUpAfterTheTimeout()
     {
         QProcess launcher;
-        launcher.start(d2dpo::test::kCli, {"train", "-c", m_paperModel, "-o", path("hung"), "--steps", "100000",
-                                           "--batch", "8", "--pairs", "64", "--eval-every", "0", "--checkpoint-every",
-                                           "20", "--threads", "1", "--nproc", "2", "--group-timeout", "3"});
-        QVERIFY(launcher.waitForStarted());
         QString err;
-        d2dpo::test::waitForOutput(launcher, "step-000020.d2dpo", err);
-        if (QTest::currentTestFailed())
-            return;
-        QList<qint64> workers;
-        QTRY_VERIFY_WITH_TIMEOUT((workers = childrenOf(launcher.processId())).size() == 2, 10000);
+        const QList<qint64> workers =
+            startLaunchUntil(launcher,
+                             {"train", "-c", m_paperModel, "-o", path("hung"), "--steps", "100000", "--batch", "8",
+                              "--pairs", "64", "--eval-every", "0", "--checkpoint-every", "20", "--threads", "1",
+                              "--nproc", "2", "--group-timeout", "3"},
+                             "step-000020.d2dpo", err);
+        QVERIFY2(workers.size() == 2, qPrintable(err));
         QElapsedTimer timer;
         timer.start();
         ::kill(pid_t(workers[1]), SIGSTOP);
