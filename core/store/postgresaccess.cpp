@@ -150,11 +150,18 @@ DECLARE
     who text := d2dpo_labeler_identity();
     v_pair bigint;
 BEGIN
+    -- The claim's turn (d2dpo_claim_pairs): an undo and a claim at once cannot pass the cap together.
+    INSERT INTO claim_turns (labeler) VALUES (who) ON CONFLICT DO NOTHING;
+    PERFORM 1 FROM claim_turns WHERE labeler = who FOR UPDATE;
     UPDATE labels SET undone_at = to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
         WHERE id = coalesce(p_label, (SELECT max(id) FROM labels WHERE labeler = who AND undone_at IS NULL))
           AND labeler = who AND undone_at IS NULL
         RETURNING pair_id INTO v_pair;
-    IF v_pair IS NOT NULL THEN -- the undone pair is the caller's to label again
+    -- The undone pair is the caller's to label again, under the cap every lease obeys
+    -- (d2dpo_claim_pairs): past it, the pair goes back to the queue like any other.
+    IF v_pair IS NOT NULL AND
+       (SELECT count(*) FROM leases WHERE labeler = who AND pair_id <> v_pair
+                                      AND expires_at > CAST(extract(epoch FROM clock_timestamp()) AS BIGINT)) < 16 THEN
         INSERT INTO leases (pair_id, labeler, expires_at)
             VALUES (v_pair, who, CAST(extract(epoch FROM clock_timestamp()) AS BIGINT) +
                                  least(greatest(coalesce((SELECT CAST(value AS BIGINT) FROM settings

@@ -16,8 +16,9 @@ const char* postgresSchema();
 
 /// The version of postgresAccessScript(), kept in store_meta as 'access_version' (a store without
 /// it is at 1): a store behind it is upgraded by its owner and refused to everyone else, since a
-/// labeler's client calls functions that an older store lacks.
-constexpr int kPostgresAccessVersion = 4;
+/// labeler's client calls functions that an older store lacks. Version 5: an undo hands its pair
+/// back under the lease cap.
+constexpr int kPostgresAccessVersion = 5;
 
 /// The roles (d2dpo_labeler, d2dpo_maintainer; made when missing), the grants, the policies and
 /// the functions through which a labeler labels and holds pairs (postgresaccess.cpp). Run again

@@ -8,8 +8,10 @@
 
 namespace d2dpo {
 
-/// `name` without any password: a URL loses `:PASSWORD` before its `@` and its `password=`
-/// parameter, a key=value string its `password=VALUE` (quoted or not); a file path is kept as is.
+/// `name` without any secret: a URL is read as libpq reads it and loses `:PASSWORD` before its
+/// `@` and every `password` and `sslpassword` parameter, however often given and however its key
+/// is percent-encoded (libpq decodes keys and takes the last); a key=value string loses its
+/// `password=VALUE` and `sslpassword=VALUE` (quoted or not); a file path is kept as is.
 std::string storeNameForMessages(const std::string& name);
 
 /// Whether `name` reads as libpq's key=value connection string ("host=db dbname=team ...")
@@ -17,11 +19,17 @@ std::string storeNameForMessages(const std::string& name);
 /// a sentence instead of creating a file of that name.
 bool looksLikeConnectionString(const std::string& name);
 
-/// The password a postgresql:// URL carries (user:PASSWORD@ or ?password=), percent-decoded; ""
-/// when it has none.
+/// The password libpq reads from a postgresql:// URL (user:PASSWORD@, then each ?password=, the
+/// last winning), percent-decoded; "" when it has none.
 std::string storePassword(const std::string& url);
 
 /// `url` (one without a password) with `password` added as its ?password= parameter, encoded.
 std::string storeUrlWithPassword(const std::string& url, const std::string& password);
+
+/// The passphrase of the client's SSL key a URL carries (each ?sslpassword=, the last winning),
+/// percent-decoded; "" when it has none. Messages never show it either.
+std::string storeSslPassword(const std::string& url);
+/// `url` with `sslPassword` added as its ?sslpassword= parameter, encoded.
+std::string storeUrlWithSslPassword(const std::string& url, const std::string& sslPassword);
 
 } // namespace d2dpo

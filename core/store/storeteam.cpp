@@ -94,6 +94,10 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const st
                              ", this build knows up to " + std::to_string(latest) + "); nothing was changed");
         if (version < latest)
             try {
+                // A session idle in a transaction that holds a table the migration alters, or the
+                // store's write lock, holds the upgrade (and every client queued behind its locks)
+                // 10 s at most, from the write lock on.
+                db.exec("SET lock_timeout = '10s'");
                 sql::WriteTransaction transaction(db);
                 version = storedVersion(db);
                 const auto& migrations = postgresMigrations();
@@ -107,8 +111,14 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const st
                 applyAccessRules(db);
                 db.exec("UPDATE store_meta SET value = '" + std::to_string(latest) + "' WHERE key = 'schema_version'");
                 transaction.commit();
+                db.exec("RESET lock_timeout"); // the connection's own, as it opened
                 version = latest;
             } catch (const sql::Error& e) {
+                if (e.kind() == sql::ErrorKind::Busy)
+                    return makeError(where + "upgrading it to schema " + std::to_string(latest) +
+                                     " waited 10 s for a session that holds its tables (a transaction left open, "
+                                     "as in psql: pg_stat_activity shows it); end it and try again; nothing was "
+                                     "changed (" + std::string(e.what()) + ")");
                 if (e.kind() != sql::ErrorKind::Permission)
                     throw;
                 return makeError(ErrorCode::Denied,
@@ -135,12 +145,13 @@ Result<std::unique_ptr<PreferenceStore>> PreferenceStore::openTeamStore(const st
                                      "; only its owner may upgrade them (`d2dpo store init URL` as the owner); "
                                      "nothing was changed");
             try {
-                sql::WriteTransaction transaction(db);
                 // New rules lock the tables they change: a session idle in a transaction that read
                 // them (a labeler's psql) would hold the upgrade, and every client behind it, forever.
-                db.exec("SET LOCAL lock_timeout = '10s'");
+                db.exec("SET lock_timeout = '10s'");
+                sql::WriteTransaction transaction(db);
                 applyAccessRules(db);
                 transaction.commit();
+                db.exec("RESET lock_timeout");
             } catch (const sql::Error& e) {
                 if (e.kind() != sql::ErrorKind::Busy)
                     throw;

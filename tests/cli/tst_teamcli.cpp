@@ -73,6 +73,20 @@ private Q_SLOTS:
                  qPrintable(train.out + train.err));
         for (const CliRun& run : {pairs, labelled, train, runCli({"store", "progress", "--db", q(url)})})
             QVERIFY2(!(run.out + run.err).contains(q(kPassword)), qPrintable(run.out + run.err));
+        // libpq reads every parameter, decodes keys and takes the last: so does the name shown.
+        std::string bare = url;
+        bare.erase(bare.find(":" + kPassword + "@"), kPassword.size() + 1);
+        for (const std::string& hidden : {bare + "&password=wrong&password=" + kPassword, bare + "&%70assword=" + kPassword,
+                                          bare + "&password=" + kPassword + "&sslpassword=" + kPassword}) {
+            const CliRun progress = runCli({"store", "progress", "--db", q(hidden)});
+            QVERIFY2(progress.exitCode == 0, qPrintable(progress.err));
+            std::string elsewhere = hidden; // a database that does not exist: the error names the store
+            elsewhere.replace(elsewhere.find("/" + db + "?"), db.size() + 2, "/no_such_store?");
+            const CliRun failed = runCli({"store", "progress", "--db", q(elsewhere)});
+            QCOMPARE(failed.exitCode, kExitFailure);
+            for (const CliRun& run : {progress, failed})
+                QVERIFY2(!(run.out + run.err).contains(q(kPassword)), qPrintable(run.out + run.err));
+        }
         // A run whose end its store could not record is recorded later, once.
         std::string error;
         QVERIFY2(m_server->exec(db,

@@ -13,7 +13,7 @@ StoreLaunch storeLaunch(const QString& store)
 {
     const std::string given = store.toStdString();
     return {{QStringLiteral("--db"), QString::fromStdString(storeNameForMessages(given))},
-            QString::fromStdString(storePassword(given))};
+            QString::fromStdString(storePassword(given)), QString::fromStdString(storeSslPassword(given))};
 }
 
 bool startStoreWindow(const StoreLaunch& launch)
@@ -23,19 +23,26 @@ bool startStoreWindow(const StoreLaunch& launch)
     process.setArguments(launch.arguments);
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.remove(QString::fromLatin1(kStorePasswordVariable)); // never one handed to this window
+    environment.remove(QString::fromLatin1(kStoreSslPasswordVariable));
     if (!launch.password.isEmpty())
         environment.insert(QString::fromLatin1(kStorePasswordVariable), launch.password);
+    if (!launch.sslPassword.isEmpty())
+        environment.insert(QString::fromLatin1(kStoreSslPasswordVariable), launch.sslPassword);
     process.setProcessEnvironment(environment);
     return process.startDetached();
 }
 
 QString storeWithHandedPassword(const QString& store)
 {
-    const QByteArray password = qgetenv(kStorePasswordVariable);
+    const QByteArray password = qgetenv(kStorePasswordVariable), sslPassword = qgetenv(kStoreSslPasswordVariable);
     qunsetenv(kStorePasswordVariable);
-    if (password.isEmpty() || storePassword(store.toStdString()) != "")
-        return store;
-    return QString::fromStdString(storeUrlWithPassword(store.toStdString(), password.toStdString()));
+    qunsetenv(kStoreSslPasswordVariable);
+    std::string url = store.toStdString();
+    if (!password.isEmpty() && storePassword(url).empty())
+        url = storeUrlWithPassword(url, password.toStdString());
+    if (!sslPassword.isEmpty() && storeSslPassword(url).empty())
+        url = storeUrlWithSslPassword(url, sslPassword.toStdString());
+    return QString::fromStdString(url);
 }
 
 } // namespace d2dpo::ui

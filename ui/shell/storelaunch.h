@@ -10,22 +10,25 @@
 
 namespace d2dpo::ui {
 
-/// The environment variable a window hands a store's password over in.
+/// The environment variables a window hands a store's password, and its SSL key's passphrase, over in.
 inline constexpr const char* kStorePasswordVariable = "D2DPO_STORE_PASSWORD";
+inline constexpr const char* kStoreSslPasswordVariable = "D2DPO_STORE_SSLPASSWORD";
 
 /// How to start the window for `store`: its arguments (the store without a password) and the
 /// password to hand over, if the store's URL carried one.
 struct StoreLaunch {
     QStringList arguments;
     QString password;
+    QString sslPassword; ///< the URL's sslpassword, handed over the same way
 };
 StoreLaunch storeLaunch(const QString& store);
 
 /// Starts a detached window as `launch` says; false when it could not start.
 bool startStoreWindow(const StoreLaunch& launch);
 
-/// The store named on this window's command line, with the password a window handed over put
-/// back into it (in memory only). The variable is removed from this process's environment.
+/// The store named on this window's command line, with the password (and SSL passphrase) a window
+/// handed over put back into it (in memory only). The variables are removed from this process's
+/// environment.
 QString storeWithHandedPassword(const QString& store);
 
 } // namespace d2dpo::ui

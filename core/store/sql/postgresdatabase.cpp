@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/sql/postgresdatabase.h"
 
+#include <algorithm>
+
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -219,9 +222,33 @@ bool isPostgresUrl(const std::string& name)
 
 PostgresDatabase::PostgresDatabase(const std::string& url)
 {
-    // The URL's own parameters win over these defaults (libpq reads them in order).
-    const char* keywords[] = {"connect_timeout", "fallback_application_name", "dbname", nullptr};
-    const char* values[] = {"10", "d2dpo-studio", url.c_str(), nullptr};
+    // The server ends each of this connection's waits for another session's lock, and each of its
+    // statements, a little before this client would give up waiting for it: a labeler's
+    // transaction left open delays a maintainer by that much at most, with the server's own message
+    // ("canceling statement due to lock timeout", a busy store), and no server process stays
+    // behind, waiting and holding the store's write lock, after its client has gone. The lock's
+    // limit is the shorter: a statement's clock starts before its lock wait does. As options of
+    // the connection, so that a reconnect (PQreset) keeps them; after the URL, so that they hold
+    // whatever it says, and followed by the URL's own options (or PGOPTIONS), which win for the
+    // settings they name (PostgreSQL takes the last -c of a name).
+    m_answerLimitSeconds = serverAnswerLimitSeconds();
+    const int statementSeconds = std::max(2, m_answerLimitSeconds - 2), lockSeconds = statementSeconds - 1;
+    std::string options = "-c lock_timeout=" + std::to_string(lockSeconds) + "s -c statement_timeout=" +
+                          std::to_string(statementSeconds) + "s";
+    std::string theirs;
+    if (PQconninfoOption* parsed = PQconninfoParse(url.c_str(), nullptr)) {
+        for (const PQconninfoOption* option = parsed; option->keyword; ++option)
+            if (std::string(option->keyword) == "options" && option->val)
+                theirs = option->val;
+        PQconninfoFree(parsed);
+    }
+    if (const char* environment = std::getenv("PGOPTIONS"); theirs.empty() && environment)
+        theirs = environment;
+    if (!theirs.empty())
+        options += " " + theirs;
+    // The URL's own parameters win over the defaults before it (libpq reads them in order).
+    const char* keywords[] = {"connect_timeout", "fallback_application_name", "dbname", "options", nullptr};
+    const char* values[] = {"10", "d2dpo-studio", url.c_str(), options.c_str(), nullptr};
     m_connection = PQconnectdbParams(keywords, values, 1);
     if (!m_connection)
         throw Error(ErrorKind::Connection, "out of memory while connecting", "08000");
@@ -236,7 +263,6 @@ PostgresDatabase::PostgresDatabase(const std::string& url)
                     message, "08001");
     }
     PQsetNoticeProcessor(m_connection, ignoreNotice, nullptr);
-    m_answerLimitSeconds = serverAnswerLimitSeconds();
 }
 
 PostgresDatabase::~PostgresDatabase() { PQfinish(m_connection); }
