@@ -78,6 +78,7 @@ void registerTrain(CLI::App& app, int& exitCode);
 void registerExport(CLI::App& app, int& exitCode);
 void registerReproduce(CLI::App& app, int& exitCode);
 void registerBench(CLI::App& app, int& exitCode);
+void registerPairsCommand(CLI::App& app, int& exitCode);
 void registerStoreCommands(CLI::App& app, int& exitCode);
 void registerMeasurementsCommands(CLI::App& app, int& exitCode);
 /// --assay, --strategy, --k, --margin, --budget, --pair-seed, --best-share (measurementscommands.cpp).

@@ -29,7 +29,7 @@ int runCommandLine(int argc, char** argv)
     int exitCode = 0;
     using namespace d2dpo::cli;
     for (Register add : {registerPretrain, registerImport, registerSample, registerEval, registerTrain, registerExport,
-                         registerReproduce, registerBench, registerStoreCommands, registerMeasurementsCommands, registerLabelCommand, registerTeamStoreCommands, registerExpertCommands,
+                         registerReproduce, registerBench, registerPairsCommand, registerStoreCommands, registerMeasurementsCommands, registerLabelCommand, registerTeamStoreCommands, registerExpertCommands,
                          registerLeastSureCommands, registerCompare, registerStudy, registerLabelStudy,
                          registerProfile})
         add(app, exitCode);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/ranklauncher.h"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <csignal>
@@ -14,7 +15,8 @@
 #include <thread>
 #include <unistd.h>
 
-#include "base/launchenvironment.h"
+#include "base/cputhreads.h"
+#include "cli/stopsignals.h"
 #include "distributed/rendezvoushost.h"
 
 namespace d2dpo::cli {
@@ -101,7 +103,7 @@ int runLocalRanks(const LocalRanks& ranks, const StopToken& stop)
 {
     auto host = RendezvousHost::start("127.0.0.1");
     if (!host) {
-        std::fprintf(stderr, "d2dpo train: error: %s\n", host.error().c_str());
+        std::fprintf(stderr, "d2dpo %s: error: %s\n", ranks.command.c_str(), host.error().c_str());
         return 1;
     }
     const std::string program = selfPath();
@@ -117,7 +119,7 @@ int runLocalRanks(const LocalRanks& ranks, const StopToken& stop)
         launch.agentServesStore = true;
         const pid_t pid = startWorker(program, ranks.args, environmentFor(launch));
         if (pid < 0) {
-            std::fprintf(stderr, "d2dpo train: error: cannot start rank %d\n", rank);
+            std::fprintf(stderr, "d2dpo %s: error: cannot start rank %d\n", ranks.command.c_str(), rank);
             exitCodes[rank] = 1;
             break;
         }
@@ -140,7 +142,8 @@ int runLocalRanks(const LocalRanks& ranks, const StopToken& stop)
         }
         if (deadline && Clock::now() > *deadline) {
             for (const auto& [pid, rank] : running) {
-                std::fprintf(stderr, "d2dpo train: rank %d did not end after the group's timeout; killing it\n", rank);
+                std::fprintf(stderr, "d2dpo %s: rank %d did not end after the group's timeout; killing it\n",
+                             ranks.command.c_str(), rank);
                 kill(pid, SIGKILL);
             }
             deadline.reset();
@@ -157,9 +160,9 @@ int runLocalRanks(const LocalRanks& ranks, const StopToken& stop)
         const int rank = it->second, code = exitCodeOf(status);
         running.erase(it);
         exitCodes[rank] = code;
-        if (code != 0 && !running.empty() && !deadline && !signalled) {
-            std::fprintf(stderr, "d2dpo train: rank %d ended (exit code %d); the other ranks stop within %d s\n", rank,
-                         code, ranks.groupTimeoutSeconds);
+        if (code != 0 && !running.empty() && !deadline && !signalled && !(ranks.mainOutlivesFailures && rank != 0)) {
+            std::fprintf(stderr, "d2dpo %s: rank %d ended (exit code %d); the other ranks stop within %d s\n",
+                         ranks.command.c_str(), rank, code, ranks.groupTimeoutSeconds);
             deadline = Clock::now() + std::chrono::seconds(ranks.groupTimeoutSeconds) + kGrace;
         }
     }
@@ -169,6 +172,29 @@ int runLocalRanks(const LocalRanks& ranks, const StopToken& stop)
         if (code != 0)
             return code;
     return 0;
+}
+
+Result<std::optional<LaunchEnvironment>> launchOf(int nproc)
+{
+    auto launch = launchFromEnvironment();
+    if (launch && launch.value() && nproc > 1)
+        return makeError("--nproc starts its own workers: leave it out when a launcher (torchrun) sets RANK and "
+                         "WORLD_SIZE");
+    return launch;
+}
+
+int runAsLocalRanks(int nproc, LocalRanks ranks)
+{
+    ranks.processes = nproc;
+    ranks.args = ownArgumentsWithout("--nproc");
+    const bool threadsGiven = std::any_of(ranks.args.begin(), ranks.args.end(), [](const std::string& arg) {
+        return arg == "--threads" || arg.rfind("--threads=", 0) == 0;
+    });
+    if (!threadsGiven) {
+        ranks.args.push_back("--threads");
+        ranks.args.push_back(std::to_string(std::max(1, physicalCoreCount() / nproc)));
+    }
+    return runLocalRanks(ranks, stopOnSignals());
 }
 
 } // namespace d2dpo::cli

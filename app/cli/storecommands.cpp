@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The preference store from the command line: `d2dpo pairs` (generate pairs from a model),
-// `d2dpo prefs export|import` (JSONL, imported as one task's sequences), `prefs list|delete`.
+// The preference store from the command line: `d2dpo prefs export|import` (JSONL, imported as one task's sequences), `prefs list|delete`.
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -15,11 +14,6 @@
 #include "base/safeoutput.h"
 #include "base/untrustedtext.h"
 #include "cli/common.h"
-#include "cli/leastsure.h"
-#include "cli/progressbar.h"
-#include "jobs/pairgenerator.h"
-#include "jobs/pairscorer.h"
-#include "labeling/generatedpairs.h"
 #include "store/preferencejsonl.h"
 #include "store/preferencestore.h"
 #include "store/storename.h"
@@ -28,90 +22,6 @@ namespace d2dpo::cli {
 
 namespace {
 
-
-struct PairsOptions {
-    RuntimeOptions runtime;
-    std::string db = PreferenceStore::defaultPath();
-    std::string checkpoint;
-    int64_t count = 50;
-    SamplingConfig sampling;
-    bool leastSure = false;
-    bool surest = false;
-    int64_t candidatesPerPair = 4;
-    bool candidatesGiven = false;
-    std::string reference;
-};
-
-int runPairs(const PairsOptions& o)
-{
-    if (o.count < 1 || o.count > 1'000'000)
-        return fail("pairs", "--count must be in 1..1000000");
-    if (Status s = setCpuThreads(o.runtime.threads); !s)
-        return fail("pairs", s.error());
-    auto store = PreferenceStore::open(o.db);
-    if (!store)
-        return fail("pairs", store.error());
-    auto generator = PairGenerator::load(o.checkpoint, o.runtime.device);
-    if (!generator)
-        return fail("pairs", generator.error());
-    if (!o.leastSure && !o.surest && (o.candidatesGiven || !o.reference.empty()))
-        return fail("pairs", "--candidates and --reference choose pairs by margin: add --least-sure or --surest");
-    // Bars once a phase lasts over a second: a large model's pairs take minutes to draw and to score.
-    // A model that repeats itself is drawn from again, with a larger total: a bar of its own.
-    std::function<void(double, int64_t)> drawBar;
-    int64_t drawTotal = 0;
-    const auto drawn = [&drawBar, &drawTotal](int64_t done, int64_t total) {
-        if (total != drawTotal) {
-            drawBar = samplingProgress(drawTotal == 0 ? "draw" : "draw again");
-            drawTotal = total;
-        }
-        drawBar(double(done), total);
-    };
-    if (o.leastSure || o.surest) {
-        auto scorer = loadScorer(*store.value(), o.checkpoint, o.reference, o.runtime.device);
-        if (!scorer)
-            return fail("pairs", scorer.error());
-        const PairPick pick = o.surest ? PairPick::Surest : PairPick::LeastSure;
-        std::function<void(double, int64_t)> scoreBar; // made at the first pass scored: its clock starts there
-        const auto scored = [&scoreBar](int64_t done, int64_t total) {
-            if (!scoreBar)
-                scoreBar = samplingProgress("score");
-            scoreBar(double(done), total);
-        };
-        auto chosen = generateByMargin(*generator.value(), *scorer.value(), pick, o.count, o.candidatesPerPair,
-                                       o.runtime.seed, o.sampling, 16, drawn, scored);
-        if (!chosen)
-            return fail("pairs", chosen.error());
-        auto stored = storeGeneratedPairs(*store.value(), generator.value()->model(), chosen->pairs,
-                                          {chosen->margins, chosen->scoredBy});
-        if (!stored)
-            return fail("pairs", stored.error());
-        if (chosen->margins.empty()) {
-            std::cout << "added " << stored->pairs.size() << " pairs as drawn from model "
-                      << generator.value()->model().id << " to " << store.value()->displayName()
-                      << ": it is pretrained (its own reference), sure of nothing, so no margins were recorded\n";
-            return 0;
-        }
-        std::cout << "added the " << stored->pairs.size() << (o.surest ? " surest" : " least sure") << " of "
-                  << chosen->candidates << " candidate pairs from model " << generator.value()->model().id << " to "
-                  << store.value()->displayName() << ": mean |margin| " << chosen->keptMeanAbs << " against "
-                  << chosen->candidatesMeanAbs << " over all candidates\n";
-        return 0;
-    }
-    auto batch = generator.value()->generate(o.count, o.runtime.seed, o.sampling, drawn);
-    if (!batch)
-        return fail("pairs", batch.error());
-    // A model the store knows (a fine-tuned one) keeps its name, path and metrics.
-    auto stored = storeGeneratedPairs(*store.value(), generator.value()->model(), batch->pairs);
-    if (!stored)
-        return fail("pairs", stored.error());
-    const size_t added = stored->pairs.size();
-    std::cout << "added " << added << " pairs from model " << generator.value()->model().id << " (" << batch->candidates
-              << " sequences drawn) to " << store.value()->displayName() << "\n";
-    if (int64_t(added) < o.count)
-        std::cout << "the model repeats itself: only " << added << " pairs of distinct sequences\n";
-    return 0;
-}
 
 struct PrefsOptions {
     std::string db = PreferenceStore::defaultPath();
@@ -252,37 +162,6 @@ int runPrefsImport(const PrefsOptions& o)
 
 void registerStoreCommands(CLI::App& app, int& exitCode)
 {
-    {
-        auto o = std::make_shared<PairsOptions>();
-        CLI::App* c = app.add_subcommand("pairs", "Generate pairs of sequences from a model for experts to label");
-        addRuntimeOptions(c, o->runtime);
-        addDbOption(c, o->db);
-        c->add_option("--checkpoint,-c", o->checkpoint, "Model to draw sequences from")->required();
-        c->add_option("--count,-n", o->count, "Pairs to add")
-            ->check(CLI::Range(int64_t(1), int64_t(1'000'000)))
-            ->capture_default_str();
-        addSamplingOptions(c, o->sampling);
-        CLI::Option* leastSure = c->add_flag(
-            "--least-sure", o->leastSure,
-            "Keep the pairs the model is least sure about (implicit reward margin nearest 0, against the model it "
-            "was fine-tuned from) of --candidates times as many drawn");
-        c->add_flag("--surest", o->surest,
-                    "Keep the pairs the model is surest about (margin farthest from 0): those a labeler most often "
-                    "decides rather than ties")
-            ->excludes(leastSure);
-        c->add_option("--candidates", o->candidatesPerPair,
-                      "With --least-sure or --surest: candidate pairs drawn per "
-                      "pair kept")
-            ->check(CLI::Range(int64_t(1), int64_t(1000)))
-            ->capture_default_str();
-        c->add_option("--reference", o->reference,
-                      "With --least-sure or --surest: the model it was fine-tuned from "
-                      "(default: its parent in the store)");
-        c->callback([o, c, &exitCode] {
-            o->candidatesGiven = c->get_option("--candidates")->count() > 0;
-            exitCode = runPairs(*o);
-        });
-    }
     {
         CLI::App* prefs = app.add_subcommand(
             "prefs", "Export or import preferences as JSONL ({\"chosen\", \"rejected\"}), list or delete labels");

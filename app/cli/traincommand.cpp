@@ -82,20 +82,10 @@ int report(const DpoJobOutcome& outcome, const std::string& db)
     return done.status == RunStatus::Stopped ? exitCodeAfterStop(130) : 0;
 }
 
-/// The launch this process is part of (torchrun's variables), or why the variables are wrong.
-Result<std::optional<LaunchEnvironment>> launchOf(const TrainOptions& o)
-{
-    auto launch = launchFromEnvironment();
-    if (launch && launch.value() && o.nproc > 1)
-        return makeError("--nproc starts its own workers: leave it out when a launcher (torchrun) sets RANK and "
-                         "WORLD_SIZE");
-    return launch;
-}
-
 /// Runs the job with the console for rank 0 (or one process) and silence for the other ranks.
 int runJob(DpoJobSpec& job, const TrainOptions& o)
 {
-    auto launch = launchOf(o);
+    auto launch = launchOf(o.nproc);
     if (!launch)
         return fail("train", launch.error());
     job.launch = launch.value();
@@ -107,23 +97,14 @@ int runJob(DpoJobSpec& job, const TrainOptions& o)
     return report(runDpoJob(job, listener, stopOnSignals()), o.db);
 }
 
-/// `--nproc N`: this command again in N workers, each with its share of the cores.
+/// `--nproc N`: this command again in N workers.
 int runWorkers(const TrainOptions& o)
 {
-    if (auto launch = launchOf(o); !launch)
+    if (auto launch = launchOf(o.nproc); !launch)
         return fail("train", launch.error());
     LocalRanks ranks;
-    ranks.processes = o.nproc;
     ranks.groupTimeoutSeconds = o.groupTimeout;
-    ranks.args = ownArgumentsWithout("--nproc");
-    const bool threadsGiven = std::any_of(ranks.args.begin(), ranks.args.end(), [](const std::string& arg) {
-        return arg == "--threads" || arg.rfind("--threads=", 0) == 0;
-    });
-    if (!threadsGiven) {
-        ranks.args.push_back("--threads");
-        ranks.args.push_back(std::to_string(std::max(1, physicalCoreCount() / o.nproc)));
-    }
-    return runLocalRanks(ranks, stopOnSignals());
+    return runAsLocalRanks(o.nproc, ranks);
 }
 
 int runResume(const TrainOptions& o)

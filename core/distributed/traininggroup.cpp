@@ -212,4 +212,36 @@ std::string TrainingGroup::shareFromMain(const std::string& bytes, std::chrono::
     return received;
 }
 
+std::vector<std::optional<std::string>> TrainingGroup::gatherToMain(const std::string& bytes,
+                                                                    std::chrono::seconds wait)
+{
+    const std::string prefix = "d2dpo/gathered/" + std::to_string(m_gathered++) + "/";
+    std::vector<std::optional<std::string>> received;
+    collective("while gathering every rank's results", [&] {
+        if (!isMain()) {
+            m_engine->store->set(prefix + std::to_string(rank()), std::vector<uint8_t>(bytes.begin(), bytes.end()));
+            return;
+        }
+        std::vector<std::string> keys;
+        for (int r = 1; r < size(); ++r)
+            keys.push_back(prefix + std::to_string(r));
+        if (!keys.empty()) {
+            try {
+                m_engine->store->wait(keys, wait);
+            } catch (const std::exception&) { // the timeout: take what came (a lost store fails below)
+            }
+        }
+        received.push_back(bytes);
+        for (const std::string& key : keys) {
+            if (!m_engine->store->check({key})) {
+                received.emplace_back();
+                continue;
+            }
+            const std::vector<uint8_t> value = m_engine->store->get(key);
+            received.emplace_back(std::string(value.begin(), value.end()));
+        }
+    });
+    return received;
+}
+
 } // namespace d2dpo

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -58,6 +59,12 @@ public:
     /// reference measurement), waited for up to `wait`, not the collectives' timeout.
     std::string shareFromMain(const std::string& bytes, std::chrono::seconds wait);
 
+    /// Every rank's `bytes` on rank 0, in rank order (the others get an empty list), through the
+    /// rendezvous store: each rank leaves its message and may go; rank 0 waits up to `wait` for
+    /// the slowest, and a rank whose message has not come by then is nullopt. For long work done
+    /// side by side (a parallel draw of pairs), not for steps.
+    std::vector<std::optional<std::string>> gatherToMain(const std::string& bytes, std::chrono::seconds wait);
+
 private:
     struct Engine;
     TrainingGroup(LaunchEnvironment launch, std::chrono::seconds timeout, std::unique_ptr<Engine> engine);
@@ -67,7 +74,8 @@ private:
     LaunchEnvironment m_launch;
     std::chrono::seconds m_timeout;
     std::unique_ptr<Engine> m_engine;
-    int64_t m_shared = 0; ///< messages shared so far: each gets a key of its own
+    int64_t m_shared = 0;   ///< messages shared so far: each gets a key of its own
+    int64_t m_gathered = 0; ///< gathers so far: each gets keys of its own
 };
 
 } // namespace d2dpo
