@@ -12,11 +12,8 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
-#include <arpa/inet.h>
 #include <csignal>
-#include <netinet/in.h>
 #include <random>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <torch/torch.h>
@@ -25,11 +22,14 @@
 #include "io/checkpoint.h"
 #include "store/preferencestore.h"
 #include "support/clirun.h"
+#include "support/rankprocess.h"
 #include "support/tinycheckpoint.h"
 
 using namespace d2dpo;
 using d2dpo::test::CliRun;
 using d2dpo::test::runCli;
+using d2dpo::test::freePort;
+using d2dpo::test::startRank;
 
 namespace {
 
@@ -83,22 +83,6 @@ QString checkpointSaid(const CliRun& run)
     return run.out.section("fine-tuned checkpoint: ", 1).section('\n', 0, 0).trimmed();
 }
 
-/// A port free on 127.0.0.1 now (for a launch whose rank 0 serves the rendezvous itself).
-int freePort()
-{
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    int port = 0;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&address), size) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0)
-        port = ntohs(address.sin_port);
-    close(fd);
-    return port;
-}
-
 /// The processes `parent` started (Linux's /proc/PID/task/PID/children).
 QList<qint64> childrenOf(qint64 parent)
 {
@@ -109,20 +93,6 @@ QList<qint64> childrenOf(qint64 parent)
             if (!word.trimmed().isEmpty())
                 pids.push_back(word.trimmed().toLongLong());
     return pids;
-}
-
-/// Starts `process` as rank `rank` of 2 of a torchrun-style launch whose rank 0 serves the
-/// rendezvous on 127.0.0.1:`port`.
-void startRank(QProcess& process, int rank, const QString& port, const QStringList& args)
-{
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert("RANK", QString::number(rank));
-    environment.insert("LOCAL_RANK", QString::number(rank));
-    environment.insert("WORLD_SIZE", "2");
-    environment.insert("MASTER_ADDR", "127.0.0.1");
-    environment.insert("MASTER_PORT", port);
-    process.setProcessEnvironment(environment);
-    process.start(d2dpo::test::kCli, args);
 }
 
 /// Starts `d2dpo` with `args` (a `--nproc 2` launch) and waits until it wrote `checkpoint`;
@@ -196,10 +166,10 @@ private:
 
         // As torchrun starts them: each rank its own process with the launch variables.
         const QStringList args = trainArgs(model, path(name + "-env"), labelled, path(name + "-env.sqlite")) + extra;
-        const QString port = QString::number(freePort());
+        const int port = freePort();
         QProcess ranks[2];
         for (int rank = 0; rank < 2; ++rank)
-            startRank(ranks[rank], rank, port, args);
+            startRank(ranks[rank], rank, 2, port, args);
         const CliRun envMain = d2dpo::test::finishProcess(ranks[0]);
         const CliRun envOther = d2dpo::test::finishProcess(ranks[1]);
         QVERIFY2(envMain.exitCode == 0, qPrintable(envMain.err));
@@ -281,10 +251,10 @@ private Q_SLOTS:
 
         // A rank started with another seed would sum another batch's gradients: it refuses, and rank 0
         // ends with it.
-        const QString port = QString::number(freePort());
+        const int port = freePort();
         QProcess ranks[2];
         for (int rank = 0; rank < 2; ++rank)
-            startRank(ranks[rank], rank, port,
+            startRank(ranks[rank], rank, 2, port,
                       {"train", "-c", m_paperModel, "-o", path("seeds"), "--steps", "2", "--batch", "8", "--pairs",
                        "64", "--seed", QString::number(rank)});
         const CliRun main = d2dpo::test::finishProcess(ranks[0], 120000);

@@ -8,13 +8,11 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <set>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "support/clirun.h"
+#include "support/rankprocess.h"
 #include "support/teamstorefixture.h"
 
 using namespace d2dpo;
@@ -53,35 +51,6 @@ int addedIn(const QString& out)
     bool ok = false;
     const int n = after.section(' ', 0, 0).toInt(&ok);
     return ok ? n : -1;
-}
-
-/// A port free on 127.0.0.1 now (for a launch whose rank 0 serves the rendezvous itself).
-int freePort()
-{
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    int port = 0;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&address), size) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0)
-        port = ntohs(address.sin_port);
-    close(fd);
-    return port;
-}
-
-/// Starts `process` as rank `rank` of `world` of a torchrun-style launch on 127.0.0.1:`port`.
-void startRank(QProcess& process, int rank, int world, int port, const QStringList& args)
-{
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert("RANK", QString::number(rank));
-    environment.insert("LOCAL_RANK", QString::number(rank));
-    environment.insert("WORLD_SIZE", QString::number(world));
-    environment.insert("MASTER_ADDR", "127.0.0.1");
-    environment.insert("MASTER_PORT", QString::number(port));
-    process.setProcessEnvironment(environment);
-    process.start(kCli, args);
 }
 
 } // namespace
