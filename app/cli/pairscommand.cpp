@@ -282,17 +282,13 @@ void registerPairsCommand(CLI::App& app, int& exitCode)
     c->add_option("--reference", o->reference,
                   "With --least-sure or --surest: the model it was fine-tuned from "
                   "(default: its parent in the store)");
-    c->add_option("--nproc", o->nproc,
-                  "Draw in this many processes on this machine, each its share of --count (as torchrun "
-                  "--nproc-per-node starts them; or start each rank yourself with RANK, WORLD_SIZE, MASTER_ADDR and "
-                  "MASTER_PORT set, on one machine or several): rank 0 stores them all, no pair twice")
-        ->check(CLI::Range(1, kMaxWorldSize))
-        ->capture_default_str();
-    c->add_option("--group-timeout", o->groupTimeout,
-                  "With several processes: seconds rank 0 waits for the slowest rank once its own share is drawn "
-                  "(a rank that died is given up then)")
-        ->check(CLI::Range(1, 24 * 3600))
-        ->capture_default_str();
+    addLaunchOptions(c, o->nproc, o->groupTimeout,
+                     "Draw in this many processes on this machine, each its share of --count (as torchrun "
+                     "--nproc-per-node starts them; or start each rank yourself with RANK, WORLD_SIZE, "
+                     "MASTER_ADDR and MASTER_PORT set, on one machine or several): rank 0 stores them all, no "
+                     "pair twice",
+                     "With several processes: seconds rank 0 waits for the slowest rank once its own share is "
+                     "drawn (a rank that died is given up then)");
     c->callback([o, c, &exitCode] {
         o->candidatesGiven = c->get_option("--candidates")->count() > 0;
         exitCode = runPairs(*o);

@@ -15,6 +15,8 @@
 #include <thread>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
 #include "base/cputhreads.h"
 #include "cli/stopsignals.h"
 #include "distributed/rendezvoushost.h"
@@ -195,6 +197,15 @@ int runAsLocalRanks(int nproc, LocalRanks ranks)
         ranks.args.push_back(std::to_string(std::max(1, physicalCoreCount() / nproc)));
     }
     return runLocalRanks(ranks, stopOnSignals());
+}
+
+void addLaunchOptions(CLI::App* command, int& nproc, int& groupTimeoutSeconds, const std::string& nprocHelp,
+                      const std::string& groupTimeoutHelp)
+{
+    command->add_option("--nproc", nproc, nprocHelp)->check(CLI::Range(1, kMaxWorldSize))->capture_default_str();
+    command->add_option("--group-timeout", groupTimeoutSeconds, groupTimeoutHelp)
+        ->check(CLI::Range(1, 24 * 3600))
+        ->capture_default_str();
 }
 
 } // namespace d2dpo::cli

@@ -17,6 +17,10 @@
 #include "base/result.h"
 #include "base/trainlistener.h"
 
+namespace CLI {
+class App;
+}
+
 namespace d2dpo::cli {
 
 struct LocalRanks {
@@ -41,6 +45,11 @@ Result<std::optional<LaunchEnvironment>> launchOf(int nproc);
 /// the command line gives --threads; runs them to their end (runLocalRanks). `ranks` gives the
 /// timeout, the command's name and how failures are met; its processes and arguments are set here.
 int runAsLocalRanks(int nproc, LocalRanks ranks);
+
+/// Adds --nproc (1..kMaxWorldSize) and --group-timeout (1 s..24 h) to `command`, each with the
+/// help that says what it means there.
+void addLaunchOptions(CLI::App* command, int& nproc, int& groupTimeoutSeconds, const std::string& nprocHelp,
+                      const std::string& groupTimeoutHelp);
 
 /// This process's own arguments (after the program's name) without `option` and its value
 /// (`--nproc 2` or `--nproc=2`), read from /proc/self/cmdline.

@@ -213,17 +213,13 @@ void registerTrain(CLI::App& app, int& exitCode)
         ->excludes("--out");
     c->add_flag("--evaluate-reference", options->evaluateReference,
                 "Measure the reference model first (the baselines of the curves)");
-    c->add_option("--nproc", options->nproc,
-                  "Train in this many processes on this machine, data-parallel (as torchrun --nproc-per-node "
-                  "starts them; or start each rank yourself with RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set): "
-                  "each scores its share of --batch, which they must divide; the result equals one process's")
-        ->check(CLI::Range(1, kMaxWorldSize))
-        ->capture_default_str();
-    c->add_option("--group-timeout", options->groupTimeout,
-                  "With several processes: seconds a rank waits for the slowest before the run ends stopped on "
-                  "every rank (a rank that dies ends it at once)")
-        ->check(CLI::Range(1, 24 * 3600))
-        ->capture_default_str();
+    addLaunchOptions(c, options->nproc, options->groupTimeout,
+                     "Train in this many processes on this machine, data-parallel (as torchrun "
+                     "--nproc-per-node starts them; or start each rank yourself with RANK, WORLD_SIZE, "
+                     "MASTER_ADDR and MASTER_PORT set): each scores its share of --batch, which they must "
+                     "divide; the result equals one process's",
+                     "With several processes: seconds a rank waits for the slowest before the run ends stopped "
+                     "on every rank (a rank that dies ends it at once)");
     c->callback([options, &exitCode] { exitCode = run(*options); });
 }
 
