@@ -31,6 +31,8 @@ int run(ExportCliOptions o)
         return fail("export", s.error());
     if (o.exportOptions.sampleCount < 0)
         return fail("export", "--samples must be >= 0");
+    if (!(o.exportOptions.sampleSeconds >= 0))
+        return fail("export", "--samples-within must be >= 0");
     if (Status s = setUpRuntime(o.runtime); !s)
         return fail("export", s.error());
     // The model card tells the same story as the desktop's Export: the run that made the model
@@ -44,14 +46,21 @@ int run(ExportCliOptions o)
     o.exportOptions.inputs = storeFiles(o.db);
     o.exportOptions.stop = &stopOnSignals(SignalStops::Export);
     o.exportOptions.progress = samplingProgress("export");
-    auto id = exportCheckpointFile(o.checkpoint, o.out, o.exportOptions, o.runtime.device);
-    if (!id)
-        return exitCodeAfterStop(fail("export", id.error()));
+    o.exportOptions.samplesPlanned = [](const std::string& plan) {
+        std::cout << "export: the model's files are written; drawing " << plan << std::endl;
+    };
+    auto report = exportCheckpointFile(o.checkpoint, o.out, o.exportOptions, o.runtime.device);
+    if (!report)
+        return exitCodeAfterStop(fail("export", report.error()));
     std::string files;
     for (const char* name : kExportFiles)
         if (std::filesystem::exists(std::filesystem::path(o.out) / name))
             files += std::string(files.empty() ? "" : ", ") + name;
-    std::cout << "exported " << id.value() << " to " << o.out << " (" << files << ")\n";
+    std::cout << "exported " << report->id << " to " << o.out << " (" << files << ")\n";
+    if (report->samplesStopped) {
+        std::cerr << "export: the samples were stopped: samples.txt is not written (the model's files are)\n";
+        return exitCodeAfterStop(1);
+    }
     return 0;
 }
 
@@ -65,7 +74,15 @@ void registerExport(CLI::App& app, int& exitCode)
     addSamplingOptions(c, options->exportOptions.sampling);
     c->add_option("--checkpoint,-c", options->checkpoint, "Checkpoint to export")->required();
     c->add_option("--out,-o", options->out, "Folder to write (must be new or empty)")->required();
-    c->add_option("--samples,-n", options->exportOptions.sampleCount, "Samples to write")->check(atLeast(0))->capture_default_str();
+    c->add_option("--samples,-n", options->exportOptions.sampleCount, "Samples to write (the most, with "
+                                                                      "--samples-within); 0: none")
+        ->check(atLeast(0))
+        ->capture_default_str();
+    c->add_option("--samples-within", options->exportOptions.sampleSeconds,
+                  "Draw as many of --samples as fit in about this many seconds at the model's measured "
+                  "speed, with the confident sampler where the exact one would not fit (0: no limit)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     c->add_flag("--force", options->exportOptions.overwrite, "Write into a non-empty folder");
     c->add_option("--db", options->db, "Preference store that recorded the checkpoint's run (read only; "
                                        "nothing is created)")

@@ -58,6 +58,15 @@ int64_t rowsPerPassWithin(double secondsPerRowPass, double passSeconds)
     return rows;
 }
 
+int64_t passesWithin(double secondsPerPass, double secondsPerDraw, int64_t length)
+{
+    length = std::max<int64_t>(length, 1);
+    if (!(secondsPerPass > 0) || !std::isfinite(secondsPerPass) || secondsPerPass * double(length) <= secondsPerDraw)
+        return length;
+    const double fit = std::floor(std::max(secondsPerDraw, 0.0) / secondsPerPass);
+    return int64_t(std::clamp<double>(fit, double(std::min<int64_t>(kFewestConfidentPasses, length)), double(length)));
+}
+
 int64_t evaluationBatchFor(int64_t samples) { return std::clamp<int64_t>(samples / 8, 50, 1000); }
 
 } // namespace d2dpo

@@ -39,6 +39,16 @@ std::string describeFittedCount(int64_t samples, double secondsPerSample);
 /// the draws), at least 1. A stop is heard between passes: this bounds how long it waits.
 int64_t rowsPerPassWithin(double secondsPerRowPass, double passSeconds);
 
+/// The fewest passes the confident sampler gets where it stands in for the exact one.
+inline constexpr int kFewestConfidentPasses = 8;
+
+/// Passes one draw of a sequence of `length` gets within `secondsPerDraw` at `secondsPerPass`, where
+/// the exact sampler exists (a masking process): `length`, the exact sampler's pass per position,
+/// when they fit; else as many as fit, for the confident sampler, at least kFewestConfidentPasses
+/// (at most `length`). The fast sampler for large models and the exact one for small ones, one
+/// rule for the Label view's pairs and an export's samples.
+int64_t passesWithin(double secondsPerPass, double secondsPerDraw, int64_t length);
+
 /// Sampler batches for an evaluation someone waits on: an eighth of `samples` (50 to 1000), so a
 /// long one reports and hears a stop between batches too. One rule for every such draw: the
 /// pretraining's and the import's evaluations and the Models view's measurements.

@@ -13,9 +13,9 @@
 
 namespace d2dpo {
 
-namespace {
-
 bool exactExists(const NoiseConfig& noise) { return noise.process == "masking" && noise.eta == 0; }
+
+namespace {
 
 std::string confidentNeedsMasking()
 {

@@ -67,6 +67,10 @@ void samplerPass();
 torch::Tensor sampleInBatches(int64_t count, int64_t batch, int64_t length, torch::Device device,
                               const std::function<torch::Tensor(int64_t)>& sampleBatch);
 
+/// Whether `noise` has an exact sampler (the masking process without remasking), and so the
+/// confident sampler too.
+bool exactExists(const NoiseConfig& noise);
+
 /// The Euler step count "exact" sampling uses where no exact sampler exists (eta > 0, uniform
 /// noise): max(steps, 8 D), so that on average at most one position in eight moves per step.
 int fineSteps(const SamplingConfig& sampling, int64_t length);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/failurereport.h"
+#include "base/samplebudget.h"
 #include "base/safeoutput.h"
 #include "facades/openmodel.h"
 #include "model/device.h"
@@ -149,9 +150,43 @@ Status writeSamples(const fs::path& root, const Task& t, const torch::Tensor& sa
     return writeText(root / "samples.txt", lines);
 }
 
+struct SamplePlan {
+    SamplingConfig sampling;
+    int64_t count = 0;
+    std::string describe;
+};
+
+/// How an export's samples are drawn (ExportOptions::sampleSeconds): as given, or sized to the
+/// time at the cost of one timed pass, with the fast sampler where the exact one would not fit and
+/// passes short enough (about 0.5 s) that a stop is heard at once.
+SamplePlan planSamples(Denoiser& model, const NoiseConfig& noise, const Task& task, const ExportOptions& options)
+{
+    SamplePlan plan{options.sampling, options.sampleCount, {}};
+    const int64_t length = task.length();
+    if (options.sampleSeconds <= 0) {
+        plan.describe = std::to_string(plan.count) + " samples, " + describeSampling(noise, plan.sampling, length);
+        return plan;
+    }
+    const double rowPass = timeRowPass(*model, std::min<int64_t>(8, options.sampleCount));
+    if (plan.sampling.sampler == "exact" && exactExists(noise)) {
+        const int64_t fewest = std::min(options.sampleCount, kFewestFittedSamples);
+        const int64_t passes = passesWithin(rowPass, options.sampleSeconds / double(fewest), length);
+        if (passes < length) {
+            plan.sampling.sampler = "confident";
+            plan.sampling.steps = int(passes);
+        }
+    }
+    const auto sampler = makeSampler(model, noise, task.vocabSize(), plan.sampling);
+    const double perSample = rowPass * double(std::max<int64_t>(1, sampler->passesPerBatch()));
+    plan.count = samplesWithin(perSample, options.sampleSeconds, options.sampleCount);
+    plan.sampling.batch = int(std::clamp<int64_t>(rowsPerPassWithin(rowPass, 0.5), 1, plan.sampling.batch));
+    plan.describe = describeFittedCount(plan.count, perSample) + ", " + describeSampling(noise, plan.sampling, length);
+    return plan;
+}
+
 /// model_card.json: what the model is, where it comes from, how it did, and how to load it.
 json modelCard(const LoadedCheckpoint& checkpoint, const ExportOptions& options, const Task& task,
-               const SampleMetrics& sampleMetrics, const json& shapes, const TorchScriptDenoiser* scripted)
+               const json& exportSamples, const json& shapes, const TorchScriptDenoiser* scripted)
 {
     const auto& info = checkpoint.info;
     json card = {
@@ -165,9 +200,7 @@ json modelCard(const LoadedCheckpoint& checkpoint, const ExportOptions& options,
         {"config", json::parse(toJson(info.spec))},
         {"training", json::parse(info.trainingJson)},
         {"metrics", json::parse(info.metricsJson)},
-        {"export_samples", {{"file", "samples.txt"}, {"count", options.sampleCount},
-                            {"sampling", json::parse(toJson(options.sampling))},
-                            {"metrics", json::parse(sampleMetrics.toJson())}}},
+        {"export_samples", exportSamples},
         {"preference_counts", json::parse(options.preferenceCountsJson)},
         {"weights", {{"file", "weights.pt"},
                      {"load_with", "torch.load('weights.pt') -> dict of name -> tensor"},
@@ -229,61 +262,93 @@ json modelCard(const LoadedCheckpoint& checkpoint, const ExportOptions& options,
 
 } // namespace
 
-Status exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& folder, const ExportOptions& options)
+Result<ExportReport> exportCheckpoint(const LoadedCheckpoint& checkpoint, const std::string& folder,
+                                      const ExportOptions& options)
 {
     const fs::path root(folder);
     if (Status s = checkExportFolder(root, folder, options); !s)
-        return s;
+        return makeError(s.error());
     auto task = makeTask(checkpoint.info.spec.task);
     if (!task)
         return makeError(task.error());
+    if (options.stop && options.stop->stopRequested())
+        return makeError(kExportStopped);
     Denoiser model = checkpoint.model;
+    ExportReport report;
+    report.id = checkpoint.info.id;
     try {
-        // Samples, drawn from the exported model itself, first: they are the long part, and a
-        // stop during them leaves the folder as it was.
-        auto generator = makeGenerator(options.seed, model->parameters().front().device());
-        const auto sampler = makeSampler(model, checkpoint.info.spec.noise, task.value()->vocabSize(), options.sampling);
-        torch::Tensor samples;
-        try {
-            samples = drawSamples(*sampler, options.sampleCount, options.sampling.batch, generator, options.stop,
-                                  options.progress)
-                          .to(torch::kCPU);
-        } catch (const EvaluationStopped&) {
-            return makeError(kExportStopped);
-        }
+        // The model's files first: seconds at any size. The samples, the long part, come after and
+        // may be stopped without losing them.
         std::error_code ec;
         fs::create_directories(root, ec);
         if (ec)
             return makeError("cannot create export folder '" + folder + "': " + ec.message());
+        fs::remove(root / "samples.txt", ec); // --force over an earlier export: not this model's
         const auto shapes = writeWeights(root, model);
         if (!shapes)
             return makeError(shapes.error());
         const auto* scripted = dynamic_cast<const TorchScriptDenoiser*>(model.get());
         if (Status s = writeModuleFiles(root, scripted); !s)
-            return s;
+            return makeError(s.error());
         if (Status s = writePublishedFiles(root, checkpoint, options.inputs); !s)
-            return s;
-        if (Status s = writeSamples(root, *task.value(), samples); !s)
-            return s;
-        const SampleMetrics sampleMetrics = task.value()->measure(samples);
-        const json card = modelCard(checkpoint, options, *task.value(), sampleMetrics, shapes.value(), scripted);
-        return writeText(root / "model_card.json", card.dump(2) + "\n");
+            return makeError(s.error());
+        const auto writeCard = [&](const json& exportSamples) {
+            const json card = modelCard(checkpoint, options, *task.value(), exportSamples, shapes.value(), scripted);
+            return writeText(root / "model_card.json", card.dump(2) + "\n");
+        };
+        // Until samples.txt is written, the card says there are none (a stop or a kill leaves it so).
+        if (Status s = writeCard({{"count", 0}, {"why", options.sampleCount > 0 ? "not drawn" : "none asked for"}}); !s)
+            return makeError(s.error());
+        if (options.sampleCount == 0)
+            return report;
+
+        SamplingConfig sampling = options.sampling;
+        auto generator = makeGenerator(options.seed, model->parameters().front().device());
+        std::unique_ptr<Sampler> sampler;
+        int64_t count = options.sampleCount;
+        try {
+            if (options.stop && options.stop->stopRequested())
+                throw EvaluationStopped();
+            const SamplePlan plan = planSamples(model, checkpoint.info.spec.noise, *task.value(), options);
+            sampling = plan.sampling;
+            count = plan.count;
+            report.samplePlan = plan.describe;
+            if (options.samplesPlanned)
+                options.samplesPlanned(plan.describe);
+            sampler = makeSampler(model, checkpoint.info.spec.noise, task.value()->vocabSize(), sampling);
+            const torch::Tensor samples =
+                drawSamples(*sampler, count, sampling.batch, generator, options.stop, options.progress).to(torch::kCPU);
+            if (Status s = writeSamples(root, *task.value(), samples); !s)
+                return makeError(s.error());
+            report.samples = count;
+            const SampleMetrics metrics = task.value()->measure(samples);
+            if (Status s = writeCard({{"file", "samples.txt"},
+                                      {"count", count},
+                                      {"sampling", json::parse(toJson(sampling))},
+                                      {"drawn_as", plan.describe},
+                                      {"metrics", json::parse(metrics.toJson())}});
+                !s)
+                return makeError(s.error());
+        } catch (const EvaluationStopped&) {
+            report.samplesStopped = true;
+            if (Status s = writeCard({{"count", 0}, {"why", "the draw was stopped"}}); !s)
+                return makeError(s.error());
+        }
+        return report;
     } catch (const std::exception& e) {
         return makeError("export failed: " + userMessage(e));
     }
 }
 
-Result<std::string> exportCheckpointFile(const std::string& checkpointPath, const std::string& folder,
-                                         const ExportOptions& options, const std::string& device)
+Result<ExportReport> exportCheckpointFile(const std::string& checkpointPath, const std::string& folder,
+                                          const ExportOptions& options, const std::string& device)
 {
     auto opened = openModel(checkpointPath, device);
     if (!opened)
         return makeError(opened.error());
     ExportOptions withInput = options;
     withInput.inputs.push_back(checkpointPath);
-    if (Status s = exportCheckpoint(opened->checkpoint, folder, withInput); !s)
-        return makeError(s.error());
-    return opened->checkpoint.info.id;
+    return exportCheckpoint(opened->checkpoint, folder, withInput);
 }
 
 } // namespace d2dpo

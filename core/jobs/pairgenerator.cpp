@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "base/failurereport.h"
+#include "base/samplebudget.h"
 #include "facades/checkpointrecord.h"
 #include "facades/openmodel.h"
 #include "model/device.h"
@@ -102,18 +103,16 @@ Result<PairSampling> PairGenerator::samplingWithin(double secondsPerPair, const 
     } catch (const std::exception& e) {
         return makeError("timing the model failed: " + userMessage(e));
     }
-    const bool exactExists = noise.process == "masking" && noise.eta == 0;
-    if (!exactExists) {
+    if (!exactExists(noise)) {
         chosen.secondsPerPair = chosen.secondsPerPass * (chosen.sampling.sampler == "euler"
                                                              ? chosen.sampling.steps
                                                              : fineSteps(chosen.sampling, length));
-    } else if (chosen.secondsPerPass * double(length) <= secondsPerPair) {
+    } else if (const int64_t passes = passesWithin(chosen.secondsPerPass, secondsPerPair, length); passes == length) {
         chosen.sampling.sampler = "exact";
         chosen.secondsPerPair = chosen.secondsPerPass * double(length);
     } else {
-        const double fit = std::floor(secondsPerPair / std::max(chosen.secondsPerPass, 1e-9));
         chosen.sampling.sampler = "confident";
-        chosen.sampling.steps = int(std::clamp<double>(fit, kFewestConfidentPasses, double(length)));
+        chosen.sampling.steps = int(passes);
         chosen.secondsPerPair = chosen.secondsPerPass * chosen.sampling.steps;
     }
     char line[160];

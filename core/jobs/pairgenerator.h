@@ -45,13 +45,12 @@ public:
     const ModelRecord& model() const;
     int64_t length() const;
 
-    /// The sampler that draws a pair within `secondsPerPair` here: the exact sampler when its D
-    /// passes fit, else the confident sampler with as many passes as fit (at least
+    /// The sampler that draws a pair within `secondsPerPair` here (passesWithin(): the exact sampler
+    /// when its D passes fit, else the confident sampler with as many passes as fit, at least
     /// kFewestConfidentPasses, at most D; its quality cost: docs/paper-experiment.md). Times a pass
     /// first (a few forward passes of a batch of 2). Noise processes without an exact sampler keep
     /// `fallback`.
     Result<PairSampling> samplingWithin(double secondsPerPair, const SamplingConfig& fallback = {});
-    static constexpr int kFewestConfidentPasses = 8;
 
     /// `count` sequences as the model draws them (repeats kept), as token text. `progress(done,
     /// count)` hears each pass of the model (at most every 0.2 s) and `stop` is heard before each:

@@ -129,6 +129,17 @@ private Q_SLOTS:
         QVERIFY2(exportRun.exitCode == 0, qPrintable(exportRun.err));
         for (const char* name : {"weights.pt", "model_card.json", "samples.txt"})
             QVERIFY2(QFile::exists(exported + "/" + name), name);
+        QVERIFY2(exportRun.out.contains("drawing 10 samples, "), qPrintable(exportRun.out));
+        // Samples sized to a time: said before the draw, the model's files written first.
+        const Run fitted = runCli({"export", "-c", finetuned, "-o", path("export-fitted"), "-n", "40",
+                                   "--samples-within", "60"});
+        QVERIFY2(fitted.exitCode == 0, qPrintable(fitted.err));
+        QVERIFY2(fitted.out.contains("the model's files are written; drawing 40 samples (about"), qPrintable(fitted.out));
+        const Run none = runCli({"export", "-c", finetuned, "-o", path("export-none"), "-n", "0"});
+        QVERIFY2(none.exitCode == 0, qPrintable(none.err));
+        QVERIFY(QFile::exists(path("export-none") + "/weights.pt"));
+        QVERIFY(!QFile::exists(path("export-none") + "/samples.txt"));
+        QCOMPARE(runCli({"export", "-c", finetuned, "-o", path("export-bad"), "--samples-within", "-1"}).exitCode != 0, true);
 
         const Run train = runCli({"train", "-c", reference, "-o", path("train"), "--steps", "5", "--batch", "8",
                                  "--eval-samples", "50", "--sampling-steps", "8", "--pairs", "100"});

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Checkpoints round-trip bit-exactly (a model brought in too, its weights written once) and refuse
-// corrupt, truncated, foreign and newer files;
-// the export folder holds loadable weights, a model card and samples.
-#include <QJsonDocument>
-#include <QJsonObject>
+// corrupt, truncated, foreign and newer files (the export folder: tst_export).
 #include <QTemporaryDir>
 
 #include <cstring>
@@ -20,7 +17,6 @@
 #include "io/safetensors.h"
 #include "model/torchscriptdenoiser.h"
 #include "model/transformerdenoiser.h"
-#include "jobs/exporter.h"
 
 #include <torch/serialize.h>
 
@@ -79,15 +75,6 @@ private:
         const auto loaded = loadCheckpoint(file, torch::kCPU);
         QVERIFY(!loaded.ok());
         QVERIFY2(loaded.error().find(phrase) != std::string::npos, loaded.error().c_str());
-    }
-
-    /// The tiny model's exports: 12 samples of 8 Euler steps.
-    static ExportOptions twelveSamples()
-    {
-        ExportOptions options;
-        options.sampleCount = 12;
-        options.sampling.steps = 8;
-        return options;
     }
 
 private Q_SLOTS:
@@ -355,63 +342,6 @@ private Q_SLOTS:
         const std::string before = readAll(path("corrupt.d2dpo"));
         expectRefused(path("corrupt.d2dpo"), "corrupt");
         QVERIFY(readAll(path("corrupt.d2dpo")) == before);
-    }
-
-    void exportWritesALoadableFolder()
-    {
-        auto loaded = loadCheckpoint(m_path, torch::kCPU);
-        QVERIFY(loaded.ok());
-        const ExportOptions options = twelveSamples();
-        const std::string folder = path("export");
-        const Status s = exportCheckpoint(loaded.value(), folder, options);
-        QVERIFY2(s.ok(), s.ok() ? "" : s.error().c_str());
-
-        // weights.pt is a pickled name -> tensor dict (what Python's torch.load reads).
-        const std::string bytes = readAll(folder + "/weights.pt");
-        QVERIFY(bytes.substr(0, 2) == "PK");
-        const c10::IValue value = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
-        QVERIFY(value.isGenericDict());
-        const auto dict = value.toGenericDict();
-        for (const auto& item : m_model->named_parameters())
-            QVERIFY2(torch::equal(dict.at(item.key()).toTensor(), item.value()), item.key().c_str());
-
-        const QByteArray card = QByteArray::fromStdString(readAll(folder + "/model_card.json"));
-        const QJsonObject json = QJsonDocument::fromJson(card).object();
-        QCOMPARE(json.value("id").toString().toStdString(), m_info.id);
-        QCOMPARE(json.value("lineage").toObject().value("parent_id").toString().toStdString(), m_info.parentId);
-        QCOMPARE(json.value("config").toObject().value("noise").toObject().value("eta").toDouble(), 0.25);
-        QVERIFY(json.value("weights").toObject().value("parameter_count").toInt() > 0);
-
-        const QStringList lines = QString::fromStdString(readAll(folder + "/samples.txt")).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 13); // header + 12 samples
-
-        // A second export into the same folder is refused: nothing is overwritten.
-        const Status again = exportCheckpoint(loaded.value(), folder, options);
-        QVERIFY(!again.ok());
-        QVERIFY(again.error().find("not empty") != std::string::npos);
-    }
-
-    void anExportStoppedWhileDrawingItsSamplesWritesNothing()
-    {
-        auto loaded = loadCheckpoint(m_path, torch::kCPU);
-        QVERIFY(loaded.ok());
-        ExportOptions options = twelveSamples();
-        options.sampling.batch = 4;
-        StopToken stop;
-        options.stop = &stop;
-        double heard = 0;
-        options.progress = [&](double done, int64_t total) {
-            QCOMPARE(total, int64_t(12));
-            heard = done;
-            if (done >= 4) // after the first batch: the draw is under way
-                stop.requestStop();
-        };
-        const std::string folder = path("stopped-export");
-        const Status s = exportCheckpoint(loaded.value(), folder, options);
-        QVERIFY(!s.ok());
-        QCOMPARE(s.error(), std::string(kExportStopped));
-        QCOMPARE(heard, 4.0);
-        QVERIFY(!std::filesystem::exists(folder)); // the folder is made only once the samples are drawn
     }
 };
 

@@ -204,6 +204,19 @@ private Q_SLOTS:
         QCOMPARE(rowsPerPassWithin(0, 0.5), int64_t(1) << 20);
     }
 
+    void theSamplerFitsItsPassesToTheTimeADrawMayTake()
+    {
+        // Length 150 at 10 ms a pass: the exact sampler's 150 passes take 1.5 s.
+        QCOMPARE(passesWithin(0.01, 1.5, 150), int64_t(150));  // they fit: exact
+        QCOMPARE(passesWithin(0.01, 10, 150), int64_t(150));   // never more than a pass per position
+        QCOMPARE(passesWithin(0.01, 0.499, 150), int64_t(49)); // 49.9 fit: the confident sampler at 49
+        QCOMPARE(passesWithin(0.01, 0.01, 150), int64_t(kFewestConfidentPasses)); // one fits: the fewest
+        QCOMPARE(passesWithin(0.01, 0.01, 4), int64_t(4));     // a length under the fewest: exact
+        QCOMPARE(passesWithin(0, 0.01, 150), int64_t(150));    // too fast for the clock
+        QCOMPARE(passesWithin(std::nan(""), 1, 150), int64_t(150));
+        QCOMPARE(passesWithin(0.01, -1, 150), int64_t(kFewestConfidentPasses));
+    }
+
     void aModelMostlyInvalidIsTooWeakToLabel()
     {
         SampleMetrics weak;

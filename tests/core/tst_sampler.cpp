@@ -12,6 +12,7 @@
 
 #include "model/transformerdenoiser.h"
 #include "model/device.h"
+#include "base/samplebudget.h"
 #include "base/samplingchecks.h"
 #include "diffusion/confidentsampler.h"
 #include "diffusion/eulersampler.h"
@@ -337,7 +338,7 @@ private Q_SLOTS:
         const auto tight = generator.value()->samplingWithin(0);
         QVERIFY(tight);
         QCOMPARE(tight->sampling.sampler, std::string("confident"));
-        QCOMPARE(tight->sampling.steps, PairGenerator::kFewestConfidentPasses);
+        QCOMPARE(tight->sampling.steps, kFewestConfidentPasses);
         QVERIFY2(tight->describe.find("confident sampler, 8 passes") != std::string::npos, tight->describe.c_str());
         const auto pairs = generator.value()->generate(5, 3, tight->sampling);
         QVERIFY2(pairs, pairs ? "" : pairs.error().c_str());

@@ -89,12 +89,18 @@ private Q_SLOTS:
         QKeyEvent repeat(QEvent::KeyPress, Qt::Key_Left, Qt::NoModifier, QString(), true);
         QApplication::sendEvent(m_view.get(), &repeat);
         QCOMPARE(m_store->labels(false).value().size(), labels.size());
-        // Keys after the last pair: no crash, nothing stored.
+        // Keys after the last pair: no crash, nothing stored, and each says so beside the pair
+        // (never in a status bar a framed window may hide).
+        const int ignoredBefore = m_view->ignoredPresses();
         for (int i = 0; i < 5; ++i)
             press(Qt::Key_Right);
         QCOMPARE(m_store->counts("tester").value().pending, int64_t(0));
         QCOMPARE(m_store->labels(false).value().size(), size_t(4));
         QVERIFY(!m_view->currentPair().has_value());
+        QCOMPARE(m_view->ignoredPresses(), ignoredBefore + 3); // two label the last pairs, three find none
+        auto* notice = m_view->findChild<QLabel*>("ignoredPress");
+        QVERIFY(notice->isVisible());
+        QVERIFY2(notice->text().startsWith(QStringLiteral("Not stored:")), qPrintable(notice->text()));
     }
 
     void twentyPressesEightyMillisecondsApartGiveTwentyLabels()

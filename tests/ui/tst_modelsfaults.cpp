@@ -6,6 +6,8 @@
 #include <QApplication>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -25,6 +27,7 @@
 #include "base/config.h"
 #include "store/preferencestore.h"
 #include "support/tinycheckpoint.h"
+#include "ui/models/exportdialog.h"
 #include "ui/models/exportprogress.h"
 #include "ui/common/longjobs.h"
 #include "ui/common/metricplot.h"
@@ -307,6 +310,56 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(cancelled));
         QTRY_VERIFY(progressWindows().isEmpty());
         QTRY_COMPARE(release.available(), 0); // every blocker let go
+    }
+
+    void anExportSkipsItsSamplesAndKeepsTheModelsFiles()
+    {
+        const ModelRecord model = storedTinyModel(40);
+        ui::ModelExporter exporter(*m_store);
+        QSignalSpy finished(&exporter, &ui::ModelExporter::finished);
+        QSignalSpy planned(&exporter, &ui::ModelExporter::samplesPlanned);
+        // Skip samples, pressed once the plan is said: the files stay, samples.txt is not written.
+        const QString folder = m_dir.filePath(QStringLiteral("skipped"));
+        connect(&exporter, &ui::ModelExporter::samplesPlanned, &exporter, [&exporter] { exporter.cancel(); });
+        QVERIFY(exporter.start(model, folder, {100000, 0}));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(planned.size(), 1);
+        QVERIFY(finished.at(0).at(1).toBool());
+        QVERIFY(!finished.at(0).at(3).toBool());
+        QCOMPARE(finished.at(0).at(4).toString(), QStringLiteral("samples skipped"));
+        QVERIFY(QFile::exists(folder + QStringLiteral("/weights.pt")));
+        QVERIFY(!QFile::exists(folder + QStringLiteral("/samples.txt")));
+    }
+
+    void theExportDialogSaysWhatComesAndKeepsItsSettings()
+    {
+        const ModelRecord model = storedTinyModel();
+        {
+            ui::ExportDialog dialog(model);
+            auto* samples = dialog.findChild<QSpinBox*>(QStringLiteral("exportSamples"));
+            auto* seconds = dialog.findChild<QSpinBox*>(QStringLiteral("exportSeconds"));
+            auto* folder = dialog.findChild<QLineEdit*>(QStringLiteral("exportFolder"));
+            auto* error = dialog.findChild<QLabel*>(QStringLiteral("exportError"));
+            QVERIFY(samples && seconds && folder && error);
+            QVERIFY(dialog.findChild<QLabel*>(QStringLiteral("exportPlan"))->text().contains(QStringLiteral("fast")));
+            samples->setValue(7);
+            seconds->setValue(12);
+            folder->setText(QStringLiteral("relative/folder"));
+            dialog.accept(); // refused beside the field, the dialog stays
+            QVERIFY(!error->isHidden());
+            QCOMPARE(dialog.result(), int(QDialog::Rejected));
+            folder->setText(QString::fromStdString(model.path)); // the model's own file
+            dialog.accept();
+            QVERIFY(!error->isHidden());
+            QVERIFY2(error->text().contains(QStringLiteral("export folder")), qPrintable(error->text()));
+            dialog.reject(); // cancelled: what was set is kept
+        }
+        ui::ExportDialog again(model);
+        QCOMPARE(again.samples().most, qint64(7));
+        QCOMPARE(again.samples().seconds, 12.0);
+        again.findChild<QLineEdit*>(QStringLiteral("exportFolder"))->setText(m_dir.filePath(QStringLiteral("new-export")));
+        again.accept();
+        QCOMPARE(again.result(), int(QDialog::Accepted));
     }
 };
 

@@ -68,6 +68,9 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     m_pair = new PairPanel(this);
     m_pair->installEventFilter(this);
     m_ignored = makeIgnoredPressLabel(this);
+    m_ignoredTimer = new QTimer(this);
+    m_ignoredTimer->setSingleShot(true);
+    connect(m_ignoredTimer, &QTimer::timeout, m_ignored, &QWidget::hide);
     m_emptyMessage = new QLabel(this);
     m_emptyMessage->setAlignment(Qt::AlignCenter);
     m_emptyMessage->setWordWrap(true);
@@ -302,11 +305,12 @@ void LabelView::updateStatistics()
 
 void LabelView::reportError(const QString& message) { Q_EMIT statusMessage(tr("Error: %1").arg(message)); }
 
-void LabelView::showIgnored()
+void LabelView::showIgnored(const QString& why)
 {
     ++m_ignoredPresses;
+    m_ignored->setText(why.isEmpty() ? ignoredPressText() : why);
     m_ignored->show();
-    QTimer::singleShot(900, m_ignored, &QWidget::hide);
+    m_ignoredTimer->start(why.isEmpty() ? 900 : 2500); // long enough to read; a later press starts it again
 }
 
 void LabelView::resizeEvent(QResizeEvent* event)

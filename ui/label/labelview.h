@@ -32,6 +32,7 @@ class QCheckBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QTimer;
 
 namespace d2dpo::ui {
 
@@ -150,7 +151,9 @@ private:
     /// A team store's undo of an auto-labelled batch, on a connection of its own.
     void undoBatchInBackground(const std::vector<int64_t>& labelIds);
     void reportError(const QString& message);
-    void showIgnored();
+    /// A press that stored nothing, said beside the pair where the labeler looks (the status bar
+    /// may be off-screen or unread): `why`, else that the pair on screen was not painted yet.
+    void showIgnored(const QString& why = {});
 
     // A team store (labelviewteam.cpp): choices go to an outbox on this machine's disk and a
     // worker thread talks to the server.
@@ -168,6 +171,7 @@ private:
     TaskCatalog m_tasks;
     LabelSession m_session;
     int m_ignoredPresses = 0;
+    QTimer* m_ignoredTimer = nullptr; ///< hides the ignored-press notice
     bool m_awaitingPaint = false; ///< the pair on screen was not painted yet
     std::function<bool(int)> m_confirmAutoLabel;
     KeyBindings m_keys = KeyBindings::load();

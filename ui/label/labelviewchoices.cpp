@@ -20,7 +20,9 @@ namespace d2dpo::ui {
 void LabelView::choose(Choice choice)
 {
     if (!m_session.current()) {
-        Q_EMIT statusMessage(m_supply->busy() ? tr("Pairs are still being generated…") : tr("No pair to label"));
+        showIgnored(m_supply->busy() || m_generating
+                        ? tr("Not stored: the next pair is still being drawn. Press again once it shows.")
+                        : tr("Not stored: there is no pair to label."));
         return;
     }
     const qint64 elapsed = m_shownAt.elapsed();

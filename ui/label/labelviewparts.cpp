@@ -87,9 +87,14 @@ QLabel* makeProvenanceLabel(QWidget* parent)
     return label;
 }
 
+QString ignoredPressText()
+{
+    return QLabel::tr("Key ignored: it was pressed before this pair was on screen. Press again.");
+}
+
 QLabel* makeIgnoredPressLabel(QWidget* parent)
 {
-    auto* label = new QLabel(QLabel::tr("Key ignored: it was pressed before this pair was on screen. Press again."), parent);
+    auto* label = new QLabel(ignoredPressText(), parent);
     label->setObjectName(QStringLiteral("ignoredPress"));
     label->setAlignment(Qt::AlignCenter);
     label->setStyleSheet(QStringLiteral("background: #f5a623; color: black; padding: 4px; border-radius: 4px;"));

@@ -27,6 +27,8 @@ void showGenerationProgress(QProgressBar* bar, long long done, long long total, 
 /// The bar while a margin request's candidate pairs are scored: their count and time left.
 void showScoringProgress(QProgressBar* bar, long long done, long long total, double secondsLeft);
 QLabel* makeProvenanceLabel(QWidget* parent);
+/// What a press the view ignored says by default: the pair on screen was not painted yet.
+QString ignoredPressText();
 QLabel* makeIgnoredPressLabel(QWidget* parent);
 /// What the Label view says with no pair to show: generating, nothing left, or nothing left of the
 /// chosen model's `task` while pairs of other tasks wait for `labeler` (and how to reach them).

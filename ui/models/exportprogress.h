@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The window an export in the background shows while it draws its samples (the long part: about
-// 40 s at an 8M-parameter model): how many of them, the time left, and a Cancel that stops the
-// draw before any file is written. Not modal: the rest of the window stays usable.
+// The window an export in the background shows: the model's files being written (seconds), then
+// the samples' plan, how many are drawn and the time left, with a Skip samples that keeps the files
+// (a Cancel before them writes nothing). Not modal: the rest of the window stays usable.
 #pragma once
 
 class QString;

@@ -2,16 +2,10 @@
 #include "ui/models/modelactions.h"
 
 #include <QCoreApplication>
-#include <QDir>
-#include <QFileInfo>
-#include <QFileDialog>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QRegularExpression>
-#include <QSettings>
-
-#include "base/safeoutput.h"
 
 namespace d2dpo::ui {
 
@@ -60,25 +54,6 @@ bool deleteModelWithDialog(QWidget* parent, PreferenceStore& store, const ModelR
         return false;
     }
     return true;
-}
-
-QString exportFolderWithDialog(QWidget* parent, const ModelRecord& model)
-{
-    QSettings settings;
-    const QString where = settings.value(QStringLiteral("export/folder"), QDir::homePath()).toString();
-    const QString suggested = QDir(QDir(where).exists() ? where : QDir::homePath()).filePath(suggestedExportName(model));
-    for (;;) {
-        const QString folder = QFileDialog::getSaveFileName(parent, tr("Export the model into a new folder"), suggested,
-                                                            QString(), nullptr, QFileDialog::DontConfirmOverwrite);
-        if (folder.isEmpty())
-            return {};
-        if (Status s = checkOutputFolder(folder.toStdString(), {model.path}, "the export folder"); s) {
-            settings.setValue(QStringLiteral("export/folder"), QFileInfo(folder).absolutePath());
-            return folder;
-        }
-        else
-            QMessageBox::warning(parent, tr("Export"), QString::fromStdString(s.error()));
-    }
 }
 
 QString suggestedExportName(const ModelRecord& model)

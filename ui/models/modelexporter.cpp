@@ -5,6 +5,8 @@
 #include <QElapsedTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 #include "base/safeoutput.h"
 #include "base/timeutil.h"
 #include "jobs/exportoptions.h"
@@ -14,12 +16,18 @@ namespace d2dpo::ui {
 ModelExporter::ModelExporter(PreferenceStore& store, QObject* parent)
     : QObject(parent)
     , m_store(store)
-    , m_watcher(new QFutureWatcher<Status>(this))
+    , m_watcher(new QFutureWatcher<Result<ExportReport>>(this))
 {
     connect(m_watcher, &QFutureWatcherBase::finished, this, [this] {
-        const Status s = m_watcher->result();
-        const bool cancelled = !s && s.error() == kExportStopped;
-        Q_EMIT finished(m_folder, s.ok(), s ? QString() : QString::fromStdString(s.error()), cancelled);
+        const Result<ExportReport> r = m_watcher->result();
+        if (!r) {
+            Q_EMIT finished(m_folder, false, QString::fromStdString(r.error()), r.error() == kExportStopped, {});
+            return;
+        }
+        const QString samples = r->samplesStopped ? tr("samples skipped")
+                                : r->samples > 0  ? tr("%n samples", nullptr, int(r->samples))
+                                                  : tr("no samples");
+        Q_EMIT finished(m_folder, true, {}, false, samples);
     });
 }
 
@@ -49,11 +57,14 @@ Status ModelExporter::exportModel(const ModelRecord& model, const QString& folde
     return statusOf(exportCheckpointFile(model.path, folder.toStdString(), optionsFor(model)));
 }
 
-bool ModelExporter::start(const ModelRecord& model, const QString& folder)
+bool ModelExporter::start(const ModelRecord& model, const QString& folder, const ExportSamples& samples)
 {
     if (running())
         return false;
     ExportOptions options = optionsFor(model);
+    options.sampleCount = std::max<qint64>(0, samples.most);
+    options.sampleSeconds = std::max(0.0, samples.seconds);
+    options.samplesPlanned = [this](const std::string& plan) { Q_EMIT samplesPlanned(QString::fromStdString(plan)); };
     m_stop = std::make_shared<StopToken>();
     options.stop = m_stop.get();
     // Called on the export's thread: the signal is queued to the window's.
@@ -65,7 +76,7 @@ bool ModelExporter::start(const ModelRecord& model, const QString& folder)
     const std::string path = model.path;
     m_folder = folder;
     m_watcher->setFuture(QtConcurrent::run(longJobPool(), [path, options, stop = m_stop, target = folder.toStdString()] {
-        return statusOf(exportCheckpointFile(path, target, options));
+        return exportCheckpointFile(path, target, options);
     }));
     return true;
 }

@@ -183,9 +183,9 @@ ModelsView::ModelsView(PreferenceStore& store, QWidget* parent)
             setSampleCount(m_sampleCount->value());
     });
     connect(m_exporter, &ModelExporter::finished, this,
-            [this](const QString& to, bool ok, const QString& error, bool cancelled) {
+            [this](const QString& to, bool ok, const QString& error, bool cancelled, const QString& samples) {
                 m_export->setEnabled(true);
-                Q_EMIT statusMessage(ok          ? tr("Exported to %1").arg(to)
+                Q_EMIT statusMessage(ok          ? tr("Exported to %1 (%2)").arg(to, samples)
                                      : cancelled ? tr("Export cancelled; nothing was written to %1").arg(to)
                                                  : tr("Export failed: %1").arg(error));
             });

@@ -4,8 +4,8 @@
 
 #include <QPushButton>
 
+#include "ui/models/exportdialog.h"
 #include "ui/models/exportprogress.h"
-#include "ui/models/modelactions.h"
 #include "ui/models/modelexporter.h"
 
 namespace d2dpo::ui {
@@ -23,12 +23,13 @@ void ModelsView::exportWithDialog()
     const auto model = selected();
     if (!model || m_exporter->running())
         return;
-    const QString folder = exportFolderWithDialog(this, *model);
-    if (folder.isEmpty())
+    ExportDialog dialog(*model, this);
+    if (dialog.exec() != QDialog::Accepted)
         return;
+    const QString folder = dialog.folder();
     m_export->setEnabled(false);
     Q_EMIT statusMessage(tr("Exporting to %1…").arg(folder));
-    m_exporter->start(*model, folder);
+    m_exporter->start(*model, folder, dialog.samples());
     showExportProgress(m_exporter, this, QString::fromStdString(model->name), folder);
 }
 

@@ -22,6 +22,7 @@
 #include "ui/models/newmodel/datamodeldialog.h"
 #include "ui/models/newmodel/importmodeldialog.h"
 #include "ui/shell/helptexts.h"
+#include "ui/shell/screenfit.h"
 #include "ui/label/keysdialog.h"
 #include "ui/experts/labelername.h"
 #include "ui/experts/labelerspanel.h"
@@ -108,13 +109,14 @@ MainWindow::MainWindow(std::unique_ptr<PreferenceStore> store, QWidget* parent)
     });
     buildMenus();
     QSettings settings;
-    // A first window fits the screen it opens on (1280x800 was cut off on a 1024x640 laptop), and
-    // so does one restored from a larger screen.
-    const QSize available = screen()->availableGeometry().size();
+    // A first window fits the screen it opens on with its frame (1280x800 was cut off on a
+    // 1024x640 laptop, and so was a window the size of the screen once framed), and so does one
+    // restored from a larger screen.
     if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
-        resize(QSize(1280, 800).boundedTo(available));
+        sizeWithinScreen(this, QSize(1280, 800));
     else
-        resize(size().boundedTo(available));
+        sizeWithinScreen(this, size());
+    keepFrameOnScreen(this);
     m_labelView->setHintsVisible(settings.value("label/hints", true).toBool());
     const QString pick = settings.value("label/newPairs").toString();
     m_labelView->setNewPairPick(pick == u"surest" ? std::optional(PairPick::Surest)
