@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QProgressBar>
 #include <QPushButton>
 
 #include <set>
@@ -101,6 +102,28 @@ private Q_SLOTS:
         auto* notice = m_view->findChild<QLabel*>("ignoredPress");
         QVERIFY(notice->isVisible());
         QVERIFY2(notice->text().startsWith(QStringLiteral("Not stored:")), qPrintable(notice->text()));
+    }
+
+    void theGenerateButtonStaysPutWhileDrawingStartsAndEnds()
+    {
+        freshView(3);
+        m_view->resize(1000, 600);
+        m_view->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+        auto* generate = m_view->findChild<QPushButton*>("generateButton");
+        auto* bar = m_view->findChild<QProgressBar*>("generationProgress");
+        QVERIFY(generate && bar);
+        const QRect before = generate->geometry();
+        // As drawing shows it: the bar and the button's other text; and as it ends.
+        bar->show();
+        generate->setText(QStringLiteral("Stop drawing pairs"));
+        QApplication::processEvents();
+        QCOMPARE(generate->geometry(), before);
+        bar->hide();
+        generate->setText(QStringLiteral("Generate 50 more pairs"));
+        QApplication::processEvents();
+        QCOMPARE(generate->geometry(), before);
+        m_view->hide();
     }
 
     void twentyPressesEightyMillisecondsApartGiveTwentyLabels()

@@ -2,12 +2,8 @@
 #include "ui/common/metricplot.h"
 
 #include <QElapsedTimer>
-#include <QFileDialog>
-#include <QMenu>
-#include <QMessageBox>
 #include <QVBoxLayout>
 
-#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -62,7 +58,7 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
     // Few enough ticks that their labels never run together ("10001250") on a narrow plot.
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2})
         axis->ticker()->setTickCount(4);
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->setInteractions(QCP::iRangeDrag); // zoom: Ctrl + wheel only (setUpUserView)
     m_plot->setNoAntialiasingOnDrag(true);
     m_plot->setPlottingHint(QCP::phFastPolylines, true);
 
@@ -79,13 +75,7 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
     m_readout->setPen(QPen(QColor(160, 160, 160)));
     m_readout->setVisible(false);
 
-    // The user zooming or panning takes the view over until "Reset view".
-    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_userMovedView = true; });
-    connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_userMovedView = true; });
-    connect(m_plot, &QCustomPlot::mouseMove, this, &MetricPlot::showReadout);
-    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, &MetricPlot::resetView);
-    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(m_plot, &QWidget::customContextMenuRequested, this, &MetricPlot::showContextMenu);
+    setUpUserView();
 
     m_replotTimer.setSingleShot(true);
     m_replotTimer.setInterval(kReplotIntervalMs);
@@ -104,6 +94,7 @@ int MetricPlot::addSeries(const QString& name, const QColor& color, bool withMar
         m_plot->yAxis2->setVisible(true);
     series.graph->setName(name);
     series.graph->setPen(QPen(color, 1.6));
+    series.withMarkers = withMarkers;
     if (withMarkers)
         series.graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
     m_series.push_back(series);
@@ -127,7 +118,7 @@ void MetricPlot::setBaseline(int index, double y)
         return;
     Series& series = m_series[size_t(index)];
     if (!series.baseline) {
-        QPen pen(series.color, 1.2, Qt::DashLine);
+        QPen pen(series.color, 1.6, Qt::DashLine);
         series.baseline = new QCPItemStraightLine(m_plot);
         series.baseline->setPen(pen);
         series.baseline->point1->setAxes(m_plot->xAxis, series.graph->valueAxis());
@@ -178,7 +169,7 @@ void MetricPlot::clear()
         m_referenceLegend->removeFromLegend();
     m_tracer->setVisible(false);
     m_readout->setVisible(false);
-    m_userMovedView = false;
+    setUserMovedView(false);
     markDirty();
 }
 
@@ -212,24 +203,6 @@ double MetricPlot::lastValue(int index) const
     return (data->constEnd() - 1)->value;
 }
 
-void MetricPlot::resetView()
-{
-    m_userMovedView = false;
-    markDirty();
-}
-
-bool MetricPlot::savePng(const QString& path, int width, int height)
-{
-    replotIfDirty(true);
-    return m_plot->savePng(path, width, height);
-}
-
-bool MetricPlot::savePdf(const QString& path, int width, int height)
-{
-    replotIfDirty(true);
-    return m_plot->savePdf(path, width, height);
-}
-
 void MetricPlot::markDirty()
 {
     m_dirty = true;
@@ -260,10 +233,10 @@ void MetricPlot::rescale()
     }
     if (m_fixedX) { // padded (and y below): a point at an end, the last step's evaluation, is drawn whole
         m_plot->xAxis->setRange(m_xLower - 0.02 * (m_xUpper - m_xLower), m_xUpper + 0.02 * (m_xUpper - m_xLower));
-    } else if (keys) {
-        if (keys->upper <= keys->lower)
-            keys = QCPRange(keys->lower, keys->lower + 1);
-        m_plot->xAxis->setRange(*keys);
+    } else if (keys) { // padded too, and a lone key in the middle, not on the axis
+        const double span = keys->upper - keys->lower;
+        m_plot->xAxis->setRange(span > 0 ? QCPRange(keys->lower - 0.02 * span, keys->upper + 0.02 * span)
+                                         : QCPRange(keys->lower - 0.5, keys->lower + 0.5));
     }
     auto fit = [](QCPAxis* axis, const std::optional<QCPRange>& values) {
         if (!values)
@@ -272,7 +245,8 @@ void MetricPlot::rescale()
         axis->setRange(values->lower - 0.06 * span, values->upper + 0.06 * span);
     };
     if (m_fixedY)
-        m_plot->yAxis->setRange(m_yLower - 0.03 * (m_yUpper - m_yLower), m_yUpper + 0.03 * (m_yUpper - m_yLower));
+        // Padded so that a baseline at an end (a reference VSR of 0) stands clear of the axis line.
+        m_plot->yAxis->setRange(m_yLower - 0.06 * (m_yUpper - m_yLower), m_yUpper + 0.06 * (m_yUpper - m_yLower));
     else
         fit(m_plot->yAxis, left);
     fit(m_plot->yAxis2, right);
@@ -289,6 +263,10 @@ void MetricPlot::replotIfDirty(bool now)
         return;
     }
     m_dirty = false;
+    for (const Series& series : m_series) // a lone point of a line-only series: drawn as a dot
+        if (!series.withMarkers)
+            series.graph->setScatterStyle(series.graph->dataCount() == 1 ? QCPScatterStyle(QCPScatterStyle::ssDisc, 6)
+                                                                         : QCPScatterStyle());
     if (!m_userMovedView)
         rescale();
     fitLegend();
@@ -300,6 +278,7 @@ void MetricPlot::replotIfDirty(bool now)
 void MetricPlot::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
+    placeResetButton();
     m_dirty = true;
     replotIfDirty(true); // the legend's rows follow the width at once
 }
@@ -329,72 +308,6 @@ void MetricPlot::fitLegend()
     else if (!fits && shown)
         m_plot->plotLayout()->take(legend);
     legend->setVisible(fits);
-}
-
-void MetricPlot::showReadout(QMouseEvent* event)
-{
-    // The point nearest to the cursor, on screen, across every series.
-    const QPointF cursor = event->position();
-    double bestDistance = 30.0; // pixels: farther than this shows nothing
-    QCPGraph* bestGraph = nullptr;
-    double bestKey = 0, bestValue = 0;
-    for (const Series& series : m_series) {
-        QCPGraph* graph = series.graph;
-        if (graph->dataCount() == 0)
-            continue;
-        const double key = m_plot->xAxis->pixelToCoord(cursor.x());
-        auto it = graph->data()->findBegin(key);
-        for (auto candidate : {it, it == graph->data()->constBegin() ? it : it - 1}) {
-            for (auto probe = candidate; probe != graph->data()->constEnd() && probe - candidate < 2; ++probe) {
-                const double dx = m_plot->xAxis->coordToPixel(probe->key) - cursor.x();
-                const double dy = graph->valueAxis()->coordToPixel(probe->value) - cursor.y();
-                const double distance = std::hypot(dx, dy);
-                if (distance < bestDistance) {
-                    bestDistance = distance;
-                    bestGraph = graph;
-                    bestKey = probe->key;
-                    bestValue = probe->value;
-                }
-            }
-        }
-    }
-    const bool show = bestGraph != nullptr;
-    if (show) {
-        m_tracer->setGraph(bestGraph);
-        m_tracer->setGraphKey(bestKey);
-        m_tracer->setPen(bestGraph->pen());
-        m_readout->setText(QStringLiteral("%1\n%2 %3: %4")
-                               .arg(bestGraph->name(), m_plot->xAxis->label())
-                               .arg(bestKey, 0, 'g', 6)
-                               .arg(bestValue, 0, 'g', 5));
-    }
-    if (show != m_tracer->visible() || show) {
-        m_tracer->setVisible(show);
-        m_readout->setVisible(show);
-        m_dirty = true;
-        m_plot->replot(QCustomPlot::rpQueuedReplot);
-    }
-}
-
-void MetricPlot::showContextMenu(const QPoint& position)
-{
-    QMenu menu(this);
-    menu.addAction(tr("Reset view"), this, &MetricPlot::resetView);
-    menu.addSeparator();
-    menu.addAction(tr("Save plot as PNG…"), this, [this] { saveWithDialog(QStringLiteral("png")); });
-    menu.addAction(tr("Save plot as PDF…"), this, [this] { saveWithDialog(QStringLiteral("pdf")); });
-    menu.exec(m_plot->mapToGlobal(position));
-}
-
-void MetricPlot::saveWithDialog(const QString& format)
-{
-    const QString filter = format == QLatin1String("png") ? tr("PNG image (*.png)") : tr("PDF document (*.pdf)");
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save plot"), QStringLiteral("plot.") + format, filter);
-    if (path.isEmpty())
-        return;
-    const bool saved = format == QLatin1String("png") ? savePng(path) : savePdf(path);
-    if (!saved)
-        QMessageBox::warning(this, tr("Save plot"), tr("Could not write %1.").arg(path));
 }
 
 } // namespace d2dpo::ui

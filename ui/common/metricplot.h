@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // One live plot of the training dashboard: named series that take points as they arrive and are
 // drawn on a ~30 Hz timer only when something changed (never once per step), horizontal
-// baselines (the reference model's values), axes with names and units, a legend, a hover
-// read-out of the nearest point, wheel zoom and drag pan, and a context menu to reset the view
-// or save the plot as PNG or PDF.
+// baselines (the reference model's values), axes with names and units, a legend, a lone point
+// drawn as a dot; and what the user does with it (metricplotview.cpp): a hover read-out of the
+// nearest point, Ctrl + wheel zoom and drag pan with a visible reset, and a context menu to reset
+// the view or save the plot as PNG or PDF.
 #pragma once
 
 #include <QColor>
@@ -20,6 +21,7 @@ class QCPItemText;
 class QCPItemTracer;
 class QMouseEvent;
 class QResizeEvent;
+class QToolButton;
 
 namespace d2dpo::ui {
 
@@ -56,6 +58,8 @@ public:
     bool savePng(const QString& path, int width = 1200, int height = 800);
     bool savePdf(const QString& path, int width = 1200, int height = 800);
     QCustomPlot* customPlot() const { return m_plot; }
+    /// Whether the user zoomed or panned (the view then stays theirs until reset).
+    bool viewMovedByUser() const { return m_userMovedView; }
 
 public Q_SLOTS:
     void resetView();
@@ -66,12 +70,17 @@ private:
         QCPItemStraightLine* baseline = nullptr;
         QColor color;
         bool rightAxis = false;
+        bool withMarkers = false;
         bool hasBaseline = false;
         double baselineValue = 0;
     };
     void markDirty();
     /// `now`: draw even if another plot has just drawn (saving to a file).
     void replotIfDirty(bool now);
+    // The user's view (metricplotview.cpp).
+    void setUpUserView();
+    void setUserMovedView(bool moved);
+    void placeResetButton();
     void showReadout(QMouseEvent* event);
     void showContextMenu(const QPoint& position);
     void saveWithDialog(const QString& format);
@@ -82,12 +91,14 @@ private:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
 
     QCustomPlot* m_plot = nullptr;
     QCPItemTracer* m_tracer = nullptr;
     QCPItemText* m_readout = nullptr;
+    QToolButton* m_resetButton = nullptr; ///< shown while the view is the user's
     QCPGraph* m_referenceLegend = nullptr; ///< one entry for every baseline: "reference (dashed)"
     std::vector<Series> m_series;
     QTimer m_replotTimer;

@@ -42,6 +42,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     // Top bar: the model pairs come from, generation, hints.
     m_models = new ModelPicker(this);
     m_generate = makeLabelButton(tr("Generate %1 more pairs").arg(kPairsPerRequest), this);
+    m_generate->setObjectName(QStringLiteral("generateButton"));
     m_busy = makeGenerationBar(this);
     m_hints = makeHintsBox(this);
     m_newPairs = new NewPairsPicker(kMarginCandidates, this);
@@ -49,8 +50,12 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     auto* modelLabel = new QLabel(tr("Model:"), this);
     modelLabel->setToolTip(tr("New pairs come from this model; the pairs shown are its task's"));
     top->addWidget(modelLabel);
-    top->addWidget(m_models, 1);
+    // Nothing in this row moves as drawing starts and ends: the box keeps its width, the button the
+    // width of its longest text, and the bar its place while hidden (a click meant for the button
+    // had opened the model list once the bar went away and the box widened).
+    top->addWidget(m_models);
     top->addWidget(m_generate);
+    fixWidthToLongestText(m_generate, {m_generate->text(), tr("Stop drawing pairs"), tr("Stopping…")});
     auto* newPairsLabel = new QLabel(tr("New pairs:"), this);
     top->addWidget(newPairsLabel);
     top->addWidget(m_newPairs);

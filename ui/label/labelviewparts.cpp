@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/label/labelviewparts.h"
 
-#include <algorithm>
-
 #include <QCheckBox>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+
+#include <algorithm>
 
 #include "base/timeutil.h"
 
@@ -38,8 +38,23 @@ QProgressBar* makeGenerationBar(QWidget* parent)
     bar->setRange(0, 0);
     bar->setMinimumWidth(130); // the Label view fits 1024 px wide
     bar->setMaximumWidth(200);
+    QSizePolicy policy = bar->sizePolicy();
+    policy.setRetainSizeWhenHidden(true); // its place stays: nothing beside it moves when it goes
+    bar->setSizePolicy(policy);
     bar->hide();
     return bar;
+}
+
+void fixWidthToLongestText(QPushButton* button, const QStringList& texts)
+{
+    const QString shown = button->text();
+    int widest = 0;
+    for (const QString& text : texts) {
+        button->setText(text);
+        widest = std::max(widest, button->sizeHint().width());
+    }
+    button->setText(shown);
+    button->setFixedWidth(widest);
 }
 
 namespace {

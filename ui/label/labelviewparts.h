@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 #include <string>
 
@@ -26,6 +27,9 @@ QProgressBar* makeGenerationBar(QWidget* parent);
 void showGenerationProgress(QProgressBar* bar, long long done, long long total, double secondsLeft);
 /// The bar while a margin request's candidate pairs are scored: their count and time left.
 void showScoringProgress(QProgressBar* bar, long long done, long long total, double secondsLeft);
+/// Fixes `button`'s width to that of the longest of the texts it shows, so that it never moves
+/// what stands beside it when its text changes.
+void fixWidthToLongestText(QPushButton* button, const QStringList& texts);
 QLabel* makeProvenanceLabel(QWidget* parent);
 /// What a press the view ignored says by default: the pair on screen was not painted yet.
 QString ignoredPressText();

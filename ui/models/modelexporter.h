@@ -21,7 +21,7 @@ namespace d2dpo::ui {
 /// The samples an export draws after the model's files (ExportOptions::sampleCount, sampleSeconds).
 struct ExportSamples {
     qint64 most = 100;    ///< 0: none
-    double seconds = 30;  ///< > 0: as many as fit in about this long, the fast sampler where the exact one would not fit
+    double seconds = 20;  ///< > 0: as many as fit in about this long, the fast sampler where the exact one would not fit
 };
 
 class ModelExporter final : public QObject {

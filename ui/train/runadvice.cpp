@@ -55,6 +55,7 @@ RunAdvice::RunAdvice(QWidget* parent) : QLabel(parent)
 void RunAdvice::say(const QString& text)
 {
     setText(text);
+    setToolTip(text); // whole, should the Train view's notice strip cut it
     setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; color: #5c4300; padding: 4px; }"));
     setVisible(!text.isEmpty());
 }

@@ -38,10 +38,11 @@ TrainPlots::TrainPlots(QWidget* parent)
     m_lossPlot->addSeries(tr("loss, moving average"), kBlue);
     m_samplePlot = new MetricPlot(tr("Samples: the task's metrics"), tr("step"), tr("share of samples"), this);
     m_samplePlot->setFixedYRange(0, 1.04);
-    m_accuracyPlot = new MetricPlot(tr("Reward accuracy and margin"), tr("step"), tr("rewards/accuracies"), this);
-    m_accuracyPlot->addSeries(tr("accuracies"), kBlue);
-    m_accuracyPlot->addSeries(tr("margins"), kRed, false, true);
-    m_accuracyPlot->setRightAxisLabel(tr("rewards/margins (nats)"));
+    // Plain names on the plot; the trainer's names (rewards/accuracies, rewards/margins) in the tooltip.
+    m_accuracyPlot = new MetricPlot(tr("Pairs the model ranks as labelled"), tr("step"), tr("share of pairs"), this);
+    m_accuracyPlot->addSeries(tr("share ranked as labelled"), kBlue);
+    m_accuracyPlot->addSeries(tr("margin"), kRed, false, true);
+    m_accuracyPlot->setRightAxisLabel(tr("margin, chosen - rejected (nats)"));
     m_accuracyPlot->setFixedYRange(0, 1.04);
     m_rewardPlot = new MetricPlot(tr("Chosen and rejected rewards"), tr("step"), tr("reward (nats)"), this);
     m_rewardPlot->addSeries(tr("chosen"), kGreen);

@@ -91,93 +91,6 @@ TrainView::TrainView(PreferenceStore& store, QWidget* parent)
 
 TrainView::~TrainView() { shutdown(); }
 
-QWidget* TrainView::buildControls()
-{
-    auto* panel = new QWidget;
-    auto* column = new QVBoxLayout(panel);
-
-    m_data = new TrainDataPanel(m_store, panel);
-    column->addWidget(m_data);
-
-    auto* settings = new QGroupBox(tr("D2-DPO settings"), panel);
-    auto* settingsLayout = new QVBoxLayout(settings);
-    m_form = new TrainSettingsForm(settings);
-    settingsLayout->addWidget(m_form);
-    column->addWidget(settings);
-
-    m_runs = new RunHistory(m_store, panel);
-    column->addWidget(m_runs, 1);
-
-    connect(m_data, &TrainDataPanel::referenceChanged, this, [this] {
-        m_form->setModelSpec(m_data->selectedSpec());
-        forgetRunOfAnotherReference();
-    });
-    connect(m_data, &TrainDataPanel::pairCountChanged, this, &TrainView::updateStartEnabled);
-    connect(m_data, &TrainDataPanel::logLine, this, &TrainView::appendLog);
-    connect(m_form, &TrainSettingsForm::validityChanged, this, &TrainView::updateStartEnabled);
-    connect(m_runs, &RunHistory::runSelected, this, [this](qint64 runId) {
-        if (!training())
-            showRun(runId);
-    });
-    connect(m_runs, &RunHistory::resumeRequested, this, &TrainView::resume);
-    connect(m_runs, &RunHistory::storeFailed, this, &TrainView::appendLog);
-    return panel;
-}
-
-QWidget* TrainView::buildRunBar(QWidget* parent)
-{
-    auto* bar = new QWidget(parent);
-    auto* column = new QVBoxLayout(bar);
-    column->setContentsMargins(9, 4, 9, 4);
-    auto* buttons = new QHBoxLayout;
-    m_start = new QPushButton(tr("Start training"), bar);
-    m_start->setObjectName(QStringLiteral("start"));
-    m_start->setDefault(true);
-    m_stop = new QPushButton(tr("Stop"), bar);
-    m_stop->setObjectName(QStringLiteral("stop"));
-    buttons->addWidget(m_start);
-    buttons->addWidget(m_stop);
-    column->addLayout(buttons);
-    m_progress = new QProgressBar(bar);
-    m_progress->setFormat(QStringLiteral("%v / %m steps"));
-    m_progress->setAccessibleName(tr("Training progress"));
-    column->addWidget(m_progress);
-    m_rate = new QLabel(bar);
-    m_rate->setObjectName(QStringLiteral("rate"));
-    m_rate->setWordWrap(true);
-    column->addWidget(m_rate);
-    connect(m_start, &QPushButton::clicked, this, &TrainView::start);
-    connect(m_stop, &QPushButton::clicked, this, &TrainView::stop);
-    return bar;
-}
-
-QWidget* TrainView::buildPlots()
-{
-    auto* area = new QWidget;
-    auto* layout = new QVBoxLayout(area);
-    layout->setContentsMargins(0, 0, 0, 0);
-    m_banner = new QLabel(area);
-    m_banner->setObjectName(QStringLiteral("banner"));
-    m_banner->setWordWrap(true);
-    m_banner->setVisible(false);
-    layout->addWidget(m_banner);
-    // Above the plots, not among the settings: coming and going, it moves no field.
-    m_advice = new RunAdvice(area);
-    layout->addWidget(m_advice);
-
-    m_plots = new TrainPlots(area);
-    layout->addWidget(m_plots, 1);
-
-    m_log = new QPlainTextEdit(area);
-    m_log->setObjectName(QStringLiteral("log"));
-    m_log->setReadOnly(true);
-    m_log->setMaximumBlockCount(5000);
-    m_log->setMaximumHeight(130);
-    m_log->setPlaceholderText(tr("Events of the run appear here."));
-    layout->addWidget(m_log);
-    return area;
-}
-
 void TrainView::reload()
 {
     // The first lists when the view is made (as the window opens), and every list of a file (a
@@ -378,6 +291,7 @@ void TrainView::onFinished(const FinishedEvent& e)
                        : tr(" The last good checkpoint is kept: %1").arg(QString::fromStdString(e.lastCheckpointPath));
         appendLog(tr("error: %1").arg(QString::fromStdString(e.error)));
         m_banner->setText(message);
+        m_banner->setToolTip(message); // whole, should the strip cut it
         m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fde2e1; color: #8c1d18; padding: 6px; }"));
         m_banner->setVisible(true);
     }
