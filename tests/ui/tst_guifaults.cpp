@@ -169,6 +169,10 @@ private Q_SLOTS:
             QVERIFY2(window.width() <= available.width() - 16 && window.height() <= available.height() - 40,
                      qPrintable(QStringLiteral("%1x%2 on %3x%4").arg(window.width()).arg(window.height())
                                     .arg(available.width()).arg(available.height())));
+            // Fits a 1024x640 laptop under a window manager: its minimum leaves room for the frame.
+            const QSize least = window.minimumSizeHint().expandedTo(window.minimumSize());
+            QVERIFY2(least.width() <= 1024 - 16 && least.height() <= 640 - 40,
+                     qPrintable(QStringLiteral("the window's least size is %1x%2").arg(least.width()).arg(least.height())));
             window.resize(available * 3); // as on a larger screen, saved on closing
             QSettings().setValue(QStringLiteral("window/geometry"), window.saveGeometry());
         }

@@ -37,7 +37,7 @@ MetricPlot::MetricPlot(const QString& title, const QString& xLabel, const QStrin
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
-    setMinimumSize(260, 180);
+    setMinimumSize(240, 180); // two side by side beside the Train view's settings fit a 1024 px screen
 
     m_plot->plotLayout()->insertRow(0);
     auto* heading = new QCPTextElement(m_plot, title, QFont(font().family(), font().pointSize() + 1, QFont::Bold));

@@ -50,9 +50,10 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     auto* modelLabel = new QLabel(tr("Model:"), this);
     modelLabel->setToolTip(tr("New pairs come from this model; the pairs shown are its task's"));
     top->addWidget(modelLabel);
-    // Nothing in this row moves as drawing starts and ends: the box keeps its width, the button the
-    // width of its longest text, and the bar its place while hidden (a click meant for the button
-    // had opened the model list once the bar went away and the box widened).
+    // Nothing in this row moves as drawing starts and ends: the box keeps its width and the button
+    // the width of its longest text, and the bar takes its room from the stretch to its right (a
+    // click meant for the button had opened the model list once the bar went away and the box,
+    // stretching, widened).
     top->addWidget(m_models);
     top->addWidget(m_generate);
     fixWidthToLongestText(m_generate, {m_generate->text(), tr("Stop drawing pairs"), tr("Stopping…")});

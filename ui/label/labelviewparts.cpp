@@ -38,9 +38,6 @@ QProgressBar* makeGenerationBar(QWidget* parent)
     bar->setRange(0, 0);
     bar->setMinimumWidth(130); // the Label view fits 1024 px wide
     bar->setMaximumWidth(200);
-    QSizePolicy policy = bar->sizePolicy();
-    policy.setRetainSizeWhenHidden(true); // its place stays: nothing beside it moves when it goes
-    bar->setSizePolicy(policy);
     bar->hide();
     return bar;
 }

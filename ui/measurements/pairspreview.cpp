@@ -39,12 +39,6 @@ PairsPreview::PairsPreview(const std::string& storePath, QWidget* parent)
     row->addWidget(new QLabel(tr("Pairs:"), this));
     m_strategy = makePairStrategyChoice(this);
     row->addWidget(m_strategy);
-    row->addWidget(new QLabel(tr("held out:"), this));
-    const HeldOutChoice heldOut = makeHeldOutChoice(this);
-    m_heldOut = heldOut.share;
-    m_split = heldOut.split;
-    row->addWidget(m_heldOut);
-    row->addWidget(m_split);
     row->addWidget(new QLabel(tr("at most:"), this));
     m_budget = new QSpinBox(this);
     m_budget->setRange(1, 100'000'000);
@@ -53,6 +47,16 @@ PairsPreview::PairsPreview(const std::string& storePath, QWidget* parent)
     row->addWidget(m_budget);
     row->addStretch(1);
     layout->addLayout(row);
+    // The held-out choice on a row of its own: in one row the view did not fit a 1024 px screen.
+    auto* heldOutRow = new QHBoxLayout;
+    heldOutRow->addWidget(new QLabel(tr("Held out:"), this));
+    const HeldOutChoice heldOut = makeHeldOutChoice(this);
+    m_heldOut = heldOut.share;
+    m_split = heldOut.split;
+    heldOutRow->addWidget(m_heldOut);
+    heldOutRow->addWidget(m_split);
+    heldOutRow->addStretch(1);
+    layout->addLayout(heldOutRow);
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("pairsSummary"));
     m_summary->setWordWrap(true);
