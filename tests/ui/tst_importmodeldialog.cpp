@@ -3,8 +3,10 @@
 // dialog in the background and added to the store; a state dict offered as TorchScript and a
 // missing field are refused in the dialog, with nothing written; a sequences task without data
 // takes its lengths from the dialog. The dialog says when it measures the model, and a Cancel
-// then writes and adds nothing. With D2DPO_SCREENSHOTS=DIR set,
+// then writes and adds nothing. The vocabulary file beside a model is proposed, and the window
+// keeps the dialog with what was typed across Cancel. With D2DPO_SCREENSHOTS=DIR set,
 // the dialog is saved there as it looks after each step (for people to look at).
+#include <QAction>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -20,6 +22,7 @@
 
 #include "store/preferencestore.h"
 #include "ui/models/newmodel/importmodeldialog.h"
+#include "ui/shell/mainwindow.h"
 #include "ui/train/trainworker.h"
 
 using namespace d2dpo;
@@ -251,6 +254,51 @@ private Q_SLOTS:
         QCOMPARE(store.value()->models().value().size(), size_t(0));
         QVERIFY(!dialog.createdCheckpoint().isEmpty());
         QVERIFY2(!QFile::exists(dialog.createdCheckpoint()), qPrintable(dialog.createdCheckpoint()));
+    }
+
+    void theVocabularyBesideTheModelIsProposedNeverOverWhatWasTyped()
+    {
+        QVERIFY(QDir().mkpath(path("beside")));
+        for (const char* name : {"beside/esm.pt", "beside/esm.vocab.json", "beside/other.pt"}) {
+            QFile file(path(QString::fromLatin1(name)));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("x");
+        }
+        ImportModelDialog dialog(path("beside.sqlite"), path("beside-models"));
+        auto* vocabulary = dialog.findChild<QLineEdit*>(QStringLiteral("vocabularyFile"));
+        QVERIFY(vocabulary);
+        dialog.setModelPath(path("beside/esm.pt"));
+        QCOMPARE(vocabulary->text(), path("beside/esm.vocab.json"));
+        dialog.setModelPath(path("beside/other.pt")); // none beside this one: the proposal goes
+        QCOMPARE(vocabulary->text(), QString());
+        vocabulary->setText(path("mine.json"));
+        dialog.setModelPath(path("beside/esm.pt"));
+        QCOMPARE(vocabulary->text(), path("mine.json")); // typed by the user: kept
+    }
+
+    void theWindowKeepsTheDialogWithWhatWasTypedAcrossCancel()
+    {
+        auto store = PreferenceStore::open(path("kept.sqlite").toStdString());
+        QVERIFY(store.ok());
+        MainWindow window(std::move(store.value()));
+        QAction* import = nullptr;
+        for (QAction* action : window.findChildren<QAction*>())
+            if (action->text().remove(QLatin1Char('&')).startsWith(QStringLiteral("Import model")))
+                import = action;
+        QVERIFY(import);
+        import->trigger();
+        QPointer<ImportModelDialog> dialog = window.findChild<ImportModelDialog*>();
+        QVERIFY(dialog);
+        dialog->findChild<QLineEdit*>(QStringLiteral("rule"))->setText(QStringLiteral("motif:^M"));
+        dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Cancel)->click();
+        QVERIFY(!dialog->isVisible());
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        import->trigger();
+        QVERIFY(dialog); // the same dialog, with what was typed
+        QVERIFY(dialog->isVisible());
+        QCOMPARE(dialog->findChild<QLineEdit*>(QStringLiteral("rule"))->text(), QStringLiteral("motif:^M"));
+        QCOMPARE(window.findChildren<ImportModelDialog*>().size(), qsizetype(1));
+        dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Cancel)->click();
     }
 
     void aCancelWhileTheModelIsWrittenSaysItIsKept()

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QPointer>
 
 #include <memory>
 
@@ -14,6 +15,8 @@
 namespace d2dpo::ui {
 
 class CompareModelsDialog;
+class DataModelDialog;
+class ImportModelDialog;
 class ComparisonResults;
 class LabelersPanel;
 class LabelView;
@@ -86,6 +89,8 @@ private:
     LabelView* m_labelView = nullptr;
     TrainView* m_trainView = nullptr;
     ModelsView* m_modelsView = nullptr;
+    QPointer<ImportModelDialog> m_importDialog;   ///< kept across Cancel with what was typed
+    QPointer<DataModelDialog> m_dataModelDialog;  ///< likewise
     MeasurementsView* m_measurementsView = nullptr;
     LabelersPanel* m_labelers = nullptr;   ///< made when first shown
     ComparisonResults* m_results = nullptr; ///< made when first shown

@@ -51,22 +51,39 @@ void MainWindow::modelAdded(const QString& path, const QString& said, const QStr
 
 void MainWindow::newModelFromDataFile()
 {
-    auto* dialog = new DataModelDialog(QString::fromStdString(m_store->path()), modelFolder(), this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &DataModelDialog::modelCreated, this, [this, dialog](const QString& path) {
-        modelAdded(path, tr("New model %1 added to the store"), dialog->madeFigures(), dialog->madeTooWeak());
-    });
-    dialog->open();
+    // Kept across Cancel, with what was typed in it, while the store is the same; gone once it made a model.
+    if (m_dataModelDialog && m_dataModelDialog->storePath() != QString::fromStdString(m_store->path()))
+        delete m_dataModelDialog;
+    if (!m_dataModelDialog) {
+        auto* dialog = new DataModelDialog(QString::fromStdString(m_store->path()), modelFolder(), this);
+        connect(dialog, &DataModelDialog::modelCreated, this, [this, dialog](const QString& path) {
+            modelAdded(path, tr("New model %1 added to the store"), dialog->madeFigures(), dialog->madeTooWeak());
+        });
+        connect(dialog, &DataModelDialog::modelCreated, dialog, [dialog] { // its work done: closing ends it
+            connect(dialog, &QDialog::finished, dialog, &QObject::deleteLater, Qt::UniqueConnection);
+        });
+        m_dataModelDialog = dialog;
+    }
+    m_dataModelDialog->open();
 }
 
 void MainWindow::importModel()
 {
-    auto* dialog = new ImportModelDialog(QString::fromStdString(m_store->path()), modelFolder(), this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &ImportModelDialog::modelImported, this, [this, dialog](const QString& path) {
-        modelAdded(path, tr("Imported model %1 added to the store"), dialog->madeFigures(), dialog->madeTooWeak());
-    });
-    dialog->open();
+    // Kept across Cancel (a Cancel during the import too), with what was typed in it, while the
+    // store is the same; gone once it imported a model.
+    if (m_importDialog && m_importDialog->storePath() != QString::fromStdString(m_store->path()))
+        delete m_importDialog;
+    if (!m_importDialog) {
+        auto* dialog = new ImportModelDialog(QString::fromStdString(m_store->path()), modelFolder(), this);
+        connect(dialog, &ImportModelDialog::modelImported, this, [this, dialog](const QString& path) {
+            modelAdded(path, tr("Imported model %1 added to the store"), dialog->madeFigures(), dialog->madeTooWeak());
+        });
+        connect(dialog, &ImportModelDialog::modelImported, dialog, [dialog] { // its work done: closing ends it
+            connect(dialog, &QDialog::finished, dialog, &QObject::deleteLater, Qt::UniqueConnection);
+        });
+        m_importDialog = dialog;
+    }
+    m_importDialog->open();
 }
 
 } // namespace d2dpo::ui

@@ -32,6 +32,7 @@ class DataModelDialog final : public QDialog {
     Q_OBJECT
 
 public:
+    const QString& storePath() const { return m_storePath; }
     /// New checkpoints go to `modelFolder`; the model is added to the store at `storePath`.
     DataModelDialog(const QString& storePath, const QString& modelFolder, QWidget* parent = nullptr);
     ~DataModelDialog() override;

@@ -22,6 +22,7 @@
 #include "base/samplebudget.h"
 #include "jobs/importjob.h"
 #include "ui/models/newmodel/filefield.h"
+#include "ui/models/newmodel/importasjob.h"
 #include "ui/models/newmodel/modelrecognition.h"
 #include "ui/models/newmodel/newmodelfile.h"
 #include "ui/models/newmodel/newmodelverdict.h"
@@ -30,33 +31,6 @@
 #include "ui/common/timeleft.h"
 
 namespace d2dpo::ui {
-
-namespace {
-
-/// An import as a training job: it ends as completed, stopped (nothing written: the dialog's
-/// Cancel) or failed. The step-less phases come as PhaseForwarder's log lines, the measurement's
-/// batches as progress events counting samples.
-FinishedEvent importAsTrainJob(const ImportJobSpec& job, TrainListener& listener, const StopToken& stop)
-{
-    PhaseForwarder forward(listener);
-    FinishedEvent done;
-    auto outcome = runImportJob(job, forward, stop, [&forward](double drawn, int64_t total) {
-        forward.onSamplingProgress(drawn, total);
-    });
-    if (!outcome) {
-        done.status = RunStatus::Failed;
-        done.error = outcome.error();
-    } else {
-        done.status = outcome->stopped ? RunStatus::Stopped : RunStatus::Completed;
-        if (!outcome->stopped) // a Cancel writes nothing (ImportJobSpec::keepWhenStopped)
-            done.lastCheckpointPath = job.outputPath;
-        if (!outcome->stopped && outcome->measured) // the dialog says its figures, and whether it can be labelled
-            listener.onEvaluation({0, outcome->metrics, true});
-    }
-    return done;
-}
-
-} // namespace
 
 ImportModelDialog::ImportModelDialog(const QString& storePath, const QString& modelFolder, QWidget* parent)
     : QDialog(parent)
@@ -195,6 +169,12 @@ void ImportModelDialog::recogniseModel()
         : mdlm   ? tr("optional with a vocab.txt beside the weights (its one-character tokens, [MASK]); else a contract")
                  : tr("optional: made from vocab.txt (the 20 amino acids, <mask>, <cls> … <eos>)"));
     m_recognised->setText(recognised);
+    // The vocabulary file beside a TorchScript model is proposed; never over what the user typed.
+    const QString typed = m_vocabulary->text().trimmed();
+    if (typed.isEmpty() || typed == m_proposedVocabulary) {
+        m_proposedVocabulary = weights ? QString() : vocabularyBeside(m_torchScript->text().trimmed());
+        m_vocabulary->setText(m_proposedVocabulary);
+    }
 }
 void ImportModelDialog::setVocabularyFile(const QString& path) { m_vocabulary->setText(path); }
 void ImportModelDialog::setDataFile(const QString& path) { m_data->setText(path); }

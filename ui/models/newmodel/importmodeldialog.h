@@ -51,6 +51,7 @@ public:
     QString createdCheckpoint() const { return m_created; }
     /// The imported model's figures ("VSR 0.972 on 200 samples"), once measured; else "".
     QString madeFigures() const { return m_madeFigures; }
+    const QString& storePath() const { return m_storePath; }
     /// Whether it measured too weak to label (the advice stays on the dialog, which stays open).
     bool madeTooWeak() const { return m_madeTooWeak; }
 
@@ -74,6 +75,7 @@ private:
     void recogniseModel();
 
     QString m_storePath;
+    QString m_proposedVocabulary; ///< the file found beside the model, replaced only while untouched
     QString m_modelFolder;
     QLineEdit* m_torchScript = nullptr;
     QLineEdit* m_vocabulary = nullptr;

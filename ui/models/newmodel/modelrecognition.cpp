@@ -2,6 +2,8 @@
 #include "ui/models/newmodel/modelrecognition.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
 
 #include "jobs/importjob.h"
 
@@ -19,6 +21,20 @@ QString modelRecognition(const QString& path)
             .arg(QString::fromStdString(recognised.error()).toHtmlEscaped());
     return QCoreApplication::translate("ImportModelDialog", "Recognised %1 (read as data)")
         .arg(QString::fromStdString(recognised.value()).toHtmlEscaped());
+}
+
+QString vocabularyBeside(const QString& modelPath)
+{
+    const QFileInfo model(modelPath);
+    if (modelPath.isEmpty() || !model.isFile())
+        return {};
+    const QDir folder = model.absoluteDir();
+    const QString stem = model.completeBaseName();
+    for (const QString& name : {stem + QStringLiteral(".vocab.json"), stem + QStringLiteral(".vocabulary.json"),
+                                QStringLiteral("vocabulary.json"), QStringLiteral("vocab.json")})
+        if (QFileInfo(folder.filePath(name)).isFile())
+            return folder.filePath(name);
+    return {};
 }
 
 } // namespace d2dpo::ui

@@ -14,4 +14,9 @@ bool isWeightsPath(const QString& path);
 /// The line to show (rich text), or "" for a path that is not published weights.
 QString modelRecognition(const QString& path);
 
+/// The vocabulary file beside a TorchScript model, when one is there: STEM.vocab.json (the
+/// examples' name for esm.pt's), STEM.vocabulary.json, vocabulary.json (an export's) or
+/// vocab.json; "" when none is.
+QString vocabularyBeside(const QString& modelPath);
+
 } // namespace d2dpo::ui
