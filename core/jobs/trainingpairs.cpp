@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/batchadvice.h"
 #include "jobs/assaypairs.h"
 #include "model/device.h"
 #include "store/preferencestore.h"
@@ -127,6 +128,8 @@ Result<TrainingPairs> gatherTrainingPairs(const DpoJobSpec& spec, PreferenceStor
     }
     out.winners = torch::cat(winners);
     out.losers = torch::cat(losers);
+    if (const std::string warning = batchLargerThanPairsWarning(spec.dpo.batch, out.winners.size(0)); !warning.empty())
+        log("warning: " + warning);
     if (winners.size() > 1) {
         out.weights = torch::cat(weights);
         log("each batch draws labels and measurements at " + std::to_string(spec.labelsWeight) + " : " +

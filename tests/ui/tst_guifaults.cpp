@@ -18,6 +18,7 @@
 
 #include <memory>
 
+#include "base/batchadvice.h"
 #include "base/config.h"
 #include "store/preferencestore.h"
 #include "support/labelviewfixture.h"
@@ -304,6 +305,13 @@ private Q_SLOTS:
         QVERIFY(ui::dataSizeAdvice(5, 150, true).isEmpty()); // rule-made pairs: as many as asked for
         QVERIFY(ui::dataSizeAdvice(20, 8, false).isEmpty());
         QVERIFY(ui::dataSizeAdvice(0, 150, false).isEmpty()); // none: the data panel says so
+        // A batch larger than the pairs at hand: said with what it costs and the batch to use.
+        const std::string batch = batchLargerThanPairsWarning(64, 18);
+        QVERIFY2(batch.find("64 pairs is more than the 18 at hand") != std::string::npos &&
+                     batch.find("each about 3.6 times") != std::string::npos && batch.find("batch of 18 or fewer") != std::string::npos,
+                 batch.c_str());
+        QVERIFY(batchLargerThanPairsWarning(18, 18).empty());
+        QVERIFY(batchLargerThanPairsWarning(64, 0).empty()); // no pairs: the data panel says so
         // And after it, plainly: rule share 0.20 -> 0.14, VSR 0.70 -> 0.65.
         SampleMetrics reference, last;
         reference.ruleMetric = last.ruleMetric = "rule_share";

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "base/batchadvice.h"
 #include "base/metricnames.h"
 
 namespace d2dpo::ui {
@@ -18,10 +19,9 @@ QString dataSizeAdvice(qint64 decisivePairs, int length, bool rulePairs)
     const qint64 suggested = suggestedDecisivePairs(length);
     if (decisivePairs >= suggested)
         return {};
-    return RunAdvice::tr("%1 decisive pairs (left or right chosen) for sequences of length %2: fewer than about %3 (a "
-                         "rule of thumb, two a position and at least 20) may not be enough. The label studies needed "
-                         "3 for 10-bit integers (an easy rule) and about 20 for 8-letter words; 30 labels on "
-                         "150-residue globins lowered the rule share. Label more first, or run and compare.")
+    // Short: it shares the Train view's notice strip (the label studies behind it: docs/experts.md).
+    return RunAdvice::tr("%1 decisive pairs for sequences of length %2: fewer than about %3 (two a position, at least "
+                         "20) may not be enough. Label more first, or run and compare.")
         .arg(decisivePairs)
         .arg(length)
         .arg(suggested);
@@ -60,9 +60,17 @@ void RunAdvice::say(const QString& text)
     setVisible(!text.isEmpty());
 }
 
-void RunAdvice::beforeRun(qint64 decisivePairs, int length, bool rulePairs)
+void RunAdvice::beforeRun(qint64 decisivePairs, int length, bool rulePairs, int batch)
 {
-    say(dataSizeAdvice(decisivePairs, length, rulePairs));
+    QStringList advice;
+    if (const QString few = dataSizeAdvice(decisivePairs, length, rulePairs); !few.isEmpty())
+        advice << few;
+    if (const std::string warning = batchLargerThanPairsWarning(batch, decisivePairs); !rulePairs && !warning.empty()) {
+        QString said = QString::fromStdString(warning);
+        said[0] = said[0].toUpper();
+        advice << said + QLatin1Char('.');
+    }
+    say(advice.join(QLatin1Char(' ')));
 }
 
 void RunAdvice::runStarted()

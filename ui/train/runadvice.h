@@ -30,8 +30,9 @@ class RunAdvice final : public QLabel {
 public:
     explicit RunAdvice(QWidget* parent = nullptr);
 
-    /// Before a run (the data or the reference changed).
-    void beforeRun(qint64 decisivePairs, int length, bool rulePairs);
+    /// Before a run (the data, the reference or the settings changed): too few decisive pairs, and a
+    /// batch larger than the pairs at hand (0: the settings are not valid yet).
+    void beforeRun(qint64 decisivePairs, int length, bool rulePairs, int batch = 0);
     /// A run starts: its evaluations are heard from now on.
     void runStarted();
     void onEvaluation(const EvaluationEvent& event);

@@ -42,7 +42,7 @@ TrainPlots::TrainPlots(QWidget* parent)
     m_accuracyPlot = new MetricPlot(tr("Pairs the model ranks as labelled"), tr("step"), tr("share of pairs"), this);
     m_accuracyPlot->addSeries(tr("share ranked as labelled"), kBlue);
     m_accuracyPlot->addSeries(tr("margin"), kRed, false, true);
-    m_accuracyPlot->setRightAxisLabel(tr("margin, chosen - rejected (nats)"));
+    m_accuracyPlot->setRightAxisLabel(tr("margin (nats)"));
     m_accuracyPlot->setFixedYRange(0, 1.04);
     m_rewardPlot = new MetricPlot(tr("Chosen and rejected rewards"), tr("step"), tr("reward (nats)"), this);
     m_rewardPlot->addSeries(tr("chosen"), kGreen);

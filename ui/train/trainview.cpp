@@ -126,8 +126,11 @@ void TrainView::updateStartEnabled()
     const bool running = training();
     m_start->setEnabled(!running && !m_resuming && m_data->pairCount() > 0 && m_form->settings().has_value());
     m_stop->setEnabled(running);
-    if (const auto spec = m_data->selectedSpec(); !running && m_advice)
-        m_advice->beforeRun(m_data->pairCount(), spec ? spec->task.length : 0, m_data->rulePairs());
+    if (const auto spec = m_data->selectedSpec(); !running && m_advice) {
+        const auto settings = m_form->settings();
+        m_advice->beforeRun(m_data->pairCount(), spec ? spec->task.length : 0, m_data->rulePairs(),
+                            settings ? settings->dpo.batch : 0);
+    }
 }
 
 void TrainView::setRunning(bool running)

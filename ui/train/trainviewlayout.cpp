@@ -89,10 +89,10 @@ QWidget* TrainView::buildPlots()
     layout->setContentsMargins(0, 0, 0, 0);
     // Above the plots, not among the settings: coming and going, they move no field; and in a strip
     // of a fixed three lines, so that they move no plot either (the plots jumped as advice came
-    // and went with every change of the data).
+    // and went with every change of the data). Each says its whole text in its tooltip.
     auto* notices = new QWidget(area);
     notices->setObjectName(QStringLiteral("notices"));
-    notices->setFixedHeight(3 * fontMetrics().lineSpacing() + 14);
+    notices->setFixedHeight(3 * fontMetrics().lineSpacing() + 12);
     auto* noticesLayout = new QVBoxLayout(notices);
     noticesLayout->setContentsMargins(0, 0, 0, 0);
     noticesLayout->setSpacing(2);
