@@ -11,8 +11,8 @@ std::string batchLargerThanPairsWarning(int64_t batch, int64_t pairs)
         return {};
     char text[320];
     std::snprintf(text, sizeof text,
-                  "a batch of %lld pairs is more than the %lld at hand: a step draws with replacement, each about "
-                  "%.1f times; a batch of %lld or fewer does the same work faster",
+                  "a batch of %lld pairs is more than the %lld at hand: a step draws them with replacement, each "
+                  "about %.1f times; a batch of %lld or fewer costs less a step (its gradient a little noisier)",
                   static_cast<long long>(batch), static_cast<long long>(pairs), double(batch) / double(pairs),
                   static_cast<long long>(pairs));
     return text;

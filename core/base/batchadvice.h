@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A batch larger than the pairs at hand: a step draws its pairs with replacement, so 64 a step from
-// 18 labels computes each about 3.5 times for the gradient of 18. Said before a run in the
-// desktop's Train view and in the log of every run (desktop and CLI). Torch-free.
+// 18 labels computes each about 3.6 times. Said before a run in the desktop's Train view and in
+// the log of every run on labels or measurements (desktop and CLI; rule-made pairs are as many as
+// asked for). Torch-free.
 #pragma once
 
 #include <cstdint>

@@ -61,9 +61,11 @@ int64_t rowsPerPassWithin(double secondsPerRowPass, double passSeconds)
 int64_t passesWithin(double secondsPerPass, double secondsPerDraw, int64_t length)
 {
     length = std::max<int64_t>(length, 1);
+    if (!(secondsPerDraw >= 0)) // NaN or less than nothing: the fewest passes
+        secondsPerDraw = 0;
     if (!(secondsPerPass > 0) || !std::isfinite(secondsPerPass) || secondsPerPass * double(length) <= secondsPerDraw)
         return length;
-    const double fit = std::floor(std::max(secondsPerDraw, 0.0) / secondsPerPass);
+    const double fit = std::floor(secondsPerDraw / secondsPerPass);
     return int64_t(std::clamp<double>(fit, double(std::min<int64_t>(kFewestConfidentPasses, length)), double(length)));
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobs/exporter.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -163,17 +165,28 @@ SamplePlan planSamples(Denoiser& model, const NoiseConfig& noise, const Task& ta
 {
     SamplePlan plan{options.sampling, options.sampleCount, {}};
     const int64_t length = task.length();
-    if (options.sampleSeconds <= 0) {
+    if (!(options.sampleSeconds > 0)) { // NaN too: the count as set
         plan.describe = std::to_string(plan.count) + " samples, " + describeSampling(noise, plan.sampling, length);
         return plan;
     }
     const double rowPass = timeRowPass(*model, std::min<int64_t>(8, options.sampleCount));
+    const int64_t fewest = std::min(options.sampleCount, kFewestFittedSamples);
+    const double perDraw = options.sampleSeconds / double(fewest);
     if (plan.sampling.sampler == "exact" && exactExists(noise)) {
-        const int64_t fewest = std::min(options.sampleCount, kFewestFittedSamples);
-        const int64_t passes = passesWithin(rowPass, options.sampleSeconds / double(fewest), length);
+        const int64_t passes = passesWithin(rowPass, perDraw, length);
         if (passes < length) {
             plan.sampling.sampler = "confident";
             plan.sampling.steps = int(passes);
+        }
+    } else if (plan.sampling.sampler == "exact") {
+        // No exact sampler (remasking, uniform noise): "exact" is Euler at a fine step (8 a
+        // position); where that would not fit, Euler at as many steps as fit, never below the
+        // steps set.
+        const int fine = fineSteps(plan.sampling, length);
+        const double fit = std::floor(perDraw / std::max(rowPass, 1e-12));
+        if (fit < double(fine)) {
+            plan.sampling.sampler = "euler";
+            plan.sampling.steps = int(std::clamp<double>(fit, plan.sampling.steps, fine));
         }
     }
     const auto sampler = makeSampler(model, noise, task.vocabSize(), plan.sampling);
@@ -271,7 +284,10 @@ Result<ExportReport> exportCheckpoint(const LoadedCheckpoint& checkpoint, const 
     auto task = makeTask(checkpoint.info.spec.task);
     if (!task)
         return makeError(task.error());
-    if (options.stop && options.stop->stopRequested())
+    if (options.sampleCount < 0)
+        return makeError("an export's sample count must be 0 or more");
+    const auto stopped = [&] { return options.stop && options.stop->stopRequested(); };
+    if (stopped())
         return makeError(kExportStopped);
     Denoiser model = checkpoint.model;
     ExportReport report;
@@ -280,18 +296,33 @@ Result<ExportReport> exportCheckpoint(const LoadedCheckpoint& checkpoint, const 
         // The model's files first: seconds at any size. The samples, the long part, come after and
         // may be stopped without losing them.
         std::error_code ec;
+        const bool madeFolder = !fs::exists(root, ec);
         fs::create_directories(root, ec);
         if (ec)
             return makeError("cannot create export folder '" + folder + "': " + ec.message());
-        fs::remove(root / "samples.txt", ec); // --force over an earlier export: not this model's
+        // A stop while they are written (a large model's weights take seconds) leaves no export at
+        // all; so does --force over an earlier export, whose card and samples are not this model's.
+        const auto leaveNothing = [&] {
+            for (const char* name : kExportFiles)
+                fs::remove(root / name, ec);
+            if (madeFolder)
+                fs::remove(root, ec);
+            return makeError(kExportStopped);
+        };
+        fs::remove(root / "samples.txt", ec);
+        fs::remove(root / "model_card.json", ec);
         const auto shapes = writeWeights(root, model);
         if (!shapes)
             return makeError(shapes.error());
+        if (stopped())
+            return leaveNothing();
         const auto* scripted = dynamic_cast<const TorchScriptDenoiser*>(model.get());
         if (Status s = writeModuleFiles(root, scripted); !s)
             return makeError(s.error());
         if (Status s = writePublishedFiles(root, checkpoint, options.inputs); !s)
             return makeError(s.error());
+        if (stopped())
+            return leaveNothing();
         const auto writeCard = [&](const json& exportSamples) {
             const json card = modelCard(checkpoint, options, *task.value(), exportSamples, shapes.value(), scripted);
             return writeText(root / "model_card.json", card.dump(2) + "\n");

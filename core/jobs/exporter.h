@@ -34,9 +34,10 @@ struct ExportOptions {
     /// Files the exporting command reads (the store and its WAL, for the card): no output is ever
     /// written over one of them, --force or not. The checkpoint itself is always one.
     std::vector<std::string> inputs;
-    /// Raised before the model's files are written, the export ends with kExportStopped and writes
-    /// nothing; raised while the samples are drawn (within a pass), the model's files stay and
-    /// samples.txt is not written (ExportReport::samplesStopped).
+    /// Raised before or while the model's files are written, the export ends with kExportStopped
+    /// and leaves no export file (nor the folder, when it made it); raised while the samples are
+    /// drawn (heard before each pass), the model's files stay and samples.txt is not written
+    /// (ExportReport::samplesStopped).
     const StopToken* stop = nullptr;
     /// Told once the model's files are written and the samples are sized, before the draw starts:
     /// "20 samples (about 0:30, 1.5 s a sample), confident sampler, 16 passes".

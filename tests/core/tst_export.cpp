@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <cmath>
 #include <filesystem>
 
 #include "support/testsupport.h"
@@ -215,6 +216,35 @@ private Q_SLOTS:
         QVERIFY2(euler.ok(), euler.ok() ? "" : euler.error().c_str());
         QCOMPARE(euler->samples, kFewestFittedSamples);
         QVERIFY2(plan.find("Euler, 5 steps") != std::string::npos, plan.c_str());
+
+        // No exact sampler (eta 0.25): "exact" is Euler at 8 steps a position, 48 here; with no
+        // time to spare, Euler at the steps set (8), never the fine step's 48.
+        ExportOptions remasking = twelveSamples();
+        remasking.sampling.sampler = "exact";
+        remasking.sampleSeconds = 1e-9;
+        remasking.samplesPlanned = [&](const std::string& said) { plan = said; };
+        const auto fitted = exportCheckpoint(*m_loaded, path("remasking-export"), remasking);
+        QVERIFY2(fitted.ok(), fitted.ok() ? "" : fitted.error().c_str());
+        QVERIFY2(plan.find("Euler, 8 steps") != std::string::npos && plan.find("fine step") == std::string::npos,
+                 plan.c_str());
+        remasking.sampleSeconds = 3600; // an hour: the fine step fits
+        const auto fine = exportCheckpoint(*m_loaded, path("remasking-fine-export"), remasking);
+        QVERIFY2(fine.ok(), fine.ok() ? "" : fine.error().c_str());
+        QVERIFY2(plan.find("48 steps (exact mode's fine step)") != std::string::npos, plan.c_str());
+    }
+
+    void aNegativeCountOrANanTimeIsHandled()
+    {
+        ExportOptions options = twelveSamples();
+        options.sampleCount = -1;
+        const auto negative = exportCheckpoint(*m_loaded, path("negative-export"), options);
+        QVERIFY(!negative.ok());
+        QVERIFY(!std::filesystem::exists(path("negative-export")));
+        options.sampleCount = 12;
+        options.sampleSeconds = std::nan("");
+        const auto nan = exportCheckpoint(*m_loaded, path("nan-export"), options);
+        QVERIFY2(nan.ok(), nan.ok() ? "" : nan.error().c_str());
+        QCOMPARE(nan->samples, int64_t(12)); // the count as set
     }
 };
 

@@ -27,6 +27,7 @@
 #include "ui/label/labelview.h"
 #include "ui/label/labelviewparts.h"
 #include "ui/shell/mainwindow.h"
+#include "ui/shell/screenfit.h"
 #include "ui/models/modelactions.h"
 #include "ui/label/pairsupply.h"
 #include "ui/common/qcustomplotinclude.h"
@@ -167,19 +168,19 @@ private Q_SLOTS:
             ui::MainWindow window(std::move(m_store));
             available = window.screen()->availableGeometry().size();
             // ...with room for a window manager's frame: a 30 px title bar and borders.
-            QVERIFY2(window.width() <= available.width() - 16 && window.height() <= available.height() - 40,
+            QVERIFY2(window.width() <= available.width() - ui::kFrameAllowance.width() && window.height() <= available.height() - ui::kFrameAllowance.height(),
                      qPrintable(QStringLiteral("%1x%2 on %3x%4").arg(window.width()).arg(window.height())
                                     .arg(available.width()).arg(available.height())));
             // Fits a 1024x640 laptop under a window manager: its minimum leaves room for the frame.
             const QSize least = window.minimumSizeHint().expandedTo(window.minimumSize());
-            QVERIFY2(least.width() <= 1024 - 16 && least.height() <= 640 - 40,
+            QVERIFY2(least.width() <= 1024 - ui::kFrameAllowance.width() && least.height() <= 640 - ui::kFrameAllowance.height(),
                      qPrintable(QStringLiteral("the window's least size is %1x%2").arg(least.width()).arg(least.height())));
             window.resize(available * 3); // as on a larger screen, saved on closing
             QSettings().setValue(QStringLiteral("window/geometry"), window.saveGeometry());
         }
         freshStore();
         ui::MainWindow again(std::move(m_store));
-        QVERIFY(again.width() <= available.width() - 16 && again.height() <= available.height() - 40);
+        QVERIFY(again.width() <= available.width() - ui::kFrameAllowance.width() && again.height() <= available.height() - ui::kFrameAllowance.height());
         QSettings().remove(QStringLiteral("window/geometry"));
     }
 
@@ -308,7 +309,7 @@ private Q_SLOTS:
         // A batch larger than the pairs at hand: said with what it costs and the batch to use.
         const std::string batch = batchLargerThanPairsWarning(64, 18);
         QVERIFY2(batch.find("64 pairs is more than the 18 at hand") != std::string::npos &&
-                     batch.find("each about 3.6 times") != std::string::npos && batch.find("batch of 18 or fewer") != std::string::npos,
+                     batch.find("each about 3.6 times") != std::string::npos && batch.find("batch of 18 or fewer costs less a step") != std::string::npos,
                  batch.c_str());
         QVERIFY(batchLargerThanPairsWarning(18, 18).empty());
         QVERIFY(batchLargerThanPairsWarning(64, 0).empty()); // no pairs: the data panel says so

@@ -15,6 +15,7 @@
 #include "support/labelviewfixture.h"
 
 #include "ui/label/keysdialog.h"
+#include "ui/label/labelviewparts.h"
 #include "ui/shell/mainwindow.h"
 
 using namespace d2dpo;
@@ -116,11 +117,14 @@ private Q_SLOTS:
         const QRect before = generate->geometry();
         // As drawing shows it: the bar and the button's other text; and as it ends.
         bar->show();
-        generate->setText(QStringLiteral("Stop drawing pairs"));
+        generate->setText(stopDrawingButtonText());
+        QApplication::processEvents();
+        QCOMPARE(generate->geometry(), before);
+        generate->setText(stoppingButtonText());
         QApplication::processEvents();
         QCOMPARE(generate->geometry(), before);
         bar->hide();
-        generate->setText(QStringLiteral("Generate 50 more pairs"));
+        generate->setText(generateButtonText(50)); // the view's pairs a request
         QApplication::processEvents();
         QCOMPARE(generate->geometry(), before);
         m_view->hide();

@@ -41,7 +41,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
 
     // Top bar: the model pairs come from, generation, hints.
     m_models = new ModelPicker(this);
-    m_generate = makeLabelButton(tr("Generate %1 more pairs").arg(kPairsPerRequest), this);
+    m_generate = makeLabelButton(generateButtonText(kPairsPerRequest), this);
     m_generate->setObjectName(QStringLiteral("generateButton"));
     m_busy = makeGenerationBar(this);
     m_hints = makeHintsBox(this);
@@ -56,7 +56,7 @@ LabelView::LabelView(PreferenceStore& store, QWidget* parent)
     // stretching, widened).
     top->addWidget(m_models);
     top->addWidget(m_generate);
-    fixWidthToLongestText(m_generate, {m_generate->text(), tr("Stop drawing pairs"), tr("Stopping…")});
+    fixWidthToLongestText(m_generate, {m_generate->text(), stopDrawingButtonText(), stoppingButtonText()});
     auto* newPairsLabel = new QLabel(tr("New pairs:"), this);
     top->addWidget(newPairsLabel);
     top->addWidget(m_newPairs);

@@ -64,7 +64,7 @@ public:
     /// The keys for each choice (Settings ▸ Label keys…); the buttons show them.
     void setKeyBindings(const KeyBindings& keys);
     const KeyBindings& keyBindings() const { return m_keys; }
-    /// Keys pressed since the view was made that were ignored because the pair was not on screen yet.
+    /// Presses since the view was made that stored nothing: the pair was not on screen yet, or none was.
     int ignoredPresses() const { return m_ignoredPresses; }
     /// Where the pair on screen comes from, in words.
     QString provenance() const;

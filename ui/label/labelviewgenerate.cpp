@@ -31,7 +31,7 @@ void LabelView::generateOrStop()
     m_stopping = true;
     m_drawStopped = true; // labelling on does not start the next draw
     m_generate->setEnabled(false);
-    m_generate->setText(tr("Stopping…"));
+    m_generate->setText(stoppingButtonText());
     Q_EMIT statusMessage(tr("Stopping at the model's next pass; the pairs drawn so far stay"));
 }
 
@@ -105,7 +105,7 @@ void LabelView::showGenerating(bool generating)
 {
     m_generating = generating;
     m_stopping = false;
-    m_generate->setText(generating ? tr("Stop drawing pairs") : tr("Generate %1 more pairs").arg(kPairsPerRequest));
+    m_generate->setText(generating ? stopDrawingButtonText() : generateButtonText(kPairsPerRequest));
     m_generate->setToolTip(generating ? tr("Stops at the model's next pass; the pairs drawn so far stay") : QString());
     m_generate->setEnabled(generating || m_models->count() > 0);
 }

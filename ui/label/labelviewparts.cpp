@@ -42,6 +42,13 @@ QProgressBar* makeGenerationBar(QWidget* parent)
     return bar;
 }
 
+QString generateButtonText(int pairsPerRequest)
+{
+    return QPushButton::tr("Generate %1 more pairs").arg(pairsPerRequest);
+}
+QString stopDrawingButtonText() { return QPushButton::tr("Stop drawing pairs"); }
+QString stoppingButtonText() { return QPushButton::tr("Stopping…"); }
+
 void fixWidthToLongestText(QPushButton* button, const QStringList& texts)
 {
     const QString shown = button->text();
@@ -110,6 +117,9 @@ QLabel* makeIgnoredPressLabel(QWidget* parent)
     label->setObjectName(QStringLiteral("ignoredPress"));
     label->setAlignment(Qt::AlignCenter);
     label->setStyleSheet(QStringLiteral("background: #f5a623; color: black; padding: 4px; border-radius: 4px;"));
+    QSizePolicy policy = label->sizePolicy();
+    policy.setRetainSizeWhenHidden(true); // its row is kept: the buttons under the pair never move
+    label->setSizePolicy(policy);
     label->hide();
     return label;
 }

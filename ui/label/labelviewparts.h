@@ -27,6 +27,10 @@ QProgressBar* makeGenerationBar(QWidget* parent);
 void showGenerationProgress(QProgressBar* bar, long long done, long long total, double secondsLeft);
 /// The bar while a margin request's candidate pairs are scored: their count and time left.
 void showScoringProgress(QProgressBar* bar, long long done, long long total, double secondsLeft);
+/// The Generate button's texts: idle (a request draws `pairsPerRequest`), drawing, stopping.
+QString generateButtonText(int pairsPerRequest);
+QString stopDrawingButtonText();
+QString stoppingButtonText();
 /// Fixes `button`'s width to that of the longest of the texts it shows, so that it never moves
 /// what stands beside it when its text changes.
 void fixWidthToLongestText(QPushButton* button, const QStringList& texts);

@@ -41,12 +41,14 @@ public:
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override
     {
-        if (event->type() == QEvent::Show) {
+        if (event->type() == QEvent::Show) { // the first show only: later, where the window is is the user's
             QPointer<QWidget> window = static_cast<QWidget*>(watched);
             QTimer::singleShot(kFrameSettleMs, window, [window] {
                 if (window)
                     pullFrameInside(window);
             });
+            watched->removeEventFilter(this);
+            deleteLater();
         }
         return false;
     }
@@ -58,7 +60,7 @@ void sizeWithinScreen(QWidget* window, QSize wanted)
 {
     if (const QScreen* screen = window->screen())
         wanted = wanted.boundedTo(screen->availableGeometry().size() - kFrameAllowance);
-    window->resize(wanted.expandedTo(window->minimumSizeHint().boundedTo(wanted)));
+    window->resize(wanted); // never below the window's least size: Qt keeps that
 }
 
 void keepFrameOnScreen(QWidget* window) { window->installEventFilter(new FrameWatcher(window)); }

@@ -16,7 +16,7 @@ inline constexpr QSize kFrameAllowance(16, 40);
 /// Sizes `window` to `wanted`, bounded by its screen's available area less kFrameAllowance.
 void sizeWithinScreen(QWidget* window, QSize wanted);
 
-/// Once `window` is shown and framed, pulls the frame back inside the screen's available area
+/// Once `window` is first shown and framed, pulls the frame back inside the screen's available area
 /// (a smaller size, never below the window's minimum, and a move) where it sticks out: a frame
 /// taller than the allowance, or a restored position from another screen.
 void keepFrameOnScreen(QWidget* window);
