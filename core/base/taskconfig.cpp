@@ -34,7 +34,9 @@ std::string taskTitle(const TaskConfig& c)
         const size_t slash = c.source.find_last_of('/');
         return slash == std::string::npos ? c.source : c.source.substr(slash + 1);
     }
-    return "sequences, length " + std::to_string(c.length);
+    // The lengths the task admits: an import at 140-150 is not "length 150".
+    return "sequences, length " + (c.minLength > 0 && c.minLength < c.length ? std::to_string(c.minLength) + "-" : "") +
+           std::to_string(c.length);
 }
 
 std::string taskKey(const TaskConfig& c)

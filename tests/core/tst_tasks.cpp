@@ -7,6 +7,7 @@
 #include "support/testsupport.h"
 #include "support/tinycheckpoint.h"
 
+#include "base/taskconfig.h"
 #include "io/checkpoint.h"
 #include "facades/openmodel.h"
 #include "facades/taskinfo.h"
@@ -314,6 +315,18 @@ private Q_SLOTS:
             const auto task = makeTask(fileTask(kWords, options));
             QVERIFY2(!task.ok(), rule);
         }
+    }
+
+    void aTaskIsTitledByTheLengthsItAdmits()
+    {
+        TaskConfig imported;
+        imported.name = "sequences";
+        imported.length = 150;
+        imported.minLength = 140; // an import at 140-150
+        QCOMPARE(taskTitle(imported), std::string("sequences, length 140-150"));
+        imported.minLength = 150;
+        QCOMPARE(taskTitle(imported), std::string("sequences, length 150"));
+        QCOMPARE(taskTitle(binaryTask(16)), std::string("binary integers, N=16"));
     }
 };
 

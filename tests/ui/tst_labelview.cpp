@@ -82,6 +82,30 @@ private Q_SLOTS:
         QVERIFY(statistics->text().contains("Agreement with the task's rule"));
     }
 
+    void aTaskWithoutARuleIsNotOfferedAgreement()
+    {
+        freshStore();
+        SequenceFileOptions options;
+        options.vocabulary = "protein";
+        const QString fasta = m_dir.filePath("norule.fasta");
+        QFile file(fasta);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(">a\nMKVLAG\n>b\nGAVLIK\n");
+        file.close();
+        const TaskInfo task = TaskInfo::fromConfig(readDataFile(fasta.toStdString(), options).value().task).value();
+        QVERIFY(task.recordIn(*m_store).ok());
+        QVERIFY(m_store->addPairs({{0, "MKVLAG", "GAVLIK", "", "", task.key()}, {0, "GAVLIK", "MKVLAG", "", "", task.key()}},
+                                  "generated")
+                    .ok());
+        showView();
+        auto* statistics = m_view->findChild<QLabel*>("statistics");
+        QVERIFY2(!statistics->text().startsWith(QStringLiteral("Agreement")), qPrintable(statistics->text()));
+        press(Qt::Key_Left);
+        QVERIFY2(statistics->text().startsWith(QStringLiteral("No rule to agree with")) &&
+                     statistics->text().contains(QStringLiteral("left picks: <b>100%</b> of 1")),
+                 qPrintable(statistics->text()));
+    }
+
     void hidingHintsHidesTheDecodedIntegerAndValidity()
     {
         freshView(2);

@@ -75,14 +75,17 @@ void LabelStatsBar::show(const QString& labelerName, int sessionCount, const Lab
                                       : tr(" · <b>%1 kept here</b>, not yet on the team store").arg(waiting)));
     const LabelStats s =
         computeLabelStats(labelled, [this](const ShownPair& pair) { return m_tasks.ruleChoice(pair); });
-    m_statistics->setText(
-        s.compared == 0 ? tr("Agreement with the task's rule and left-pick rate appear after the first labels")
-                        : tr("Agreement with the task's rule: <b>%1%</b> of %2 · left picks: <b>%3%</b> of %4 "
-                             "(50% = no position bias)")
-                              .arg(100 * s.ruleAgreement, 0, 'f', 0)
-                              .arg(s.compared)
-                              .arg(100 * s.leftPickRate, 0, 'f', 0)
-                              .arg(s.decisive));
+    // A task without a rule has nothing to agree with: only the left-pick rate is said for it.
+    const QString leftPicks = tr("left picks: <b>%1%</b> of %2 (50% = no position bias)")
+                                  .arg(100 * s.leftPickRate, 0, 'f', 0)
+                                  .arg(s.decisive);
+    m_statistics->setText(s.decisive == 0 && s.compared == 0
+                              ? tr("Left-pick rate and agreement with a rule appear after the first labels")
+                          : s.compared == 0 ? tr("No rule to agree with for these labels' task · %1").arg(leftPicks)
+                                            : tr("Agreement with the task's rule: <b>%1%</b> of %2 · %3")
+                                                  .arg(100 * s.ruleAgreement, 0, 'f', 0)
+                                                  .arg(s.compared)
+                                                  .arg(leftPicks));
 }
 
 } // namespace d2dpo::ui

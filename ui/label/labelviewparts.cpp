@@ -37,7 +37,7 @@ QProgressBar* makeGenerationBar(QWidget* parent)
     bar->setObjectName(QStringLiteral("generationProgress"));
     bar->setRange(0, 0);
     bar->setMinimumWidth(130); // the Label view fits 1024 px wide
-    bar->setMaximumWidth(200);
+    bar->setMaximumWidth(240); // "40/100 sequences · 1:37 left" whole
     bar->hide();
     return bar;
 }
@@ -85,13 +85,13 @@ void showGenerationProgress(QProgressBar* bar, long long done, long long total, 
         return;
     }
     showCount(bar, done, total, secondsLeft, QProgressBar::tr("drawing %1 sequences").arg(total),
-              QProgressBar::tr("%1/%2 · %3 left"), QProgressBar::tr("Sequences drawn for the new pairs"));
+              QProgressBar::tr("%1/%2 sequences · %3 left"), QProgressBar::tr("Sequences drawn for the new pairs"));
 }
 
 void showScoringProgress(QProgressBar* bar, long long done, long long total, double secondsLeft)
 {
     showCount(bar, done, total, secondsLeft, QProgressBar::tr("scoring %1 pairs").arg(total),
-              QProgressBar::tr("scored %1/%2 · %3 left"),
+              QProgressBar::tr("%1/%2 pairs scored · %3 left"),
               QProgressBar::tr("Candidate pairs scored by how sure the model is about them"));
 }
 
